@@ -1,0 +1,143 @@
+#include "Activation.h"
+
+#include <algorithm>
+#include <cmath>
+#include <utility>
+
+#include "Errors.h"
+#include "math/GpuOps.h"
+
+namespace paddle {
+
+namespace {
+const std::vector<std::pair<std::string, act::Kind>>& table() {
+  static const std::vector<std::pair<std::string, act::Kind>> t = {
+      {"", act::kLinear},           {"linear", act::kLinear},     {"sigmoid", act::kSigmoid},
+      {"tanh", act::kTanh},         {"relu", act::kRelu},         {"brelu", act::kBRelu},
+      {"softrelu", act::kSoftRelu}, {"stanh", act::kSTanh},       {"abs", act::kAbs},
+      {"square", act::kSquare},     {"exponential", act::kExponential}, {"log", act::kLog},
+      {"softmax", act::kSoftmax},   {"sequence_softmax", act::kSequenceSoftmax}};
+  return t;
+}
+
+bool needsInput(act::Kind k) {
+  bool needs = false;
+  act::visit(k, [&](auto f) { needs = decltype(f)::kNeedsInput; });
+  return needs;
+}
+
+void softmaxRows(float* v, size_t h, size_t w) {
+  for (size_t i = 0; i < h; ++i) {
+    float* x = v + i * w;
+    float m = *std::max_element(x, x + w);
+    float s = 0;
+    for (size_t j = 0; j < w; ++j) s += (x[j] = std::exp(x[j] - m));
+    float inv = 1.0f / s;
+    for (size_t j = 0; j < w; ++j) x[j] *= inv;
+  }
+}
+
+// dL/dx_j = y_j * (g_j - sum_k g_k y_k), per row
+void softmaxRowsBackward(const float* y, float* g, size_t h, size_t w) {
+  for (size_t i = 0; i < h; ++i) {
+    const float* yr = y + i * w;
+    float* gr = g + i * w;
+    float dot = 0;
+    for (size_t j = 0; j < w; ++j) dot += gr[j] * yr[j];
+    for (size_t j = 0; j < w; ++j) gr[j] = yr[j] * (gr[j] - dot);
+  }
+}
+}  // namespace
+
+std::vector<std::string> Activation::names() {
+  std::vector<std::string> n;
+  for (auto& e : table()) n.push_back(e.first);
+  return n;
+}
+
+Activation::Activation(const std::string& type) : type_(type) {
+  for (auto& e : table()) {
+    if (e.first == type) {
+      kind_ = e.second;
+      return;
+    }
+  }
+  std::string known;
+  for (auto& e : table()) if (!e.first.empty()) known += (known.empty() ? "" : ", ") + e.first;
+  throw ConfigError(str("unknown activation '", type, "' (known: ", known, ")"));
+}
+
+void Activation::forward(Argument& a) {
+  Matrix& v = a.value;
+  if (kind_ == act::kLinear || v.empty()) return;
+  if (needsInput(kind_)) input_.copyFrom(v);
+  if (kind_ == act::kSequenceSoftmax) {
+    PADDLE_ENFORCE(v.width() == 1 && a.hasSeq(), DataError,
+                   "sequence_softmax needs a sequence input of width 1, got ", shapeStr(v));
+    PADDLE_ENFORCE(!v.useGpu(), UnsupportedError, "sequence_softmax is CPU-only for now");
+    const int* s = a.seqStarts.data();
+    for (size_t i = 0; i + 1 < a.seqStarts.size(); ++i) {
+      // a sequence's column, viewed as one row
+      softmaxRows(v.data() + s[i], 1, s[i + 1] - s[i]);
+    }
+    return;
+  }
+  if (v.useGpu()) {
+#ifdef WITH_CUDA
+    if (kind_ == act::kSoftmax) gpu::softmaxForward(v.data(), v.height(), v.width());
+    else gpu::activationForward(kind_, v.data(), v.size());
+    return;
+#else
+    throwNoCuda("activation");
+#endif
+  }
+  if (kind_ == act::kSoftmax) {
+    softmaxRows(v.data(), v.height(), v.width());
+    return;
+  }
+  float* __restrict x = v.data();
+  const size_t n = v.size();
+  act::visit(kind_, [&](auto f) {
+    for (size_t i = 0; i < n; ++i) x[i] = f.fwd(x[i]);
+  });
+}
+
+void Activation::backward(Argument& a) {
+  if (kind_ == act::kLinear || a.grad.empty()) return;
+  const Matrix& y = a.value;
+  Matrix& g = a.grad;
+  if (kind_ == act::kSequenceSoftmax) {
+    const int* s = a.seqStarts.data();
+    for (size_t i = 0; i + 1 < a.seqStarts.size(); ++i) {
+      softmaxRowsBackward(y.data() + s[i], g.data() + s[i], 1, s[i + 1] - s[i]);
+    }
+    return;
+  }
+  if (y.useGpu()) {
+#ifdef WITH_CUDA
+    if (kind_ == act::kSoftmax) gpu::softmaxBackward(y.data(), g.data(), y.height(), y.width());
+    else gpu::activationBackward(kind_, y.data(), input_.data(), g.data(), g.size());
+    return;
+#else
+    throwNoCuda("activation");
+#endif
+  }
+  if (kind_ == act::kSoftmax) {
+    softmaxRowsBackward(y.data(), g.data(), y.height(), y.width());
+    return;
+  }
+  const float* __restrict yv = y.data();
+  const float* __restrict xv = input_.data();
+  float* __restrict gv = g.data();
+  const size_t n = g.size();
+  act::visit(kind_, [&](auto f) {
+    using F = decltype(f);
+    if constexpr (F::kNeedsInput) {
+      for (size_t i = 0; i < n; ++i) gv[i] *= f.bwd(yv[i], xv[i]);
+    } else {
+      for (size_t i = 0; i < n; ++i) gv[i] *= f.bwd(yv[i], 0.0f);
+    }
+  });
+}
+
+}  // namespace paddle

@@ -1,0 +1,23 @@
+// What flows between layers: a batch without padding. Rows are samples, or the
+// tokens of all sequences stacked; sequence i covers rows
+// [seqStarts[i], seqStarts[i+1]). Nested sequences add subSeqStarts (also rows).
+#pragma once
+#include "math/Buffer.h"
+
+namespace paddle {
+
+struct Argument {
+  Matrix value;          // [rows, dim] activations (or input features)
+  Matrix grad;           // same shape as value, gradient w.r.t. value
+  IVector ids;           // [rows] integer inputs / labels (1 x rows)
+  IVector seqStarts;     // host memory, empty when rows are independent
+  IVector subSeqStarts;  // host memory, empty unless nested
+  size_t frameHeight = 0, frameWidth = 0;  // image geometry of a row, if known
+
+  // Rows in the batch: from value, else ids.
+  size_t batchSize() const { return value.height() ? value.height() : ids.size(); }
+  bool hasSeq() const { return seqStarts.size() > 0; }
+  size_t numSequences() const { return hasSeq() ? seqStarts.size() - 1 : batchSize(); }
+};
+
+}  // namespace paddle

@@ -1,0 +1,49 @@
+#include "DataLayer.h"
+
+#include "Errors.h"
+
+namespace paddle {
+
+REGISTER_LAYER("data", DataLayer);
+
+void DataLayer::init(LayerContext& ctx) {
+  Layer::init(ctx);
+  PADDLE_ENFORCE(size_ > 0, ConfigError, "data layer needs a positive size");
+  checkInputCount(0, 0);
+  needGrad_ = false;  // turned on only when someone asks for input gradients
+}
+
+void DataLayer::setData(const Argument& data) {
+  PADDLE_ENFORCE(!data.value.empty() || !data.ids.empty(), DataError, "data layer '", name_,
+                 "' got an empty slot");
+  if (!data.value.empty()) {
+    PADDLE_ENFORCE(data.value.width() == size_, DataError, "data layer '", name_,
+                   "' has size ", size_, " but its slot has ", data.value.width(), " columns");
+  }
+  if (!data.ids.empty() && data.value.empty()) {
+    const int* id = data.ids.data();  // ids arrive in host memory
+    for (size_t i = 0; i < data.ids.size(); ++i) {
+      PADDLE_ENFORCE(id[i] >= 0 && static_cast<size_t>(id[i]) < size_, DataError, "data layer '",
+                     name_, "': sample ", i, " has id ", id[i], ", outside [0, ", size_, ")");
+    }
+  }
+  output_ = data;
+  if (useGpu_) {  // the one copy of the batch onto the device
+    if (!data.value.empty() && !data.value.useGpu()) {
+      output_.value = Matrix();
+      output_.value.setDevice(true);
+      output_.value.copyFrom(data.value);
+    }
+  }
+}
+
+void DataLayer::forward(PassType pass) {
+  pass_ = pass;
+  if (needGrad_ && (pass == PASS_TRAIN || pass == PASS_GC) && !output_.value.empty()) {
+    output_.grad.setDevice(output_.value.useGpu());
+    output_.grad.resize(output_.value.height(), output_.value.width());
+    output_.grad.zero();
+  }
+}
+
+}  // namespace paddle

@@ -1,0 +1,107 @@
+#include "Layer.h"
+
+#include "Errors.h"
+#include "math/MathOps.h"
+
+namespace paddle {
+
+Layer::Layer(const Json& config)
+    : config_(config),
+      name_(config.getString("name", "")),
+      type_(config.getString("type", "")),
+      size_(static_cast<size_t>(config.getInt("size", 0))) {}
+
+Parameter* Layer::getParameter(LayerContext& ctx, const std::string& name) {
+  auto it = ctx.params.find(name);
+  PADDLE_ENFORCE(it != ctx.params.end(), ConfigError, "parameter '", name,
+                 "' is not defined in the model config");
+  Parameter* p = it->second.get();
+  ownParams_.push_back(p);
+  return p;
+}
+
+void Layer::init(LayerContext& ctx) {
+  useGpu_ = ctx.useGpu;
+  rng_ = ctx.rng;
+  activation_.reset(new Activation(config_.getString("active_type", "")));
+  dropRate_ = static_cast<float>(config_.getDouble("drop_rate", 0.0));
+  PADDLE_ENFORCE(dropRate_ >= 0 && dropRate_ < 1, ConfigError, "drop_rate must be in [0, 1), got ", dropRate_);
+  for (const Json& in : config_["inputs"].items()) {
+    std::string inName = in.getString("input_layer_name", "");
+    auto it = ctx.layers.find(inName);
+    PADDLE_ENFORCE(it != ctx.layers.end(), ConfigError, "input layer '", inName,
+                   "' is not defined before this layer");
+    inputs_.push_back(it->second);
+    std::string pname = in.getString("input_parameter_name", "");
+    weights_.push_back(pname.empty() ? nullptr : getParameter(ctx, pname));
+  }
+  std::string biasName = config_.getString("bias_parameter_name", "");
+  if (!biasName.empty()) bias_ = getParameter(ctx, biasName);
+}
+
+void Layer::checkInputCount(size_t lo, size_t hi) {
+  PADDLE_ENFORCE(inputs_.size() >= lo && inputs_.size() <= hi, ConfigError, "expects ",
+                 lo == hi ? str(lo) : str(lo, " to ", hi), " inputs, got ", inputs_.size());
+}
+
+void Layer::checkInputSize(size_t i, size_t expected) {
+  PADDLE_ENFORCE(inputs_[i]->size() == expected, ConfigError, "input ", i, " ('", inputs_[i]->name(),
+                 "') has size ", inputs_[i]->size(), ", expected ", expected);
+}
+
+void Layer::resetOutput(size_t rows, size_t cols) {
+  output_.value.setDevice(useGpu_);
+  output_.value.resize(rows, cols);
+  if (pass_ == PASS_TRAIN || pass_ == PASS_GC) {
+    output_.grad.setDevice(useGpu_);
+    output_.grad.resize(rows, cols);
+    output_.grad.zero();
+  }
+}
+
+void Layer::forwardActivation() {
+  activation_->forward(output_);
+  if (dropRate_ <= 0) return;
+  Matrix& v = output_.value;
+  if (pass_ == PASS_TRAIN) {
+    // v1 dropout is not inverted: keep with prob (1-p) in training, scale by (1-p) at test.
+    std::bernoulli_distribution keep(1.0 - dropRate_);
+    std::vector<float> mask(v.size());
+    for (auto& m : mask) m = keep(*rng_) ? 1.0f : 0.0f;
+    dropMask_.setDevice(useGpu_);
+    dropMask_.copyFromHost(mask.data(), v.height(), v.width());
+    math::dotMul(v, dropMask_);
+  } else {
+    math::axpby(0.0f, v, 1.0f - dropRate_, v);
+  }
+}
+
+void Layer::backwardActivation() {
+  if (dropRate_ > 0 && !output_.grad.empty()) math::dotMul(output_.grad, dropMask_);
+  activation_->backward(output_);
+}
+
+LayerRegistry& LayerRegistry::instance() {
+  static LayerRegistry r;
+  return r;
+}
+
+std::vector<std::string> LayerRegistry::types() const {
+  std::vector<std::string> t;
+  for (auto& kv : factories_) t.push_back(kv.first);
+  return t;
+}
+
+std::unique_ptr<Layer> LayerRegistry::create(const Json& config) const {
+  std::string type = config.getString("type", "");
+  auto it = factories_.find(type);
+  if (it == factories_.end()) {
+    std::string known;
+    for (auto& kv : factories_) known += (known.empty() ? "" : ", ") + kv.first;
+    throw ConfigError(str("layer '", config.getString("name", "?"), "': unknown layer type '", type,
+                          "' (this engine knows: ", known, ")"));
+  }
+  return it->second(config);
+}
+
+}  // namespace paddle

@@ -1,0 +1,113 @@
+// Base class of every layer, and the registry that maps v1 type strings
+// ("fc", "data", "multi-class-cross-entropy", ...) to layer classes.
+// Adding a layer = its class in its family's file + one REGISTER_LAYER line.
+#pragma once
+#include <functional>
+#include <map>
+#include <memory>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "Activation.h"
+#include "Argument.h"
+#include "Json.h"
+#include "Parameter.h"
+
+namespace paddle {
+
+// v1 PassType values.
+enum PassType { PASS_TRAIN = 0, PASS_TEST = 1, PASS_GC = 2 };
+
+class Layer;
+using LayerMap = std::map<std::string, Layer*>;
+using ParameterMap = std::map<std::string, ParameterPtr>;
+
+struct LayerContext {
+  const LayerMap& layers;   // layers built so far (a layer's inputs come first)
+  ParameterMap& params;     // shared by name across layers
+  bool useGpu;
+  std::mt19937* rng;        // for dropout and sampling layers
+};
+
+class Layer {
+ public:
+  explicit Layer(const Json& config);
+  virtual ~Layer() = default;
+
+  // Resolves inputs, creates parameters, checks sizes. Subclasses extend it
+  // (call Layer::init first) and throw ConfigError for a config they refuse.
+  virtual void init(LayerContext& ctx);
+  virtual void forward(PassType pass) = 0;
+  // Accumulates into the inputs' grads and the parameters' grads.
+  virtual void backward() = 0;
+
+  const std::string& name() const { return name_; }
+  const std::string& type() const { return type_; }
+  size_t size() const { return size_; }
+  const Json& config() const { return config_; }
+  // Cost layers output one cost per sample; the batch cost is their sum.
+  virtual bool isCost() const { return false; }
+  Argument& output() { return output_; }
+  const std::vector<Layer*>& inputLayers() const { return inputs_; }
+  const std::vector<Parameter*>& parameters() const { return ownParams_; }
+  // Data layers are fed from outside; other layers whose grads nobody needs skip them.
+  void setNeedGradient(bool need) { needGrad_ = need; }
+  bool needGradient() const { return needGrad_; }
+
+ protected:
+  Argument& input(size_t i) { return inputs_[i]->output(); }
+  // Resizes the output to rows x size_ (grad zeroed in training).
+  void resetOutput(size_t rows, size_t cols);
+  // Activation + dropout on output_.value (forward) and on output_.grad (backward).
+  void forwardActivation();
+  void backwardActivation();
+  // The parameter named in inputs[i].input_parameter_name (or null).
+  Parameter* weight(size_t i) { return weights_[i]; }
+  // Creates or fetches (shared by name) a parameter; checks size and dims agree.
+  Parameter* getParameter(LayerContext& ctx, const std::string& name);
+  void checkInputCount(size_t lo, size_t hi);
+  void checkInputSize(size_t i, size_t expected);
+
+  Json config_;
+  std::string name_, type_;
+  size_t size_;
+  std::vector<Layer*> inputs_;
+  std::vector<Parameter*> weights_;  // per input, null where the input has none
+  Parameter* bias_ = nullptr;
+  std::vector<Parameter*> ownParams_;
+  std::unique_ptr<Activation> activation_;
+  Argument output_;
+  PassType pass_ = PASS_TEST;
+  bool useGpu_ = false;
+  bool needGrad_ = true;
+  float dropRate_ = 0;
+  Matrix dropMask_;
+  std::mt19937* rng_ = nullptr;
+};
+
+using LayerFactory = std::function<std::unique_ptr<Layer>(const Json&)>;
+
+class LayerRegistry {
+ public:
+  static LayerRegistry& instance();
+  void add(const std::string& type, LayerFactory f) { factories_[type] = std::move(f); }
+  // Throws ConfigError naming the layer and listing the known types.
+  std::unique_ptr<Layer> create(const Json& config) const;
+  std::vector<std::string> types() const;
+
+ private:
+  std::map<std::string, LayerFactory> factories_;
+};
+
+struct LayerRegistrar {
+  LayerRegistrar(const std::string& type, LayerFactory f) { LayerRegistry::instance().add(type, std::move(f)); }
+};
+
+#define PD_CONCAT_INNER(a, b) a##b
+#define PD_CONCAT(a, b) PD_CONCAT_INNER(a, b)
+#define REGISTER_LAYER(type_name, Class)                                    \
+  static ::paddle::LayerRegistrar PD_CONCAT(layer_registrar_, __LINE__)(    \
+      type_name, [](const ::paddle::Json& c) { return std::unique_ptr<::paddle::Layer>(new Class(c)); })
+
+}  // namespace paddle

@@ -1,0 +1,96 @@
+#include "Parameter.h"
+
+#include <cstdio>
+#include <fstream>
+#include <vector>
+
+#include "Errors.h"
+
+namespace paddle {
+
+namespace {
+struct FileHeader {  // v1 Parameter::save header, 16 bytes, native byte order
+  int32_t version;
+  uint32_t valueSize;
+  uint64_t size;
+};
+static_assert(sizeof(FileHeader) == 16, "v1 parameter header is 16 bytes");
+}  // namespace
+
+Parameter::Parameter(const Json& config, bool useGpu)
+    : config_(config),
+      name_(config.getString("name", "")),
+      size_(static_cast<size_t>(config.getInt("size", 0))),
+      dims_(config.getInts("dims")),
+      isStatic_(config.getBool("is_static", false)),
+      useGpu_(useGpu) {
+  PADDLE_ENFORCE(!name_.empty(), ConfigError, "a parameter has no name");
+  PADDLE_ENFORCE(size_ > 0, ConfigError, "parameter '", name_, "' has size 0");
+  if (dims_.size() == 2 && dims_[0] * dims_[1] == static_cast<int64_t>(size_)) {
+    rows_ = dims_[0];
+    cols_ = dims_[1];
+  } else {
+    rows_ = 1;
+    cols_ = size_;
+  }
+  bufs_[PARAMETER_VALUE] = Matrix(rows_, cols_, useGpu);
+  bufs_[PARAMETER_VALUE].zero();
+  if (!isStatic_) buffer(PARAMETER_GRADIENT);
+}
+
+Matrix& Parameter::buffer(ParameterType type) {
+  auto it = bufs_.find(type);
+  if (it != bufs_.end()) return it->second;
+  Matrix& m = bufs_[type] = Matrix(rows_, cols_, useGpu_);
+  m.zero();
+  return m;
+}
+
+void Parameter::randomize(std::mt19937& rng) {
+  double mean = config_.getDouble("initial_mean", 0.0);
+  double std = config_.getDouble("initial_std", 0.01);
+  int strategy = static_cast<int>(config_.getInt("initial_strategy", 0));
+  std::vector<float> host(size_);
+  if (strategy == 1) {
+    std::uniform_real_distribution<double> d(mean - std, mean + std);
+    for (auto& x : host) x = static_cast<float>(d(rng));
+  } else if (std > 0) {
+    std::normal_distribution<double> d(mean, std);
+    for (auto& x : host) x = static_cast<float>(d(rng));
+  } else {
+    for (auto& x : host) x = static_cast<float>(mean);
+  }
+  value().copyFromHost(host.data(), rows_, cols_);
+}
+
+void Parameter::save(const std::string& path) const {
+  std::vector<float> host(size_);
+  bufs_.at(PARAMETER_VALUE).copyToHost(host.data());
+  std::ofstream out(path, std::ios::binary | std::ios::trunc);
+  PADDLE_ENFORCE(out.good(), IOError, "cannot write parameter file '", path, "'");
+  FileHeader h{0, sizeof(float), size_};
+  out.write(reinterpret_cast<const char*>(&h), sizeof(h));
+  out.write(reinterpret_cast<const char*>(host.data()), size_ * sizeof(float));
+  out.flush();
+  PADDLE_ENFORCE(out.good(), IOError, "failed writing parameter file '", path, "'");
+}
+
+void Parameter::load(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  PADDLE_ENFORCE(in.good(), IOError, "cannot open parameter file '", path, "'");
+  FileHeader h{};
+  in.read(reinterpret_cast<char*>(&h), sizeof(h));
+  PADDLE_ENFORCE(in.gcount() == sizeof(h), IOError, "'", path, "' is too short for a parameter header");
+  PADDLE_ENFORCE(h.version == 0, IOError, "'", path, "': unsupported format version ", h.version);
+  PADDLE_ENFORCE(h.valueSize == sizeof(float), IOError, "'", path, "': values are ", h.valueSize,
+                 " bytes wide, this engine uses float32");
+  PADDLE_ENFORCE(h.size == size_, IOError, "'", path, "' holds ", h.size, " values but parameter '",
+                 name_, "' has ", size_);
+  std::vector<float> host(size_);
+  in.read(reinterpret_cast<char*>(host.data()), size_ * sizeof(float));
+  PADDLE_ENFORCE(static_cast<size_t>(in.gcount()) == size_ * sizeof(float), IOError, "'", path,
+                 "' is truncated");
+  value().copyFromHost(host.data(), rows_, cols_);
+}
+
+}  // namespace paddle

@@ -1,0 +1,19 @@
+// Where a buffer lives and how bytes move between host and GPU. Without CUDA
+// every GPU entry point throws UnsupportedError("built without CUDA").
+#pragma once
+#include <cstddef>
+
+namespace paddle {
+
+bool cudaCompiled();  // true when the engine was built WITH_CUDA
+int gpuDeviceCount();  // 0 without CUDA or without a visible GPU
+
+void* deviceAlloc(size_t bytes, bool gpu);
+void deviceFree(void* p, bool gpu);
+// Copies `bytes` between any two buffers; each side says where it lives.
+void deviceCopy(void* dst, bool dstGpu, const void* src, bool srcGpu, size_t bytes);
+void deviceZero(void* p, bool gpu, size_t bytes);
+
+[[noreturn]] void throwNoCuda(const char* what);
+
+}  // namespace paddle

@@ -1,0 +1,91 @@
+#include <cuda_runtime.h>
+
+#include <map>
+#include <mutex>
+#include <stdexcept>
+#include <string>
+#include <unordered_map>
+
+#include "GpuRuntime.h"
+
+namespace paddle {
+namespace gpu {
+
+namespace {
+void check(cudaError_t e, const char* what) {
+  if (e != cudaSuccess) throw std::runtime_error(std::string(what) + ": " + cudaGetErrorString(e));
+}
+
+// Size-bucketed cache of device blocks (sizes rounded up to 256 bytes, or to
+// 1 MiB above 1 MiB, so that batches of slightly different shapes reuse blocks).
+class Pool {
+ public:
+  void* get(size_t bytes) {
+    bytes = roundUp(bytes);
+    std::lock_guard<std::mutex> lock(mu_);
+    auto it = free_.find(bytes);
+    if (it != free_.end()) {
+      void* p = it->second;
+      free_.erase(it);
+      used_[p] = bytes;
+      return p;
+    }
+    void* p = nullptr;
+    if (cudaMalloc(&p, bytes) != cudaSuccess) {  // release the cache and retry once
+      for (auto& kv : free_) cudaFree(kv.second);
+      free_.clear();
+      check(cudaMalloc(&p, bytes), "cudaMalloc");
+    }
+    used_[p] = bytes;
+    return p;
+  }
+  void put(void* p) {
+    std::lock_guard<std::mutex> lock(mu_);
+    auto it = used_.find(p);
+    if (it == used_.end()) return;
+    free_.emplace(it->second, p);
+    used_.erase(it);
+  }
+
+ private:
+  static size_t roundUp(size_t b) {
+    size_t unit = b > (1u << 20) ? (1u << 20) : 256;
+    return (b + unit - 1) / unit * unit;
+  }
+  std::mutex mu_;
+  std::multimap<size_t, void*> free_;
+  std::unordered_map<void*, size_t> used_;
+};
+
+Pool& pool() {
+  static Pool* p = new Pool;  // never destroyed: blocks may outlive static teardown
+  return *p;
+}
+}  // namespace
+
+int deviceCount() {
+  int n = 0;
+  if (cudaGetDeviceCount(&n) != cudaSuccess) {
+    cudaGetLastError();  // clear the sticky "no driver" error
+    return 0;
+  }
+  return n;
+}
+
+void setDevice(int id) { check(cudaSetDevice(id), "cudaSetDevice"); }
+
+void* allocate(size_t bytes) { return pool().get(bytes); }
+void release(void* p) { pool().put(p); }
+
+void copy(void* dst, bool dstGpu, const void* src, bool srcGpu, size_t bytes) {
+  cudaMemcpyKind kind = dstGpu ? (srcGpu ? cudaMemcpyDeviceToDevice : cudaMemcpyHostToDevice)
+                               : cudaMemcpyDeviceToHost;
+  check(cudaMemcpy(dst, src, bytes, kind), "cudaMemcpy");
+}
+
+void zero(void* p, size_t bytes) { check(cudaMemset(p, 0, bytes), "cudaMemset"); }
+
+void synchronize() { check(cudaDeviceSynchronize(), "cudaDeviceSynchronize"); }
+
+}  // namespace gpu
+}  // namespace paddle

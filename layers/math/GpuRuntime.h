@@ -1,0 +1,20 @@
+// CUDA runtime entry points used by the host code. Defined in GpuRuntime.cu;
+// only declared (and only called) in builds WITH_CUDA.
+#pragma once
+#include <cstddef>
+
+namespace paddle {
+namespace gpu {
+
+int deviceCount();
+void setDevice(int id);
+// Pooled device memory: freed blocks are cached by size and reused, so the
+// training loop makes no cudaMalloc/cudaFree calls in steady state.
+void* allocate(size_t bytes);
+void release(void* p);
+void copy(void* dst, bool dstGpu, const void* src, bool srcGpu, size_t bytes);
+void zero(void* p, size_t bytes);
+void synchronize();
+
+}  // namespace gpu
+}  // namespace paddle

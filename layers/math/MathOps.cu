@@ -1,0 +1,77 @@
+#include <cublas_v2.h>
+#include <cuda_runtime.h>
+
+#include <stdexcept>
+#include <string>
+
+#include "GpuOps.h"
+
+namespace paddle {
+namespace gpu {
+
+namespace {
+cublasHandle_t handle() {
+  thread_local cublasHandle_t h = [] {
+    cublasHandle_t created;
+    if (cublasCreate(&created) != CUBLAS_STATUS_SUCCESS) throw std::runtime_error("cublasCreate failed");
+    return created;
+  }();
+  return h;
+}
+
+inline int blocks(size_t n, int threads = 256) { return static_cast<int>((n + threads - 1) / threads); }
+
+__global__ void addRowVectorKernel(float* m, const float* row, int h, int w, float scale) {
+  size_t i = blockIdx.x * static_cast<size_t>(blockDim.x) + threadIdx.x;
+  if (i < static_cast<size_t>(h) * w) m[i] += scale * row[i % w];
+}
+
+// One thread per column walks down the rows: coalesced across the warp.
+__global__ void sumRowsKernel(const float* m, float* out, int h, int w, float beta) {
+  int j = blockIdx.x * blockDim.x + threadIdx.x;
+  if (j >= w) return;
+  float s = 0;
+  for (int i = 0; i < h; ++i) s += m[static_cast<size_t>(i) * w + j];
+  out[j] = beta * out[j] + s;
+}
+
+__global__ void axpbyKernel(float alpha, const float* x, float beta, float* y, size_t n) {
+  size_t i = blockIdx.x * static_cast<size_t>(blockDim.x) + threadIdx.x;
+  if (i < n) y[i] = beta == 0.0f ? alpha * x[i] : alpha * x[i] + beta * y[i];
+}
+__global__ void dotMulKernel(float* y, const float* x, size_t n) {
+  size_t i = blockIdx.x * static_cast<size_t>(blockDim.x) + threadIdx.x;
+  if (i < n) y[i] *= x[i];
+}
+}  // namespace
+
+// Row-major C[M,N] = op(A) op(B) is column-major C^T = op(B)^T op(A)^T.
+void gemm(const float* A, bool transA, const float* B, bool transB, float* C, int M, int N, int K,
+          float alpha, float beta) {
+  int lda = transA ? M : K;
+  int ldb = transB ? K : N;
+  cublasStatus_t s = cublasSgemm(handle(), transB ? CUBLAS_OP_T : CUBLAS_OP_N,
+                                 transA ? CUBLAS_OP_T : CUBLAS_OP_N, N, M, K, &alpha, B, ldb, A,
+                                 lda, &beta, C, N);
+  if (s != CUBLAS_STATUS_SUCCESS) throw std::runtime_error("cublasSgemm failed: " + std::to_string(s));
+}
+
+void addRowVector(float* m, const float* row, int h, int w, float scale) {
+  size_t n = static_cast<size_t>(h) * w;
+  if (n) addRowVectorKernel<<<blocks(n), 256>>>(m, row, h, w, scale);
+}
+
+void sumRows(const float* m, float* out, int h, int w, float beta) {
+  if (w) sumRowsKernel<<<blocks(w), 256>>>(m, out, h, w, beta);
+}
+
+void axpby(float alpha, const float* x, float beta, float* y, size_t n) {
+  if (n) axpbyKernel<<<blocks(n), 256>>>(alpha, x, beta, y, n);
+}
+
+void dotMul(float* y, const float* x, size_t n) {
+  if (n) dotMulKernel<<<blocks(n), 256>>>(y, x, n);
+}
+
+}  // namespace gpu
+}  // namespace paddle

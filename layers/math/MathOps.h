@@ -1,0 +1,30 @@
+// Device-dispatching math primitives shared by layers and optimizers. Each has
+// a CPU implementation (MathOps.cpp; OpenBLAS for GEMM) and a CUDA twin
+// (MathOps.cu; cuBLAS for GEMM). Shapes are checked; misuse throws.
+#pragma once
+#include "Buffer.h"
+
+namespace paddle {
+namespace math {
+
+// C = alpha * op(A) * op(B) + beta * C   (row-major; C must already have its shape)
+void gemm(const Matrix& A, bool transA, const Matrix& B, bool transB, Matrix& C,
+          float alpha = 1.0f, float beta = 0.0f);
+
+// m[i, :] += scale * row[0, :] for every row i
+void addRowVector(Matrix& m, const Matrix& row, float scale = 1.0f);
+
+// out[0, :] = beta * out[0, :] + sum_i m[i, :]
+void sumRows(const Matrix& m, Matrix& out, float beta = 1.0f);
+
+// y = alpha * x + beta * y (element-wise; equal sizes)
+void axpby(float alpha, const Matrix& x, float beta, Matrix& y);
+
+// y *= x (element-wise; equal sizes)
+void dotMul(Matrix& y, const Matrix& x);
+
+// Number of threads OpenBLAS uses on the CPU.
+void setCpuThreads(int n);
+
+}  // namespace math
+}  // namespace paddle

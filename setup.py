@@ -1,0 +1,157 @@
+"""Builds the C++ engine and its SWIG module py_paddle._swig_paddle.
+
+CUDA kernels (*.cu) are compiled with nvcc when nvcc and cuBLAS are found and
+WITH_CUDA is not "0"; otherwise the engine is CPU-only and GPU entry points
+raise "built without CUDA". Environment knobs:
+  WITH_CUDA=0|1      force CUDA off / require it
+  PADDLE_MARCH=...   -march value (default "native"; e.g. x86-64-v3 for portable wheels)
+  CUBLAS_HOME=DIR    a directory with include/cublas_v2.h and lib/libcublas.so.*
+"""
+import glob
+import os
+import shutil
+import subprocess
+import sys
+from concurrent.futures import ThreadPoolExecutor
+
+import scipy_openblas32 as openblas
+from setuptools import Extension, setup
+from setuptools.command.build_ext import build_ext as _build_ext
+from setuptools.command.build_py import build_py as _build_py
+
+ROOT = os.path.dirname(os.path.abspath(__file__))
+VERSION = "0.1.0"
+ENGINE_SOURCES = sorted(
+    glob.glob("layers/*.cpp") + glob.glob("layers/math/*.cpp") + glob.glob("trainer/*.cpp")
+) + ["swig/PaddleAPI.cpp"]
+CUDA_SOURCES = sorted(glob.glob("layers/*.cu") + glob.glob("layers/math/*.cu") + glob.glob("trainer/*.cu"))
+CUDA_ARCHS = ["80", "90"]
+
+
+def find_nvcc():
+    for cand in (os.environ.get("NVCC"), shutil.which("nvcc"),
+                 os.path.join(os.environ.get("CUDA_HOME", "/usr/local/cuda"), "bin", "nvcc")):
+        if cand and os.path.exists(cand):
+            return cand
+    return None
+
+
+def find_cublas():
+    """Returns (include_dir, lib_dir, soname) of cuBLAS, or None."""
+    candidates = []
+    if os.environ.get("CUBLAS_HOME"):
+        candidates.append(os.environ["CUBLAS_HOME"])
+    try:
+        import nvidia
+        candidates += [os.path.join(p, "cu13") for p in nvidia.__path__]
+        candidates += [os.path.join(p, "cublas") for p in nvidia.__path__]
+    except ImportError:
+        pass
+    candidates.append(os.environ.get("CUDA_HOME", "/usr/local/cuda"))
+    for base in candidates:
+        inc = os.path.join(base, "include")
+        if not os.path.exists(os.path.join(inc, "cublas_v2.h")):
+            continue
+        for libdir in ("lib", "lib64"):
+            libs = sorted(glob.glob(os.path.join(base, libdir, "libcublas.so*")))
+            if libs:
+                return inc, os.path.join(base, libdir), os.path.basename(libs[-1])
+    return None
+
+
+def cuda_config():
+    wanted = os.environ.get("WITH_CUDA", "auto")
+    if wanted == "0":
+        return None
+    nvcc, cublas = find_nvcc(), find_cublas()
+    if not (nvcc and cublas):
+        if wanted == "1":
+            sys.exit("WITH_CUDA=1 but nvcc=%s cublas=%s" % (nvcc, cublas))
+        print("paddle build: CUDA disabled (nvcc=%s, cuBLAS=%s)" % (nvcc, cublas and cublas[1]))
+        return None
+    print("paddle build: CUDA enabled (nvcc=%s, cuBLAS in %s)" % (nvcc, cublas[1]))
+    return nvcc, cublas
+
+
+def compile_flags():
+    march = os.environ.get("PADDLE_MARCH", "native")
+    flags = ["-std=c++17", "-O3", "-fno-math-errno", "-Wall", "-Wno-sign-compare"]
+    if march:
+        flags.append("-march=" + march)
+    return flags
+
+
+class build_ext(_build_ext):
+    """Compiles sources in parallel (2-core CI), and .cu files with nvcc."""
+
+    def build_extension(self, ext):
+        cuda = cuda_config()
+        if cuda:
+            nvcc, (cu_inc, cu_lib, soname) = cuda
+            ext.define_macros.append(("WITH_CUDA", "1"))
+            ext.extra_objects += self.compile_cuda(nvcc, cu_inc)
+            ext.extra_link_args += ["-L" + cu_lib, "-l:" + soname, "-lcudart_static" if self.has_static_cudart(nvcc) else "-lcudart",
+                                    "-Wl,-rpath," + cu_lib, "-Wl,-rpath,$ORIGIN/../nvidia/cu13/lib"]
+            ext.library_dirs.append(os.path.join(os.path.dirname(os.path.dirname(nvcc)), "lib64"))
+        # Run SWIG, then compile every C++ source concurrently and hand the
+        # objects to distutils, which only links.
+        sources = self.swig_sources(list(ext.sources), ext)
+        macros = ext.define_macros + [(m,) for m in ext.undef_macros]
+
+        def compile_one(src):
+            return self.compiler.compile([src], output_dir=self.build_temp, macros=macros,
+                                         include_dirs=ext.include_dirs,
+                                         extra_postargs=ext.extra_compile_args, depends=ext.depends)
+
+        jobs = int(os.environ.get("PADDLE_BUILD_JOBS", os.cpu_count() or 1))
+        with ThreadPoolExecutor(max_workers=jobs) as pool:
+            for objs in pool.map(compile_one, sources):
+                ext.extra_objects += objs
+        ext.sources = []
+        super().build_extension(ext)
+
+    @staticmethod
+    def has_static_cudart(nvcc):
+        lib = os.path.join(os.path.dirname(os.path.dirname(os.path.realpath(nvcc))), "lib64")
+        return os.path.exists(os.path.join(lib, "libcudart_static.a")) or os.path.exists(
+            "/usr/local/cuda/lib64/libcudart_static.a")
+
+    def compile_cuda(self, nvcc, cublas_inc):
+        objects = []
+        os.makedirs(self.build_temp, exist_ok=True)
+        gencode = []
+        for arch in CUDA_ARCHS:
+            gencode += ["-gencode", "arch=compute_%s,code=sm_%s" % (arch, arch)]
+        gencode += ["-gencode", "arch=compute_%s,code=compute_%s" % (CUDA_ARCHS[-1], CUDA_ARCHS[-1])]
+        for src in CUDA_SOURCES:
+            obj = os.path.join(self.build_temp, src.replace("/", "_") + ".o")
+            cmd = [nvcc, "-std=c++17", "-O3", "-Xcompiler", "-fPIC", "-DWITH_CUDA=1",
+                   "--expt-relaxed-constexpr", "-isystem", cublas_inc, "-c", src, "-o", obj] + gencode
+            print(" ".join(cmd))
+            subprocess.check_call(cmd)
+            objects.append(obj)
+        return objects
+
+
+class build_py(_build_py):
+    # SWIG writes py_paddle/swig_paddle.py during build_ext: run it first.
+    def run(self):
+        self.run_command("build_ext")
+        super().run()
+
+
+engine = Extension(
+    "py_paddle._swig_paddle",
+    sources=["swig/paddle.i"] + ENGINE_SOURCES,
+    swig_opts=["-c++", "-threads", "-outdir", "py_paddle", "-Iswig"],
+    include_dirs=[ROOT, openblas.get_include_dir()],
+    library_dirs=[openblas.get_lib_dir()],
+    libraries=[openblas.get_library()],
+    runtime_library_dirs=["$ORIGIN/../scipy_openblas32/lib"],
+    define_macros=[("PADDLE_VERSION", '"%s"' % VERSION)],
+    extra_compile_args=compile_flags(),
+    depends=glob.glob("layers/**/*.h", recursive=True) + glob.glob("trainer/*.h") + ["swig/PaddleAPI.h"],
+    language="c++",
+)
+
+setup(ext_modules=[engine], cmdclass={"build_ext": build_ext, "build_py": build_py})

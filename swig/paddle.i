@@ -1,0 +1,222 @@
+// SWIG interface of the engine API (PaddleAPI.h) -> Python module py_paddle.swig_paddle.
+// NumPy arrays cross in both directions through the buffer protocol (no numpy
+// headers needed): inputs via the typemaps below, outputs as views through
+// __array_interface__ on CPU buffers.
+%module(package="py_paddle") swig_paddle
+
+%{
+#include <cstring>
+#include "PaddleAPI.h"
+#include "../layers/Errors.h"
+%}
+
+%include <exception.i>
+%include <std_string.i>
+%include <std_vector.i>
+
+%exception {
+  try {
+    $action
+  } catch (const std::out_of_range& e) {
+    SWIG_exception(SWIG_IndexError, e.what());
+  } catch (const paddle::IOError& e) {
+    SWIG_exception(SWIG_IOError, e.what());
+  } catch (const std::invalid_argument& e) {   // ConfigError, DataError
+    SWIG_exception(SWIG_ValueError, e.what());
+  } catch (const std::exception& e) {
+    SWIG_exception(SWIG_RuntimeError, e.what());
+  } catch (...) {
+    SWIG_exception(SWIG_UnknownError, "unknown C++ exception");
+  }
+}
+
+%template(StringVector) std::vector<std::string>;
+%template(FloatVector) std::vector<float>;
+%template(IntVector) std::vector<int>;
+%template(DoubleVector) std::vector<double>;
+%template(SizeVector) std::vector<size_t>;
+
+// ---- buffer-protocol typemaps (float32 / int32, C-contiguous) ----
+%{
+struct PdBufferHolder {
+  Py_buffer view;
+  bool held = false;
+  ~PdBufferHolder() { if (held) PyBuffer_Release(&view); }
+  // kind: 'f' float32 or 'i' int32; ndim 0 = any
+  bool get(PyObject* o, char kind, int ndim, bool writable) {
+    int flags = PyBUF_FORMAT | PyBUF_C_CONTIGUOUS | (writable ? PyBUF_WRITABLE : 0);
+    if (PyObject_GetBuffer(o, &view, flags) != 0) return false;
+    held = true;
+    const char* f = view.format ? view.format : "B";
+    if (*f == '<' || *f == '=' || *f == '@') ++f;
+    bool ok = view.itemsize == 4 && (kind == 'f' ? strcmp(f, "f") == 0
+                                                 : (strcmp(f, "i") == 0 || strcmp(f, "l") == 0));
+    if (!ok) {
+      PyErr_Format(PyExc_TypeError, "expected a C-contiguous %s buffer, got format '%s' (itemsize %d)",
+                   kind == 'f' ? "float32" : "int32", view.format ? view.format : "B", (int)view.itemsize);
+      return false;
+    }
+    if (ndim > 0 && view.ndim != ndim) {
+      PyErr_Format(PyExc_ValueError, "expected a %d-D array, got %d-D", ndim, view.ndim);
+      return false;
+    }
+    return true;
+  }
+};
+%}
+
+%define PD_BUFFER_2D(TYPE, KIND, WRITABLE, NAME)
+%typemap(in) (TYPE* NAME, size_t height, size_t width) (PdBufferHolder pdHold2) {
+  if (!pdHold2.get($input, KIND, 2, WRITABLE)) SWIG_fail;
+  $1 = ($1_ltype)pdHold2.view.buf; $2 = pdHold2.view.shape[0]; $3 = pdHold2.view.shape[1];
+}
+%typecheck(SWIG_TYPECHECK_POINTER) (TYPE* NAME, size_t height, size_t width) { $1 = PyObject_CheckBuffer($input) ? 1 : 0; }
+%enddef
+
+%define PD_BUFFER_1D(TYPE, KIND, WRITABLE, NAME)
+%typemap(in) (TYPE* NAME, size_t size) (PdBufferHolder pdHold1) {
+  if (!pdHold1.get($input, KIND, 0, WRITABLE)) SWIG_fail;
+  $1 = ($1_ltype)pdHold1.view.buf; $2 = pdHold1.view.len / 4;
+}
+%typecheck(SWIG_TYPECHECK_POINTER) (TYPE* NAME, size_t size) { $1 = PyObject_CheckBuffer($input) ? 1 : 0; }
+%enddef
+
+PD_BUFFER_2D(float, 'f', false, data)
+PD_BUFFER_2D(float, 'f', true, out)
+PD_BUFFER_1D(float, 'f', false, data)
+PD_BUFFER_1D(float, 'f', true, out)
+PD_BUFFER_1D(int, 'i', false, data)
+PD_BUFFER_1D(int, 'i', true, out)
+
+%newobject Matrix::createZero;
+%newobject Matrix::createDense;
+%newobject Matrix::createDenseFromNumpy;
+%newobject IVector::createZero;
+%newobject IVector::create;
+%newobject IVector::createVectorFromNumpy;
+%newobject Vector::createZero;
+%newobject Vector::create;
+%newobject Vector::createVectorFromNumpy;
+%newobject Arguments::createArguments;
+%newobject Arguments::getSlotValue;
+%newobject Arguments::getSlotGrad;
+%newobject Arguments::getSlotIds;
+%newobject Arguments::getSlotSequenceStartPositions;
+%newobject Arguments::getSlotSubSequenceStartPositions;
+%newobject Parameter::getBuf;
+%newobject GradientMachine::createByConfigJson;
+%newobject GradientMachine::getParameter;
+%newobject GradientMachine::getParameterByName;
+%newobject GradientMachine::getLayerOutput;
+%newobject ParameterUpdater::createLocalUpdater;
+%newobject Trainer::create;
+%newobject Trainer::getGradientMachine;
+
+%ignore Arguments::wrap;
+%rename(_initPaddle) initPaddle;
+%rename(_copyToNumpyMat) Matrix::copyToNumpyMat;
+%rename(_copyToNumpyArray) IVector::copyToNumpyArray;
+%rename(_copyToNumpyArray) Vector::copyToNumpyArray;
+%rename(__len__) IVector::getSize;
+%rename(__len__) Vector::getSize;
+%rename(__getitem__) IVector::get;
+%rename(__setitem__) IVector::set;
+%rename(__getitem__) Vector::get;
+%rename(__setitem__) Vector::set;
+
+%include "PaddleAPI.h"
+
+%pythoncode %{
+import numpy as _np
+
+
+def initPaddle(*args):
+    """v1 style: initPaddle("--use_gpu=0", "--trainer_count=2")."""
+    _initPaddle(StringVector([str(a) for a in args]))
+
+
+def _host_view(obj, shape, typestr):
+    class _View(object):
+        pass
+    v = _View()
+    v.__array_interface__ = {"version": 3, "shape": shape, "typestr": typestr,
+                             "data": (obj.dataPointer(), False)}
+    v._owner = obj
+    return _np.asarray(v)
+
+
+def _matrix_to_numpy_inplace(self):
+    return _host_view(self, (self.getHeight(), self.getWidth()), "<f4")
+
+
+def _matrix_copy_to_numpy(self):
+    out = _np.empty((self.getHeight(), self.getWidth()), dtype=_np.float32)
+    self._copyToNumpyMat(out)
+    return out
+
+
+def _matrix_create_cpu(arr, copy=True):
+    arr = _np.ascontiguousarray(arr, dtype=_np.float32)
+    if arr.ndim == 1:
+        arr = arr.reshape(1, -1)
+    m = Matrix.createDenseFromNumpy(arr, copy, False)
+    if not copy:
+        m._owner = arr  # the matrix aliases the array's memory
+    return m
+
+
+def _matrix_create_from_numpy(arr, copy=True, useGpu=None):
+    if useGpu is None:
+        useGpu = isUsingGpu()
+    arr = _np.ascontiguousarray(arr, dtype=_np.float32)
+    if arr.ndim == 1:
+        arr = arr.reshape(1, -1)
+    m = Matrix._createDenseFromNumpyRaw(arr, copy, useGpu)
+    if not copy and not useGpu:
+        m._owner = arr
+    return m
+
+
+Matrix._createDenseFromNumpyRaw = staticmethod(Matrix.createDenseFromNumpy)
+Matrix.createDenseFromNumpy = staticmethod(_matrix_create_from_numpy)
+Matrix.createCpuDenseFromNumpy = staticmethod(_matrix_create_cpu)
+Matrix.createGpuDenseFromNumpy = staticmethod(lambda arr: _matrix_create_from_numpy(arr, True, True))
+Matrix.toNumpyMatInplace = _matrix_to_numpy_inplace
+Matrix.copyToNumpyMat = _matrix_copy_to_numpy
+Matrix.__array_interface__ = property(
+    lambda self: {"version": 3, "shape": (self.getHeight(), self.getWidth()), "typestr": "<f4",
+                  "data": (self.dataPointer(), False)})
+
+
+def _vec_helpers(cls, dtype, typestr):
+    def to_inplace(self):
+        return _host_view(self, (len(self),), typestr)
+
+    def copy_out(self):
+        out = _np.empty((len(self),), dtype=dtype)
+        self._copyToNumpyArray(out)
+        return out
+
+    raw = cls.createVectorFromNumpy
+
+    def from_numpy(arr, copy=True, useGpu=None):
+        if useGpu is None:
+            useGpu = isUsingGpu()
+        arr = _np.ascontiguousarray(arr, dtype=dtype).reshape(-1)
+        v = raw(arr, copy, useGpu)
+        if not copy and not useGpu:
+            v._owner = arr
+        return v
+
+    cls.toNumpyArrayInplace = to_inplace
+    cls.copyToNumpyArray = copy_out
+    cls.createVectorFromNumpy = staticmethod(from_numpy)
+    cls.createCpuVectorFromNumpy = staticmethod(lambda arr, copy=True: from_numpy(arr, copy, False))
+    cls.createGpuVectorFromNumpy = staticmethod(lambda arr: from_numpy(arr, True, True))
+    cls.getSize = cls.__len__
+    cls.__iter__ = lambda self: iter(self.getData())
+
+
+_vec_helpers(Vector, _np.float32, "<f4")
+_vec_helpers(IVector, _np.int32, "<i4")
+%}

@@ -1,0 +1,33 @@
+// Evaluators from v1's EvaluatorConfig: they read layer outputs after each
+// forward pass and print as "name=value".
+#pragma once
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "GradientMachine.h"
+
+namespace paddle {
+
+class Evaluator {
+ public:
+  explicit Evaluator(const Json& config);
+  virtual ~Evaluator() = default;
+  // Throws ConfigError for an unknown type or missing input layers.
+  static std::unique_ptr<Evaluator> create(const Json& config, const GradientMachine& gm);
+
+  const std::string& name() const { return name_; }
+  virtual void start() { numerator_ = 0; denominator_ = 0; }
+  virtual void eval(const GradientMachine& gm) = 0;  // accumulate one batch
+  virtual double value() const { return denominator_ > 0 ? numerator_ / denominator_ : 0.0; }
+  virtual std::string toString() const;
+
+ protected:
+  Argument& inputArg(const GradientMachine& gm, size_t i) const;
+  Json config_;
+  std::string name_, type_;
+  std::vector<std::string> inputs_;
+  double numerator_ = 0, denominator_ = 0;
+};
+
+}  // namespace paddle

@@ -1,0 +1,100 @@
+#include "GradientMachine.h"
+
+#include "../layers/Errors.h"
+
+namespace paddle {
+
+GradientMachine::GradientMachine(const Json& config, bool useGpu, uint64_t seed)
+    : config_(config), useGpu_(useGpu), rng_(seed) {
+#ifndef WITH_CUDA
+  if (useGpu) throwNoCuda("use_gpu=1");
+#endif
+  std::string type = config.getString("type", "nn");
+  PADDLE_ENFORCE(type == "nn", ConfigError, "model type '", type,
+                 "' is not supported by this engine yet (only feed-forward 'nn')");
+  for (const Json& pc : config["parameters"].items()) {
+    auto p = std::make_shared<Parameter>(pc, useGpu);
+    PADDLE_ENFORCE(!paramMap_.count(p->name()), ConfigError, "parameter '", p->name(), "' is defined twice");
+    paramMap_[p->name()] = p;
+    params_.push_back(p);
+  }
+  LayerContext ctx{layerMap_, paramMap_, useGpu, &rng_};
+  for (const Json& lc : config["layers"].items()) {
+    std::string name = lc.getString("name", "");
+    PADDLE_ENFORCE(!name.empty(), ConfigError, "a layer has no name");
+    PADDLE_ENFORCE(!layerMap_.count(name), ConfigError, "layer '", name, "' is defined twice");
+    try {
+      std::unique_ptr<Layer> layer = LayerRegistry::instance().create(lc);
+      layer->init(ctx);
+      layerMap_[name] = layer.get();
+      layers_.push_back(std::move(layer));
+    } catch (const ConfigError& e) {
+      std::string msg = e.what();
+      if (msg.rfind("layer '", 0) == 0) throw;  // already names the layer
+      throw ConfigError(str("layer '", name, "' (type ", lc.getString("type", "?"), "): ", msg));
+    }
+  }
+  for (const std::string& n : config.getStrings("input_layer_names")) {
+    auto* d = dynamic_cast<DataLayer*>(layer(n));
+    PADDLE_ENFORCE(d, ConfigError, "input layer '", n, "' is not a data layer");
+    dataLayers_.push_back(d);
+  }
+  for (const std::string& n : config.getStrings("output_layer_names")) outputLayers_.push_back(layer(n));
+  randomizeParameters();
+}
+
+Layer* GradientMachine::layer(const std::string& name) const {
+  auto it = layerMap_.find(name);
+  PADDLE_ENFORCE(it != layerMap_.end(), ConfigError, "no layer named '", name, "'");
+  return it->second;
+}
+
+Parameter* GradientMachine::parameter(const std::string& name) const {
+  auto it = paramMap_.find(name);
+  PADDLE_ENFORCE(it != paramMap_.end(), ConfigError, "no parameter named '", name, "'");
+  return it->second.get();
+}
+
+void GradientMachine::randomizeParameters() {
+  for (auto& p : params_) p->randomize(rng_);
+}
+
+void GradientMachine::setNeedInputGradient(bool need) {
+  for (DataLayer* d : dataLayers_) d->setNeedGradient(need);
+}
+
+void GradientMachine::forward(const std::vector<Argument>& inArgs, PassType pass) {
+  PADDLE_ENFORCE(inArgs.size() == dataLayers_.size(), DataError, "the network has ",
+                 dataLayers_.size(), " input layers but the batch has ", inArgs.size(), " slots");
+  pass_ = pass;
+  for (size_t i = 0; i < inArgs.size(); ++i) dataLayers_[i]->setData(inArgs[i]);
+  for (auto& l : layers_) l->forward(pass);
+}
+
+void GradientMachine::backward() {
+  PADDLE_ENFORCE(pass_ == PASS_TRAIN || pass_ == PASS_GC, DataError,
+                 "backward() needs a forward() in training mode first");
+  for (auto& p : params_) p->zeroGrad();
+  for (auto it = layers_.rbegin(); it != layers_.rend(); ++it) (*it)->backward();
+}
+
+std::vector<Argument*> GradientMachine::outputs() {
+  std::vector<Argument*> out;
+  for (Layer* l : outputLayers_) out.push_back(&l->output());
+  return out;
+}
+
+double GradientMachine::totalCost() {
+  double total = 0;
+  std::vector<float> host;
+  for (Layer* l : outputLayers_) {
+    if (!l->isCost()) continue;
+    const Matrix& v = l->output().value;
+    host.resize(v.size());
+    v.copyToHost(host.data());
+    for (float x : host) total += x;
+  }
+  return total;
+}
+
+}  // namespace paddle

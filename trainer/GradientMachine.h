@@ -1,0 +1,54 @@
+// A feed-forward network built from a v1 ModelConfig: layers in config order
+// (a layer's inputs always come first), parameters shared by name.
+#pragma once
+#include <memory>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "../layers/DataLayer.h"
+#include "../layers/Layer.h"
+
+namespace paddle {
+
+class GradientMachine {
+ public:
+  // modelConfig: the JSON of a v1 ModelConfig. Throws ConfigError naming the layer.
+  GradientMachine(const Json& modelConfig, bool useGpu, uint64_t seed = 1);
+
+  // inArgs: one slot per input_layer_names entry, in that order.
+  void forward(const std::vector<Argument>& inArgs, PassType pass);
+  void backward();  // zeroes parameter gradients, then accumulates this batch's
+  // Outputs of output_layer_names after forward().
+  std::vector<Argument*> outputs();
+  // Sum of the per-sample costs of the output cost layers (the batch's total cost).
+  double totalCost();
+
+  const std::vector<ParameterPtr>& parameters() const { return params_; }
+  Parameter* parameter(const std::string& name) const;
+  Layer* layer(const std::string& name) const;
+  const std::vector<std::unique_ptr<Layer>>& layers() const { return layers_; }
+  const std::vector<DataLayer*>& dataLayers() const { return dataLayers_; }
+  const std::vector<Layer*>& outputLayers() const { return outputLayers_; }
+  const Json& config() const { return config_; }
+  bool useGpu() const { return useGpu_; }
+  std::mt19937& rng() { return rng_; }
+
+  void randomizeParameters();
+  // Data layers also get gradients (for gradient checks and input saliency).
+  void setNeedInputGradient(bool need);
+
+ private:
+  Json config_;
+  bool useGpu_;
+  std::mt19937 rng_;
+  std::vector<std::unique_ptr<Layer>> layers_;
+  LayerMap layerMap_;
+  std::vector<ParameterPtr> params_;
+  ParameterMap paramMap_;
+  std::vector<DataLayer*> dataLayers_;
+  std::vector<Layer*> outputLayers_;
+  PassType pass_ = PASS_TEST;
+};
+
+}  // namespace paddle

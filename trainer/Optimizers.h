@@ -1,0 +1,56 @@
+// Learning-rate schedules and the parameter updater that applies v1's update
+// rules (momentum, adagrad, adadelta, rmsprop, decayed_adagrad, adam, adamax),
+// gradient clipping and L1/L2 decay, reading v1's OptimizationConfig.
+#pragma once
+#include <cstdint>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "../layers/Json.h"
+#include "../layers/Parameter.h"
+
+namespace paddle {
+
+// v1 schedules by `learning_rate_schedule`: constant, poly, caffe_poly, exp,
+// discexp, linear, manual, pass_manual (a = learning_rate_decay_a, b = ..._b).
+class LearningRateSchedule {
+ public:
+  explicit LearningRateSchedule(const Json& optConfig);
+  // numSamples: samples processed so far including the current batch.
+  double rate(int64_t numSamples, int pass) const;
+
+ private:
+  std::string type_;
+  double lr_, a_, b_;
+  std::vector<std::pair<double, double>> segments_;  // manual: (bound, rate)
+};
+
+class ParameterUpdater {
+ public:
+  explicit ParameterUpdater(const Json& optConfig);
+
+  const std::string& method() const { return method_; }
+  void startPass(int pass) { pass_ = pass; }
+  // Counts the batch's samples and computes this batch's learning rate.
+  void startBatch(int64_t batchSize);
+  // Clips the gradient, applies the rule (+ decay), and zeroes the gradient.
+  void update(Parameter& p);
+  void finishBatch() { ++step_; }
+
+  double learningRate() const { return lr_; }
+  int64_t numSamplesProcessed() const { return numSamples_; }
+  int64_t step() const { return step_; }
+
+ private:
+  std::string method_;
+  LearningRateSchedule schedule_;
+  double baseLr_, rho_, eps_, beta1_, beta2_, adamEps_, globalClip_;
+  double lr_ = 0;
+  int64_t numSamples_ = 0;
+  int64_t step_ = 1;  // v1's Adam/Adamax time step starts at 1
+  int pass_ = 0;
+  std::unordered_map<const Parameter*, int64_t> updateCount_;
+};
+
+}  // namespace paddle

@@ -1,0 +1,170 @@
+#include "Trainer.h"
+
+#include <algorithm>
+#include <sstream>
+#include <thread>
+
+#include "../layers/Errors.h"
+#include "../layers/math/MathOps.h"
+
+namespace paddle {
+
+void EvalStats::start() {
+  cost = 0;
+  samples = 0;
+  for (auto& e : evaluators) e->start();
+}
+
+std::string EvalStats::evalString() const {
+  std::string s;
+  for (auto& e : evaluators) s += e->toString() + " ";
+  return s;
+}
+
+Argument sliceArgument(const Argument& a, size_t seqBegin, size_t seqEnd) {
+  Argument out;
+  size_t rowBegin = seqBegin, rowEnd = seqEnd;
+  if (a.hasSeq()) {
+    const int* s = a.seqStarts.data();
+    rowBegin = s[seqBegin];
+    rowEnd = s[seqEnd];
+    out.seqStarts = IVector(1, seqEnd - seqBegin + 1, false);
+    for (size_t i = seqBegin; i <= seqEnd; ++i) out.seqStarts.data()[i - seqBegin] = s[i] - s[seqBegin];
+    if (a.subSeqStarts.size()) {
+      std::vector<int> sub;
+      for (size_t i = 0; i < a.subSeqStarts.size(); ++i) {
+        int r = a.subSeqStarts.data()[i];
+        if (r >= static_cast<int>(rowBegin) && r <= static_cast<int>(rowEnd)) sub.push_back(r - rowBegin);
+      }
+      out.subSeqStarts.copyFromHost(sub.data(), 1, sub.size());
+    }
+  }
+  if (!a.value.empty()) out.value = a.value.rows(rowBegin, rowEnd);
+  if (!a.ids.empty()) out.ids = IVector::view(const_cast<int*>(a.ids.data()) + rowBegin, 1, rowEnd - rowBegin, a.ids.useGpu());
+  out.frameHeight = a.frameHeight;
+  out.frameWidth = a.frameWidth;
+  return out;
+}
+
+Trainer::Trainer(const std::string& json, const TrainerOptions& options)
+    : config_(Json::parse(json)),
+      options_(options),
+      batchSize_(config_["opt_config"].getInt("batch_size", 1)),
+      updater_(config_["opt_config"]) {
+  PADDLE_ENFORCE(config_.has("model_config"), ConfigError, "the trainer config has no model_config");
+  PADDLE_ENFORCE(options.trainerCount >= 1, ConfigError, "trainer_count must be >= 1");
+  PADDLE_ENFORCE(!(options.useGpu && options.trainerCount > 1), UnsupportedError,
+                 "trainer_count > 1 with use_gpu is not supported yet");
+  const Json& model = config_["model_config"];
+  for (int i = 0; i < options.trainerCount; ++i) {
+    machines_.emplace_back(new GradientMachine(model, options.useGpu, options.seed + i));
+  }
+  // Replicas compute their own gradients but read the main copy of every value.
+  for (size_t r = 1; r < machines_.size(); ++r) {
+    for (size_t k = 0; k < machines_[0]->parameters().size(); ++k) {
+      machines_[r]->parameters()[k]->value() = machines_[0]->parameters()[k]->value();
+    }
+  }
+  if (options.trainerCount > 1) math::setCpuThreads(1);  // one level of parallelism at a time
+  pass_ = makeStats();
+  period_ = makeStats();
+  test_ = makeStats();
+  randomizeParameters();
+}
+
+EvalStats Trainer::makeStats() const {
+  EvalStats s;
+  const Json& model = config_["model_config"];
+  // The root sub-model names the evaluators that run at the top level.
+  std::vector<std::string> wanted;
+  for (const Json& sm : model["sub_models"].items()) {
+    if (sm.getString("name", "") == "root") wanted = sm.getStrings("evaluator_names");
+  }
+  for (const Json& ec : model["evaluators"].items()) {
+    std::string name = ec.getString("name", "");
+    bool use = wanted.empty() || std::find(wanted.begin(), wanted.end(), name) != wanted.end();
+    if (use) s.evaluators.push_back(Evaluator::create(ec, *machines_[0]));
+  }
+  return s;
+}
+
+void Trainer::randomizeParameters() {
+  std::mt19937 rng(options_.seed);
+  for (auto& p : machines_[0]->parameters()) p->randomize(rng);
+}
+
+void Trainer::loadParameters(const std::string& dir) {
+  for (auto& p : machines_[0]->parameters()) p->load(dir + "/" + p->name());
+}
+
+void Trainer::saveParameters(const std::string& dir) const {
+  for (auto& p : machines_[0]->parameters()) p->save(dir + "/" + p->name());
+}
+
+void Trainer::startPass(int pass) {
+  passId_ = pass;
+  updater_.startPass(pass);
+  pass_.start();
+  period_.start();
+}
+
+void Trainer::runReplicas(const std::vector<Argument>& inArgs, PassType pass) {
+  const bool train = pass == PASS_TRAIN;
+  if (machines_.size() == 1) {
+    machines_[0]->forward(inArgs, pass);
+    if (train) machines_[0]->backward();
+    return;
+  }
+  // Split by sequences (samples when there are none); gradients are summed after.
+  size_t n = inArgs.empty() ? 0 : inArgs[0].numSequences();
+  const size_t k = machines_.size();
+  std::vector<std::thread> threads;
+  std::vector<std::exception_ptr> errors(k);
+  for (size_t t = 0; t < k; ++t) {
+    threads.emplace_back([&, t] {
+      try {
+        size_t b = n * t / k, e = n * (t + 1) / k;
+        std::vector<Argument> part;
+        for (const Argument& a : inArgs) part.push_back(sliceArgument(a, b, e));
+        machines_[t]->forward(part, pass);
+        if (train) machines_[t]->backward();
+      } catch (...) {
+        errors[t] = std::current_exception();
+      }
+    });
+  }
+  for (auto& th : threads) th.join();
+  for (auto& e : errors) if (e) std::rethrow_exception(e);
+  if (!train) return;
+  auto& main = machines_[0]->parameters();
+  for (size_t r = 1; r < k; ++r) {
+    for (size_t i = 0; i < main.size(); ++i) {
+      if (!main[i]->isStatic()) math::axpby(1.0f, machines_[r]->parameters()[i]->grad(), 1.0f, main[i]->grad());
+    }
+  }
+}
+
+void Trainer::accumulate(EvalStats& stats, int64_t numSamples) {
+  for (auto& m : machines_) {
+    if (m->dataLayers().empty() || m->dataLayers()[0]->output().batchSize() == 0) continue;
+    stats.cost += m->totalCost();
+    for (auto& e : stats.evaluators) e->eval(*m);
+  }
+  stats.samples += numSamples;
+}
+
+void Trainer::trainOneBatch(const std::vector<Argument>& inArgs, int64_t numSamples) {
+  updater_.startBatch(numSamples);
+  runReplicas(inArgs, PASS_TRAIN);
+  for (auto& p : machines_[0]->parameters()) updater_.update(*p);
+  updater_.finishBatch();
+  accumulate(pass_, numSamples);
+  accumulate(period_, numSamples);
+}
+
+void Trainer::testOneBatch(const std::vector<Argument>& inArgs, int64_t numSamples) {
+  runReplicas(inArgs, PASS_TEST);
+  accumulate(test_, numSamples);
+}
+
+}  // namespace paddle

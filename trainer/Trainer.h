@@ -1,0 +1,75 @@
+// The training engine behind `paddle train`: a gradient machine (replicated
+// over --trainer_count threads), the parameter updater and the evaluators,
+// with v1's running statistics (pass totals and the period since the last log).
+// The Python CLI feeds batches and prints; all math runs here.
+#pragma once
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "Evaluator.h"
+#include "GradientMachine.h"
+#include "Optimizers.h"
+
+namespace paddle {
+
+struct TrainerOptions {
+  bool useGpu = false;
+  int trainerCount = 1;
+  uint64_t seed = 1;
+};
+
+// Running cost / sample count and evaluators over some span of batches.
+struct EvalStats {
+  double cost = 0;
+  int64_t samples = 0;
+  std::vector<std::unique_ptr<Evaluator>> evaluators;
+  void start();
+  double avgCost() const { return samples ? cost / samples : 0.0; }
+  std::string evalString() const;  // "name=value name2=value2 "
+};
+
+class Trainer {
+ public:
+  // trainerConfig: JSON of a v1 TrainerConfig (model_config + opt_config ...).
+  Trainer(const std::string& trainerConfigJson, const TrainerOptions& options);
+
+  GradientMachine& machine() { return *machines_[0]; }
+  ParameterUpdater& updater() { return updater_; }
+  const Json& config() const { return config_; }
+  int64_t batchSize() const { return batchSize_; }
+
+  void randomizeParameters();
+  void loadParameters(const std::string& dir);  // one v1 file per parameter
+  void saveParameters(const std::string& dir) const;
+
+  void startPass(int pass);
+  // Forward, backward and update on one batch of `numSamples` samples.
+  void trainOneBatch(const std::vector<Argument>& inArgs, int64_t numSamples);
+  const EvalStats& passStats() const { return pass_; }
+  const EvalStats& periodStats() const { return period_; }
+  void startPeriod() { period_.start(); }  // after each log line
+
+  void startTest() { test_.start(); }
+  void testOneBatch(const std::vector<Argument>& inArgs, int64_t numSamples);
+  const EvalStats& testStats() const { return test_; }
+
+ private:
+  // Runs forward (and backward) on every replica over its share of the batch.
+  void runReplicas(const std::vector<Argument>& inArgs, PassType pass);
+  void accumulate(EvalStats& stats, int64_t numSamples);
+  EvalStats makeStats() const;
+
+  Json config_;
+  TrainerOptions options_;
+  int64_t batchSize_;
+  std::vector<std::unique_ptr<GradientMachine>> machines_;  // [0] owns the parameter values
+  ParameterUpdater updater_;
+  EvalStats pass_, period_, test_;
+  int passId_ = 0;
+};
+
+// Rows [begin, end) of sequences (or samples) of an argument, as views.
+Argument sliceArgument(const Argument& a, size_t seqBegin, size_t seqEnd);
+
+}  // namespace paddle
