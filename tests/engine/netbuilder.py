@@ -1,0 +1,129 @@
+"""Builds v1 ModelConfig dicts directly (no config parser) for engine tests."""
+import json
+
+import numpy as np
+
+from py_paddle import swig_paddle as api
+
+
+class Net(object):
+    def __init__(self):
+        self.layers, self.params, self.inputs, self.outputs = [], [], [], []
+
+    def data(self, name, size):
+        self.layers.append({"name": name, "type": "data", "size": size, "active_type": ""})
+        self.inputs.append(name)
+        return name
+
+    def param(self, name, dims, std=0.3, mean=0.0, **extra):
+        size = int(np.prod(dims))
+        self.params.append(dict({"name": name, "size": size, "dims": list(dims),
+                                 "initial_mean": mean, "initial_std": std}, **extra))
+        return name
+
+    def fc(self, name, inputs, size, act="", bias=True, std=0.3, mean=0.0, drop_rate=None):
+        ins = []
+        for i, (in_name, in_size) in enumerate(inputs):
+            ins.append({"input_layer_name": in_name,
+                        "input_parameter_name": self.param("_%s.w%d" % (name, i), [in_size, size], std, mean)})
+        layer = {"name": name, "type": "fc", "size": size, "active_type": act, "inputs": ins}
+        if bias:
+            layer["bias_parameter_name"] = self.param("_%s.wbias" % name, [1, size], 0.1)
+        if drop_rate:
+            layer["drop_rate"] = drop_rate
+        self.layers.append(layer)
+        return name
+
+    def layer(self, name, type_, size, inputs, **fields):
+        self.layers.append(dict({"name": name, "type": type_, "size": size, "active_type": "",
+                                 "inputs": [{"input_layer_name": i} for i in inputs]}, **fields))
+        return name
+
+    def output(self, *names):
+        self.outputs.extend(names)
+
+    def config(self):
+        return {"type": "nn", "layers": self.layers, "parameters": self.params,
+                "input_layer_names": self.inputs, "output_layer_names": self.outputs}
+
+    def build(self, seed=1):
+        return api.GradientMachine.createByConfigJson(json.dumps(self.config()), False, seed)
+
+
+def make_args(slots):
+    """slots: list of float32 2-D arrays (dense) or int32 1-D arrays (ids)."""
+    args = api.Arguments.createArguments(len(slots))
+    for i, s in enumerate(slots):
+        if s.dtype == np.int32:
+            args.setSlotIdsFromBuffer(i, s)
+        else:
+            args.setSlotValueFromBuffer(i, np.ascontiguousarray(s, dtype=np.float32))
+    return args
+
+
+def total_cost(gm, slots, pass_type=None):
+    out = api.Arguments.createArguments(0)
+    gm.forward(make_args(slots), out, api.PASS_TEST if pass_type is None else pass_type)
+    return out.sum()
+
+
+def gradient_check(gm, slots, input_slots=(), samples=12, eps=1e-3, rtol=2e-2, atol=2e-3, seed=0,
+                   grad_scale=1.0):
+    """Compares backward() with central finite differences of the total cost.
+
+    Checks `samples` random entries of every parameter and of the dense input
+    slots listed in `input_slots`. Cost layers' `coeff` scales only the gradient
+    (v1), so backward is compared with grad_scale * the numeric derivative.
+    Returns the worst relative error seen.
+    """
+    rng = np.random.RandomState(seed)
+    gm.setNeedInputGradient(True)
+    out = api.Arguments.createArguments(0)
+    gm.forwardBackward(make_args(slots), out, api.PASS_GC)
+    analytic = {}
+    for p in gm.getParameters():
+        if not p.isStatic():
+            analytic[p.getName()] = p.getBuf(api.PARAMETER_GRADIENT).copyToNumpyArray()
+    names = list(gm.getInputLayerNames())
+    in_grads = {}
+    for k in input_slots:
+        g = gm.getLayerOutput(names[k]).getSlotGrad(0)
+        assert g is not None, "input %s has no gradient" % names[k]
+        in_grads[k] = g.copyToNumpyMat()
+    worst = 0.0
+
+    def compare(what, num, ana):
+        nonlocal worst
+        num *= grad_scale
+        err = abs(num - ana) / max(abs(num) + abs(ana), 1e-12)
+        assert abs(num - ana) <= atol + rtol * max(abs(num), abs(ana)), \
+            "%s: numeric %.6g vs backward %.6g" % (what, num, ana)
+        worst = max(worst, err)
+
+    for p in gm.getParameters():
+        if p.isStatic():
+            continue
+        value = p.getBuf(api.PARAMETER_VALUE).toNumpyArrayInplace()
+        for j in rng.choice(value.size, min(samples, value.size), replace=False):
+            old = value[j]
+            value[j] = old + eps
+            up = total_cost(gm, slots)
+            value[j] = old - eps
+            down = total_cost(gm, slots)
+            value[j] = old
+            compare("%s[%d]" % (p.getName(), j), (up - down) / (2 * eps), analytic[p.getName()][j])
+    for k in input_slots:
+        x = slots[k].astype(np.float64)
+        flat = x.reshape(-1)
+        for j in rng.choice(flat.size, min(samples, flat.size), replace=False):
+            old = flat[j]
+            perturbed = list(slots)
+            flat[j] = old + eps
+            perturbed[k] = x.astype(np.float32)
+            up = total_cost(gm, perturbed)
+            flat[j] = old - eps
+            perturbed[k] = x.astype(np.float32)
+            down = total_cost(gm, perturbed)
+            flat[j] = old
+            compare("input %s[%d]" % (names[k], j), (up - down) / (2 * eps), in_grads[k].reshape(-1)[j])
+    return worst

@@ -1,0 +1,183 @@
+"""Each update rule and schedule against a NumPy transcription of v1's formula."""
+import json
+
+import numpy as np
+import pytest
+
+from py_paddle import swig_paddle as api
+from tests.engine.netbuilder import Net
+
+N_IN, N_OUT, STEPS, BATCH = 6, 5, 10, 8
+
+
+def make_param(**param_fields):
+    net = Net()
+    x = net.data("x", N_IN)
+    net.layers.append({"name": "h", "type": "fc", "size": N_OUT, "active_type": "",
+                       "inputs": [{"input_layer_name": x, "input_parameter_name": "w"}]})
+    net.param("w", [N_IN, N_OUT], std=0.5, **param_fields)
+    net.output("h")
+    gm = net.build(seed=3)
+    return gm, gm.getParameterByName("w")
+
+
+def run_engine(opt, steps=STEPS, seed=0, **param_fields):
+    """Applies `steps` updates with random gradients; returns (values, lrs)."""
+    gm, p = make_param(**param_fields)
+    updater = api.ParameterUpdater.createLocalUpdater(json.dumps(opt))
+    rng = np.random.RandomState(seed)
+    w0 = p.getBuf(api.PARAMETER_VALUE).copyToNumpyArray().astype(np.float64)
+    values, lrs, grads = [], [], []
+    for t in range(steps):
+        g = (rng.randn(w0.size) * 2).astype(np.float32)
+        grads.append(g.astype(np.float64))
+        updater.startPass(0)
+        updater.startBatch(BATCH)
+        p.getBuf(api.PARAMETER_GRADIENT).copyFromNumpyArray(g)
+        updater.update(p)
+        updater.finishBatch()
+        lrs.append(updater.getLearningRate())
+        values.append(p.getBuf(api.PARAMETER_VALUE).copyToNumpyArray().astype(np.float64))
+        assert not p.getBuf(api.PARAMETER_GRADIENT).copyToNumpyArray().any(), "gradient not cleared"
+    return w0, grads, values, lrs
+
+
+def reference(method, w, grads, lr, mu=0.0, decay=0.0, rho=0.95, eps=1e-6, b1=0.9, b2=0.999,
+              adam_eps=1e-8, clip=0.0, l1=0.0):
+    """NumPy transcription of v1's update rules (reference doc section 3.8-3.11)."""
+    w = w.copy()
+    m = np.zeros_like(w)
+    s0, s1 = np.zeros_like(w), np.zeros_like(w)
+    out = []
+    in_rule_decay = 0.0 if l1 > 0 else decay
+    for t, g in enumerate(grads, start=1):
+        g = g.copy()
+        if clip > 0 and np.abs(g).max() > clip:
+            g = np.clip(g, -clip, clip)
+        rate = None
+        if method == "momentum":
+            m = mu * m - lr * (g + in_rule_decay * w)
+            w = w + m
+        elif method in ("adagrad", "adadelta", "rmsprop", "decayed_adagrad"):
+            if method == "adagrad":
+                s1 = s1 + g * g
+                rate = 1 / np.sqrt(s0 + s1 + eps)
+            elif method == "adadelta":
+                s0 = rho * s0 + (1 - rho) * g * g
+                rate = np.sqrt((s1 + eps) / (s0 + eps))
+                s1 = rho * s1 + (1 - rho) * (g * rate) ** 2
+            elif method == "rmsprop":
+                s0 = rho * s0 + (1.0 if t == 1 else 1 - rho) * g * g
+                s1 = rho * s1 + (1 - rho) * g
+                rate = 1 / np.sqrt(s0 - s1 * s1 + eps)
+            else:
+                s0 = rho * s0 + (1.0 if t == 1 else 1 - rho) * g * g
+                rate = 1 / np.sqrt(s0 + eps)
+            m = mu * m - lr * rate * (g + in_rule_decay * w)
+            w = w + m
+        elif method == "adam":
+            s0 = b1 * s0 + (1 - b1) * g
+            s1 = b2 * s1 + (1 - b2) * g * g
+            alpha = lr * np.sqrt(1 - b2 ** t) / (1 - b1 ** t)
+            w = w - alpha * s0 / (np.sqrt(s1) + adam_eps)
+        elif method == "adamax":
+            s0 = b1 * s0 + (1 - b1) * g
+            s1 = np.maximum(b2 * s1, np.abs(g))
+            w = w - (lr / (1 - b1 ** t)) * s0 / s1
+        if l1 > 0:
+            r = 1.0 if rate is None else rate
+            w = np.sign(w) * np.maximum(np.abs(w) - lr * l1 * r, 0)
+            w = w / (1 + lr * decay * r)
+        out.append(w.copy())
+    return out
+
+
+def assert_close(values, expected, rtol=2e-5, atol=2e-6):
+    for t, (v, e) in enumerate(zip(values, expected)):
+        np.testing.assert_allclose(v, e, rtol=rtol, atol=atol, err_msg="step %d" % (t + 1))
+
+
+CASES = [
+    ("momentum", {}, {"learning_rate": 1.0, "momentum": 0.9}, {"lr": 0.01, "mu": 0.9}),
+    ("momentum", {}, {"momentum": 0.5, "decay_rate": 0.1}, {"lr": 0.01, "mu": 0.5, "decay": 0.1}),
+    ("momentum", {}, {"learning_rate": 2.0}, {"lr": 0.02}),
+    ("adagrad", {"ada_epsilon": 1e-6}, {}, {"lr": 0.01}),
+    ("adadelta", {"ada_rou": 0.9, "ada_epsilon": 1e-4}, {}, {"lr": 0.01, "rho": 0.9, "eps": 1e-4}),
+    ("rmsprop", {"ada_rou": 0.9, "ada_epsilon": 1e-3}, {"decay_rate": 0.05},
+     {"lr": 0.01, "rho": 0.9, "eps": 1e-3, "decay": 0.05}),
+    ("decayed_adagrad", {"ada_rou": 0.9}, {}, {"lr": 0.01, "rho": 0.9}),
+    ("adam", {"adam_beta1": 0.8, "adam_beta2": 0.99, "adam_epsilon": 1e-6}, {},
+     {"lr": 0.01, "b1": 0.8, "b2": 0.99, "adam_eps": 1e-6}),
+    # v1's Adam ignores L2 decay (issues #2088, #5836): decay_rate must not change the result
+    ("adam", {}, {"decay_rate": 0.5}, {"lr": 0.01}),
+    ("adamax", {"adam_beta1": 0.9, "adam_beta2": 0.999}, {}, {"lr": 0.01}),
+]
+
+
+@pytest.mark.parametrize("method,opt_fields,param_fields,ref", CASES)
+def test_update_rule_matches_numpy(method, opt_fields, param_fields, ref):
+    opt = dict({"learning_method": method, "learning_rate": 0.01, "batch_size": BATCH}, **opt_fields)
+    w0, grads, values, _ = run_engine(opt, **param_fields)
+    assert_close(values, reference(method, w0, grads, **ref))
+
+
+def test_gradient_clipping_per_parameter_and_global():
+    opt = {"learning_method": "momentum", "learning_rate": 0.1, "batch_size": BATCH}
+    w0, grads, values, _ = run_engine(opt, gradient_clipping_threshold=0.5)
+    assert_close(values, reference("momentum", w0, grads, lr=0.1, clip=0.5))
+    opt["gradient_clipping_threshold"] = 1.0  # the global fallback
+    w0, grads, values, _ = run_engine(opt)
+    assert_close(values, reference("momentum", w0, grads, lr=0.1, clip=1.0))
+
+
+@pytest.mark.parametrize("method", ["momentum", "adagrad"])
+def test_l1_and_l2_decay(method):
+    opt = {"learning_method": method, "learning_rate": 0.05, "batch_size": BATCH}
+    w0, grads, values, _ = run_engine(opt, decay_rate_l1=0.3, decay_rate=0.2)
+    assert_close(values, reference(method, w0, grads, lr=0.05, l1=0.3, decay=0.2))
+
+
+SCHEDULES = [
+    ("constant", {}, lambda n, p: 0.1),
+    ("poly", {"learning_rate_decay_a": 0.01, "learning_rate_decay_b": 0.5},
+     lambda n, p: 0.1 * (1 + 0.01 * n) ** -0.5),
+    ("caffe_poly", {"learning_rate_decay_a": 60, "learning_rate_decay_b": 2.0},
+     lambda n, p: 0.0 if n > 60 else 0.1 * (1 - n / 60.0) ** 2),
+    ("exp", {"learning_rate_decay_a": 0.5, "learning_rate_decay_b": 16},
+     lambda n, p: 0.1 * 0.5 ** (n / 16.0)),
+    ("discexp", {"learning_rate_decay_a": 0.5, "learning_rate_decay_b": 20},
+     lambda n, p: 0.1 * 0.5 ** np.floor(n / 20.0)),
+    ("linear", {"learning_rate_decay_a": 0.001, "learning_rate_decay_b": 0.05},
+     lambda n, p: max(0.1 - 0.001 * n, 0.05)),
+    ("manual", {"learning_rate_args": "16:1.0,40:0.5,64:0.1"},
+     lambda n, p: 0.1 * (1.0 if n <= 16 else 0.5 if n <= 40 else 0.1)),
+]
+
+
+@pytest.mark.parametrize("name,fields,formula", SCHEDULES)
+def test_learning_rate_schedules(name, fields, formula):
+    opt = dict({"learning_method": "momentum", "learning_rate": 0.1, "batch_size": BATCH,
+                "learning_rate_schedule": name}, **fields)
+    w0, grads, values, lrs = run_engine(opt)
+    expected_lrs = [formula(BATCH * (t + 1), 0) for t in range(STEPS)]
+    np.testing.assert_allclose(lrs, expected_lrs, rtol=1e-9)
+    w, exp_values = w0.copy(), []
+    for lr, g in zip(expected_lrs, grads):
+        w = w - lr * g
+        exp_values.append(w.copy())
+    assert_close(values, exp_values)
+
+
+def test_adam_ignores_schedule():
+    opt = {"learning_method": "adam", "learning_rate": 0.01, "batch_size": BATCH,
+           "learning_rate_schedule": "exp", "learning_rate_decay_a": 0.1, "learning_rate_decay_b": 1}
+    w0, grads, values, lrs = run_engine(opt)
+    assert lrs == [0.01] * STEPS
+    assert_close(values, reference("adam", w0, grads, lr=0.01))
+
+
+def test_bad_optimizer_config_raises():
+    with pytest.raises(ValueError, match="unknown learning_method 'sgdd'"):
+        api.ParameterUpdater.createLocalUpdater(json.dumps({"learning_method": "sgdd"}))
+    with pytest.raises(ValueError, match="learning_rate_schedule"):
+        api.ParameterUpdater.createLocalUpdater(json.dumps({"learning_rate_schedule": "cosine"}))
