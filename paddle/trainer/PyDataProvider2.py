@@ -1,0 +1,549 @@
+"""PyDataProvider2: the v1 user API for writing data providers.
+
+A data provider is a generator function decorated with ``@provider(...)``::
+
+    from paddle.trainer.PyDataProvider2 import *
+
+    @provider(input_types={'pixel': dense_vector(784), 'label': integer_value(10)})
+    def process(settings, filename):
+        for pixels, label in read(filename):
+            yield {'pixel': pixels, 'label': label}
+
+``@provider`` turns the function into a *class*.  The runtime
+(:mod:`paddle.trainer.data_provider`) instantiates that class once per data
+source with keyword arguments: the unpickled ``args`` of
+``define_py_data_sources2`` plus ``is_train``, ``file_list`` and
+``input_order`` (the model's data layer names).  The instance is the
+``settings`` object handed to ``init_hook`` and, as first argument, to the
+generator for every entry of the file list.
+
+This module only describes providers; batching, shuffling, pooling, caching
+and conversion to numpy buffers live in :mod:`paddle.trainer.data_provider`.
+"""
+
+import collections
+import collections.abc
+import functools  # noqa: F401  (exported by v1's star import)
+import inspect
+import itertools  # noqa: F401  (exported by v1's star import)
+import logging
+import numbers
+import pickle
+
+import numpy as np
+
+__all__ = [
+    # types and constructors
+    'SequenceType', 'DataType', 'CacheType', 'InputType',
+    'dense_slot', 'sparse_non_value_slot', 'sparse_value_slot', 'index_slot',
+    'dense_vector', 'sparse_binary_vector', 'sparse_vector', 'integer_value',
+    'dense_array',
+    'dense_vector_sequence', 'dense_vector_sub_sequence',
+    'sparse_binary_vector_sequence', 'sparse_binary_vector_sub_sequence',
+    'sparse_vector_sequence', 'sparse_vector_sub_sequence',
+    'integer_value_sequence', 'integer_value_sub_sequence', 'integer_sequence',
+    # decorator and helpers
+    'provider', 'deserialize_args', 'DataError',
+    # modules v1 providers received through the star import
+    'logging', 'collections', 'functools', 'itertools',
+]
+
+
+# ---------------------------------------------------------------------------
+# Logging.  v1 logged through a logger configured at import time; we use a
+# named logger (the CLI may reconfigure it) that prints INFO and above.
+# ---------------------------------------------------------------------------
+
+LOGGER_NAME = "paddle.data_provider"
+
+
+def _get_logger():
+    logger = logging.getLogger(LOGGER_NAME)
+    if not logger.handlers:
+        handler = logging.StreamHandler()
+        handler.setFormatter(logging.Formatter(
+            "[%(levelname)s %(asctime)s %(filename)s:%(lineno)s] %(message)s"))
+        logger.addHandler(handler)
+        logger.setLevel(logging.INFO)
+        logger.propagate = False
+    return logger
+
+
+# ---------------------------------------------------------------------------
+# Input types
+# ---------------------------------------------------------------------------
+
+class SequenceType(object):
+    NO_SEQUENCE = 0
+    SEQUENCE = 1
+    SUB_SEQUENCE = 2
+
+
+class DataType(object):
+    Dense = 0
+    SparseNonValue = 1
+    SparseValue = 2
+    Index = 3
+
+
+class CacheType(object):
+    # Every pass runs the Python generators again.
+    NO_CACHE = 0
+    # The first pass runs the generators and keeps every sample in memory;
+    # later passes replay the samples from memory.
+    CACHE_PASS_IN_MEM = 1
+
+
+_TYPE_BASENAMES = {
+    DataType.Dense: "dense_vector",
+    DataType.SparseNonValue: "sparse_binary_vector",
+    DataType.SparseValue: "sparse_vector",
+    DataType.Index: "integer_value",
+}
+_SEQ_SUFFIXES = {
+    SequenceType.NO_SEQUENCE: "",
+    SequenceType.SEQUENCE: "_sequence",
+    SequenceType.SUB_SEQUENCE: "_sub_sequence",
+}
+
+
+class InputType(object):
+    """Declares one input slot: its dimension, sequence level and data type.
+
+    ``dim`` is the vector size for dense/sparse slots and the value range
+    (number of distinct ids) for integer slots.
+    """
+    __slots__ = ['dim', 'seq_type', 'type']
+
+    def __init__(self, dim, seq_type, tp):
+        self.dim = dim
+        self.seq_type = seq_type
+        self.type = tp
+
+    def __repr__(self):
+        base = _TYPE_BASENAMES.get(self.type, "InputType[type=%r]" % (self.type,))
+        suffix = _SEQ_SUFFIXES.get(self.seq_type,
+                                   "[seq_type=%r]" % (self.seq_type,))
+        return "%s%s(%r)" % (base, suffix, self.dim)
+
+    def __eq__(self, other):
+        return (isinstance(other, InputType) and self.dim == other.dim and
+                self.seq_type == other.seq_type and self.type == other.type)
+
+    def __ne__(self, other):
+        return not self.__eq__(other)
+
+    def __hash__(self):
+        return hash((self.dim, self.seq_type, self.type))
+
+
+def dense_slot(dim, seq_type=SequenceType.NO_SEQUENCE):
+    """A dense float vector of size ``dim`` (a list of numbers or a numpy
+    array holding ``dim`` values, of any shape)."""
+    return InputType(dim, seq_type, DataType.Dense)
+
+
+def sparse_non_value_slot(dim, seq_type=SequenceType.NO_SEQUENCE):
+    """A sparse 0/1 vector of size ``dim``, given as the list of its
+    non-zero ids."""
+    return InputType(dim, seq_type, DataType.SparseNonValue)
+
+
+def sparse_value_slot(dim, seq_type=SequenceType.NO_SEQUENCE):
+    """A sparse float vector of size ``dim``, given as a list of
+    ``(id, value)`` pairs."""
+    return InputType(dim, seq_type, DataType.SparseValue)
+
+
+def index_slot(value_range, seq_type=SequenceType.NO_SEQUENCE):
+    """An integer in ``[0, value_range)`` (class label, word id ...)."""
+    return InputType(value_range, seq_type, DataType.Index)
+
+
+dense_vector = dense_slot
+sparse_binary_vector = sparse_non_value_slot
+sparse_vector = sparse_value_slot
+integer_value = index_slot
+# v0.10 name for dense input whose samples are multi-dimensional arrays.
+dense_array = dense_slot
+
+
+def dense_vector_sequence(dim):
+    return dense_vector(dim, seq_type=SequenceType.SEQUENCE)
+
+
+def dense_vector_sub_sequence(dim):
+    return dense_vector(dim, seq_type=SequenceType.SUB_SEQUENCE)
+
+
+def sparse_binary_vector_sequence(dim):
+    return sparse_binary_vector(dim, seq_type=SequenceType.SEQUENCE)
+
+
+def sparse_binary_vector_sub_sequence(dim):
+    return sparse_binary_vector(dim, seq_type=SequenceType.SUB_SEQUENCE)
+
+
+def sparse_vector_sequence(dim):
+    return sparse_vector(dim, seq_type=SequenceType.SEQUENCE)
+
+
+def sparse_vector_sub_sequence(dim):
+    return sparse_vector(dim, seq_type=SequenceType.SUB_SEQUENCE)
+
+
+def integer_value_sequence(value_range):
+    return integer_value(value_range, seq_type=SequenceType.SEQUENCE)
+
+
+def integer_value_sub_sequence(value_range):
+    return integer_value(value_range, seq_type=SequenceType.SUB_SEQUENCE)
+
+
+integer_sequence = integer_value_sequence
+
+
+# ---------------------------------------------------------------------------
+# Errors
+# ---------------------------------------------------------------------------
+
+class DataError(ValueError):
+    """A sample does not match the provider's declared input types.
+
+    The message names, where known, the provider (its source file and
+    function), the file list entry being read, the index of the sample within
+    that entry, and the offending slot with what was expected.  The same
+    pieces are available as attributes.
+    """
+
+    def __init__(self, detail, provider=None, file_entry=None, file_index=None,
+                 sample_index=None, slot_index=None, slot_name=None,
+                 input_type=None):
+        self.detail = detail
+        self.provider = provider
+        self.file_entry = file_entry
+        self.file_index = file_index
+        self.sample_index = sample_index
+        self.slot_index = slot_index
+        self.slot_name = slot_name
+        self.input_type = input_type
+        ValueError.__init__(self, self._format())
+
+    def _format(self):
+        where = []
+        if self.provider is not None:
+            where.append("data provider %s" % self.provider)
+        if self.file_entry is not None or self.file_index is not None:
+            if self.file_index is not None:
+                where.append("file list entry %d %r" %
+                             (self.file_index, self.file_entry))
+            else:
+                where.append("file list entry %r" % (self.file_entry,))
+        if self.sample_index is not None:
+            where.append("sample %d" % self.sample_index)
+        if self.slot_index is not None or self.slot_name is not None:
+            slot = "slot"
+            if self.slot_index is not None:
+                slot += " %d" % self.slot_index
+            if self.slot_name is not None:
+                slot += " '%s'" % self.slot_name
+            if self.input_type is not None:
+                slot += " (%r)" % (self.input_type,)
+            where.append(slot)
+        if where:
+            return "%s: %s" % (", ".join(where), self.detail)
+        return str(self.detail)
+
+    def __reduce__(self):
+        return (_rebuild_data_error,
+                (self.detail, self.provider, self.file_entry, self.file_index,
+                 self.sample_index, self.slot_index, self.slot_name,
+                 self.input_type))
+
+
+def _rebuild_data_error(*args):
+    return DataError(*args)
+
+
+# ---------------------------------------------------------------------------
+# Sample checking (check=True)
+# ---------------------------------------------------------------------------
+
+def _is_sequence(value):
+    if isinstance(value, np.ndarray):
+        return value.ndim >= 1
+    if isinstance(value, (str, bytes, dict)):
+        return False
+    return isinstance(value, collections.abc.Sequence)
+
+
+def _is_integer(value):
+    return (isinstance(value, (numbers.Integral, np.integer)) and
+            not isinstance(value, (bool, np.bool_)))
+
+
+def _is_real(value):
+    return (isinstance(value, (numbers.Real, np.number)) and
+            not isinstance(value, (bool, np.bool_)))
+
+
+def _describe(value):
+    text = repr(value)
+    if len(text) > 60:
+        text = text[:57] + "..."
+    return "%s %s" % (type(value).__name__, text)
+
+
+def _check_leaf(input_type, value):
+    """Returns None when ``value`` (one time step) fits ``input_type``, else a
+    description of the problem."""
+    dim = input_type.dim
+    tp = input_type.type
+    if tp == DataType.Dense:
+        if not _is_sequence(value):
+            return "expected a dense vector of %d numbers, got %s" % (
+                dim, _describe(value))
+        try:
+            arr = np.asarray(value)
+        except (ValueError, TypeError):
+            return "dense vector is ragged or not numeric: %s" % _describe(value)
+        if arr.dtype.kind not in "biuf":
+            return "dense vector must hold numbers, got dtype %s" % arr.dtype
+        if arr.size != dim:
+            return "expected a dense vector of %d numbers, got %d" % (dim, arr.size)
+        return None
+    if tp == DataType.Index:
+        if not _is_integer(value):
+            return "expected an integer in [0, %d), got %s" % (
+                dim, _describe(value))
+        if value < 0 or value >= dim:
+            return "integer value %d out of range [0, %d)" % (value, dim)
+        return None
+    if tp in (DataType.SparseNonValue, DataType.SparseValue):
+        if not _is_sequence(value):
+            return "expected a list of %s, got %s" % (
+                "ids" if tp == DataType.SparseNonValue else "(id, value) pairs",
+                _describe(value))
+        ids = []
+        for k in value:
+            if tp == DataType.SparseValue:
+                if not _is_sequence(k) or len(k) != 2:
+                    return "expected an (id, value) pair, got %s" % _describe(k)
+                k, v = k[0], k[1]
+                if not _is_real(v):
+                    return "sparse value must be a number, got %s" % _describe(v)
+            if not _is_integer(k):
+                return "sparse id must be an integer, got %s" % _describe(k)
+            if k < 0 or k >= dim:
+                return "sparse id %d out of range [0, %d)" % (k, dim)
+            ids.append(k)
+        if len(set(ids)) != len(ids):
+            return "sparse ids are not unique: %s" % _describe(list(value))
+        return None
+    return "unsupported input type %r" % (input_type,)
+
+
+def _check_value(input_type, value, level):
+    if level == 0:
+        return _check_leaf(input_type, value)
+    if not _is_sequence(value):
+        return "expected a %s, got %s" % (
+            "sequence" if level == 1 else "sequence of sub-sequences",
+            _describe(value))
+    for k, step in enumerate(value):
+        err = _check_value(input_type, step, level - 1)
+        if err is not None:
+            what = "sub-sequence" if level == 2 else "timestep"
+            return "%s %d: %s" % (what, k, err)
+    return None
+
+
+def check_sample(input_types, sample):
+    """Validates one normalized sample (one value per slot, in slot order)
+    against ``input_types``.  Returns ``None`` when it fits, else a tuple
+    ``(slot_index, message)``."""
+    if len(sample) != len(input_types):
+        return (None, "sample has %d slots, expected %d" %
+                (len(sample), len(input_types)))
+    for i, (value, tp) in enumerate(zip(sample, input_types)):
+        if value is None:
+            return (i, "value is missing (None)")
+        err = _check_value(tp, value, tp.seq_type)
+        if err is not None:
+            return (i, err)
+    return None
+
+
+# ---------------------------------------------------------------------------
+# The @provider decorator
+# ---------------------------------------------------------------------------
+
+_TRUE_STRINGS = ('t', 'true', 'on', '1', 'yes', 'y')
+_FALSE_STRINGS = ('f', 'false', 'off', '0', 'no', 'n')
+
+
+def _parse_should_shuffle(value, logger):
+    if value is None or isinstance(value, bool):
+        return value
+    if isinstance(value, (int, np.integer)) and value in (0, 1):
+        return bool(value)
+    if isinstance(value, str):
+        low = value.strip().lower()
+        if low in _TRUE_STRINGS:
+            return True
+        if low in _FALSE_STRINGS:
+            return False
+    logger.warning("Could not recognize should_shuffle (%r); using the default "
+                   "(shuffle when training, not when testing). Use a bool or "
+                   "one of %r.", value, _TRUE_STRINGS + _FALSE_STRINGS)
+    return None
+
+
+def _source_of(func):
+    try:
+        path = inspect.getsourcefile(func) or func.__code__.co_filename
+    except (TypeError, AttributeError):
+        path = None
+    name = getattr(func, "__name__", repr(func))
+    if path:
+        return "%s:%s" % (path, name)
+    return name
+
+
+def provider(input_types=None, should_shuffle=None, pool_size=-1,
+             min_pool_size=-1, can_over_batch_size=True, calc_batch_size=None,
+             cache=CacheType.NO_CACHE, check=False, check_fail_continue=False,
+             init_hook=None, **outter_kwargs):
+    """Turns a generator ``f(settings, filename)`` into a data provider class.
+
+    :param input_types: list of :class:`InputType` (samples are lists/tuples in
+        that order, matching the model's data layers), or a dict keyed by data
+        layer name (samples may then be dicts too; slots are reordered by the
+        model's ``input_layer_names``).  May instead be set by ``init_hook`` as
+        ``settings.input_types``.  With a single slot the generator may yield
+        the bare value.
+    :param should_shuffle: True/False, or None to shuffle when training only.
+        The strings t/true/on/1 and f/false/off/0 are accepted.
+    :param pool_size: maximum pool size in samples (-1: unlimited).
+    :param min_pool_size: a batch is drawn only once the pool holds at least
+        max(batch_size, min_pool_size) samples, or the files are exhausted
+        (-1: the whole pass, capped by pool_size).
+    :param can_over_batch_size: with calc_batch_size, whether a batch may
+        exceed the batch size.
+    :param calc_batch_size: callable(sample) -> int, a sample's contribution
+        to the batch size (default 1).
+    :param cache: CacheType.NO_CACHE or CacheType.CACHE_PASS_IN_MEM.
+    :param check: validate every sample against the input types.
+    :param check_fail_continue: with check, drop bad samples (with a warning)
+        instead of raising :class:`DataError`.
+    :param init_hook: callable(settings, file_list=..., **kwargs) run when the
+        provider is created; kwargs are ``is_train``, ``input_order`` and the
+        ``args`` of define_py_data_sources2.
+    """
+
+    def __wrapper__(generator):
+        class DataProvider(object):
+            _paddle_provider_ = True
+            _provider_source_ = _source_of(generator)
+
+            def __init__(self, file_list=None, **kwargs):
+                self.logger = _get_logger()
+                self.input_types = None
+                self.should_shuffle = _parse_should_shuffle(should_shuffle,
+                                                            self.logger)
+                self.pool_size = pool_size
+                self.min_pool_size = min_pool_size
+                self.can_over_batch_size = can_over_batch_size
+                self.calc_batch_size = (calc_batch_size
+                                        if callable(calc_batch_size) else None)
+                self.file_list = list(file_list) if file_list is not None else []
+                self.generator = generator
+                self.cache = cache
+                self.check = check
+                self.check_fail_continue = check_fail_continue
+                self.input_order = kwargs.get('input_order')
+                self.is_train = kwargs.get('is_train', True)
+                self.slots = None
+                if init_hook is not None:
+                    init_hook(self, file_list=self.file_list, **kwargs)
+
+                if 'slots' in outter_kwargs:
+                    self.logger.warning("setting slots value is deprecated, "
+                                        "please use input_types instead.")
+                    self.slots = outter_kwargs['slots']
+                if input_types is not None:
+                    self.slots = input_types
+                if self.input_types is not None:
+                    self.slots = self.input_types
+                if self.slots is None:
+                    raise ValueError(
+                        "data provider %s: input_types is not set; pass "
+                        "input_types to @provider or set settings.input_types "
+                        "in init_hook" % self._provider_source_)
+
+                # Resolve the slot list in the model's data layer order.
+                self.use_dynamic_order = isinstance(self.slots, dict)
+                if self.use_dynamic_order:
+                    declared = self.slots
+                    order = self.input_order
+                    if order is None:
+                        order = list(declared.keys())
+                    missing = [name for name in order if name not in declared]
+                    if missing:
+                        raise ValueError(
+                            "data provider %s: input_types has no entry for "
+                            "data layer(s) %s (declared: %s)" %
+                            (self._provider_source_, ", ".join(map(repr, missing)),
+                             ", ".join(map(repr, declared))))
+                    self.slot_names = list(order)
+                    self.slots = [declared[name] for name in order]
+                else:
+                    self.slots = list(self.slots)
+                    self.slot_names = (list(self.input_order)
+                                       if self.input_order is not None and
+                                       len(self.input_order) == len(self.slots)
+                                       else None)
+                for i, tp in enumerate(self.slots):
+                    if not isinstance(tp, InputType):
+                        raise ValueError(
+                            "data provider %s: input type %d is %r, not an "
+                            "InputType (use dense_vector(...), integer_value(...)"
+                            " ...)" % (self._provider_source_, i, tp))
+
+        DataProvider.__name__ = getattr(generator, "__name__", "DataProvider")
+        DataProvider.__qualname__ = getattr(generator, "__qualname__",
+                                            DataProvider.__name__)
+        DataProvider.__module__ = getattr(generator, "__module__", __name__)
+        DataProvider.__doc__ = getattr(generator, "__doc__", None)
+        return DataProvider
+
+    return __wrapper__
+
+
+def is_provider(obj):
+    """True when ``obj`` is a class produced by ``@provider``."""
+    return isinstance(obj, type) and getattr(obj, "_paddle_provider_", False)
+
+
+def deserialize_args(args):
+    """Unpickles the ``load_data_args`` of a DataConfig (a pickled dict).
+
+    Accepts bytes or str (a str is taken as the latin-1 spelling of the pickle
+    bytes); an empty value or None gives an empty dict; a dict is returned as
+    is."""
+    if args is None:
+        return {}
+    if isinstance(args, dict):
+        return args
+    if isinstance(args, str):
+        if not args:
+            return {}
+        try:
+            data = args.encode('latin-1')
+        except UnicodeEncodeError:
+            data = args.encode('utf-8')
+    else:
+        data = bytes(args)
+        if not data:
+            return {}
+    return pickle.loads(data, encoding='latin1')

@@ -1,0 +1,369 @@
+"""The `paddle` command: train / test a v1 trainer config, dump configs, print the version.
+
+    paddle train --config=trainer_config.py [--config_args=a=1,b=x] [v1 flags ...]
+    paddle dump_config CONFIG [CONFIG_ARGS] [--whole] [--format=text|yaml|json]
+    paddle version
+
+Flags follow v1's gflags spelling (`--name=value`, also `-name=value` and
+`--name value`; booleans accept 1/0/true/false). The C++ engine does the math;
+this module parses the config, feeds batches from the data provider, logs in
+v1's format and writes `save_dir/pass-%05d/` atomically.
+"""
+import argparse
+import logging
+import os
+import shutil
+import sys
+import time
+
+LOG = logging.getLogger("paddle")
+
+# v1 flags that are accepted for compatibility but change nothing here.
+IGNORED_FLAGS = {
+    "test_all_data_in_one_period", "local", "gpu_id", "parallel_nn", "cudnn_version",
+    "num_gradient_servers", "trainer_id", "pservers", "port", "ports_num",
+    "ports_num_for_sparse", "nics", "rdma_tcp", "python_path", "python_bin",
+    "use_old_updater", "enable_grad_share", "grad_share_block_num",
+    "allow_only_one_model_on_one_gpu", "thread_local_rand_use_global_seed", "show_layer_stat",
+    "rnn_use_batch", "log_clipping", "log_error_clipping", "loadsave_parameters_in_pserver",
+    "start_pserver", "test_wait", "prev_batch_state", "beam_size", "average_test_period",
+    "with_cost",
+}
+
+
+class UsageError(Exception):
+    pass
+
+
+def _bool(text):
+    value = str(text).strip().lower()
+    if value in ("1", "true", "t", "yes", "on"):
+        return True
+    if value in ("0", "false", "f", "no", "off"):
+        return False
+    raise argparse.ArgumentTypeError("expected a boolean (1/0/true/false), got %r" % text)
+
+
+def _normalize(argv):
+    """v1 accepts -flag=value as well as --flag=value."""
+    out = []
+    for a in argv:
+        if a.startswith("-") and not a.startswith("--") and len(a) > 2:
+            a = "-" + a
+        out.append(a)
+    return out
+
+
+def _train_parser():
+    p = argparse.ArgumentParser(prog="paddle train", description="Train or test a v1 trainer config.")
+    p.add_argument("--config", required=True, help="trainer config file (.py or .yaml)")
+    p.add_argument("--config_args", default="", help="k1=v1,k2=v2 passed to get_config_arg")
+    p.add_argument("--job", default="train", choices=["train", "test"])
+    p.add_argument("--save_dir", default=None, help="output directory (default: the config's, ./output/model)")
+    p.add_argument("--num_passes", type=int, default=100)
+    p.add_argument("--start_pass", type=int, default=0, help="resume: load save_dir/pass-(N-1)")
+    p.add_argument("--init_model_path", default="", help="load parameters from this directory")
+    p.add_argument("--load_missing_parameter_strategy", default="fail", choices=["fail", "rand", "zero"])
+    p.add_argument("--use_gpu", type=_bool, default=False)
+    p.add_argument("--trainer_count", type=int, default=1)
+    p.add_argument("--log_period", type=int, default=100)
+    p.add_argument("--dot_period", type=int, default=1)
+    p.add_argument("--test_period", type=int, default=0,
+                   help="0: test at the end of each pass; N: also every N batches")
+    p.add_argument("--saving_period", type=int, default=1, help="save every N passes")
+    p.add_argument("--save_only_one", type=_bool, default=False)
+    p.add_argument("--test_pass", type=int, default=-1, help="job=test: first pass to evaluate")
+    p.add_argument("--seed", type=int, default=1, help="0 = seeded from the clock")
+    for flag in sorted(IGNORED_FLAGS):
+        p.add_argument("--" + flag, default=None, help=argparse.SUPPRESS)
+    return p
+
+
+def _setup_logging():
+    class GlogFormatter(logging.Formatter):
+        def format(self, record):
+            t = time.localtime(record.created)
+            prefix = "%s%02d%02d %02d:%02d:%02d.%06d %5d %s:%d]" % (
+                record.levelname[0], t.tm_mon, t.tm_mday, t.tm_hour, t.tm_min, t.tm_sec,
+                int((record.created % 1) * 1e6), os.getpid(), record.filename, record.lineno)
+            return prefix + " " + record.getMessage()
+
+    handler = logging.StreamHandler(sys.stderr)
+    handler.setFormatter(GlogFormatter())
+    # The library modules install plain handlers on their loggers if nobody
+    # did; the command line wants glog-style lines from all of them.
+    for name in ("paddle", "paddle.data_provider"):
+        lg = logging.getLogger(name)
+        lg.handlers[:] = [handler]
+        lg.setLevel(logging.INFO)
+        lg.propagate = False
+
+
+def _pass_dir(save_dir, pass_id):
+    return os.path.join(save_dir, "pass-%05d" % pass_id)
+
+
+class TrainingJob(object):
+    """One `paddle train` invocation: config -> engine -> passes."""
+
+    def __init__(self, args):
+        from paddle.trainer.config_parser import parse_config
+        from py_paddle import swig_paddle as api
+
+        self.args = args
+        self.api = api
+        # v1's trainer prepends these config args before the user's.
+        implicit = "trainer_id=0,local=1,with_cost=1,use_gpu=%d,parallel_nn=0,cudnn_version=0" % (
+            1 if args.use_gpu else 0)
+        config_args = implicit + ("," + args.config_args if args.config_args else "")
+        self.config = parse_config(args.config, config_args)
+        tc = self.config
+        if args.save_dir is not None:
+            tc.save_dir = args.save_dir
+        self.save_dir = tc.save_dir or "./output/model"
+        if args.init_model_path:
+            tc.init_model_path = args.init_model_path
+        tc.start_pass = args.start_pass
+        self.config_file = os.path.abspath(args.config)
+
+        from paddle.proto import message_to_json
+        api.initPaddle("--use_gpu=%d" % args.use_gpu, "--trainer_count=%d" % args.trainer_count)
+        self.trainer = api.Trainer.create(message_to_json(tc), bool(args.use_gpu), args.trainer_count,
+                                          args.seed if args.seed else int(time.time()))
+        self.batch_size = tc.opt_config.batch_size
+
+    # ---------------------------------------------------------------- data
+    def _provider(self, for_test):
+        from paddle.trainer.data_provider import DataProvider
+        has = self.config.HasField("test_data_config" if for_test else "data_config")
+        if not has:
+            return None
+        kwargs = {"seed": self.args.seed}
+        if for_test or self.args.job == "test":
+            kwargs["shuffle"] = False
+        return DataProvider.from_trainer_config(self.config, for_test=for_test, **kwargs)
+
+    def _arguments(self, batch, args=None):
+        from py_paddle.util import slots_to_arguments
+        return slots_to_arguments(batch.slots, args)
+
+    # ---------------------------------------------------------------- params
+    def load_initial_parameters(self):
+        a = self.args
+        if a.init_model_path:
+            self._load(a.init_model_path)
+        elif a.start_pass > 0:
+            path = _pass_dir(self.save_dir, a.start_pass - 1)
+            if not os.path.exists(os.path.join(path, "done")):
+                raise UsageError("--start_pass=%d needs a complete %s (with its 'done' file)" % (a.start_pass, path))
+            self._load(path)
+
+    def _load(self, path):
+        if not os.path.isdir(path):
+            raise UsageError("model directory %s does not exist" % path)
+        gm = self.trainer.getGradientMachine()
+        for p in gm.getParameters():
+            f = os.path.join(path, p.getName())
+            if os.path.exists(f):
+                p.load(f)
+            elif self.args.load_missing_parameter_strategy == "zero":
+                p.getBuf(self.api.PARAMETER_VALUE).toNumpyArrayInplace()[:] = 0
+            elif self.args.load_missing_parameter_strategy == "fail":
+                raise UsageError("parameter file %s is missing (use --load_missing_parameter_strategy=rand|zero)" % f)
+        LOG.info("Loaded parameters from %s", path)
+
+    def save(self, pass_id):
+        """Writes pass-%05d via a temporary directory renamed into place."""
+        final = _pass_dir(self.save_dir, pass_id)
+        tmp = final + ".tmp-%d" % os.getpid()
+        if os.path.exists(tmp):
+            shutil.rmtree(tmp)
+        os.makedirs(tmp)
+        self.trainer.saveParameters(tmp)
+        shutil.copy(self.config_file, tmp)
+        with open(os.path.join(tmp, "path.txt"), "w") as f:
+            f.write(os.path.basename(self.config_file))
+        with open(os.path.join(tmp, "done"), "w") as f:
+            f.write(_version_text())
+        if os.path.exists(final):
+            old = final + ".old-%d" % os.getpid()
+            os.rename(final, old)
+            os.rename(tmp, final)
+            shutil.rmtree(old)
+        else:
+            os.rename(tmp, final)
+        LOG.info("Saving parameters to %s", final)
+        period = max(self.args.saving_period, 1)
+        if self.args.save_only_one and pass_id - period >= 0:
+            shutil.rmtree(_pass_dir(self.save_dir, pass_id - period), ignore_errors=True)
+
+    # ---------------------------------------------------------------- loops
+    def test(self, provider):
+        t = self.trainer
+        t.startTestPeriod()
+        args = None
+        for batch in provider.batches():
+            args = self._arguments(batch, args)
+            t.testOneDataBatch(batch.size, args)
+        return t.getTestSamples(), t.getTestCost(), t.getTestEval()
+
+    def log_test(self, provider):
+        n, cost, evals = self.test(provider)
+        LOG.info(" Test samples=%d cost=%g Eval: %s", n, cost / max(n, 1), evals)
+
+    def train(self):
+        a, t = self.args, self.trainer
+        train_data = self._provider(False)
+        if train_data is None:
+            raise UsageError("the config defines no training data (define_py_data_sources2)")
+        test_data = self._provider(True)
+        self.load_initial_parameters()
+        try:
+            for pass_id in range(a.start_pass, a.num_passes):
+                t.startTrainPass(pass_id)
+                batch_id = 0
+                args = None
+                for batch in train_data.batches():
+                    args = self._arguments(batch, args)
+                    t.trainOneDataBatch(batch.size, args)
+                    batch_id += 1
+                    if a.dot_period > 0 and batch_id % a.dot_period == 0:
+                        sys.stderr.write(".")
+                        sys.stderr.flush()
+                    if a.log_period > 0 and batch_id % a.log_period == 0:
+                        if a.dot_period > 0:
+                            sys.stderr.write("\n")
+                        n, pn = t.getPassSamples(), t.getPeriodSamples()
+                        LOG.info(" Batch=%d samples=%d AvgCost=%g CurrentCost=%g Eval: %s CurrentEval: %s",
+                                 batch_id, n, t.getPassCost() / max(n, 1), t.getPeriodCost() / max(pn, 1),
+                                 t.getPassEval(), t.getPeriodEval())
+                        t.startPeriod()
+                    if test_data is not None and a.test_period > 0 and batch_id % a.test_period == 0:
+                        self.log_test(test_data)
+                if a.dot_period > 0 and batch_id % max(a.log_period, 1):
+                    sys.stderr.write("\n")
+                n = t.getPassSamples()
+                LOG.info(" Pass=%d Batch=%d samples=%d AvgCost=%g Eval: %s",
+                         pass_id, batch_id, n, t.getPassCost() / max(n, 1), t.getPassEval())
+                if test_data is not None:
+                    self.log_test(test_data)
+                if (pass_id + 1) % max(a.saving_period, 1) == 0 or pass_id == a.num_passes - 1:
+                    self.save(pass_id)
+        finally:
+            train_data.close()
+            if test_data is not None:
+                test_data.close()
+
+    def run_test_job(self):
+        """--job=test: evaluate --init_model_path, or save_dir/pass-N for N in [test_pass, num_passes)."""
+        a = self.args
+        data = self._provider(True) or self._provider(False)
+        if data is None:
+            raise UsageError("the config defines no test data")
+        try:
+            if a.init_model_path:
+                models = [(None, a.init_model_path)]
+            else:
+                first = a.test_pass if a.test_pass >= 0 else a.start_pass
+                models = [(p, _pass_dir(self.save_dir, p)) for p in range(first, a.num_passes)]
+                models = [(p, d) for p, d in models if os.path.isdir(d)]
+                if not models:
+                    raise UsageError("no saved passes found in %s (use --init_model_path)" % self.save_dir)
+            for pass_id, path in models:
+                self._load(path)
+                n, cost, evals = self.test(data)
+                LOG.info(" Pass=%s samples=%d AvgCost=%g Eval: %s",
+                         pass_id if pass_id is not None else os.path.basename(os.path.normpath(path)),
+                         n, cost / max(n, 1), evals)
+        finally:
+            data.close()
+
+
+def _version_text():
+    from py_paddle import swig_paddle as api
+    return ("paddle version: %s\n\twithGpu: %s\n\twithAvx: true\n\twithPyDataProvider: true\n"
+            "\twithTimer: false\n\twithFpga: false\n\treal byte size: 4\n"
+            % (api.getVersion(), "true" if api.isGpuVersion() else "false"))
+
+
+def cmd_train(argv):
+    args = _train_parser().parse_args(_normalize(argv))
+    _setup_logging()
+    for flag in sorted(IGNORED_FLAGS):
+        if getattr(args, flag) is not None:
+            LOG.warning("flag --%s is accepted for v1 compatibility and has no effect here", flag)
+    job = TrainingJob(args)
+    if args.job == "train":
+        job.train()
+    else:
+        job.run_test_job()
+    return 0
+
+
+def cmd_dump_config(argv):
+    p = argparse.ArgumentParser(prog="paddle dump_config")
+    p.add_argument("config")
+    p.add_argument("config_args", nargs="?", default="")
+    p.add_argument("--whole", action="store_true", help="print the whole TrainerConfig")
+    p.add_argument("--format", default="text", choices=["text", "yaml", "json"])
+    args = p.parse_args(argv)
+    from paddle.utils.dump_config import dump_config
+    sys.stdout.write(dump_config(args.config, args.config_args, whole=args.whole, fmt=args.format))
+    return 0
+
+
+def cmd_version(argv):
+    from py_paddle import swig_paddle as api
+    sys.stdout.write("PaddlePaddle %s, compiled with\n    with_avx: ON\n    with_gpu: %s\n"
+                     "    with_double: OFF\n    with_python: ON\n    with_rdma: OFF\n"
+                     "    with_timer: OFF\n    visible GPUs: %d\n"
+                     % (api.getVersion(), "ON" if api.isGpuVersion() else "OFF", api.getGpuCount()))
+    return 0
+
+
+COMMANDS = {"train": cmd_train, "dump_config": cmd_dump_config, "version": cmd_version}
+USAGE = """usage: paddle <command> [args]
+
+commands:
+  train        train (or --job=test) a trainer config:  paddle train --config=conf.py
+  dump_config  print the ModelConfig of a config:        paddle dump_config conf.py [args] [--whole]
+  version      print the version and build options
+"""
+
+
+def main(argv=None):
+    argv = list(sys.argv[1:] if argv is None else argv)
+    if not argv or argv[0] in ("-h", "--help", "help", "usage"):
+        sys.stdout.write(USAGE)
+        return 0
+    cmd = COMMANDS.get(argv[0])
+    if cmd is None:
+        sys.stderr.write("paddle: unknown command %r\n%s" % (argv[0], USAGE))
+        return 2
+    # v1's wrapper puts the working directory first on the path (providers live there).
+    if os.getcwd() not in sys.path:
+        sys.path.insert(0, os.getcwd())
+    from paddle.trainer.config_parser import ConfigError
+    try:
+        from paddle.trainer.PyDataProvider2 import DataError
+    except ImportError:  # pragma: no cover
+        DataError = ValueError
+    try:
+        return cmd(argv[1:])
+    except ConfigError as e:
+        sys.stderr.write("paddle %s: config error: %s\n" % (argv[0], e))
+    except DataError as e:
+        sys.stderr.write("paddle %s: data error: %s\n" % (argv[0], e))
+    except UsageError as e:
+        sys.stderr.write("paddle %s: %s\n" % (argv[0], e))
+    except (ValueError, OSError, RuntimeError, IndexError, NotImplementedError) as e:
+        # Engine errors (C++ exceptions surfaced through SWIG) and I/O problems.
+        sys.stderr.write("paddle %s: error: %s\n" % (argv[0], e))
+    except KeyboardInterrupt:
+        sys.stderr.write("paddle %s: interrupted\n" % argv[0])
+        return 130
+    return 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,983 @@
+"""Runtime for PyDataProvider2 providers: file lists, pooling, shuffling,
+batching, caching, conversion to numpy buffers and background prefetching.
+
+Typical use (the trainer does this once per data source)::
+
+    dp = DataProvider(trainer_config.data_config,
+                      model_config.input_layer_names,
+                      batch_size=128, is_train=True, seed=1)
+    for pass_id in range(num_passes):
+        for batch in dp.batches():          # one pass
+            batch.num_samples, batch.size   # samples / calc_batch_size total
+            for slot in batch.slots:        # SlotData, in input_layer_names order
+                slot.value, slot.ids, slot.seq_starts, ...
+    dp.close()
+
+``dp.reset()`` starts a new pass (abandoning the current one) and lets the
+background thread begin loading early; ``dp.next_batch()`` returns the next
+:class:`Batch` of the current pass, or None at its end.
+
+Loading runs in a background thread that reads the provider's generators,
+forms batches and converts them to numpy arrays, keeping up to ``prefetch``
+ready batches in a bounded queue.  Exceptions raised there (by the user's
+generator, by ``calc_batch_size`` or by bad data) are re-raised by
+``next_batch()`` in the consuming thread.
+"""
+
+import importlib
+import itertools
+import numbers
+import os
+import queue
+import random
+import sys
+import threading
+
+import numpy as np
+
+from paddle.trainer.PyDataProvider2 import (
+    CacheType, DataError, DataType, SequenceType, InputType, _check_leaf,
+    _describe, _get_logger, check_sample, deserialize_args, is_provider)
+
+__all__ = ['DataProvider', 'Batch', 'SlotData', 'DataError',
+           'convert_samples', 'load_file_list']
+
+
+# ---------------------------------------------------------------------------
+# Converted data
+# ---------------------------------------------------------------------------
+
+class SlotData(object):
+    """One input slot of a batch, ready to be copied into the engine.
+
+    ``value``          float32 C-contiguous ``[rows, dim]`` (dense slots), else None
+    ``ids``            int32 ``[rows]`` (integer slots), else None
+    ``seq_starts``     int32 ``[num_sequences + 1]`` row offsets (sequence and
+                       sub-sequence slots), else None
+    ``sub_seq_starts`` int32 ``[num_sub_sequences + 1]`` row offsets
+                       (sub-sequence slots), else None
+    ``sparse_rows``    int32 CSR row offsets ``[rows + 1]`` (sparse slots)
+    ``sparse_cols``    int32 column ids ``[nnz]`` (sparse slots)
+    ``sparse_values``  float32 ``[nnz]`` (sparse_vector slots; None for
+                       sparse_binary_vector, where every value is 1)
+    ``dim``            the declared dimension (value range for integer slots)
+    ``data_type`` / ``seq_type``  the DataType / SequenceType codes
+    ``name``           the data layer name, when known
+
+    A row is one time step of a sequence, or one sample otherwise.
+    """
+    __slots__ = ('value', 'ids', 'seq_starts', 'sub_seq_starts', 'sparse_rows',
+                 'sparse_cols', 'sparse_values', 'dim', 'data_type', 'seq_type',
+                 'name')
+
+    def __init__(self, dim, data_type, seq_type=SequenceType.NO_SEQUENCE,
+                 value=None, ids=None, seq_starts=None, sub_seq_starts=None,
+                 sparse_rows=None, sparse_cols=None, sparse_values=None,
+                 name=None):
+        self.dim = dim
+        self.data_type = data_type
+        self.seq_type = seq_type
+        self.value = value
+        self.ids = ids
+        self.seq_starts = seq_starts
+        self.sub_seq_starts = sub_seq_starts
+        self.sparse_rows = sparse_rows
+        self.sparse_cols = sparse_cols
+        self.sparse_values = sparse_values
+        self.name = name
+
+    @property
+    def is_sparse(self):
+        return self.sparse_rows is not None
+
+    @property
+    def rows(self):
+        """Number of rows (time steps, or samples for non-sequence slots)."""
+        if self.value is not None:
+            return self.value.shape[0]
+        if self.ids is not None:
+            return self.ids.shape[0]
+        if self.sparse_rows is not None:
+            return self.sparse_rows.shape[0] - 1
+        return 0
+
+    @property
+    def num_sequences(self):
+        """Number of top-level sequences (samples), or rows without them."""
+        if self.seq_starts is not None:
+            return self.seq_starts.shape[0] - 1
+        return self.rows
+
+    def __repr__(self):
+        parts = ["dim=%d" % self.dim, "rows=%d" % self.rows]
+        if self.name is not None:
+            parts.insert(0, repr(self.name))
+        for field in ('value', 'ids', 'sparse_cols', 'sparse_values'):
+            arr = getattr(self, field)
+            if arr is not None:
+                parts.append("%s=%s%s" % (field, arr.dtype, list(arr.shape)))
+        if self.seq_starts is not None:
+            parts.append("sequences=%d" % (self.seq_starts.shape[0] - 1))
+        if self.sub_seq_starts is not None:
+            parts.append("sub_sequences=%d" % (self.sub_seq_starts.shape[0] - 1))
+        return "SlotData(%s)" % ", ".join(parts)
+
+
+class Batch(object):
+    """A batch: ``slots`` (list of :class:`SlotData` in input_layer_names
+    order), ``num_samples`` (samples in the batch), ``size`` (the batch size
+    as counted by ``calc_batch_size``; equals num_samples without it) and
+    ``names`` (the data layer names).  ``batch[i]`` / ``batch['name']``
+    index the slots."""
+    __slots__ = ('slots', 'num_samples', 'size', 'names')
+
+    def __init__(self, slots, num_samples, size=None, names=None):
+        self.slots = slots
+        self.num_samples = num_samples
+        self.size = num_samples if size is None else size
+        self.names = list(names) if names is not None else [
+            s.name for s in slots]
+
+    def __getitem__(self, key):
+        if isinstance(key, str):
+            try:
+                return self.slots[self.names.index(key)]
+            except ValueError:
+                raise KeyError("no slot named %r (slots: %s)" %
+                               (key, ", ".join(map(repr, self.names))))
+        return self.slots[key]
+
+    def __repr__(self):
+        return "Batch(num_samples=%d, size=%d, slots=%r)" % (
+            self.num_samples, self.size, self.slots)
+
+
+# ---------------------------------------------------------------------------
+# Bulk conversion
+# ---------------------------------------------------------------------------
+
+class _SlotError(Exception):
+    """Bad value in a batch: ``pos`` is the sample position in the batch."""
+
+    def __init__(self, pos, slot, detail):
+        Exception.__init__(self, detail)
+        self.pos = pos
+        self.slot = slot
+        self.detail = detail
+
+
+_EMPTY_I32 = np.zeros(0, dtype=np.int32)
+
+
+def _offsets(lengths):
+    out = np.zeros(len(lengths) + 1, dtype=np.int32)
+    if len(lengths):
+        np.cumsum(lengths, out=out[1:])
+    return out
+
+
+def _seq_len(value):
+    """len() of a value that is a sequence of steps, else None."""
+    if isinstance(value, (str, bytes, dict)):
+        return None
+    if isinstance(value, np.ndarray) and value.ndim == 0:
+        return None
+    try:
+        return len(value)
+    except TypeError:
+        return None
+
+
+def _flatten(column, seq_type, slot):
+    """Flattens a slot's per-sample values into rows.
+
+    Returns ``(rows, seq_starts, sub_seq_starts, first_subs)``; rows is a
+    list (or an ndarray when every sample was one); first_subs[i] is the
+    index of sample i's first sub-sequence (sub-sequence slots only)."""
+    if seq_type == SequenceType.NO_SEQUENCE:
+        return column, None, None, None
+    if seq_type == SequenceType.SEQUENCE:
+        lens = [_seq_len(x) for x in column]
+        if None in lens:
+            pos = lens.index(None)
+            raise _SlotError(pos, slot, "expected a sequence, got %s" %
+                             _describe(column[pos]))
+        starts = _offsets(lens)
+        if column and all(isinstance(x, np.ndarray) for x in column):
+            try:
+                return np.concatenate(column, axis=0), starts, None, None
+            except ValueError:
+                pass
+        return (list(itertools.chain.from_iterable(column)), starts, None,
+                None)
+    if seq_type == SequenceType.SUB_SEQUENCE:
+        sub_lens = []
+        totals = []
+        counts = []
+        for pos, sample in enumerate(column):
+            count = _seq_len(sample)
+            if count is None:
+                raise _SlotError(pos, slot,
+                                 "expected a sequence of sub-sequences, got %s" %
+                                 _describe(sample))
+            total = 0
+            for k, sub in enumerate(sample):
+                n = _seq_len(sub)
+                if n is None:
+                    raise _SlotError(pos, slot,
+                                     "sub-sequence %d: expected a sequence, got %s"
+                                     % (k, _describe(sub)))
+                sub_lens.append(n)
+                total += n
+            totals.append(total)
+            counts.append(count)
+        rows = list(itertools.chain.from_iterable(
+            itertools.chain.from_iterable(column)))
+        return rows, _offsets(totals), _offsets(sub_lens), _offsets(counts)
+    raise _SlotError(0, slot, "unsupported sequence type %r" % (seq_type,))
+
+
+class _BadRows(Exception):
+    """Raised by the fast paths when rows need a per-row diagnosis; ``row``
+    is set when the offending row is already known."""
+
+    def __init__(self, row=None, detail=None):
+        Exception.__init__(self, detail)
+        self.row = row
+        self.detail = detail
+
+
+def _dense_rows(rows, nrows, dim):
+    if nrows == 0:
+        return np.zeros((0, dim), dtype=np.float32)
+    arr = rows if isinstance(rows, np.ndarray) else None
+    if arr is None:
+        try:
+            arr = np.asarray(rows)
+        except (ValueError, TypeError):   # ragged: rows of different shapes
+            arr = None
+    if (arr is not None and arr.dtype.kind in 'biuf' and arr.ndim >= 1 and
+            arr.shape[0] == nrows and
+            (arr.ndim == 1 and dim == 1 or
+             arr.ndim >= 2 and int(np.prod(arr.shape[1:])) == dim)):
+        return np.ascontiguousarray(arr.reshape(nrows, dim), dtype=np.float32)
+    # Slow path, one row at a time: rows that are arrays of different shapes
+    # but the right size, or a bad row to report.
+    out = np.empty((nrows, dim), dtype=np.float32)
+    for r, row in enumerate(rows):
+        try:
+            a = np.asarray(row)
+        except (ValueError, TypeError):
+            raise _BadRows(r)
+        if a.dtype.kind not in 'biuf' or a.size != dim:
+            raise _BadRows(r)
+        out[r] = a.reshape(dim)
+    return out
+
+
+def _index_rows(rows, nrows, dim):
+    if nrows == 0:
+        return _EMPTY_I32
+    if isinstance(rows, np.ndarray):
+        arr = rows
+    else:
+        try:
+            arr = np.asarray(rows)
+        except (ValueError, TypeError):
+            raise _BadRows()
+    if arr.ndim != 1 or arr.shape[0] != nrows or arr.dtype.kind not in 'iu':
+        raise _BadRows()
+    bad = (arr < 0) | (arr >= dim)
+    if bad.any():
+        row = int(np.argmax(bad))
+        raise _BadRows(row, "integer value %d out of range [0, %d)" %
+                       (int(arr[row]), dim))
+    return arr.astype(np.int32)
+
+
+def _sparse_rows(rows, nrows, dim, with_values):
+    if nrows == 0:
+        return _offsets([]), _EMPTY_I32, (np.zeros(0, np.float32)
+                                          if with_values else None)
+    lens = [_seq_len(r) for r in rows]
+    if None in lens:
+        raise _BadRows(lens.index(None))
+    offsets = _offsets(lens)
+    nnz = int(offsets[-1])
+    if nnz == 0:
+        return offsets, _EMPTY_I32, (np.zeros(0, np.float32)
+                                     if with_values else None)
+    flat = list(itertools.chain.from_iterable(rows))
+    try:
+        arr = np.asarray(flat)
+    except (ValueError, TypeError):
+        raise _BadRows()
+    if with_values:
+        if arr.ndim != 2 or arr.shape != (nnz, 2) or arr.dtype.kind not in 'iuf':
+            raise _BadRows()
+        ids = arr[:, 0]
+        values = arr[:, 1].astype(np.float32)
+        if ids.dtype.kind == 'f':
+            nonint = ids != np.floor(ids)
+            if nonint.any():
+                k = int(np.argmax(nonint))
+                raise _BadRows(int(np.searchsorted(offsets, k, 'right')) - 1,
+                               "sparse id must be an integer, got %r" %
+                               (float(ids[k]),))
+    else:
+        if arr.ndim != 1 or arr.shape[0] != nnz or arr.dtype.kind not in 'iu':
+            raise _BadRows()
+        ids = arr
+        values = None
+    bad = (ids < 0) | (ids >= dim)
+    if bad.any():
+        k = int(np.argmax(bad))
+        raise _BadRows(int(np.searchsorted(offsets, k, 'right')) - 1,
+                       "sparse id %d out of range [0, %d)" % (int(ids[k]), dim))
+    return offsets, ids.astype(np.int32), values
+
+
+def _locate(row, seq_starts, sub_seq_starts, first_subs):
+    """Maps a flat row to (sample position, description of the step).
+    Searching with side='right' skips empty sequences starting at the row."""
+    if seq_starts is None:
+        return row, ""
+    pos = int(np.searchsorted(seq_starts, row, 'right')) - 1
+    if sub_seq_starts is None:
+        return pos, "timestep %d: " % (row - int(seq_starts[pos]))
+    sub = int(np.searchsorted(sub_seq_starts, row, 'right')) - 1
+    return pos, "sub-sequence %d, timestep %d: " % (
+        sub - int(first_subs[pos]), row - int(sub_seq_starts[sub]))
+
+
+def _convert_slot(input_type, column, slot, name=None):
+    rows, seq_starts, sub_seq_starts, first_subs = _flatten(
+        column, input_type.seq_type, slot)
+    nrows = rows.shape[0] if isinstance(rows, np.ndarray) else len(rows)
+    dim = input_type.dim
+    tp = input_type.type
+    out = SlotData(dim, tp, input_type.seq_type, seq_starts=seq_starts,
+                   sub_seq_starts=sub_seq_starts, name=name)
+    try:
+        if tp == DataType.Dense:
+            out.value = _dense_rows(rows, nrows, dim)
+        elif tp == DataType.Index:
+            out.ids = _index_rows(rows, nrows, dim)
+        elif tp in (DataType.SparseNonValue, DataType.SparseValue):
+            (out.sparse_rows, out.sparse_cols,
+             out.sparse_values) = _sparse_rows(rows, nrows, dim,
+                                               tp == DataType.SparseValue)
+        else:
+            raise _SlotError(0, slot, "unsupported input type %r" % (input_type,))
+    except _BadRows as bad:
+        row, detail = bad.row, bad.detail
+        if row is None or detail is None:
+            for r in range(nrows) if row is None else [row]:
+                err = _check_leaf(input_type, rows[r])
+                if err is not None:
+                    row, detail = r, err
+                    break
+        if row is None:
+            row, detail = 0, ("could not convert the values to a %r batch" %
+                              (input_type,))
+        elif detail is None:
+            detail = "bad value %s" % _describe(rows[row])
+        pos, step = _locate(row, seq_starts, sub_seq_starts, first_subs)
+        raise _SlotError(pos, slot, step + detail)
+    return out
+
+
+def _convert(input_types, samples, names=None):
+    nslots = len(input_types)
+    for pos, sample in enumerate(samples):
+        n = _seq_len(sample)
+        if n != nslots:
+            raise _SlotError(pos, None,
+                             "expected a list of %d slot values, got %s" %
+                             (nslots, _describe(sample)))
+    slots = []
+    first_error = None
+    for i, tp in enumerate(input_types):
+        column = [sample[i] for sample in samples]
+        try:
+            slots.append(_convert_slot(tp, column, i,
+                                       names[i] if names is not None else None))
+        except _SlotError as err:
+            # Report the earliest bad sample, whichever slot it is in.
+            if first_error is None or err.pos < first_error.pos:
+                first_error = err
+    if first_error is not None:
+        raise first_error
+    return slots
+
+
+def convert_samples(input_types, samples, slot_names=None):
+    """Converts a list of samples into a list of :class:`SlotData`.
+
+    ``input_types`` is a list of :class:`InputType`; each sample is a list or
+    tuple holding one value per slot in that order (PyDataProvider2 formats:
+    dense list/ndarray, integer, sparse id list, (id, value) pairs, nested
+    lists for sequences).  Raises :class:`DataError` naming the sample index
+    and slot on bad input."""
+    if isinstance(input_types, InputType):
+        input_types = [input_types]
+    input_types = list(input_types)
+    try:
+        return _convert(input_types, list(samples), slot_names)
+    except _SlotError as err:
+        raise _slot_error_to_data_error(err, input_types, slot_names)
+
+
+def _slot_error_to_data_error(err, input_types, names):
+    slot = err.slot
+    return DataError(
+        err.detail, sample_index=err.pos, slot_index=slot,
+        slot_name=names[slot] if (names is not None and slot is not None) else None,
+        input_type=input_types[slot] if slot is not None else None)
+
+
+# ---------------------------------------------------------------------------
+# File lists
+# ---------------------------------------------------------------------------
+
+def load_file_list(path):
+    """Reads a file list: one entry per line, kept verbatim (a trailing
+    carriage return is dropped); empty lines are entries too."""
+    with open(path, 'r', encoding='utf-8', errors='surrogateescape',
+              newline='') as f:
+        text = f.read()
+    if not text:
+        return []
+    lines = text.split('\n')
+    if lines[-1] == '':
+        lines.pop()
+    return [line[:-1] if line.endswith('\r') else line for line in lines]
+
+
+# ---------------------------------------------------------------------------
+# The provider runtime
+# ---------------------------------------------------------------------------
+
+class _End(object):
+    pass
+
+
+_END = _End()
+
+
+class _Failure(object):
+    def __init__(self, exc):
+        self.exc = exc
+
+
+class _Pool(object):
+    """Samples waiting to be batched.  Shuffling draws uniformly at random,
+    otherwise first in first out; ``weight`` is the calc_batch_size total."""
+
+    def __init__(self, shuffle, rng):
+        self.shuffle = shuffle
+        self.rng = rng
+        self.items = []
+        self.head = 0
+        self.weight = 0
+
+    def __len__(self):
+        return len(self.items) - self.head
+
+    def add(self, entry):
+        self.items.append(entry)
+        self.weight += entry[3]
+
+    def take(self):
+        items = self.items
+        if self.shuffle:
+            i = self.rng.randrange(len(items))
+            items[i], items[-1] = items[-1], items[i]
+            entry = items.pop()
+        else:
+            entry = items[self.head]
+            items[self.head] = None
+            self.head += 1
+            if self.head > 4096 and self.head * 2 > len(items):
+                del items[:self.head]
+                self.head = 0
+        self.weight -= entry[3]
+        return entry
+
+    def put_back(self, entry):
+        if self.shuffle:
+            self.items.append(entry)
+        elif self.head > 0:
+            self.head -= 1
+            self.items[self.head] = entry
+        else:
+            self.items.insert(0, entry)
+        self.weight += entry[3]
+
+
+class _PassRun(object):
+    """One pass: the prefetch thread and its queue."""
+
+    def __init__(self, pass_id, prefetch):
+        self.pass_id = pass_id
+        self.queue = queue.Queue(maxsize=max(1, prefetch))
+        self.stop = threading.Event()
+        self.thread = None
+        self.consumed = False
+        self.finished = False
+
+    def put(self, item):
+        while not self.stop.is_set():
+            try:
+                self.queue.put(item, timeout=0.05)
+                return True
+            except queue.Full:
+                continue
+        return False
+
+
+def _annotate(exc, text):
+    if hasattr(exc, 'add_note'):
+        try:
+            exc.add_note(text)
+        except Exception:
+            pass
+
+
+def _is_integral(value):
+    return (isinstance(value, (numbers.Integral, np.integer)) and
+            not isinstance(value, (bool, np.bool_)))
+
+
+class DataProvider(object):
+    """Runs a PyDataProvider2 provider described by a DataConfig message.
+
+    :param data_config: a DataConfig (read by attribute: ``type`` must be
+        "py2"; ``files`` is the path of the file list, relative to the cwd;
+        ``load_data_module``, ``load_data_object``, ``load_data_args``).
+    :param input_layer_names: the model's data layer names; slots of every
+        batch come in this order.
+    :param batch_size: samples per batch (as counted by calc_batch_size).
+    :param is_train: passed to the provider; decides shuffling when the
+        provider leaves should_shuffle as None.  Default: not
+        ``data_config.for_test``.
+    :param seed: seed of the shuffling RNG (v1 ``--seed``); each pass uses a
+        stream derived from (seed, pass index).  0 or None: seeded from the
+        OS.
+    :param shuffle: force shuffling on/off (e.g. False for --job=test);
+        None follows the provider.
+    :param prefetch: number of ready batches the loader thread keeps queued.
+    :param config_dir: directory of the trainer config, put on sys.path (after
+        the cwd) so the provider module is importable; also tried for a
+        relative file list path missing from the cwd.
+    """
+
+    def __init__(self, data_config, input_layer_names, batch_size,
+                 is_train=None, seed=1, shuffle=None, prefetch=2,
+                 config_dir=None):
+        dc_type = getattr(data_config, 'type', 'py2')
+        if dc_type not in ('py2', ''):
+            raise ValueError("DataConfig type %r is not supported (only 'py2')"
+                             % (dc_type,))
+        if int(batch_size) <= 0:
+            raise ValueError("batch_size must be positive, got %r" % (batch_size,))
+        self.batch_size = int(batch_size)
+        if is_train is None:
+            is_train = not bool(getattr(data_config, 'for_test', False))
+        self.is_train = bool(is_train)
+        self.prefetch = int(prefetch)
+        self.logger = _get_logger()
+        if seed is None or seed == 0:
+            seed = int.from_bytes(os.urandom(8), 'little')
+        self.seed = seed
+        self.input_layer_names = list(input_layer_names)
+
+        module_name = getattr(data_config, 'load_data_module', '')
+        object_name = getattr(data_config, 'load_data_object', '')
+        if not module_name or not object_name:
+            raise ValueError("DataConfig needs load_data_module and "
+                             "load_data_object (got %r, %r)" %
+                             (module_name, object_name))
+        self._extend_sys_path(config_dir)
+        cls = self._load_provider_class(module_name, object_name)
+        self.provider_source = getattr(cls, '_provider_source_',
+                                       "%s.%s" % (module_name, object_name))
+
+        list_path = getattr(data_config, 'files', '')
+        if not list_path:
+            raise ValueError("DataConfig.files (the file list path) is empty "
+                             "for data provider %s" % self.provider_source)
+        self.file_list_path = self._find_file_list(list_path, config_dir)
+        self.file_list = load_file_list(self.file_list_path)
+
+        kwargs = deserialize_args(getattr(data_config, 'load_data_args', ''))
+        if not isinstance(kwargs, dict):
+            raise ValueError("load_data_args must unpickle to a dict, got %r"
+                             % (type(kwargs).__name__,))
+        kwargs = dict(kwargs)
+        kwargs['is_train'] = self.is_train
+        kwargs['input_order'] = list(self.input_layer_names)
+        kwargs['file_list'] = list(self.file_list)
+        self.settings = cls(**kwargs)
+
+        types = list(self.settings.slots)
+        if len(types) != len(self.input_layer_names):
+            raise ValueError(
+                "data provider %s declares %d input types %r but the model has "
+                "%d data layers %r" % (self.provider_source, len(types), types,
+                                       len(self.input_layer_names),
+                                       self.input_layer_names))
+        self.input_types = types
+
+        s = self.settings
+        if shuffle is not None:
+            self.shuffle = bool(shuffle)
+        elif s.should_shuffle is None:
+            self.shuffle = self.is_train
+        else:
+            self.shuffle = bool(s.should_shuffle)
+        self._dict_types = bool(getattr(s, 'use_dynamic_order', False))
+        self._calc = s.calc_batch_size if callable(s.calc_batch_size) else None
+        self._cache_mode = int(s.cache or 0)
+        self._cache = None
+        self._run = None
+        self._closed = False
+        self.pass_id = -1
+
+    # -- construction helpers ---------------------------------------------
+
+    @classmethod
+    def from_trainer_config(cls, trainer_config, for_test=False, **kwargs):
+        """Builds the train (or, with for_test, the test) provider of a
+        TrainerConfig: batch size from opt_config, slot order from
+        model_config.input_layer_names, config_dir from config_file."""
+        data_config = (trainer_config.test_data_config if for_test
+                       else trainer_config.data_config)
+        names = list(trainer_config.model_config.input_layer_names)
+        kwargs.setdefault('batch_size', trainer_config.opt_config.batch_size)
+        kwargs.setdefault('is_train', not for_test)
+        config_file = getattr(trainer_config, 'config_file', '')
+        if config_file:
+            kwargs.setdefault('config_dir',
+                              os.path.dirname(os.path.abspath(config_file)))
+        return cls(data_config, names, **kwargs)
+
+    @staticmethod
+    def _extend_sys_path(config_dir):
+        """Makes the cwd (as v1's ``paddle`` wrapper did) and the config's
+        directory importable, in that order of priority."""
+        wanted = [os.getcwd()]
+        if config_dir:
+            wanted.append(os.path.abspath(config_dir))
+        for path in reversed(wanted):
+            if path not in sys.path:
+                sys.path.insert(0, path)
+
+    @staticmethod
+    def _load_provider_class(module_name, object_name):
+        try:
+            module = importlib.import_module(module_name)
+        except ImportError as exc:
+            raise ImportError("cannot import data provider module %r "
+                              "(cwd %s): %s" % (module_name, os.getcwd(), exc))
+        try:
+            cls = getattr(module, object_name)
+        except AttributeError:
+            raise AttributeError("data provider module %r (%s) has no object %r"
+                                 % (module_name,
+                                    getattr(module, '__file__', '?'),
+                                    object_name))
+        if not is_provider(cls):
+            raise TypeError("%s.%s is not a data provider: decorate the "
+                            "generator with @provider(...)" %
+                            (module_name, object_name))
+        return cls
+
+    @staticmethod
+    def _find_file_list(path, config_dir):
+        if os.path.exists(path) or os.path.isabs(path) or not config_dir:
+            return path
+        alt = os.path.join(config_dir, path)
+        return alt if os.path.exists(alt) else path
+
+    # -- passes -------------------------------------------------------------
+
+    def reset(self):
+        """Starts a new pass (stopping the current one); the loader thread
+        begins filling the queue right away."""
+        if self._closed:
+            raise RuntimeError("DataProvider is closed")
+        self._stop_run()
+        self.pass_id += 1
+        run = _PassRun(self.pass_id, self.prefetch)
+        run.thread = threading.Thread(
+            target=self._producer_main, args=(run,),
+            name="paddle-data-%s-pass%d" % (self.settings.__class__.__name__,
+                                            self.pass_id),
+            daemon=True)
+        self._run = run
+        run.thread.start()
+
+    def next_batch(self):
+        """The next :class:`Batch` of the current pass, or None once the pass
+        is over (a pass starts on the first call or after :meth:`reset`)."""
+        run = self._run
+        if run is None:
+            self.reset()
+            run = self._run
+        if run.finished:
+            return None
+        run.consumed = True
+        while True:
+            try:
+                item = run.queue.get(timeout=0.1)
+                break
+            except queue.Empty:
+                if not run.thread.is_alive() and run.queue.empty():
+                    run.finished = True
+                    raise RuntimeError("data provider loader thread ended "
+                                       "without finishing the pass")
+        if isinstance(item, Batch):
+            return item
+        run.finished = True
+        run.thread.join()
+        if isinstance(item, _Failure):
+            raise item.exc
+        return None
+
+    def batches(self):
+        """Iterates over the batches of one pass.  Starts a new pass unless
+        one was just started by :meth:`reset` and not consumed yet."""
+        run = self._run
+        if run is None or run.consumed or run.finished:
+            self.reset()
+        while True:
+            batch = self.next_batch()
+            if batch is None:
+                return
+            yield batch
+
+    __iter__ = batches
+
+    def close(self):
+        """Stops the loader thread.  The provider cannot be used afterwards."""
+        if not self._closed:
+            self._stop_run()
+            self._closed = True
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+        return False
+
+    def __del__(self):
+        try:
+            self.close()
+        except Exception:
+            pass
+
+    def _stop_run(self, timeout=10.0):
+        run = self._run
+        self._run = None
+        if run is None or run.thread is None:
+            return
+        run.stop.set()
+        # Unblock a loader waiting on a full queue.
+        while True:
+            try:
+                run.queue.get_nowait()
+            except queue.Empty:
+                break
+        if run.thread is not threading.current_thread():
+            run.thread.join(timeout)
+            if run.thread.is_alive():
+                self.logger.warning(
+                    "data provider %s: loader thread of pass %d did not stop "
+                    "within %.0fs (generator blocked?); abandoning it",
+                    self.provider_source, run.pass_id, timeout)
+
+    # -- the loader thread ------------------------------------------------
+
+    def _producer_main(self, run):
+        try:
+            for batch in self._generate_pass(run):
+                if not run.put(batch):
+                    return
+            run.put(_END)
+        except BaseException as exc:  # re-raised by next_batch()
+            run.put(_Failure(exc))
+
+    def _data_error(self, detail, file_index=None, sample_index=None,
+                    slot=None):
+        names = self.input_layer_names
+        return DataError(
+            detail, provider=self.provider_source,
+            file_entry=(self.file_list[file_index]
+                        if file_index is not None else None),
+            file_index=file_index, sample_index=sample_index,
+            slot_index=slot,
+            slot_name=names[slot] if slot is not None else None,
+            input_type=self.input_types[slot] if slot is not None else None)
+
+    def _open_generators(self):
+        s = self.settings
+        gens = []
+        for index, entry in enumerate(self.file_list):
+            try:
+                it = s.generator(s, entry)
+            except Exception as exc:
+                _annotate(exc, "while opening file list entry %d %r in data "
+                               "provider %s" % (index, entry,
+                                                self.provider_source))
+                raise
+            try:
+                it = iter(it)
+            except TypeError:
+                raise TypeError("data provider %s returned %s for file list "
+                                "entry %d %r; it must be a generator (use "
+                                "yield)" % (self.provider_source,
+                                            type(it).__name__, index, entry))
+            gens.append([it, index, 0])
+        return gens
+
+    def _normalize(self, item, file_index, sample_index):
+        nslots = len(self.input_types)
+        names = self.input_layer_names
+        if isinstance(item, dict):
+            if not self._dict_types:
+                raise self._data_error(
+                    "the generator yielded a dict but input_types is a list; "
+                    "declare input_types as a dict keyed by data layer name",
+                    file_index, sample_index)
+            try:
+                sample = [item[name] for name in names]
+            except KeyError:
+                missing = [name for name in names if name not in item]
+                raise self._data_error(
+                    "yielded dict has no value for data layer(s) %s (keys: %s)"
+                    % (", ".join(map(repr, missing)),
+                       ", ".join(map(repr, item))), file_index, sample_index)
+        elif nslots == 1:
+            sample = [item]
+        else:
+            n = _seq_len(item)
+            if n is None:
+                raise self._data_error(
+                    "expected a list/tuple of %d slot values (%s) or a dict, "
+                    "got %s" % (nslots, ", ".join(names), _describe(item)),
+                    file_index, sample_index)
+            if n != nslots:
+                raise self._data_error(
+                    "the sample has %d slot values, expected %d (%s)" %
+                    (n, nslots, ", ".join(names)), file_index, sample_index)
+            sample = item
+        if self.settings.check:
+            bad = check_sample(self.input_types, sample)
+            if bad is not None:
+                err = self._data_error(bad[1], file_index, sample_index, bad[0])
+                if self.settings.check_fail_continue:
+                    self.logger.warning("dropping sample: %s", err)
+                    return None
+                raise err
+        return sample
+
+    def _generate_pass(self, run):
+        s = self.settings
+        rng = random.Random("paddle-data:%s:%d" % (self.seed, run.pass_id))
+        pool = _Pool(self.shuffle, rng)
+        batch_size = self.batch_size
+        inf = float('inf')
+        pool_size = s.pool_size if (s.pool_size is not None and
+                                    s.pool_size > 0) else inf
+        min_pool = (s.min_pool_size if (s.min_pool_size is not None and
+                                        s.min_pool_size >= 0) else inf)
+        # Draw a batch once the pool holds this much (or the files ran out).
+        need = max(batch_size, min(pool_size, min_pool))
+        can_over = bool(s.can_over_batch_size)
+        calc = self._calc
+
+        recording = None
+        gens = []
+        if self._cache_mode == CacheType.CACHE_PASS_IN_MEM and \
+                self._cache is not None:
+            for entry in self._cache:
+                pool.add(entry)
+        else:
+            if self._cache_mode == CacheType.CACHE_PASS_IN_MEM:
+                recording = []
+            gens = self._open_generators()
+
+        try:
+            while True:
+                while gens and pool.weight < need:
+                    if run.stop.is_set():
+                        return
+                    gi = rng.randrange(len(gens)) if (self.shuffle and
+                                                      len(gens) > 1) else 0
+                    gen = gens[gi]
+                    try:
+                        item = next(gen[0])
+                    except StopIteration:
+                        del gens[gi]
+                        continue
+                    except Exception as exc:
+                        _annotate(exc, "while reading file list entry %d %r "
+                                       "(after %d samples) in data provider %s"
+                                  % (gen[1], self.file_list[gen[1]], gen[2],
+                                     self.provider_source))
+                        raise
+                    sample_index = gen[2]
+                    gen[2] += 1
+                    sample = self._normalize(item, gen[1], sample_index)
+                    if sample is None:
+                        continue
+                    weight = 1
+                    if calc is not None:
+                        weight = calc(sample)
+                        if not _is_integral(weight) or weight < 0:
+                            raise self._data_error(
+                                "calc_batch_size returned %r; it must return a "
+                                "non-negative int" % (weight,), gen[1],
+                                sample_index)
+                        weight = int(weight)
+                    entry = (sample, gen[1], sample_index, weight)
+                    pool.add(entry)
+                    if recording is not None:
+                        recording.append(entry)
+                if run.stop.is_set():
+                    return
+                if not len(pool):
+                    break
+                entries = []
+                total = 0
+                while total < batch_size and len(pool):
+                    entry = pool.take()
+                    if (calc is not None and not can_over and entries and
+                            total + entry[3] > batch_size):
+                        pool.put_back(entry)
+                        break
+                    entries.append(entry)
+                    total += entry[3]
+                yield self._make_batch(entries, total)
+            if recording is not None:
+                self._cache = recording
+        finally:
+            for gen in gens:
+                close = getattr(gen[0], 'close', None)
+                if close is not None:
+                    try:
+                        close()
+                    except Exception as exc:
+                        self.logger.warning("closing generator of file list "
+                                            "entry %d failed: %r", gen[1], exc)
+
+    def _make_batch(self, entries, total):
+        samples = [entry[0] for entry in entries]
+        try:
+            slots = _convert(self.input_types, samples, self.input_layer_names)
+        except _SlotError as err:
+            entry = entries[err.pos]
+            raise self._data_error(err.detail, entry[1], entry[2], err.slot)
+        return Batch(slots, len(entries), total, self.input_layer_names)
