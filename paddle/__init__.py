@@ -1,0 +1,1 @@
+"""PaddlePaddle v1 re-implementation: Python front end."""

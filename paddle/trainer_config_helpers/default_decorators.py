@@ -1,0 +1,126 @@
+"""Decorators that fill in default arguments of helpers (auto names, default
+ParamAttr / bias / activation).  Name counters are reset at every parse."""
+
+import functools
+import inspect
+
+from paddle.trainer.config_parser import ConfigError, \
+    register_parse_config_hook
+
+from .activations import TanhActivation
+from .attrs import ParamAttr
+
+__all__ = [
+    'wrap_name_default', 'wrap_param_attr_default', 'wrap_bias_attr_default',
+    'wrap_act_default', 'wrap_param_default', 'reset_name_counters'
+]
+
+
+def _positional_limit(func):
+    spec = inspect.getfullargspec(func)
+    if spec.varargs:
+        return None
+    n = len(spec.args)
+    if spec.defaults:
+        n -= len(spec.defaults)
+    return n
+
+
+def _unset(kwargs, name):
+    return name not in kwargs or kwargs[name] is None
+
+
+def wrap_param_default(param_names=None,
+                       default_factory=None,
+                       not_set_callback=_unset):
+    """For each name in param_names that the caller left unset, call
+    default_factory(func) and pass the result as that keyword."""
+
+    def decorator(func):
+        limit = _positional_limit(inspect.unwrap(func))
+
+        @functools.wraps(func)
+        def wrapper(*args, **kwargs):
+            if limit is not None and len(args) > limit:
+                raise ConfigError(
+                    '%s() takes %d positional argument(s); pass the others '
+                    'by keyword' % (func.__name__, limit))
+            for name in param_names:
+                if not_set_callback(kwargs, name):
+                    kwargs[name] = default_factory(func)
+            return func(*args, **kwargs)
+
+        return wrapper
+
+    return decorator
+
+
+class DefaultNameFactory(object):
+    def __init__(self, name_prefix):
+        self.__counter__ = 0
+        self.__name_prefix__ = name_prefix
+
+    def __call__(self, func):
+        prefix = self.__name_prefix__
+        if prefix is None:
+            prefix = func.__name__
+        name = '__%s_%d__' % (prefix, self.__counter__)
+        self.__counter__ += 1
+        return name
+
+    def reset(self):
+        self.__counter__ = 0
+
+
+_name_factories = []
+
+
+def reset_name_counters():
+    for f in _name_factories:
+        f.reset()
+
+
+register_parse_config_hook(reset_name_counters)
+
+
+def wrap_name_default(name_prefix=None, name_param='name'):
+    """Auto name '__<prefix>_<N>__' (prefix defaults to the function name),
+    one counter per decorated function."""
+    factory = DefaultNameFactory(name_prefix)
+    _name_factories.append(factory)
+    return wrap_param_default([name_param], factory)
+
+
+def wrap_param_attr_default(param_names=None, default_factory=None):
+    if param_names is None:
+        param_names = ['param_attr']
+    if default_factory is None:
+        default_factory = lambda _: ParamAttr()
+    return wrap_param_default(param_names, default_factory)
+
+
+def wrap_bias_attr_default(param_names=None,
+                           default_factory=None,
+                           has_bias=True):
+    """has_bias=True: None/True -> zero-initialised bias; False -> none.
+    has_bias=False: only True turns the default bias on."""
+    if param_names is None:
+        param_names = ['bias_attr']
+    if default_factory is None:
+        default_factory = lambda _: ParamAttr(initial_std=0., initial_mean=0.)
+
+    def not_set(kwargs, name):
+        if has_bias:
+            return name not in kwargs or kwargs[name] is None or \
+                kwargs[name] is True
+        return name in kwargs and kwargs[name] is True
+
+    return wrap_param_default(param_names, default_factory, not_set)
+
+
+def wrap_act_default(param_names=None, act=None):
+    if param_names is None:
+        param_names = ['act']
+    if act is None:
+        act = TanhActivation()
+    return wrap_param_default(param_names, lambda _: act)

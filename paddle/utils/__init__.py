@@ -1,0 +1,1 @@
+"""Utilities: dump_config."""
