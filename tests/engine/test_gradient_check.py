@@ -2,7 +2,7 @@
 import numpy as np
 import pytest
 
-from tests.engine.netbuilder import Net, gradient_check
+from netbuilder import Net, gradient_check
 
 BATCH, IN, OUT = 7, 5, 4
 ACTIVATIONS = ["", "linear", "sigmoid", "tanh", "relu", "brelu", "softrelu", "stanh", "abs",
@@ -93,7 +93,7 @@ def test_cost_values_match_numpy():
     gm = net.build()
     xs = rng.randn(BATCH, IN).astype(np.float32)
     ids = rng.randint(0, OUT, BATCH).astype(np.int32)
-    from tests.engine.netbuilder import total_cost
+    from netbuilder import total_cost
     cost = total_cost(gm, [xs, ids])
     w = gm.getParameterByName("_p.w0").getBuf(0).copyToNumpyArray().reshape(IN, OUT)
     b = gm.getParameterByName("_p.wbias").getBuf(0).copyToNumpyArray()

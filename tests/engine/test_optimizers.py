@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 
 from py_paddle import swig_paddle as api
-from tests.engine.netbuilder import Net
+from netbuilder import Net
 
 N_IN, N_OUT, STEPS, BATCH = 6, 5, 10, 8
 

@@ -1,0 +1,151 @@
+"""The `paddle` command end to end: the digits demo, saved models, --job=test, errors."""
+import os
+import re
+import struct
+import subprocess
+import sys
+import textwrap
+
+import numpy as np
+import pytest
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+DEMO = os.path.join(ROOT, "demos", "mnist")
+
+
+def paddle(args, cwd):
+    """Runs `paddle ARGS` with the same interpreter; returns (code, stdout, stderr)."""
+    env = dict(os.environ)
+    env.pop("PYTHONPATH", None)
+    if os.path.exists(os.path.join(ROOT, "py_paddle")) and any(
+            f.startswith("_swig_paddle") for f in os.listdir(os.path.join(ROOT, "py_paddle"))):
+        env["PYTHONPATH"] = ROOT  # in-place developer build
+    p = subprocess.run([sys.executable, "-c", "import sys; from paddle.trainer.cli import main; sys.exit(main())"]
+                       + args, cwd=cwd, env=env, capture_output=True, text=True, timeout=600)
+    return p.returncode, p.stdout, p.stderr
+
+
+LOG_PASS = re.compile(r"^I\d{4} \d\d:\d\d:\d\d\.\d{6} +\d+ \S+:\d+\]  Pass=(\d+) Batch=(\d+) samples=(\d+) "
+                      r"AvgCost=([\d.e+-]+) Eval: classification_error_evaluator=([\d.e+-]+) $", re.M)
+LOG_BATCH = re.compile(r"\]  Batch=\d+ samples=\d+ AvgCost=\S+ CurrentCost=\S+ Eval: "
+                       r"classification_error_evaluator=\S+  CurrentEval: classification_error_evaluator=\S+ $", re.M)
+LOG_TEST = re.compile(r"\]  Test samples=(\d+) cost=(\S+) Eval: classification_error_evaluator=(\S+) $", re.M)
+
+
+@pytest.fixture(scope="module")
+def trained(tmp_path_factory):
+    out = str(tmp_path_factory.mktemp("mnist_out"))
+    code, _, err = paddle(["train", "--config=mlp.py", "--save_dir=" + out, "--num_passes=30",
+                           "--log_period=20", "--seed=1"], DEMO)
+    assert code == 0, err
+    return out, err
+
+
+def test_digits_demo_reaches_v1_accuracy(trained):
+    out, log = trained
+    passes = LOG_PASS.findall(log)
+    assert [int(p[0]) for p in passes] == list(range(30))
+    assert all(int(p[2]) == 1437 for p in passes)
+    assert LOG_BATCH.search(log), log[-2000:]
+    tests = LOG_TEST.findall(log)
+    assert len(tests) == 30 and all(int(t[0]) == 360 for t in tests)
+    first_cost, last_cost = float(passes[0][3]), float(passes[-1][3])
+    assert last_cost < first_cost / 5
+    assert float(tests[-1][2]) <= 0.03, tests[-1]
+
+
+def test_saved_pass_directories_use_v1_format(trained):
+    out, _ = trained
+    names = sorted(os.listdir(out))
+    assert names == ["pass-%05d" % i for i in range(30)]  # no temporary leftovers
+    last = os.path.join(out, "pass-00029")
+    files = set(os.listdir(last))
+    assert {"done", "mlp.py", "path.txt", "___fc_layer_0__.w0", "___fc_layer_0__.wbias",
+            "___fc_layer_2__.w0"} <= files
+    with open(os.path.join(last, "___fc_layer_0__.w0"), "rb") as f:
+        version, value_size, size = struct.unpack("<iIQ", f.read(16))
+        values = np.frombuffer(f.read(), dtype=np.float32)
+    assert (version, value_size, size) == (0, 4, 64 * 512) and values.size == size
+    assert np.isfinite(values).all() and values.std() > 0
+
+
+def test_job_test_reproduces_saved_model_error(trained):
+    out, log = trained
+    expected = LOG_TEST.findall(log)[-1]
+    code, _, err = paddle(["train", "--config=mlp.py", "--job=test",
+                           "--init_model_path=" + os.path.join(out, "pass-00029")], DEMO)
+    assert code == 0, err
+    m = re.search(r"\]  Pass=\S+ samples=(\d+) AvgCost=(\S+) Eval: classification_error_evaluator=(\S+) $",
+                  err, re.M)
+    assert m, err
+    assert (m.group(1), m.group(2), m.group(3)) == expected
+
+
+def test_resume_with_start_pass_continues_numbering(trained, tmp_path):
+    out, _ = trained
+    code, _, err = paddle(["train", "--config=mlp.py", "--save_dir=" + out, "--start_pass=30",
+                           "--num_passes=31", "--dot_period=0"], DEMO)
+    assert code == 0, err
+    assert "Loaded parameters from %s" % os.path.join(out, "pass-00029") in err
+    passes = LOG_PASS.findall(err)
+    assert [p[0] for p in passes] == ["30"]
+    assert float(passes[0][4]) < 0.05  # starts from the trained model, not from scratch
+
+
+BAD_CONFIGS = {
+    "unknown input layer": ("""
+        from paddle.trainer_config_helpers import *
+        settings(batch_size=10)
+        x = data_layer(name='x', size=4)
+        h = fc_layer(input=undefined_layer, size=3)
+        """, 4),
+    "typo in a helper argument": ("""
+        from paddle.trainer_config_helpers import *
+        settings(batch_size=10)
+        x = data_layer(name='x', size=4)
+        h = fc_layer(input=x, sise=3)
+        outputs(h)
+        """, 4),
+    "size mismatch": ("""
+        from paddle.trainer_config_helpers import *
+        settings(batch_size=10)
+        x = data_layer(name='x', size=4)
+        y = data_layer(name='y', size=2)
+        h = fc_layer(input=x, size=3)
+        outputs(regression_cost(input=h, label=y))
+        """, 6),
+    "python syntax error": ("""
+        from paddle.trainer_config_helpers import *
+        settings(batch_size=10
+        x = data_layer(name='x', size=4)
+        """, 2),
+}
+
+
+@pytest.mark.parametrize("case", sorted(BAD_CONFIGS))
+def test_bad_config_gives_one_line_naming_file_and_line(case, tmp_path):
+    text, line = BAD_CONFIGS[case]
+    conf = tmp_path / "bad_conf.py"
+    conf.write_text(textwrap.dedent(text).lstrip("\n"))
+    code, out, err = paddle(["train", "--config=" + str(conf), "--num_passes=1"], str(tmp_path))
+    assert code != 0
+    lines = [l for l in err.splitlines() if l.strip()]
+    assert len(lines) == 1, err
+    assert "Traceback" not in err
+    assert "bad_conf.py:%d" % line in lines[0], lines[0]
+
+
+def test_dump_config_and_version(tmp_path):
+    code, out, err = paddle(["dump_config", "mlp.py"], DEMO)
+    assert code == 0, err
+    assert 'name: "___fc_layer_0__.w0"' in out and 'type: "fc"' in out
+    code, out, err = paddle(["version"], DEMO)
+    assert code == 0 and out.startswith("PaddlePaddle ")
+
+
+def test_use_gpu_without_cuda_is_a_clear_error():
+    from py_paddle import swig_paddle as api
+    if api.isGpuVersion():
+        pytest.skip("engine built with CUDA")
+    code, _, err = paddle(["train", "--config=mlp.py", "--use_gpu=1", "--num_passes=1"], DEMO)
+    assert code != 0 and "built without CUDA" in err and "Traceback" not in err
