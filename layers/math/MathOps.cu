@@ -1,4 +1,3 @@
-#include <cublas_v2.h>
 #include <cuda_runtime.h>
 
 #include <stdexcept>
@@ -10,15 +9,6 @@ namespace paddle {
 namespace gpu {
 
 namespace {
-cublasHandle_t handle() {
-  thread_local cublasHandle_t h = [] {
-    cublasHandle_t created;
-    if (cublasCreate(&created) != CUBLAS_STATUS_SUCCESS) throw std::runtime_error("cublasCreate failed");
-    return created;
-  }();
-  return h;
-}
-
 inline int blocks(size_t n, int threads = 256) { return static_cast<int>((n + threads - 1) / threads); }
 
 __global__ void addRowVectorKernel(float* m, const float* row, int h, int w, float scale) {
@@ -44,17 +34,6 @@ __global__ void dotMulKernel(float* y, const float* x, size_t n) {
   if (i < n) y[i] *= x[i];
 }
 }  // namespace
-
-// Row-major C[M,N] = op(A) op(B) is column-major C^T = op(B)^T op(A)^T.
-void gemm(const float* A, bool transA, const float* B, bool transB, float* C, int M, int N, int K,
-          float alpha, float beta) {
-  int lda = transA ? M : K;
-  int ldb = transB ? K : N;
-  cublasStatus_t s = cublasSgemm(handle(), transB ? CUBLAS_OP_T : CUBLAS_OP_N,
-                                 transA ? CUBLAS_OP_T : CUBLAS_OP_N, N, M, K, &alpha, B, ldb, A,
-                                 lda, &beta, C, N);
-  if (s != CUBLAS_STATUS_SUCCESS) throw std::runtime_error("cublasSgemm failed: " + std::to_string(s));
-}
 
 void addRowVector(float* m, const float* row, int h, int w, float scale) {
   size_t n = static_cast<size_t>(h) * w;
