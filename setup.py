@@ -107,6 +107,7 @@ class build_ext(_build_ext):
         with ThreadPoolExecutor(max_workers=jobs) as pool:
             for objs in pool.map(compile_one, sources):
                 ext.extra_objects += objs
+        ext.depends = list(ext.depends) + sources + CUDA_SOURCES  # so the link is not skipped as up to date
         ext.sources = []
         super().build_extension(ext)
 

@@ -61,10 +61,11 @@ void Layer::resetOutput(size_t rows, size_t cols) {
 
 void Layer::forwardActivation() {
   activation_->forward(output_);
-  if (dropRate_ <= 0) return;
+  // v1 dropout is not inverted: keep with prob (1-p) in training, scale by (1-p)
+  // in testing. Gradient checks (PASS_GC) run without dropout.
+  if (dropRate_ <= 0 || pass_ == PASS_GC) return;
   Matrix& v = output_.value;
   if (pass_ == PASS_TRAIN) {
-    // v1 dropout is not inverted: keep with prob (1-p) in training, scale by (1-p) at test.
     std::bernoulli_distribution keep(1.0 - dropRate_);
     std::vector<float> mask(v.size());
     for (auto& m : mask) m = keep(*rng_) ? 1.0f : 0.0f;
@@ -77,7 +78,9 @@ void Layer::forwardActivation() {
 }
 
 void Layer::backwardActivation() {
-  if (dropRate_ > 0 && !output_.grad.empty()) math::dotMul(output_.grad, dropMask_);
+  // Masked units have zero gradient, so the activation's derivative at the
+  // masked (zeroed) value never matters.
+  if (dropRate_ > 0 && pass_ == PASS_TRAIN && !output_.grad.empty()) math::dotMul(output_.grad, dropMask_);
   activation_->backward(output_);
 }
 

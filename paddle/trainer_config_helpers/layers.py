@@ -1368,3 +1368,839 @@ def get_output_layer(input, arg_name, name=None, layer_attr=None):
         **_extra(layer_attr))
     return LayerOutput(name, LayerType.GET_OUTPUT_LAYER, parents=[input],
                        size=input.size)
+
+
+# ---------------------------------------------------------------------------
+# recurrent layers
+
+
+def _check_hppl(act, what, helper):
+    _check_act(act, helper)
+    if not act.support_hppl:
+        raise ConfigError('%s: %s must be tanh, sigmoid, relu or linear, got '
+                          '%s' % (helper, what, act.name or 'linear'))
+
+
+@wrap_bias_attr_default()
+@wrap_param_attr_default()
+@wrap_act_default(param_names=['gate_act'], act=SigmoidActivation())
+@wrap_act_default(param_names=['state_act'], act=TanhActivation())
+@wrap_act_default(act=TanhActivation())
+@wrap_name_default('lstmemory')
+@layer_support(DROPOUT)
+def lstmemory(input, name=None, size=None, reverse=False, act=None,
+              gate_act=None, state_act=None, bias_attr=None, param_attr=None,
+              layer_attr=None):
+    """LSTM over a sequence; input is the 4*size gate projection."""
+    _check_input(input, 'input', 'lstmemory')
+    for what, a in (('act', act), ('gate_act', gate_act),
+                    ('state_act', state_act)):
+        _check_hppl(a, what, 'lstmemory')
+    if input.size is None or input.size % 4 != 0:
+        raise ConfigError(
+            "lstmemory: input '%s' has size %s, which is not a multiple of 4 "
+            "(feed it a 4*size projection, e.g. mixed_layer(size=4*size))" %
+            (input.name, input.size))
+    if size is not None and input.size // 4 != size:
+        raise ConfigError(
+            'lstmemory: size=%d does not match input size %d / 4 = %d' %
+            (size, input.size, input.size // 4))
+    Layer(
+        name=name,
+        type=LayerType.LSTMEMORY,
+        active_type=act.name,
+        active_state_type=state_act.name,
+        active_gate_type=gate_act.name,
+        reversed=reverse,
+        bias=_bias(bias_attr),
+        inputs=[Input(input.name, **param_attr.attr)],
+        **_extra(layer_attr))
+    return LayerOutput(name, LayerType.LSTMEMORY, [input],
+                       size=input.size // 4, reverse=reverse, activation=act)
+
+
+@wrap_bias_attr_default()
+@wrap_param_attr_default()
+@wrap_act_default(param_names=['gate_act'], act=SigmoidActivation())
+@wrap_act_default(act=TanhActivation())
+@wrap_name_default('gru')
+@layer_support(DROPOUT)
+def grumemory(input, size=None, name=None, reverse=False, act=None,
+              gate_act=None, bias_attr=None, param_attr=None,
+              layer_attr=None):
+    """GRU over a sequence; input is the 3*size projection."""
+    _check_input(input, 'input', 'grumemory')
+    _check_hppl(act, 'act', 'grumemory')
+    _check_hppl(gate_act, 'gate_act', 'grumemory')
+    if input.size is None or input.size % 3 != 0:
+        raise ConfigError(
+            "grumemory: input '%s' has size %s, which is not a multiple of 3 "
+            "(feed it a 3*size projection)" % (input.name, input.size))
+    if size is not None and input.size // 3 != size:
+        raise ConfigError(
+            'grumemory: size=%d does not match input size %d / 3 = %d' %
+            (size, input.size, input.size // 3))
+    Layer(
+        name=name,
+        type=LayerType.GRUMEMORY,
+        active_type=act.name,
+        active_gate_type=gate_act.name,
+        reversed=reverse,
+        bias=_bias(bias_attr),
+        inputs=[Input(input.name, **param_attr.attr)],
+        **_extra(layer_attr))
+    return LayerOutput(name, LayerType.GRUMEMORY, [input],
+                       size=input.size // 3, reverse=reverse, activation=act)
+
+
+@wrap_name_default()
+@wrap_param_attr_default()
+@wrap_bias_attr_default()
+@wrap_act_default(act=TanhActivation())
+@layer_support(DROPOUT)
+def recurrent_layer(input, act=None, bias_attr=None, param_attr=None,
+                    name=None, reverse=False, layer_attr=None):
+    """h_t = act(x_t + W h_{t-1} + b)."""
+    _check_input(input, 'input', 'recurrent_layer')
+    Layer(
+        name=name,
+        type=LayerType.RECURRENT_LAYER,
+        inputs=Input(input.name, **param_attr.attr),
+        active_type=act.name,
+        bias=_bias(bias_attr),
+        reversed=reverse,
+        **_extra(layer_attr))
+    return LayerOutput(name, LayerType.RECURRENT_LAYER, parents=[input],
+                       size=input.size, activation=act, reverse=reverse)
+
+
+@wrap_bias_attr_default()
+@wrap_act_default(param_names=['gate_act'], act=SigmoidActivation())
+@wrap_act_default(param_names=['state_act'], act=SigmoidActivation())
+@wrap_act_default(act=TanhActivation())
+@wrap_name_default('lstm_step')
+@layer_support()
+def lstm_step_layer(input, state, size=None, act=None, name=None,
+                    gate_act=None, state_act=None, bias_attr=None,
+                    layer_attr=None):
+    """One LSTM step: input (4*size) + previous cell state -> output; the
+    new state is the 'state' output (get_output_layer(arg_name='state'))."""
+    _check_input(input, 'input', 'lstm_step_layer')
+    _check_input(state, 'state', 'lstm_step_layer')
+    if size is None:
+        size = state.size
+    Layer(
+        name=name,
+        type=LayerType.LSTM_STEP_LAYER,
+        active_type=act.name,
+        active_gate_type=gate_act.name,
+        active_state_type=state_act.name,
+        bias=_bias(bias_attr),
+        size=size,
+        inputs=[input.name, state.name],
+        **_extra(layer_attr))
+    return LayerOutput(name=name, layer_type=LayerType.LSTM_STEP_LAYER,
+                       parents=[input, state], activation=act, size=size,
+                       outputs=['default', 'state'])
+
+
+@wrap_bias_attr_default()
+@wrap_param_attr_default()
+@wrap_act_default(param_names=['gate_act'], act=SigmoidActivation())
+@wrap_act_default(act=TanhActivation())
+@wrap_name_default('gru_step')
+@layer_support()
+def gru_step_layer(input, output_mem, size=None, act=None, name=None,
+                   gate_act=None, bias_attr=None, param_attr=None,
+                   layer_attr=None):
+    """One GRU step: input (3*size) + previous output -> output."""
+    _check_input(input, 'input', 'gru_step_layer')
+    _check_input(output_mem, 'output_mem', 'gru_step_layer')
+    if size is None:
+        size = input.size // 3
+    Layer(
+        name=name,
+        type=LayerType.GRU_STEP_LAYER,
+        inputs=[Input(input.name, **param_attr.attr), output_mem.name],
+        bias=_bias(bias_attr),
+        size=size,
+        active_type=act.name,
+        active_gate_type=gate_act.name,
+        **_extra(layer_attr))
+    return LayerOutput(name=name, layer_type=LayerType.GRU_STEP_LAYER,
+                       parents=[input, output_mem], size=size, activation=act)
+
+
+@wrap_name_default('memory', 'memory_name')
+def memory(name, size, is_seq=False, boot_layer=None, boot_bias=None,
+           boot_bias_active_type=None, boot_with_const_id=None,
+           memory_name=None):
+    """The previous time step's output of layer `name` inside a
+    recurrent_group step (boot: zeros, boot_layer, boot_bias or const id)."""
+    if boot_bias_active_type is None:
+        boot_bias_active_type = LinearActivation()
+    if boot_bias is not None and not isinstance(boot_bias,
+                                                ParameterAttribute):
+        raise ConfigError('memory: boot_bias must be a ParamAttr(...)')
+    if isinstance(boot_bias, ParameterAttribute):
+        boot_bias = ParamAttr.to_bias(boot_bias)
+    if boot_layer is not None:
+        _check_input(boot_layer, 'boot_layer', 'memory')
+    if name is not None:
+        memory_name = None
+    size = _size_arg(size, 'memory')
+    agent_name = cp.Memory(
+        name,
+        size,
+        is_sequence=is_seq,
+        boot_layer=boot_layer.name if boot_layer is not None else None,
+        boot_bias=boot_bias if boot_bias is not None else False,
+        boot_bias_active_type=boot_bias_active_type.name,
+        boot_with_const_id=boot_with_const_id,
+        memory_name=memory_name)
+    return LayerOutput(
+        name=agent_name,
+        size=size,
+        layer_type=LayerType.MEMORY,
+        parents=[boot_layer] if boot_layer is not None else None)
+
+
+class SubsequenceInput(object):
+    """A nested-sequence in-link of recurrent_group (one step per
+    sub-sequence)."""
+
+    def __init__(self, input):
+        _check_input(input, 'input', 'SubsequenceInput')
+        self.input = input
+
+
+class StaticInput(object):
+    """A read-only input of recurrent_group, the same at every step."""
+
+    def __init__(self, input, is_seq=False, size=None):
+        _check_input(input, 'input', 'StaticInput')
+        self.input = input
+        self.is_seq = is_seq
+        if size is not None and input.size is not None and \
+                size != input.size:
+            raise ConfigError('StaticInput: size %d != input size %d' %
+                              (size, input.size))
+        if input.size is None:
+            input.size = size
+
+
+class BaseGeneratedInput(object):
+    def __init__(self):
+        self.bos_id = None
+        self.eos_id = None
+
+    def before_real_step(self):
+        raise NotImplementedError()
+
+    def after_real_step(self, *args):
+        raise NotImplementedError()
+
+
+class GeneratedInput(BaseGeneratedInput):
+    """In beam_search: the embedding of the word generated at the previous
+    step (ids from the memory '__beam_search_predict__')."""
+
+    def __init__(self, size, embedding_name, embedding_size):
+        BaseGeneratedInput.__init__(self)
+        self.size = size
+        self.embedding_name = embedding_name
+        self.embedding_size = embedding_size
+
+    def after_real_step(self, input):
+        return maxid_layer(input=input, name='__beam_search_predict__')
+
+    def before_real_step(self):
+        predict_id = memory(
+            name='__beam_search_predict__',
+            size=self.size,
+            boot_with_const_id=self.bos_id)
+        return embedding_layer(
+            input=predict_id,
+            size=self.embedding_size,
+            param_attr=ParamAttr(name=self.embedding_name))
+
+
+@wrap_name_default()
+def recurrent_group(step, input, reverse=False, name=None,
+                    targetInlink=None, is_generating=False):
+    """Run step(*inputs) once per time step of the in-link sequences;
+    returns the step's output layer(s) as sequences."""
+    cp.model_type('recurrent_nn')
+    if not callable(step):
+        raise ConfigError('recurrent_group: step must be a function')
+
+    def single(x):
+        return isinstance(x, (LayerOutput, StaticInput, SubsequenceInput))
+
+    if single(input):
+        input = [input]
+    if not isinstance(input, (list, tuple)):
+        raise ConfigError('recurrent_group: input must be a layer, '
+                          'StaticInput, SubsequenceInput or a list of them')
+    in_links = []
+    for each in input:
+        if isinstance(each, LayerOutput):
+            in_links.append(each.name)
+        elif isinstance(each, SubsequenceInput):
+            in_links.append(cp.Link(each.input.name, has_subseq=True))
+        elif not isinstance(each, StaticInput):
+            raise ConfigError('recurrent_group: bad input %s' %
+                              _type_desc(each))
+    if targetInlink is not None:
+        target = targetInlink.input if isinstance(
+            targetInlink, SubsequenceInput) else targetInlink
+        target_name = target.name
+    else:
+        target_name = ''
+    cp.RecurrentLayerGroupWithoutOutLinksBegin(
+        name=name,
+        in_links=in_links,
+        seq_reversed=reverse,
+        target_inlinkname=target_name)
+    in_args = []
+    has_link = False
+    for each in input:
+        if isinstance(each, LayerOutput):
+            in_args.append(each)
+            has_link = True
+        elif isinstance(each, SubsequenceInput):
+            in_args.append(each.input)
+            has_link = True
+        else:
+            mem_name = '__%s_memory__' % each.input.name
+            mem = memory(
+                name=mem_name,
+                is_seq=each.is_seq,
+                size=each.input.size,
+                boot_layer=each.input)
+            with mixed_layer(name=mem_name, size=each.input.size,
+                             act=IdentityActivation()) as mix:
+                mix += identity_projection(mem)
+            in_args.append(mem)
+    if is_generating == has_link:
+        raise ConfigError(
+            'recurrent_group needs at least one sequence in-link (a layer '
+            'or SubsequenceInput)' if not is_generating else
+            'a generating group takes only StaticInput inputs')
+    layer_outs = step(*in_args)
+    if isinstance(layer_outs, LayerOutput):
+        layer_outs = [layer_outs]
+    if not isinstance(layer_outs, (list, tuple)) or not layer_outs:
+        raise ConfigError('recurrent_group: step must return a layer or a '
+                          'list of layers')
+    for ot in layer_outs:
+        _check_input(ot, 'step output', 'recurrent_group')
+        ot.reverse = reverse
+        cp.RecurrentLayerGroupSetOutLink(ot.name)
+    cp.RecurrentLayerGroupEnd(name=name)
+    for ot in layer_outs:
+        ot.full_name = cp.MakeLayerNameInSubmodel(ot.name)
+    return layer_outs[0] if len(layer_outs) == 1 else layer_outs
+
+
+@wrap_name_default()
+def beam_search(step, input, bos_id, eos_id, beam_size, max_length=500,
+                name=None, num_results_per_sample=None):
+    """Generate sequences with beam search; exactly one input must be a
+    GeneratedInput, the others StaticInput."""
+    if num_results_per_sample is None:
+        num_results_per_sample = beam_size
+    if isinstance(input, (StaticInput, BaseGeneratedInput)):
+        input = [input]
+    generated_index = -1
+    real_input = []
+    for i, each in enumerate(input):
+        if isinstance(each, BaseGeneratedInput):
+            if generated_index != -1:
+                raise ConfigError('beam_search: only one GeneratedInput')
+            generated_index = i
+        elif isinstance(each, StaticInput):
+            real_input.append(each)
+        else:
+            raise ConfigError('beam_search: inputs must be StaticInput or '
+                              'GeneratedInput, got %s' % _type_desc(each))
+    if generated_index == -1:
+        raise ConfigError('beam_search needs a GeneratedInput')
+    gipt = input[generated_index]
+    gipt.bos_id = bos_id
+    gipt.eos_id = eos_id
+
+    def __real_step__(*args):
+        eos_name = '__%s_eos_layer__' % name
+        cp.RecurrentLayerGroupSetGenerator(
+            cp.Generator(
+                eos_layer_name=eos_name,
+                max_num_frames=max_length,
+                beam_size=beam_size,
+                num_results_per_sample=num_results_per_sample))
+        args = list(args)
+        args.insert(generated_index, gipt.before_real_step())
+        predict = gipt.after_real_step(step(*args))
+        eos_layer(input=predict, eos_id=eos_id, name=eos_name)
+        return predict
+
+    return recurrent_group(step=__real_step__, input=real_input,
+                           reverse=False, name=name, is_generating=True)
+
+
+# ---------------------------------------------------------------------------
+# image layers
+
+
+def _img_channels(input, num_channels, helper):
+    if num_channels is None:
+        if input.num_filters is None:
+            raise ConfigError(
+                "%s: num_channels is required (input '%s' does not carry a "
+                "channel count)" % (helper, input.name))
+        return input.num_filters
+    return num_channels
+
+
+@wrap_name_default('conv')
+@wrap_param_attr_default()
+@wrap_bias_attr_default()
+@wrap_act_default(act=ReluActivation())
+@layer_support(DROPOUT)
+def img_conv_layer(input, filter_size, num_filters, name=None,
+                   num_channels=None, act=None, groups=1, stride=1,
+                   padding=0, bias_attr=None, param_attr=None,
+                   shared_biases=True, layer_attr=None, filter_size_y=None,
+                   stride_y=None, padding_y=None, trans=False,
+                   layer_type=None):
+    """2-D convolution (type exconv, or cudnn_conv with use_gpu=1)."""
+    _check_input(input, 'input', 'img_conv_layer')
+    num_channels = _img_channels(input, num_channels, 'img_conv_layer')
+    filter_size, filter_size_y = _pair(filter_size, filter_size_y,
+                                       'filter_size')
+    stride, stride_y = _pair(stride, stride_y, 'stride')
+    padding, padding_y = _pair(padding, padding_y, 'padding')
+    if param_attr.attr.get('initial_smart'):
+        init_w = (2.0 / (filter_size**2 * num_channels))**0.5
+        param_attr.attr['initial_mean'] = 0.0
+        param_attr.attr['initial_std'] = init_w
+        param_attr.attr['initial_strategy'] = 0
+        param_attr.attr['initial_smart'] = False
+    if layer_type:
+        ok = ('exconvt', 'cudnn_convt') if trans else ('exconv',
+                                                       'cudnn_conv')
+        if layer_type not in ok:
+            raise ConfigError('img_conv_layer: layer_type must be one of %s'
+                              % ', '.join(ok))
+        lt = layer_type
+    else:
+        lt = LayerType.CONVTRANS_LAYER if trans else LayerType.CONV_LAYER
+    l = Layer(
+        name=name,
+        inputs=Input(
+            input.name,
+            conv=cp.Conv(
+                filter_size=filter_size,
+                padding=padding,
+                stride=stride,
+                channels=num_channels,
+                groups=groups,
+                filter_size_y=filter_size_y,
+                padding_y=padding_y,
+                stride_y=stride_y),
+            **param_attr.attr),
+        active_type=act.name,
+        num_filters=num_filters,
+        bias=_bias(bias_attr),
+        shared_biases=shared_biases,
+        type=lt,
+        **_extra(layer_attr))
+    return LayerOutput(name, lt, parents=[input], activation=act,
+                       num_filters=num_filters, size=l.config.size)
+
+
+def _pool_type_name(pool_type, helper):
+    if isinstance(pool_type, AvgPooling):
+        return 'avg-projection'
+    if isinstance(pool_type, MaxPooling):
+        return 'max-projection'
+    if isinstance(pool_type, (CudnnMaxPooling, CudnnAvgPooling)):
+        return pool_type.name
+    raise ConfigError('%s: pool_type must be MaxPooling() or AvgPooling(), '
+                      'got %s' % (helper, _type_desc(pool_type)))
+
+
+@wrap_name_default('pool')
+@layer_support()
+def img_pool_layer(input, pool_size, name=None, num_channels=None,
+                   pool_type=None, stride=1, padding=0, layer_attr=None,
+                   pool_size_y=None, stride_y=None, padding_y=None,
+                   ceil_mode=True):
+    """Max/average pooling over image windows."""
+    _check_input(input, 'input', 'img_pool_layer')
+    num_channels = _img_channels(input, num_channels, 'img_pool_layer')
+    if pool_type is None:
+        pool_type = MaxPooling()
+    type_name = _pool_type_name(pool_type, 'img_pool_layer')
+    pool_size, pool_size_y = _pair(pool_size, pool_size_y, 'pool_size')
+    stride, stride_y = _pair(stride, stride_y, 'stride')
+    padding, padding_y = _pair(padding, padding_y, 'padding')
+    l = Layer(
+        name=name,
+        type=LayerType.POOL_LAYER,
+        inputs=[
+            Input(
+                input.name,
+                pool=cp.Pool(
+                    pool_type=type_name,
+                    channels=num_channels,
+                    size_x=pool_size,
+                    start=None,
+                    stride=stride,
+                    padding=padding,
+                    size_y=pool_size_y,
+                    stride_y=stride_y,
+                    padding_y=padding_y))
+        ],
+        ceil_mode=ceil_mode,
+        **_extra(layer_attr))
+    return LayerOutput(name, LayerType.POOL_LAYER, parents=[input],
+                       num_filters=num_channels, size=l.config.size)
+
+
+@wrap_name_default('spp')
+@layer_support()
+def spp_layer(input, name=None, num_channels=None, pool_type=None,
+              pyramid_height=None, layer_attr=None):
+    """Spatial pyramid pooling."""
+    _check_input(input, 'input', 'spp_layer')
+    num_channels = _img_channels(input, num_channels, 'spp_layer')
+    if pool_type is None:
+        pool_type = MaxPooling()
+    type_name = _pool_type_name(pool_type, 'spp_layer')
+    l = Layer(
+        name=name,
+        type=LayerType.SPP_LAYER,
+        inputs=Input(
+            input.name,
+            spp=cp.SpatialPyramidPool(
+                pool_type=type_name,
+                channels=num_channels,
+                pyramid_height=pyramid_height)),
+        **_extra(layer_attr))
+    return LayerOutput(name, LayerType.SPP_LAYER, parents=[input],
+                       num_filters=num_channels, size=l.config.size)
+
+
+@wrap_name_default('crmnorm')
+@layer_support()
+def img_cmrnorm_layer(input, size, scale=0.0128, power=0.75, name=None,
+                      num_channels=None, layer_attr=None):
+    """Local response normalisation across channels."""
+    _check_input(input, 'input', 'img_cmrnorm_layer')
+    num_channels = _img_channels(input, num_channels, 'img_cmrnorm_layer')
+    l = Layer(
+        name=name,
+        type=LayerType.NORM_LAYER,
+        inputs=Input(
+            input.name,
+            norm=cp.Norm(
+                norm_type='cmrnorm-projection',
+                channels=num_channels,
+                size=size,
+                scale=scale,
+                pow=power,
+                blocked=0)),
+        **_extra(layer_attr))
+    return LayerOutput(name, LayerType.NORM_LAYER, parents=[input],
+                       num_filters=num_channels,
+                       img_norm_type='cmrnorm-projection',
+                       size=l.config.size)
+
+
+@wrap_bias_attr_default()
+@wrap_param_attr_default(
+    default_factory=lambda _: ParamAttr(initial_mean=1.0, initial_std=0.))
+@wrap_act_default(act=ReluActivation())
+@wrap_name_default('batch_norm')
+@layer_support(DROPOUT)
+def batch_norm_layer(input, act=None, name=None, num_channels=None,
+                     bias_attr=None, param_attr=None, layer_attr=None,
+                     batch_norm_type=None, moving_average_fraction=0.9,
+                     use_global_stats=None):
+    """Batch normalisation (per channel for images)."""
+    _check_input(input, 'input', 'batch_norm_layer')
+    if num_channels is None:
+        num_channels = input.num_filters if input.num_filters is not None \
+            else input.size
+    if batch_norm_type not in (None, 'batch_norm', 'cudnn_batch_norm'):
+        raise ConfigError("batch_norm_layer: batch_norm_type must be None, "
+                          "'batch_norm' or 'cudnn_batch_norm'")
+    l = Layer(
+        name=name,
+        inputs=Input(input.name, image=cp.Image(channels=num_channels),
+                     **param_attr.attr),
+        active_type=act.name,
+        type=LayerType.BATCH_NORM_LAYER,
+        batch_norm_type=batch_norm_type,
+        bias=_bias(bias_attr),
+        moving_average_fraction=moving_average_fraction,
+        use_global_stats=use_global_stats,
+        **_extra(layer_attr))
+    return LayerOutput(name=name, layer_type=LayerType.BATCH_NORM_LAYER,
+                       parents=[input], activation=act,
+                       num_filters=num_channels, size=l.config.size)
+
+
+@wrap_name_default()
+@layer_support()
+def block_expand_layer(input, block_x=0, block_y=0, stride_x=0, stride_y=0,
+                       padding_x=0, padding_y=0, num_channels=None,
+                       name=None, layer_attr=None):
+    """im2col: image -> sequence of block_x*block_y*C vectors."""
+    _check_input(input, 'input', 'block_expand_layer')
+    num_channels = _img_channels(input, num_channels, 'block_expand_layer')
+    l = Layer(
+        name=name,
+        inputs=Input(
+            input.name,
+            block_expand=cp.BlockExpand(
+                channels=num_channels,
+                block_x=block_x,
+                block_y=block_y,
+                stride_x=stride_x,
+                stride_y=stride_y,
+                padding_x=padding_x,
+                padding_y=padding_y)),
+        type=LayerType.BLOCK_EXPAND,
+        **_extra(layer_attr))
+    return LayerOutput(name, LayerType.BLOCK_EXPAND, parents=[input],
+                       size=l.config.size)
+
+
+@wrap_name_default()
+@layer_support()
+def maxout_layer(input, groups, num_channels=None, name=None,
+                 layer_attr=None):
+    _check_input(input, 'input', 'maxout_layer')
+    num_channels = _img_channels(input, num_channels, 'maxout_layer')
+    l = Layer(
+        name=name,
+        inputs=Input(input.name,
+                     maxout=cp.MaxOut(channels=num_channels, groups=groups)),
+        type=LayerType.MAXOUT,
+        **_extra(layer_attr))
+    return LayerOutput(name, LayerType.MAXOUT, parents=[input],
+                       num_filters=num_channels // groups,
+                       size=l.config.size)
+
+
+@wrap_name_default()
+@layer_support()
+def bilinear_interp_layer(input, out_size_x=None, out_size_y=None,
+                          name=None, layer_attr=None):
+    _check_input(input, 'input', 'bilinear_interp_layer')
+    num_channels = _img_channels(input, None, 'bilinear_interp_layer')
+    l = Layer(
+        name=name,
+        inputs=Input(
+            input.name,
+            bilinear_interp=cp.BilinearInterp(
+                out_size_x=out_size_x,
+                out_size_y=out_size_y,
+                channels=num_channels)),
+        type=LayerType.BILINEAR_INTERP_LAYER,
+        **_extra(layer_attr))
+    return LayerOutput(name, LayerType.BILINEAR_INTERP_LAYER,
+                       parents=[input], num_filters=num_channels,
+                       size=l.config.size)
+
+
+@wrap_name_default('pad')
+@layer_support()
+def pad_layer(input, pad_c=None, pad_h=None, pad_w=None, name=None,
+              layer_attr=None):
+    """Zero padding of channels/height/width (each a [before, after])."""
+    _check_input(input, 'input', 'pad_layer')
+    pads = []
+    for what, p in (('pad_c', pad_c), ('pad_h', pad_h), ('pad_w', pad_w)):
+        if p is None:
+            p = [0, 0]
+        if not isinstance(p, (list, tuple)) or len(p) != 2:
+            raise ConfigError('pad_layer: %s must be a [before, after] pair'
+                              % what)
+        pads.append(list(p))
+    num_channels = _img_channels(input, None, 'pad_layer')
+    l = Layer(
+        name=name,
+        type=LayerType.PAD_LAYER,
+        inputs=Input(input.name,
+                     pad=cp.Pad(channels=num_channels, pad_c=pads[0],
+                                pad_h=pads[1], pad_w=pads[2])),
+        **_extra(layer_attr))
+    return LayerOutput(name, LayerType.PAD_LAYER, parents=[input],
+                       num_filters=num_channels + pads[0][0] + pads[0][1],
+                       size=l.config.size)
+
+
+# ---------------------------------------------------------------------------
+# structured costs
+
+
+@wrap_name_default()
+@wrap_param_attr_default()
+@layer_support()
+def crf_layer(input, label, size=None, weight=None, param_attr=None,
+              name=None, coeff=1.0, layer_attr=None):
+    """Linear-chain CRF cost; transition weight dims [size+2, size]."""
+    _check_input(input, 'input', 'crf_layer')
+    _check_input(label, 'label', 'crf_layer')
+    if size is None:
+        size = input.size
+    if input.size is not None and input.size != size:
+        raise ConfigError("crf_layer: input '%s' has size %d but size=%d "
+                          "(the number of labels)" % (input.name, input.size,
+                                                      size))
+    ipts = [Input(input.name, **param_attr.attr), Input(label.name)]
+    parents = [input, label]
+    if weight is not None:
+        _check_input(weight, 'weight', 'crf_layer')
+        ipts.append(Input(weight.name))
+        parents.append(weight)
+    Layer(name=name, type=LayerType.CRF_LAYER, size=size, inputs=ipts,
+          coeff=coeff, **_extra(layer_attr))
+    return LayerOutput(name, LayerType.CRF_LAYER, parents, size=1)
+
+
+@wrap_name_default()
+@wrap_param_attr_default()
+@layer_support()
+def crf_decoding_layer(input, size, label=None, param_attr=None, name=None,
+                       layer_attr=None):
+    """Viterbi decoding with the CRF transition weights."""
+    _check_input(input, 'input', 'crf_decoding_layer')
+    ipts = [Input(input.name, **param_attr.attr)]
+    parents = [input]
+    if label is not None:
+        _check_input(label, 'label', 'crf_decoding_layer')
+        ipts.append(Input(label.name))
+        parents.append(label)
+    Layer(name=name, type=LayerType.CRF_DECODING_LAYER, size=size,
+          inputs=ipts, **_extra(layer_attr))
+    return LayerOutput(name, LayerType.CRF_DECODING_LAYER, parents, size=1)
+
+
+@wrap_name_default()
+@layer_support()
+def ctc_layer(input, label, size=None, name=None, norm_by_times=False,
+              layer_attr=None):
+    """CTC cost; size = number of classes + 1 (blank is the last)."""
+    _check_input(input, 'input', 'ctc_layer')
+    _check_input(label, 'label', 'ctc_layer')
+    if label.size is not None:
+        if size is not None and size != label.size + 1:
+            raise ConfigError('ctc_layer: size must be label.size + 1 = %d' %
+                              (label.size + 1))
+        if size is None:
+            size = label.size + 1
+    Layer(name=name, type=LayerType.CTC_LAYER, size=size,
+          norm_by_times=norm_by_times, inputs=[input.name, label.name],
+          **_extra(layer_attr))
+    return LayerOutput(name, LayerType.CTC_LAYER, [input, label], size=size)
+
+
+@wrap_name_default()
+@layer_support()
+def warp_ctc_layer(input, label, size=None, name=None, blank=0,
+                   norm_by_times=False, layer_attr=None):
+    _check_input(input, 'input', 'warp_ctc_layer')
+    _check_input(label, 'label', 'warp_ctc_layer')
+    if label.size is not None:
+        if size is None:
+            size = label.size + 1
+    Layer(name=name, type=LayerType.WARP_CTC_LAYER, size=size, blank=blank,
+          norm_by_times=norm_by_times, inputs=[input.name, label.name],
+          **_extra(layer_attr))
+    return LayerOutput(name, LayerType.WARP_CTC_LAYER, parents=[input, label],
+                       size=size)
+
+
+@wrap_name_default()
+@wrap_param_attr_default()
+@wrap_bias_attr_default()
+@layer_support()
+def hsigmoid(input, label, num_classes=None, name=None, bias_attr=None,
+             param_attr=None, layer_attr=None):
+    """Hierarchical sigmoid cost; weights [num_classes-1, in] per input."""
+    inputs = _check_input_list(input, 'hsigmoid')
+    _check_input(label, 'label', 'hsigmoid')
+    if num_classes is None:
+        num_classes = label.size
+    if num_classes is None or num_classes <= 2:
+        raise ConfigError('hsigmoid: num_classes must be > 2')
+    if isinstance(param_attr, (list, tuple)):
+        attrs = list(param_attr)
+    else:
+        attrs = [copy.deepcopy(param_attr) for _ in inputs]
+    ipts = [Input(each.name, **a.attr) for each, a in zip(inputs, attrs)]
+    ipts.append(label.name)
+    Layer(name=name, type=LayerType.HSIGMOID, num_classes=num_classes,
+          bias=_bias(bias_attr), inputs=ipts, **_extra(layer_attr))
+    return LayerOutput(name, LayerType.HSIGMOID, parents=inputs + [label],
+                       size=1)
+
+
+@wrap_name_default('nce')
+@wrap_param_attr_default()
+@wrap_bias_attr_default()
+@layer_support(DROPOUT)
+def nce_layer(input, label, num_classes=None, act=None, weight=None,
+              num_neg_samples=10, neg_distribution=None, name=None,
+              bias_attr=None, param_attr=None, layer_attr=None):
+    """Noise-contrastive estimation cost."""
+    inputs = _check_input_list(input, 'nce_layer')
+    _check_input(label, 'label', 'nce_layer')
+    if num_classes is None:
+        num_classes = label.size
+    if act is None:
+        act = SigmoidActivation()
+    if isinstance(param_attr, (list, tuple)):
+        attrs = list(param_attr)
+    else:
+        attrs = [copy.deepcopy(param_attr) for _ in inputs]
+    ipts = [Input(each.name, **a.attr) for each, a in zip(inputs, attrs)]
+    parents = inputs + [label]
+    ipts.append(label.name)
+    if weight is not None:
+        _check_input(weight, 'weight', 'nce_layer')
+        ipts.append(weight.name)
+        parents.append(weight)
+    Layer(name=name, type=LayerType.NCE_LAYER, num_classes=num_classes,
+          neg_sampling_dist=neg_distribution, active_type=act.name,
+          num_neg_samples=num_neg_samples, inputs=ipts,
+          bias=_bias(bias_attr), **_extra(layer_attr))
+    return LayerOutput(name, LayerType.NCE_LAYER, parents=parents, size=1,
+                       activation=act)
+
+
+__all__ += [
+    'AggregateLevel', 'ExpandLevel', 'full_matrix_projection',
+    'trans_full_matrix_projection', 'table_projection', 'identity_projection',
+    'dotmul_projection', 'scaling_projection', 'dotmul_operator',
+    'context_projection', 'conv_projection', 'conv_operator',
+    'MixedLayerType', 'mixed_layer', 'embedding_layer', 'pooling_layer',
+    'last_seq', 'first_seq', 'expand_layer', 'repeat_layer',
+    'seq_reshape_layer', 'seq_concat_layer', 'addto_layer', 'concat_layer',
+    'slope_intercept_layer', 'scaling_layer', 'power_layer',
+    'interpolation_layer', 'out_prod_layer', 'conv_shift_layer',
+    'linear_comb_layer', 'convex_comb_layer', 'tensor_layer',
+    'sampling_id_layer', 'maxid_layer', 'eos_layer', 'print_layer',
+    'rotate_layer', 'get_output_layer', 'lstmemory', 'grumemory',
+    'recurrent_layer', 'lstm_step_layer', 'gru_step_layer', 'memory',
+    'SubsequenceInput', 'StaticInput', 'BaseGeneratedInput',
+    'GeneratedInput', 'recurrent_group', 'beam_search', 'img_conv_layer',
+    'img_pool_layer', 'spp_layer', 'img_cmrnorm_layer', 'batch_norm_layer',
+    'block_expand_layer', 'maxout_layer', 'bilinear_interp_layer',
+    'pad_layer', 'crf_layer', 'crf_decoding_layer', 'ctc_layer',
+    'warp_ctc_layer', 'hsigmoid', 'nce_layer'
+]

@@ -82,3 +82,411 @@ def outputs(layers, *args):
         final_outputs = [l.name for l in layers]
     Inputs(*final_inputs)
     Outputs(*final_outputs)
+
+
+# ---------------------------------------------------------------------------
+# composite networks
+
+from .activations import (IdentityActivation, LinearActivation,
+                          ReluActivation, SequenceSoftmaxActivation,
+                          SoftmaxActivation, TanhActivation)
+from .attrs import ExtraAttr
+from .default_decorators import wrap_act_default, wrap_name_default
+from .layers import (addto_layer, batch_norm_layer, concat_layer,
+                     context_projection, expand_layer, fc_layer, first_seq,
+                     full_matrix_projection, get_output_layer,
+                     gru_step_layer, grumemory, identity_projection,
+                     img_conv_layer, img_pool_layer, last_seq, lstm_step_layer,
+                     lstmemory, memory, mixed_layer, pooling_layer,
+                     recurrent_group, scaling_layer)
+from .poolings import MaxPooling, SumPooling
+
+__all__ += [
+    'sequence_conv_pool', 'text_conv_pool', 'simple_lstm', 'simple_img_conv_pool',
+    'img_conv_bn_pool', 'img_conv_group', 'small_vgg', 'vgg_16_network',
+    'lstmemory_unit', 'lstmemory_group', 'gru_unit', 'gru_group',
+    'simple_gru', 'simple_gru2', 'bidirectional_lstm', 'bidirectional_gru',
+    'simple_attention', 'dropout_layer'
+]
+
+
+@wrap_name_default('sequence_conv_pooling')
+def sequence_conv_pool(input, context_len, hidden_size, name=None,
+                       context_start=None, pool_type=None,
+                       context_proj_layer_name=None,
+                       context_proj_param_attr=False, fc_layer_name=None,
+                       fc_param_attr=None, fc_bias_attr=None, fc_act=None,
+                       pool_bias_attr=None, fc_attr=None, context_attr=None,
+                       pool_attr=None):
+    """Text CNN: context projection -> fc -> sequence pooling."""
+    if context_proj_layer_name is None:
+        context_proj_layer_name = '%s_conv_proj' % name
+    with mixed_layer(name=context_proj_layer_name,
+                     size=input.size * context_len, act=LinearActivation(),
+                     layer_attr=context_attr) as m:
+        m += context_projection(input, context_len=context_len,
+                                context_start=context_start,
+                                padding_attr=context_proj_param_attr)
+    if fc_layer_name is None:
+        fc_layer_name = '%s_conv_fc' % name
+    fl = fc_layer(name=fc_layer_name, input=m, size=hidden_size, act=fc_act,
+                  layer_attr=fc_attr, param_attr=fc_param_attr,
+                  bias_attr=fc_bias_attr)
+    return pooling_layer(name=name, input=fl, pooling_type=pool_type,
+                         bias_attr=pool_bias_attr, layer_attr=pool_attr)
+
+
+text_conv_pool = sequence_conv_pool
+
+
+@wrap_name_default('conv_pool')
+def simple_img_conv_pool(input, filter_size, num_filters, pool_size,
+                         name=None, pool_type=None, act=None, groups=1,
+                         conv_stride=1, conv_padding=0, bias_attr=None,
+                         num_channel=None, param_attr=None, shared_bias=True,
+                         conv_layer_attr=None, pool_stride=1, pool_padding=0,
+                         pool_layer_attr=None):
+    """img_conv_layer (NAME_conv) followed by img_pool_layer (NAME_pool)."""
+    conv = img_conv_layer(name='%s_conv' % name, input=input,
+                          filter_size=filter_size, num_filters=num_filters,
+                          num_channels=num_channel, act=act, groups=groups,
+                          stride=conv_stride, padding=conv_padding,
+                          bias_attr=bias_attr, param_attr=param_attr,
+                          shared_biases=shared_bias,
+                          layer_attr=conv_layer_attr)
+    return img_pool_layer(name='%s_pool' % name, input=conv,
+                          pool_size=pool_size, pool_type=pool_type,
+                          stride=pool_stride, padding=pool_padding,
+                          layer_attr=pool_layer_attr)
+
+
+@wrap_name_default('conv_bn_pool')
+def img_conv_bn_pool(input, filter_size, num_filters, pool_size, name=None,
+                     pool_type=None, act=None, groups=1, conv_stride=1,
+                     conv_padding=0, conv_bias_attr=None, num_channel=None,
+                     conv_param_attr=None, shared_bias=True,
+                     conv_layer_attr=None, bn_param_attr=None,
+                     bn_bias_attr=None, bn_layer_attr=None, pool_stride=1,
+                     pool_padding=0, pool_layer_attr=None):
+    """conv (linear) -> batch_norm (act) -> pool."""
+    conv = img_conv_layer(name='%s_conv' % name, input=input,
+                          filter_size=filter_size, num_filters=num_filters,
+                          num_channels=num_channel, act=LinearActivation(),
+                          groups=groups, stride=conv_stride,
+                          padding=conv_padding, bias_attr=conv_bias_attr,
+                          param_attr=conv_param_attr,
+                          shared_biases=shared_bias,
+                          layer_attr=conv_layer_attr)
+    bn = batch_norm_layer(name='%s_bn' % name, input=conv, act=act,
+                          bias_attr=bn_bias_attr, param_attr=bn_param_attr,
+                          layer_attr=bn_layer_attr)
+    return img_pool_layer(name='%s_pool' % name, input=bn,
+                          pool_type=pool_type, pool_size=pool_size,
+                          stride=pool_stride, padding=pool_padding,
+                          layer_attr=pool_layer_attr)
+
+
+def img_conv_group(input, conv_num_filter, pool_size, num_channels=None,
+                   conv_padding=1, conv_filter_size=3, conv_act=None,
+                   conv_with_batchnorm=False, conv_batchnorm_drop_rate=0,
+                   pool_stride=1, pool_type=None):
+    """A VGG block: convs (optionally with batch norm) then one pool."""
+    if not isinstance(conv_num_filter, (list, tuple)):
+        raise ConfigError('img_conv_group: conv_num_filter must be a list')
+
+    def extend(obj):
+        if not hasattr(obj, '__len__'):
+            return [obj] * len(conv_num_filter)
+        return obj
+
+    conv_padding = extend(conv_padding)
+    conv_filter_size = extend(conv_filter_size)
+    conv_act = extend(conv_act)
+    conv_with_batchnorm = extend(conv_with_batchnorm)
+    conv_batchnorm_drop_rate = extend(conv_batchnorm_drop_rate)
+    tmp = input
+    for i in range(len(conv_num_filter)):
+        extra = dict()
+        if num_channels is not None:
+            extra['num_channels'] = num_channels
+            num_channels = None
+        if conv_with_batchnorm[i]:
+            extra['act'] = LinearActivation()
+        else:
+            extra['act'] = conv_act[i]
+        tmp = img_conv_layer(input=tmp, padding=conv_padding[i],
+                             filter_size=conv_filter_size[i],
+                             num_filters=conv_num_filter[i], **extra)
+        if conv_with_batchnorm[i]:
+            dropout = conv_batchnorm_drop_rate[i]
+            if dropout == 0 or abs(dropout) < 1e-5:
+                tmp = batch_norm_layer(input=tmp, act=conv_act[i])
+            else:
+                tmp = batch_norm_layer(input=tmp, act=conv_act[i],
+                                       layer_attr=ExtraAttr(
+                                           drop_rate=dropout))
+    return img_pool_layer(input=tmp, stride=pool_stride, pool_size=pool_size,
+                          pool_type=pool_type)
+
+
+def small_vgg(input_image, num_channels, num_classes):
+    def vgg(ipt, num_filter, times, dropouts, channels=None):
+        return img_conv_group(input=ipt, num_channels=channels, pool_size=2,
+                              pool_stride=2,
+                              conv_num_filter=[num_filter] * times,
+                              conv_filter_size=3, conv_act=ReluActivation(),
+                              conv_with_batchnorm=True,
+                              conv_batchnorm_drop_rate=dropouts,
+                              pool_type=MaxPooling())
+
+    tmp = vgg(input_image, 64, 2, [0.3, 0], num_channels)
+    tmp = vgg(tmp, 128, 2, [0.4, 0])
+    tmp = vgg(tmp, 256, 3, [0.4, 0.4, 0])
+    tmp = vgg(tmp, 512, 3, [0.4, 0.4, 0])
+    tmp = img_pool_layer(input=tmp, stride=2, pool_size=2,
+                         pool_type=MaxPooling())
+    tmp = dropout_layer(input=tmp, dropout_rate=0.5)
+    tmp = fc_layer(input=tmp, size=512, layer_attr=ExtraAttr(drop_rate=0.5),
+                   act=LinearActivation())
+    tmp = batch_norm_layer(input=tmp, act=ReluActivation())
+    return fc_layer(input=tmp, size=num_classes, act=SoftmaxActivation())
+
+
+def vgg_16_network(input_image, num_channels, num_classes=1000):
+    tmp = input_image
+    for i, filters in enumerate([[64, 64], [128, 128], [256, 256, 256],
+                                 [512, 512, 512], [512, 512, 512]]):
+        tmp = img_conv_group(input=tmp,
+                             num_channels=num_channels if i == 0 else None,
+                             conv_padding=1, conv_num_filter=filters,
+                             conv_filter_size=3, conv_act=ReluActivation(),
+                             pool_size=2, pool_stride=2,
+                             pool_type=MaxPooling())
+    tmp = fc_layer(input=tmp, size=4096, act=ReluActivation(),
+                   layer_attr=ExtraAttr(drop_rate=0.5))
+    tmp = fc_layer(input=tmp, size=4096, act=ReluActivation(),
+                   layer_attr=ExtraAttr(drop_rate=0.5))
+    return fc_layer(input=tmp, size=num_classes, act=SoftmaxActivation())
+
+
+@wrap_name_default('lstm')
+def simple_lstm(input, size, name=None, reverse=False, mat_param_attr=None,
+                bias_param_attr=None, inner_param_attr=None, act=None,
+                gate_act=None, state_act=None, mixed_layer_attr=None,
+                lstm_cell_attr=None):
+    """mixed 'lstm_transform_NAME' (4*size, no bias) + lstmemory NAME."""
+    fc_name = 'lstm_transform_%s' % name
+    with mixed_layer(name=fc_name, size=size * 4, act=IdentityActivation(),
+                     layer_attr=mixed_layer_attr, bias_attr=False) as m:
+        m += full_matrix_projection(input, param_attr=mat_param_attr)
+    return lstmemory(name=name, input=m, reverse=reverse,
+                     bias_attr=bias_param_attr, param_attr=inner_param_attr,
+                     act=act, gate_act=gate_act, state_act=state_act,
+                     layer_attr=lstm_cell_attr)
+
+
+@wrap_name_default('lstm_unit')
+def lstmemory_unit(input, name=None, size=None, param_attr=None, act=None,
+                   gate_act=None, state_act=None, mixed_bias_attr=None,
+                   lstm_bias_attr=None, mixed_layer_attr=None,
+                   lstm_layer_attr=None, get_output_layer_attr=None,
+                   out_memory=None):
+    """One LSTM step built from memories (use inside recurrent_group)."""
+    if size is None:
+        if input.size % 4 != 0:
+            raise ConfigError('lstmemory_unit: input size must be 4*size')
+        size = input.size // 4
+    out_mem = memory(name=name, size=size) if out_memory is None \
+        else out_memory
+    state_mem = memory(name='%s_state' % name, size=size)
+    with mixed_layer(name='%s_input_recurrent' % name, size=size * 4,
+                     bias_attr=mixed_bias_attr, layer_attr=mixed_layer_attr,
+                     act=IdentityActivation()) as m:
+        m += identity_projection(input=input)
+        m += full_matrix_projection(input=out_mem, param_attr=param_attr)
+    lstm_out = lstm_step_layer(name=name, input=m, state=state_mem,
+                               size=size, bias_attr=lstm_bias_attr, act=act,
+                               gate_act=gate_act, state_act=state_act,
+                               layer_attr=lstm_layer_attr)
+    get_output_layer(name='%s_state' % name, input=lstm_out,
+                     arg_name='state', layer_attr=get_output_layer_attr)
+    return lstm_out
+
+
+@wrap_name_default('lstm_group')
+def lstmemory_group(input, size=None, name=None, reverse=False,
+                    param_attr=None, act=None, gate_act=None, state_act=None,
+                    mixed_bias_attr=None, lstm_bias_attr=None,
+                    mixed_layer_attr=None, lstm_layer_attr=None,
+                    get_output_layer_attr=None):
+    """lstmemory built as a recurrent_group of lstmemory_unit."""
+
+    def step(ipt):
+        return lstmemory_unit(input=ipt, name=name, size=size,
+                              mixed_bias_attr=mixed_bias_attr,
+                              mixed_layer_attr=mixed_layer_attr,
+                              param_attr=param_attr,
+                              lstm_bias_attr=lstm_bias_attr, act=act,
+                              gate_act=gate_act, state_act=state_act,
+                              lstm_layer_attr=lstm_layer_attr,
+                              get_output_layer_attr=get_output_layer_attr)
+
+    return recurrent_group(name='%s_recurrent_group' % name, step=step,
+                           reverse=reverse, input=input)
+
+
+@wrap_name_default('gru_unit')
+def gru_unit(input, size=None, name=None, gru_bias_attr=None,
+             gru_param_attr=None, act=None, gate_act=None,
+             gru_layer_attr=None, naive=False):
+    """One GRU step with its output memory (use inside recurrent_group)."""
+    if input.size % 3 != 0:
+        raise ConfigError('gru_unit: input size must be 3*size')
+    if size is None:
+        size = input.size // 3
+    out_mem = memory(name=name, size=size)
+    return gru_step_layer(name=name, input=input, output_mem=out_mem,
+                          size=size, bias_attr=gru_bias_attr,
+                          param_attr=gru_param_attr, act=act,
+                          gate_act=gate_act, layer_attr=gru_layer_attr)
+
+
+@wrap_name_default('gru_group')
+def gru_group(input, size=None, name=None, reverse=False, gru_bias_attr=None,
+              gru_param_attr=None, act=None, gate_act=None,
+              gru_layer_attr=None, naive=False):
+    """grumemory built as a recurrent_group of gru_unit."""
+
+    def step(ipt):
+        return gru_unit(input=ipt, name=name, size=size,
+                        gru_bias_attr=gru_bias_attr,
+                        gru_param_attr=gru_param_attr, act=act,
+                        gate_act=gate_act, gru_layer_attr=gru_layer_attr)
+
+    return recurrent_group(name='%s_recurrent_group' % name, step=step,
+                           reverse=reverse, input=input)
+
+
+@wrap_name_default('simple_gru')
+def simple_gru(input, size, name=None, reverse=False, mixed_param_attr=None,
+               mixed_bias_param_attr=None, mixed_layer_attr=None,
+               gru_bias_attr=None, gru_param_attr=None, act=None,
+               gate_act=None, gru_layer_attr=None, naive=False):
+    """mixed NAME_transform (3*size) + gru_group NAME."""
+    with mixed_layer(name='%s_transform' % name, size=size * 3,
+                     bias_attr=mixed_bias_param_attr,
+                     layer_attr=mixed_layer_attr) as m:
+        m += full_matrix_projection(input=input, param_attr=mixed_param_attr)
+    return gru_group(name=name, size=size, input=m, reverse=reverse,
+                     gru_bias_attr=gru_bias_attr,
+                     gru_param_attr=gru_param_attr, act=act,
+                     gate_act=gate_act, gru_layer_attr=gru_layer_attr)
+
+
+@wrap_name_default('simple_gru2')
+def simple_gru2(input, size, name=None, reverse=False,
+                mixed_param_attr=None, mixed_bias_attr=None,
+                gru_param_attr=None, gru_bias_attr=None, act=None,
+                gate_act=None, mixed_layer_attr=None, gru_cell_attr=None):
+    """mixed NAME_transform (3*size) + grumemory NAME."""
+    with mixed_layer(name='%s_transform' % name, size=size * 3,
+                     bias_attr=mixed_bias_attr,
+                     layer_attr=mixed_layer_attr) as m:
+        m += full_matrix_projection(input, param_attr=mixed_param_attr)
+    return grumemory(name=name, input=m, reverse=reverse,
+                     bias_attr=gru_bias_attr, param_attr=gru_param_attr,
+                     act=act, gate_act=gate_act, layer_attr=gru_cell_attr)
+
+
+def _prefixed(kwargs, prefix):
+    return dict((k[len(prefix):], v) for k, v in kwargs.items()
+                if k.startswith(prefix))
+
+
+def _check_bidir_kwargs(kwargs, helper):
+    for k in kwargs:
+        if not (k.startswith('fwd_') or k.startswith('bwd_')):
+            raise ConfigError("%s() got an unexpected keyword argument '%s'"
+                              % (helper, k))
+
+
+@wrap_name_default('bidirectional_lstm')
+def bidirectional_lstm(input, size, name=None, return_seq=False,
+                       last_seq_attr=None, first_seq_attr=None,
+                       concat_attr=None, concat_act=None, **kwargs):
+    """simple_lstm NAME_fw + reversed NAME_bw; concat of their last/first
+    steps (or of the sequences with return_seq=True). fwd_*/bwd_* keywords
+    go to the two simple_lstm calls."""
+    _check_bidir_kwargs(kwargs, 'bidirectional_lstm')
+    fw = simple_lstm(name='%s_fw' % name, input=input, size=size,
+                     **_prefixed(kwargs, 'fwd_'))
+    bw = simple_lstm(name='%s_bw' % name, input=input, size=size,
+                     reverse=True, **_prefixed(kwargs, 'bwd_'))
+    if return_seq:
+        return concat_layer(name=name, input=[fw, bw],
+                            layer_attr=concat_attr, act=concat_act)
+    fw_seq = last_seq(name='%s_fw_last' % name, input=fw,
+                      layer_attr=last_seq_attr)
+    bw_seq = first_seq(name='%s_bw_last' % name, input=bw,
+                       layer_attr=first_seq_attr)
+    return concat_layer(name=name, input=[fw_seq, bw_seq],
+                        layer_attr=concat_attr, act=concat_act)
+
+
+@wrap_name_default('bidirectional_gru')
+def bidirectional_gru(input, size, name=None, return_seq=False,
+                      last_seq_attr=None, first_seq_attr=None,
+                      concat_attr=None, concat_act=None, **kwargs):
+    """simple_gru2 NAME_fw + reversed NAME_bw, as bidirectional_lstm."""
+    _check_bidir_kwargs(kwargs, 'bidirectional_gru')
+    fw = simple_gru2(name='%s_fw' % name, input=input, size=size,
+                     **_prefixed(kwargs, 'fwd_'))
+    bw = simple_gru2(name='%s_bw' % name, input=input, size=size,
+                     reverse=True, **_prefixed(kwargs, 'bwd_'))
+    if return_seq:
+        return concat_layer(name=name, input=[fw, bw],
+                            layer_attr=concat_attr, act=concat_act)
+    fw_seq = last_seq(name='%s_fw_last' % name, input=fw,
+                      layer_attr=last_seq_attr)
+    bw_seq = first_seq(name='%s_bw_last' % name, input=bw,
+                       layer_attr=first_seq_attr)
+    return concat_layer(name=name, input=[fw_seq, bw_seq],
+                        layer_attr=concat_attr, act=concat_act)
+
+
+@wrap_name_default('simple_attention')
+@wrap_act_default(param_names=['weight_act'], act=TanhActivation())
+def simple_attention(encoded_sequence, encoded_proj, decoder_state,
+                     transform_param_attr=None, softmax_param_attr=None,
+                     weight_act=None, name=None):
+    """Bahdanau attention: context vector for decoder_state."""
+    if encoded_proj.size != decoder_state.size:
+        raise ConfigError(
+            'simple_attention: encoded_proj size %s != decoder_state size %s'
+            % (encoded_proj.size, decoder_state.size))
+    proj_size = encoded_proj.size
+    with mixed_layer(size=proj_size, name='%s_transform' % name) as m:
+        m += full_matrix_projection(decoder_state,
+                                    param_attr=transform_param_attr)
+    expanded = expand_layer(input=m, expand_as=encoded_sequence,
+                            name='%s_expand' % name)
+    with mixed_layer(size=proj_size, act=weight_act,
+                     name='%s_combine' % name) as m:
+        m += identity_projection(expanded)
+        m += identity_projection(encoded_proj)
+    attention_weight = fc_layer(input=m, size=1,
+                                act=SequenceSoftmaxActivation(),
+                                param_attr=softmax_param_attr,
+                                name='%s_softmax' % name, bias_attr=False)
+    scaled = scaling_layer(weight=attention_weight, input=encoded_sequence,
+                           name='%s_scaling' % name)
+    return pooling_layer(input=scaled, pooling_type=SumPooling(),
+                         name='%s_pooling' % name)
+
+
+@wrap_name_default('dropout')
+def dropout_layer(input, dropout_rate, name=None):
+    """addto of one input with ExtraAttr(drop_rate)."""
+    return addto_layer(name=name, input=input, act=LinearActivation(),
+                       bias_attr=False,
+                       layer_attr=ExtraAttr(drop_rate=dropout_rate))

@@ -101,3 +101,36 @@ def test_cost_values_match_numpy():
     prob = np.exp(z - z.max(1, keepdims=True))
     prob /= prob.sum(1, keepdims=True)
     assert cost == pytest.approx(-np.log(prob[np.arange(BATCH), ids]).sum(), rel=1e-5)
+
+
+def test_dropout_masks_in_training_and_scales_in_testing():
+    rng = np.random.RandomState(7)
+    net = Net()
+    x = net.data("x", 50)
+    h = net.fc("h", [(x, 50)], 200, act="relu", drop_rate=0.3, std=0.1)
+    net.output(h)
+    gm = net.build()
+    xs = rng.rand(64, 50).astype(np.float32)
+    from py_paddle import swig_paddle as api
+    from netbuilder import make_args
+    out = api.Arguments.createArguments(0)
+    gm.forward(make_args([xs]), out, api.PASS_TEST)
+    test_out = out.getSlotValue(0).copyToNumpyMat()
+    gm.forward(make_args([xs]), out, api.PASS_TRAIN)
+    train_out = out.getSlotValue(0).copyToNumpyMat()
+    active = test_out > 0
+    kept = train_out[active] != 0
+    assert abs(kept.mean() - 0.7) < 0.03
+    # kept units are unscaled in training; testing multiplies by (1 - p)
+    np.testing.assert_allclose(train_out[active][kept] * 0.7, test_out[active][kept], rtol=1e-5)
+
+
+def test_dropout_layer_gradients():
+    rng = np.random.RandomState(8)
+    net = Net()
+    x = net.data("x", IN)
+    y = net.data("y", OUT)
+    h = net.fc("h", [(x, IN)], OUT, act="tanh", drop_rate=0.5)
+    net.output(net.layer("cost", "square_error", 1, [h, y], coeff=1.0))
+    slots = [rng.randn(BATCH, IN).astype(np.float32), rng.randn(BATCH, OUT).astype(np.float32)]
+    gradient_check(net.build(), slots, input_slots=[0])
