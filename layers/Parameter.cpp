@@ -63,9 +63,11 @@ void Parameter::randomize(std::mt19937& rng) {
   value().copyFromHost(host.data(), rows_, cols_);
 }
 
-void Parameter::save(const std::string& path) const {
+void Parameter::save(const std::string& path, ParameterType type) const {
+  auto it = bufs_.find(type);
+  PADDLE_ENFORCE(it != bufs_.end(), IOError, "parameter '", name_, "' has no buffer ", type, " to save");
   std::vector<float> host(size_);
-  bufs_.at(PARAMETER_VALUE).copyToHost(host.data());
+  it->second.copyToHost(host.data());
   std::ofstream out(path, std::ios::binary | std::ios::trunc);
   PADDLE_ENFORCE(out.good(), IOError, "cannot write parameter file '", path, "'");
   FileHeader h{0, sizeof(float), size_};
@@ -75,7 +77,7 @@ void Parameter::save(const std::string& path) const {
   PADDLE_ENFORCE(out.good(), IOError, "failed writing parameter file '", path, "'");
 }
 
-void Parameter::load(const std::string& path) {
+void Parameter::load(const std::string& path, ParameterType type) {
   std::ifstream in(path, std::ios::binary);
   PADDLE_ENFORCE(in.good(), IOError, "cannot open parameter file '", path, "'");
   FileHeader h{};
@@ -90,7 +92,7 @@ void Parameter::load(const std::string& path) {
   in.read(reinterpret_cast<char*>(host.data()), size_ * sizeof(float));
   PADDLE_ENFORCE(static_cast<size_t>(in.gcount()) == size_ * sizeof(float), IOError, "'", path,
                  "' is truncated");
-  value().copyFromHost(host.data(), rows_, cols_);
+  buffer(type).copyFromHost(host.data(), rows_, cols_);
 }
 
 }  // namespace paddle

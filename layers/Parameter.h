@@ -66,9 +66,10 @@ class Parameter {
   void randomize(std::mt19937& rng);
   void zeroGrad() { if (!grad().empty()) grad().zero(); }
 
-  // v1 binary format: int32 version 0, uint32 value size 4, uint64 count, then floats.
-  void save(const std::string& path) const;
-  void load(const std::string& path);
+  // v1 binary format: int32 version 0, uint32 value size 4, uint64 count, then
+  // floats. Other buffers (optimizer state) use the same format.
+  void save(const std::string& path, ParameterType type = PARAMETER_VALUE) const;
+  void load(const std::string& path, ParameterType type = PARAMETER_VALUE);
 
  private:
   Json config_;

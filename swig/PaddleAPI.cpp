@@ -376,6 +376,9 @@ void ParameterUpdater::startPass(int pass) { u_->startPass(pass); }
 void ParameterUpdater::startBatch(size_t n) { u_->startBatch(static_cast<int64_t>(n)); }
 void ParameterUpdater::update(Parameter* p) { u_->update(*p->p_); }
 void ParameterUpdater::finishBatch() { u_->finishBatch(); }
+void ParameterUpdater::finishPass(size_t n) { u_->finishPass(static_cast<int64_t>(n)); }
+void ParameterUpdater::apply() { u_->apply(); }
+void ParameterUpdater::restore() { u_->restore(); }
 double ParameterUpdater::getLearningRate() const { return u_->learningRate(); }
 
 // ---------------------------------------------------------------- Trainer
@@ -403,9 +406,12 @@ GradientMachine* Trainer::getGradientMachine() const {
 }
 void Trainer::randParameters() { t_->randomizeParameters(); }
 void Trainer::loadParameters(const std::string& dir) { t_->loadParameters(dir); }
-void Trainer::saveParameters(const std::string& dir) const { t_->saveParameters(dir); }
+void Trainer::saveParameters(const std::string& dir) { t_->saveParameters(dir); }
+void Trainer::saveOptimizerState(const std::string& dir) const { t_->saveOptimizerState(dir); }
+void Trainer::loadOptimizerState(const std::string& dir) { t_->loadOptimizerState(dir); }
 size_t Trainer::getBatchSize() const { return static_cast<size_t>(t_->batchSize()); }
 void Trainer::startTrainPass(int pass) { t_->startPass(pass); }
+void Trainer::finishTrainPass() { t_->finishPass(); }
 void Trainer::trainOneDataBatch(size_t n, const Arguments& args) { t_->trainOneBatch(*args.args_, n); }
 void Trainer::startPeriod() { t_->startPeriod(); }
 double Trainer::getPassCost() const { return t_->passStats().cost; }
@@ -427,6 +433,7 @@ std::vector<double> Trainer::getPassEvalValues() const {
 double Trainer::getLearningRate() const { return t_->updater().learningRate(); }
 void Trainer::startTestPeriod() { t_->startTest(); }
 void Trainer::testOneDataBatch(size_t n, const Arguments& args) { t_->testOneBatch(*args.args_, n); }
+void Trainer::finishTestPeriod() { t_->finishTest(); }
 double Trainer::getTestCost() const { return t_->testStats().cost; }
 long long Trainer::getTestSamples() const { return t_->testStats().samples; }
 std::string Trainer::getTestEval() const { return t_->testStats().evalString(); }

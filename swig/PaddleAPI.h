@@ -201,6 +201,9 @@ class ParameterUpdater {
   void startBatch(size_t batchSize);
   void update(Parameter* param);
   void finishBatch();
+  void finishPass(size_t batchesInPass);
+  void apply();    // ModelAverage: swap in the averaged weights
+  void restore();  // ... and back
   double getLearningRate() const;
 
  private:
@@ -217,10 +220,13 @@ class Trainer {
   GradientMachine* getGradientMachine() const;
   void randParameters();
   void loadParameters(const std::string& dir);
-  void saveParameters(const std::string& dir) const;
+  void saveParameters(const std::string& dir);  // averaged weights under ModelAverage
+  void saveOptimizerState(const std::string& dir) const;
+  void loadOptimizerState(const std::string& dir);
   size_t getBatchSize() const;
 
   void startTrainPass(int pass);
+  void finishTrainPass();
   void trainOneDataBatch(size_t batchSize, const Arguments& args);
   void startPeriod();  // restart the "since last log" statistics
   double getPassCost() const;
@@ -235,6 +241,7 @@ class Trainer {
 
   void startTestPeriod();
   void testOneDataBatch(size_t batchSize, const Arguments& args);
+  void finishTestPeriod();
   double getTestCost() const;
   long long getTestSamples() const;
   std::string getTestEval() const;

@@ -1,5 +1,7 @@
 #include "Optimizers.h"
 
+#include <algorithm>
+#include <climits>
 #include <cmath>
 #include <sstream>
 
@@ -99,7 +101,11 @@ ParameterUpdater::ParameterUpdater(const Json& opt)
       beta1_(opt.getDouble("adam_beta1", 0.9)),
       beta2_(opt.getDouble("adam_beta2", 0.999)),
       adamEps_(opt.getDouble("adam_epsilon", 1e-8)),
-      globalClip_(opt.getDouble("gradient_clipping_threshold", 0.0)) {
+      globalClip_(opt.getDouble("gradient_clipping_threshold", 0.0)),
+      averageWindow_(opt.getDouble("average_window", 0.0)),
+      maxAverageWindow_(opt.getInt("max_average_window", INT64_MAX)),
+      maxWindowSet_(opt.has("max_average_window")) {
+  PADDLE_ENFORCE(averageWindow_ >= 0, ConfigError, "average_window must be >= 0, got ", averageWindow_);
   if (method_ == "torch_momentum" || method_ == "sparse_momentum") method_ = "momentum";
   bool ok = false;
   std::string known;
@@ -134,7 +140,13 @@ void ParameterUpdater::update(Parameter& p) {
   const float decay = l1 > 0 ? 0.0f : l2;
   PADDLE_ENFORCE(!(l1 > 0 && mu != 0), ConfigError, "parameter '", p.name(),
                  "': L1 decay (decay_rate_l1) cannot be combined with momentum");
-  int64_t count = updateCount_[&p]++;
+  auto seen = updateCount_.find(&p);
+  if (seen == updateCount_.end()) {
+    params_.push_back(&p);
+    auto pending = pendingCounts_.find(p.name());  // from loadStateJson
+    seen = updateCount_.emplace(&p, pending == pendingCounts_.end() ? 0 : pending->second).first;
+  }
+  int64_t count = seen->second++;
   auto buf = [&](ParameterType t) { return p.buffer(t).data(); };
   float* rate = nullptr;  // per-element rate of the AdaGrad family
 
@@ -178,7 +190,107 @@ void ParameterUpdater::update(Parameter& p) {
         n, onGpu);
   }
   if (l1 > 0) run(rule::L1L2Decay{w, rate, lr, l1, l2}, n, onGpu);
+  if (averaging()) math::axpby(1.0f, p.value(), 1.0f, p.buffer(PARAMETER_SUM1));
   p.zeroGrad();
+}
+
+namespace {
+constexpr int64_t kMaxAccumulatesBeforeFold = 16384;  // v1 folds SUM1 into SUM2 for precision
+}
+
+void ParameterUpdater::finishBatch() {
+  ++step_;
+  if (!averaging()) return;
+  ++numUpdates_;
+  ++numAccumulates_;
+  if (numAccumulates_ % kMaxAccumulatesBeforeFold == 0) {
+    for (Parameter* p : params_) {
+      math::axpby(1.0f, p->buffer(PARAMETER_SUM1), 1.0f, p->buffer(PARAMETER_SUM2));
+      p->buffer(PARAMETER_SUM1).zero();
+    }
+  }
+  const int64_t minWindow = std::min<int64_t>(10000, maxAverageWindow_);
+  const double wanted = std::min<double>(static_cast<double>(maxAverageWindow_), numUpdates_ * averageWindow_);
+  if (numAccumulates_ >= minWindow && numAccumulates_ >= wanted) {
+    // Roll the window: the last window's sum moves to SUM3.
+    for (Parameter* p : params_) {
+      Matrix& s3 = p->buffer(PARAMETER_SUM3);
+      s3.copyFrom(p->buffer(PARAMETER_SUM1));
+      math::axpby(1.0f, p->buffer(PARAMETER_SUM2), 1.0f, s3);
+      p->buffer(PARAMETER_SUM1).zero();
+      p->buffer(PARAMETER_SUM2).zero();
+    }
+    oldNumAccumulates_ = numAccumulates_;
+    numAccumulates_ = 0;
+  }
+}
+
+void ParameterUpdater::finishPass(int64_t batchesInPass) {
+  if (averaging() && !maxWindowSet_ && batchesInPass > 0) maxAverageWindow_ = batchesInPass;
+}
+
+void ParameterUpdater::apply() {
+  if (!averaging() || applied_) return;
+  const int64_t count = numAccumulates_ + oldNumAccumulates_;
+  if (count == 0) return;
+  for (Parameter* p : params_) {
+    p->buffer(PARAMETER_APPLY).copyFrom(p->value());
+    Matrix& v = p->value();
+    v.copyFrom(p->buffer(PARAMETER_SUM1));
+    math::axpby(1.0f, p->buffer(PARAMETER_SUM2), 1.0f, v);
+    math::axpby(1.0f, p->buffer(PARAMETER_SUM3), 1.0f, v);
+    math::axpby(0.0f, v, static_cast<float>(1.0 / count), v);
+  }
+  applied_ = true;
+}
+
+void ParameterUpdater::restore() {
+  if (!applied_) return;
+  for (Parameter* p : params_) p->value().copyFrom(p->buffer(PARAMETER_APPLY));
+  applied_ = false;
+}
+
+std::vector<ParameterType> ParameterUpdater::stateBuffers() const {
+  std::vector<ParameterType> b;
+  if (method_ == "momentum") b = {PARAMETER_MOMENTUM};
+  else if (method_ == "adagrad") b = {PARAMETER_MOMENTUM, PARAMETER_GRADIENT_SQURESUM, PARAMETER_GRADIENT_SQURESUM1};
+  else if (method_ == "adadelta" || method_ == "rmsprop")
+    b = {PARAMETER_MOMENTUM, PARAMETER_GRADIENT_SQURESUM, PARAMETER_GRADIENT_SQURESUM1};
+  else if (method_ == "decayed_adagrad") b = {PARAMETER_MOMENTUM, PARAMETER_GRADIENT_SQURESUM};
+  else if (method_ == "adam") b = {PARAMETER_MOMENTUM, PARAMETER_SECOND_MOMENTUM};
+  else if (method_ == "adamax") b = {PARAMETER_MOMENTUM, PARAMETER_WEIGHTED_INFINITY_NORM};
+  if (averaging()) {  // saved weights are averaged: keep the trained ones too
+    b.push_back(PARAMETER_VALUE);
+    b.push_back(PARAMETER_SUM1);
+    b.push_back(PARAMETER_SUM2);
+    b.push_back(PARAMETER_SUM3);
+  }
+  return b;
+}
+
+std::string ParameterUpdater::stateJson() const {
+  std::ostringstream os;
+  os << "{\"num_samples\": " << numSamples_ << ", \"step\": " << step_ << ", \"num_updates\": "
+     << numUpdates_ << ", \"num_accumulates\": " << numAccumulates_ << ", \"old_num_accumulates\": "
+     << oldNumAccumulates_ << ", \"max_average_window\": " << maxAverageWindow_
+     << ", \"update_counts\": {";
+  for (size_t i = 0; i < params_.size(); ++i) {
+    os << (i ? ", " : "") << "\"" << params_[i]->name() << "\": " << updateCount_.at(params_[i]);
+  }
+  os << "}}";
+  return os.str();
+}
+
+void ParameterUpdater::loadStateJson(const std::string& json) {
+  Json s = Json::parse(json);
+  numSamples_ = s.getInt("num_samples", 0);
+  step_ = s.getInt("step", 1);
+  numUpdates_ = s.getInt("num_updates", 0);
+  numAccumulates_ = s.getInt("num_accumulates", 0);
+  oldNumAccumulates_ = s.getInt("old_num_accumulates", 0);
+  maxAverageWindow_ = s.getInt("max_average_window", maxAverageWindow_);
+  pendingCounts_.clear();
+  for (auto& kv : s["update_counts"].members()) pendingCounts_[kv.first] = kv.second.asInt();
 }
 
 }  // namespace paddle

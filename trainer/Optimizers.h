@@ -36,11 +36,27 @@ class ParameterUpdater {
   void startBatch(int64_t batchSize);
   // Clips the gradient, applies the rule (+ decay), and zeroes the gradient.
   void update(Parameter& p);
-  void finishBatch() { ++step_; }
+  // Advances the time step and the model-average window.
+  void finishBatch();
+  // v1: an unset max_average_window becomes the number of batches of a pass.
+  void finishPass(int64_t batchesInPass);
+
+  // ModelAverage (average_window > 0): apply() swaps the averaged weights in
+  // (for testing and saving), restore() swaps the trained ones back.
+  bool averaging() const { return averageWindow_ > 0; }
+  void apply();
+  void restore();
 
   double learningRate() const { return lr_; }
   int64_t numSamplesProcessed() const { return numSamples_; }
   int64_t step() const { return step_; }
+
+  // Counters as JSON (per-parameter buffers are saved by the caller), so
+  // that a resumed run continues exactly where a saved one stopped.
+  std::string stateJson() const;
+  void loadStateJson(const std::string& json);
+  // Buffers that carry optimizer state across batches for this method.
+  std::vector<ParameterType> stateBuffers() const;
 
  private:
   std::string method_;
@@ -50,7 +66,15 @@ class ParameterUpdater {
   int64_t numSamples_ = 0;
   int64_t step_ = 1;  // v1's Adam/Adamax time step starts at 1
   int pass_ = 0;
+  std::vector<Parameter*> params_;  // in first-update order
   std::unordered_map<const Parameter*, int64_t> updateCount_;
+  std::unordered_map<std::string, int64_t> pendingCounts_;  // loaded, by parameter name
+  // model average (v1 AverageOptimizer)
+  double averageWindow_ = 0;
+  int64_t maxAverageWindow_;
+  bool maxWindowSet_;
+  int64_t numUpdates_ = 0, numAccumulates_ = 0, oldNumAccumulates_ = 0;
+  bool applied_ = false;
 };
 
 }  // namespace paddle

@@ -1,6 +1,7 @@
 #include "Trainer.h"
 
 #include <algorithm>
+#include <fstream>
 #include <sstream>
 #include <thread>
 
@@ -97,15 +98,77 @@ void Trainer::loadParameters(const std::string& dir) {
   for (auto& p : machines_[0]->parameters()) p->load(dir + "/" + p->name());
 }
 
-void Trainer::saveParameters(const std::string& dir) const {
-  for (auto& p : machines_[0]->parameters()) p->save(dir + "/" + p->name());
+void Trainer::saveParameters(const std::string& dir) {
+  updater_.apply();
+  try {
+    for (auto& p : machines_[0]->parameters()) p->save(dir + "/" + p->name());
+  } catch (...) {
+    updater_.restore();
+    throw;
+  }
+  updater_.restore();
+}
+
+namespace {
+const char* bufferName(ParameterType t) {
+  switch (t) {
+    case PARAMETER_VALUE: return "value";
+    case PARAMETER_MOMENTUM: return "momentum";
+    case PARAMETER_SECOND_MOMENTUM: return "second_momentum";
+    case PARAMETER_GRADIENT_SQURESUM: return "gradient_squaresum";
+    case PARAMETER_GRADIENT_SQURESUM1: return "gradient_squaresum1";
+    case PARAMETER_WEIGHTED_INFINITY_NORM: return "infinity_norm";
+    case PARAMETER_SUM1: return "sum1";
+    case PARAMETER_SUM2: return "sum2";
+    case PARAMETER_SUM3: return "sum3";
+    default: return "buffer";
+  }
+}
+}  // namespace
+
+void Trainer::saveOptimizerState(const std::string& dir) const {
+  for (auto& p : machines_[0]->parameters()) {
+    for (ParameterType t : updater_.stateBuffers()) {
+      if (p->hasBuffer(t)) p->save(dir + "/" + p->name() + "." + bufferName(t), t);
+    }
+  }
+  std::ofstream out(dir + "/updater.json");
+  out << updater_.stateJson() << "\n";
+  PADDLE_ENFORCE(out.good(), IOError, "cannot write ", dir, "/updater.json");
+}
+
+void Trainer::loadOptimizerState(const std::string& dir) {
+  std::ifstream in(dir + "/updater.json");
+  PADDLE_ENFORCE(in.good(), IOError, "no optimizer state in ", dir, " (updater.json missing)");
+  std::stringstream ss;
+  ss << in.rdbuf();
+  updater_.loadStateJson(ss.str());
+  for (auto& p : machines_[0]->parameters()) {
+    for (ParameterType t : updater_.stateBuffers()) {
+      std::string path = dir + "/" + p->name() + "." + bufferName(t);
+      if (std::ifstream(path).good()) p->load(path, t);  // absent for static parameters
+    }
+  }
 }
 
 void Trainer::startPass(int pass) {
   passId_ = pass;
+  batchesInPass_ = 0;
   updater_.startPass(pass);
+  // Dropout and sampling draw from a stream fixed by (seed, pass, replica), so
+  // a run resumed at pass k repeats what an uninterrupted run does there.
+  for (size_t r = 0; r < machines_.size(); ++r) {
+    machines_[r]->rng().seed(options_.seed * 1000003ULL + static_cast<uint64_t>(pass) * 7919ULL + r);
+  }
   pass_.start();
   period_.start();
+}
+
+void Trainer::finishPass() { updater_.finishPass(batchesInPass_); }
+
+void Trainer::startTest() {
+  updater_.apply();
+  test_.start();
 }
 
 void Trainer::runReplicas(const std::vector<Argument>& inArgs, PassType pass) {
@@ -154,6 +217,8 @@ void Trainer::accumulate(EvalStats& stats, int64_t numSamples) {
 }
 
 void Trainer::trainOneBatch(const std::vector<Argument>& inArgs, int64_t numSamples) {
+  updater_.restore();  // in case a test period was left open
+  ++batchesInPass_;
   updater_.startBatch(numSamples);
   runReplicas(inArgs, PASS_TRAIN);
   for (auto& p : machines_[0]->parameters()) updater_.update(*p);

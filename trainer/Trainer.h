@@ -41,17 +41,24 @@ class Trainer {
 
   void randomizeParameters();
   void loadParameters(const std::string& dir);  // one v1 file per parameter
-  void saveParameters(const std::string& dir) const;
+  // Saves the (model-averaged, when ModelAverage is on) parameter values.
+  void saveParameters(const std::string& dir);
+  // Optimizer state (momentum, moments, counters) in dir, for exact resumption.
+  void saveOptimizerState(const std::string& dir) const;
+  void loadOptimizerState(const std::string& dir);
 
   void startPass(int pass);
+  void finishPass();
   // Forward, backward and update on one batch of `numSamples` samples.
   void trainOneBatch(const std::vector<Argument>& inArgs, int64_t numSamples);
   const EvalStats& passStats() const { return pass_; }
   const EvalStats& periodStats() const { return period_; }
   void startPeriod() { period_.start(); }  // after each log line
 
-  void startTest() { test_.start(); }
+  // Testing uses the averaged parameters under ModelAverage (v1).
+  void startTest();
   void testOneBatch(const std::vector<Argument>& inArgs, int64_t numSamples);
+  void finishTest() { updater_.restore(); }
   const EvalStats& testStats() const { return test_; }
 
  private:
@@ -67,6 +74,7 @@ class Trainer {
   ParameterUpdater updater_;
   EvalStats pass_, period_, test_;
   int passId_ = 0;
+  int64_t batchesInPass_ = 0;
 };
 
 // Rows [begin, end) of sequences (or samples) of an argument, as views.

@@ -31,6 +31,9 @@ IGNORED_FLAGS = {
 }
 
 
+OPTIMIZER_DIR = "optimizer"  # inside pass-%05d: optimizer state for exact --start_pass resumption
+
+
 class UsageError(Exception):
     pass
 
@@ -141,6 +144,8 @@ class TrainingJob(object):
         kwargs = {"seed": self.args.seed}
         if for_test or self.args.job == "test":
             kwargs["shuffle"] = False
+        else:
+            kwargs["start_pass"] = self.args.start_pass
         return DataProvider.from_trainer_config(self.config, for_test=for_test, **kwargs)
 
     def _arguments(self, batch, args=None):
@@ -157,6 +162,11 @@ class TrainingJob(object):
             if not os.path.exists(os.path.join(path, "done")):
                 raise UsageError("--start_pass=%d needs a complete %s (with its 'done' file)" % (a.start_pass, path))
             self._load(path)
+            state = os.path.join(path, OPTIMIZER_DIR)
+            if os.path.isdir(state):
+                self.trainer.loadOptimizerState(state)
+            else:
+                LOG.warning("%s has no optimizer state: momentum and moments restart from zero", path)
 
     def _load(self, path):
         if not os.path.isdir(path):
@@ -180,6 +190,8 @@ class TrainingJob(object):
             shutil.rmtree(tmp)
         os.makedirs(tmp)
         self.trainer.saveParameters(tmp)
+        os.makedirs(os.path.join(tmp, OPTIMIZER_DIR))
+        self.trainer.saveOptimizerState(os.path.join(tmp, OPTIMIZER_DIR))
         shutil.copy(self.config_file, tmp)
         with open(os.path.join(tmp, "path.txt"), "w") as f:
             f.write(os.path.basename(self.config_file))
@@ -200,11 +212,14 @@ class TrainingJob(object):
     # ---------------------------------------------------------------- loops
     def test(self, provider):
         t = self.trainer
-        t.startTestPeriod()
-        args = None
-        for batch in provider.batches():
-            args = self._arguments(batch, args)
-            t.testOneDataBatch(batch.size, args)
+        t.startTestPeriod()  # under ModelAverage this swaps the averaged weights in
+        try:
+            args = None
+            for batch in provider.batches():
+                args = self._arguments(batch, args)
+                t.testOneDataBatch(batch.size, args)
+        finally:
+            t.finishTestPeriod()
         return t.getTestSamples(), t.getTestCost(), t.getTestEval()
 
     def log_test(self, provider):
@@ -242,6 +257,7 @@ class TrainingJob(object):
                         self.log_test(test_data)
                 if a.dot_period > 0 and batch_id % max(a.log_period, 1):
                     sys.stderr.write("\n")
+                t.finishTrainPass()
                 n = t.getPassSamples()
                 LOG.info(" Pass=%d Batch=%d samples=%d AvgCost=%g Eval: %s",
                          pass_id, batch_id, n, t.getPassCost() / max(n, 1), t.getPassEval())

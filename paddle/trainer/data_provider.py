@@ -570,11 +570,13 @@ class DataProvider(object):
     :param config_dir: directory of the trainer config, put on sys.path (after
         the cwd) so the provider module is importable; also tried for a
         relative file list path missing from the cwd.
+    :param start_pass: index of the first pass (a run resumed at pass k
+        shuffles pass k exactly as an uninterrupted run does).
     """
 
     def __init__(self, data_config, input_layer_names, batch_size,
                  is_train=None, seed=1, shuffle=None, prefetch=2,
-                 config_dir=None):
+                 config_dir=None, start_pass=0):
         dc_type = getattr(data_config, 'type', 'py2')
         if dc_type not in ('py2', ''):
             raise ValueError("DataConfig type %r is not supported (only 'py2')"
@@ -642,7 +644,7 @@ class DataProvider(object):
         self._cache = None
         self._run = None
         self._closed = False
-        self.pass_id = -1
+        self.pass_id = int(start_pass) - 1
 
     # -- construction helpers ---------------------------------------------
 

@@ -181,3 +181,39 @@ def test_bad_optimizer_config_raises():
         api.ParameterUpdater.createLocalUpdater(json.dumps({"learning_method": "sgdd"}))
     with pytest.raises(ValueError, match="learning_rate_schedule"):
         api.ParameterUpdater.createLocalUpdater(json.dumps({"learning_rate_schedule": "cosine"}))
+
+
+def model_average_reference(history, average_window, max_average_window):
+    """v1 AverageOptimizer bookkeeping over the weights after each update."""
+    sum1 = sum2 = sum3 = 0
+    num_updates = num_acc = old_acc = 0
+    min_window = min(10000, max_average_window)
+    for w in history:
+        sum1 = sum1 + w
+        num_updates += 1
+        num_acc += 1
+        if num_acc >= min_window and num_acc >= min(max_average_window, num_updates * average_window):
+            sum3, sum1, sum2 = sum1 + sum2, 0, 0
+            old_acc, num_acc = num_acc, 0
+    return (sum1 + sum2 + sum3) / (num_acc + old_acc)
+
+
+@pytest.mark.parametrize("window,max_window,steps", [(0.5, 3, 10), (0.5, 4, 7), (1.0, 100, 9)])
+def test_model_average_apply_restore(window, max_window, steps):
+    opt = {"learning_method": "momentum", "learning_rate": 0.1, "batch_size": BATCH,
+           "average_window": window, "max_average_window": max_window}
+    gm, p = make_param()
+    updater = api.ParameterUpdater.createLocalUpdater(json.dumps(opt))
+    rng = np.random.RandomState(1)
+    history = []
+    for _ in range(steps):
+        updater.startBatch(BATCH)
+        p.getBuf(api.PARAMETER_GRADIENT).copyFromNumpyArray(rng.randn(len(p)).astype(np.float32))
+        updater.update(p)
+        updater.finishBatch()
+        history.append(p.getBuf(api.PARAMETER_VALUE).copyToNumpyArray().astype(np.float64))
+    updater.apply()
+    np.testing.assert_allclose(p.getBuf(api.PARAMETER_VALUE).copyToNumpyArray(),
+                               model_average_reference(history, window, max_window), rtol=1e-5, atol=1e-6)
+    updater.restore()
+    np.testing.assert_array_equal(p.getBuf(api.PARAMETER_VALUE).copyToNumpyArray(), history[-1].astype(np.float32))
