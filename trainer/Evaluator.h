@@ -24,6 +24,9 @@ class Evaluator {
 
  protected:
   Argument& inputArg(const GradientMachine& gm, size_t i) const;
+  void needInputs(size_t lo, size_t hi) const;  // ConfigError otherwise
+  // Per-row weights from input i (all 1 when the evaluator has no such input).
+  std::vector<float> weights(const GradientMachine& gm, size_t i, size_t rows) const;
   Json config_;
   std::string name_, type_;
   std::vector<std::string> inputs_;

@@ -18,7 +18,10 @@ void EvalStats::start() {
 
 std::string EvalStats::evalString() const {
   std::string s;
-  for (auto& e : evaluators) s += e->toString() + " ";
+  for (auto& e : evaluators) {
+    std::string t = e->toString();
+    if (!t.empty()) s += t + " ";
+  }
   return s;
 }
 

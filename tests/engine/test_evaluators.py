@@ -1,0 +1,120 @@
+"""Evaluators against NumPy computations of the same metrics."""
+import json
+
+import numpy as np
+import pytest
+
+from netbuilder import Net, make_args
+from py_paddle import swig_paddle as api
+
+
+def run_evaluators(evaluators, slots_batches, sizes):
+    """Data layers named by `sizes` feed the evaluators directly; returns the trainer."""
+    net = Net()
+    for name, size in sizes:
+        net.data(name, size)
+    net.output(sizes[0][0])
+    model = net.config()
+    model["evaluators"] = evaluators
+    t = api.Trainer.create(json.dumps({"model_config": model, "opt_config": {"batch_size": 10}}), False, 1, 1)
+    t.startTestPeriod()
+    for slots in slots_batches:
+        t.testOneDataBatch(len(slots[0]), make_args(slots))
+    t.finishTestPeriod()
+    return t
+
+
+def softmax_rows(rng, n, c):
+    z = rng.randn(n, c)
+    p = np.exp(z) / np.exp(z).sum(1, keepdims=True)
+    return p.astype(np.float32)
+
+
+def test_classification_error_top_k_and_weights():
+    rng = np.random.RandomState(0)
+    batches = [[softmax_rows(rng, 20, 5), rng.randint(0, 5, 20).astype(np.int32),
+                rng.uniform(0.5, 2, (20, 1)).astype(np.float32)] for _ in range(3)]
+    evs = [{"name": "top1", "type": "classification_error", "input_layers": ["p", "y", "w"]},
+           {"name": "top2", "type": "classification_error", "input_layers": ["p", "y"], "top_k": 2}]
+    t = run_evaluators(evs, batches, [("p", 5), ("y", 5), ("w", 1)])
+    p = np.concatenate([b[0] for b in batches])
+    y = np.concatenate([b[1] for b in batches])
+    w = np.concatenate([b[2] for b in batches])[:, 0]
+    wrong1 = p.argmax(1) != y
+    rank = (p > p[np.arange(len(y)), y][:, None]).sum(1)
+    top1, top2 = t.getTestEvalValues()
+    assert top1 == pytest.approx((wrong1 * w).sum() / w.sum(), rel=1e-6)
+    assert top2 == pytest.approx((rank >= 2).mean(), rel=1e-6)
+
+
+def test_auc_matches_pairwise_definition():
+    rng = np.random.RandomState(1)
+    y = rng.randint(0, 2, 300).astype(np.int32)
+    score = np.clip(0.3 * y + rng.rand(300) * 0.7, 0, 1).astype(np.float32)
+    p = np.stack([1 - score, score], 1).astype(np.float32)
+    t = run_evaluators([{"name": "auc", "type": "last-column-auc", "input_layers": ["p", "y"]}],
+                       [[p[:150], y[:150]], [p[150:], y[150:]]], [("p", 2), ("y", 2)])
+    pos, neg = score[y == 1], score[y == 0]
+    expected = ((pos[:, None] > neg[None, :]).sum() + 0.5 * (pos[:, None] == neg[None, :]).sum()) / (len(pos) * len(neg))
+    assert t.getTestEvalValues()[0] == pytest.approx(expected, abs=1e-3)
+    assert t.getTestEval().startswith("auc=")
+
+
+def test_precision_recall_positive_label_and_macro():
+    rng = np.random.RandomState(2)
+    p = softmax_rows(rng, 200, 3)
+    y = rng.randint(0, 3, 200).astype(np.int32)
+    evs = [{"name": "pr1", "type": "precision_recall", "input_layers": ["p", "y"], "positive_label": 1},
+           {"name": "pr", "type": "precision_recall", "input_layers": ["p", "y"]}]
+    t = run_evaluators(evs, [[p, y]], [("p", 3), ("y", 3)])
+    pred = p.argmax(1)
+    prec = [((pred == c) & (y == c)).sum() / max((pred == c).sum(), 1) for c in range(3)]
+    rec = [((pred == c) & (y == c)).sum() / max((y == c).sum(), 1) for c in range(3)]
+    f1 = 2 * prec[1] * rec[1] / (prec[1] + rec[1])
+    text = t.getTestEval()
+    assert text.startswith("pr1=positive_label=1 ") or "positive_label=1 precision=" in text
+    assert float(text.split("precision=")[1].split()[0]) == pytest.approx(prec[1], rel=1e-5)
+    assert t.getTestEvalValues()[0] == pytest.approx(f1, rel=1e-5)
+    mp, mr = np.mean(prec), np.mean(rec)
+    assert t.getTestEvalValues()[1] == pytest.approx(2 * mp * mr / (mp + mr), rel=1e-5)
+    assert "micro-average-precision=" in text
+
+
+def test_sum_column_sum_and_pnpair():
+    rng = np.random.RandomState(3)
+    x = rng.randn(30, 4).astype(np.float32)
+    y = rng.randint(0, 3, 30).astype(np.int32)
+    q = rng.randint(0, 4, 30).astype(np.int32)
+    evs = [{"name": "s", "type": "sum", "input_layers": ["x"]},
+           {"name": "c", "type": "last-column-sum", "input_layers": ["x"]},
+           {"name": "pn", "type": "pnpair", "input_layers": ["x", "y", "q"]}]
+    t = run_evaluators(evs, [[x, y, q]], [("x", 4), ("y", 3), ("q", 4)])
+    s, c, pn = t.getTestEvalValues()
+    assert s == pytest.approx(x.sum() / 30, rel=1e-5)
+    assert c == pytest.approx(x[:, -1].sum() / 30, rel=1e-5)
+    pos = neg = 0
+    for i in range(30):
+        for j in range(i + 1, 30):
+            if q[i] != q[j] or y[i] == y[j] or x[i, -1] == x[j, -1]:
+                continue
+            if (y[i] > y[j]) == (x[i, -1] > x[j, -1]):
+                pos += 1
+            else:
+                neg += 1
+    assert pn == pytest.approx(pos / neg)
+
+
+def test_printers_do_not_touch_the_eval_line(capfd):
+    x = np.arange(6, dtype=np.float32).reshape(2, 3)
+    evs = [{"name": "vp", "type": "value_printer", "input_layers": ["x"]},
+           {"name": "mp", "type": "max_id_printer", "input_layers": ["x"], "num_results": 2}]
+    t = run_evaluators(evs, [[x]], [("x", 3)])
+    assert t.getTestEval() == ""
+    err = capfd.readouterr().err
+    assert "vp: layer=x value:\n0 1 2\n3 4 5\n" in err
+    assert "mp: layer=x ids:\n2 1\n2 1\n" in err
+
+
+def test_unknown_evaluator_is_a_config_error():
+    with pytest.raises(ValueError, match="evaluator 'e': unknown type 'f1'"):
+        run_evaluators([{"name": "e", "type": "f1", "input_layers": ["x"]}], [], [("x", 2)])
