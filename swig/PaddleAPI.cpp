@@ -1,5 +1,8 @@
 #include "PaddleAPI.h"
 
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
 #include <cstring>
 
 #include "../layers/Errors.h"
@@ -431,6 +434,28 @@ std::vector<double> Trainer::getPassEvalValues() const {
   return v;
 }
 double Trainer::getLearningRate() const { return t_->updater().learningRate(); }
+void Trainer::setRecordParameterStats(bool on) { t_->updater().setRecordGradStats(on); }
+std::vector<std::string> Trainer::getParameterStats() const {
+  std::vector<std::string> lines;
+  const auto& grads = t_->updater().gradStats();
+  for (auto& p : t_->machine().parameters()) {
+    std::vector<float> v(p->size());
+    p->value().copyToHost(v.data());
+    double avg = 0, mx = 0;
+    for (float x : v) {
+      avg += std::fabs(x);
+      mx = std::max<double>(mx, std::fabs(x));
+    }
+    avg /= std::max<size_t>(v.size(), 1);
+    auto g = grads.find(p->name());
+    char buf[512];
+    std::snprintf(buf, sizeof(buf), "%-20s avg_abs_val=%g max_val=%g avg_abs_grad=%g max_grad=%g",
+                  p->name().c_str(), avg, mx, g == grads.end() ? 0.0 : g->second.avgAbs,
+                  g == grads.end() ? 0.0 : g->second.maxAbs);
+    lines.push_back(buf);
+  }
+  return lines;
+}
 void Trainer::startTestPeriod() { t_->startTest(); }
 void Trainer::testOneDataBatch(size_t n, const Arguments& args) { t_->testOneBatch(*args.args_, n); }
 void Trainer::finishTestPeriod() { t_->finishTest(); }

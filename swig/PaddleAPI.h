@@ -238,6 +238,10 @@ class Trainer {
   std::vector<std::string> getEvaluatorNames() const;
   std::vector<double> getPassEvalValues() const;
   double getLearningRate() const;
+  // v1 --show_parameter_stats_period: record gradient statistics during the next
+  // batch, then read one line per parameter (value and gradient magnitudes).
+  void setRecordParameterStats(bool on);
+  std::vector<std::string> getParameterStats() const;
 
   void startTestPeriod();
   void testOneDataBatch(size_t batchSize, const Arguments& args);

@@ -129,6 +129,17 @@ void ParameterUpdater::update(Parameter& p) {
   const bool onGpu = p.useGpu();
   float* w = p.value().data();
   float* g = p.grad().data();
+  if (recordGradStats_) {
+    std::vector<float> host(n);
+    p.grad().copyToHost(host.data());
+    GradStats& st = gradStats_[p.name()];
+    st = GradStats();
+    for (float x : host) {
+      st.avgAbs += std::fabs(x);
+      st.maxAbs = std::max<double>(st.maxAbs, std::fabs(x));
+    }
+    st.avgAbs /= std::max<size_t>(n, 1);
+  }
   double clip = p.clippingThreshold() > 0 ? p.clippingThreshold() : globalClip_;
   if (clip > 0 && maxAbs(p.grad()) > clip) run(rule::Clip{g, static_cast<float>(clip)}, n, onGpu);
 

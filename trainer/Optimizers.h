@@ -47,6 +47,13 @@ class ParameterUpdater {
   void apply();
   void restore();
 
+  // --show_parameter_stats_period: record |gradient| statistics at the next updates.
+  struct GradStats {
+    double avgAbs = 0, maxAbs = 0;
+  };
+  void setRecordGradStats(bool on) { recordGradStats_ = on; }
+  const std::unordered_map<std::string, GradStats>& gradStats() const { return gradStats_; }
+
   double learningRate() const { return lr_; }
   int64_t numSamplesProcessed() const { return numSamples_; }
   int64_t step() const { return step_; }
@@ -75,6 +82,8 @@ class ParameterUpdater {
   bool maxWindowSet_;
   int64_t numUpdates_ = 0, numAccumulates_ = 0, oldNumAccumulates_ = 0;
   bool applied_ = false;
+  bool recordGradStats_ = false;
+  std::unordered_map<std::string, GradStats> gradStats_;
 };
 
 }  // namespace paddle

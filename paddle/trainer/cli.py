@@ -61,7 +61,7 @@ def _train_parser():
     p = argparse.ArgumentParser(prog="paddle train", description="Train or test a v1 trainer config.")
     p.add_argument("--config", required=True, help="trainer config file (.py or .yaml)")
     p.add_argument("--config_args", default="", help="k1=v1,k2=v2 passed to get_config_arg")
-    p.add_argument("--job", default="train", choices=["train", "test"])
+    p.add_argument("--job", default="train", choices=["train", "test", "checkgrad"])
     p.add_argument("--save_dir", default=None, help="output directory (default: the config's, ./output/model)")
     p.add_argument("--num_passes", type=int, default=100)
     p.add_argument("--start_pass", type=int, default=0, help="resume: load save_dir/pass-(N-1)")
@@ -77,6 +77,10 @@ def _train_parser():
     p.add_argument("--save_only_one", type=_bool, default=False)
     p.add_argument("--test_pass", type=int, default=-1, help="job=test: first pass to evaluate")
     p.add_argument("--seed", type=int, default=1, help="0 = seeded from the clock")
+    p.add_argument("--show_parameter_stats_period", type=int, default=0,
+                   help="log value/gradient magnitudes of every parameter every N batches")
+    p.add_argument("--checkgrad_eps", type=float, default=1e-3,
+                   help="job=checkgrad: relative step (v1's 1e-5 suits double builds; float32 needs more)")
     for flag in sorted(IGNORED_FLAGS):
         p.add_argument("--" + flag, default=None, help=argparse.SUPPRESS)
     return p
@@ -238,10 +242,16 @@ class TrainingJob(object):
                 t.startTrainPass(pass_id)
                 batch_id = 0
                 args = None
+                stats_period = a.show_parameter_stats_period
                 for batch in train_data.batches():
                     args = self._arguments(batch, args)
+                    show_stats = stats_period > 0 and (batch_id + 1) % stats_period == 0
+                    t.setRecordParameterStats(show_stats)
                     t.trainOneDataBatch(batch.size, args)
                     batch_id += 1
+                    if show_stats:
+                        for line in t.getParameterStats():
+                            LOG.info(" %s", line)
                     if a.dot_period > 0 and batch_id % a.dot_period == 0:
                         sys.stderr.write(".")
                         sys.stderr.flush()
@@ -295,6 +305,57 @@ class TrainingJob(object):
             data.close()
 
 
+    def check_gradients(self):
+        """--job=checkgrad: for every parameter, compare backward() with a central
+        difference of the cost along the gradient's sign pattern (a direction that
+        keeps the float32 cost change well above rounding) on one training batch."""
+        import numpy as np
+        api = self.api
+        data = self._provider(False)
+        if data is None:
+            raise UsageError("the config defines no training data")
+        try:
+            batch = next(iter(data.batches()))
+        finally:
+            data.close()
+        self.load_initial_parameters()
+        gm = self.trainer.getGradientMachine()
+        args = self._arguments(batch)
+
+        def cost():
+            out = api.Arguments.createArguments(0)
+            gm.forward(args, out, api.PASS_GC)
+            return out.sum()
+
+        out = api.Arguments.createArguments(0)
+        gm.forwardBackward(args, out, api.PASS_GC)
+        bad = 0
+        for p in gm.getParameters():
+            if p.isStatic():
+                continue
+            grad = p.getBuf(api.PARAMETER_GRADIENT).copyToNumpyArray().astype(np.float64)
+            value = p.getBuf(api.PARAMETER_VALUE).toNumpyArrayInplace()
+            orig = value.copy()
+            scale = max(float(np.abs(orig).mean()), 1e-2)
+            step = self.args.checkgrad_eps * scale
+            direction = np.sign(grad) * step
+            value[:] = orig + direction
+            cost1 = cost()
+            value[:] = orig - direction
+            cost2 = cost()
+            value[:] = orig
+            true_delta = (cost1 - cost2) / 2
+            analytic = float(np.dot(grad, direction))
+            diff = (true_delta - analytic) / analytic if analytic else true_delta
+            flag = " ***" if abs(diff) > 0.01 else ""
+            bad += bool(flag)
+            LOG.info("parameter %s step=%g cost1=%.10g cost2=%.10g true_delta=%g analytic_delta=%g diff=%g%s",
+                     p.getName(), step, cost1, cost2, true_delta, analytic, diff, flag)
+        if bad:
+            raise UsageError("gradient check failed for %d parameter(s)" % bad)
+        LOG.info("gradient check passed")
+
+
 def _version_text():
     from py_paddle import swig_paddle as api
     return ("paddle version: %s\n\twithGpu: %s\n\twithAvx: true\n\twithPyDataProvider: true\n"
@@ -311,6 +372,8 @@ def cmd_train(argv):
     job = TrainingJob(args)
     if args.job == "train":
         job.train()
+    elif args.job == "checkgrad":
+        job.check_gradients()
     else:
         job.run_test_job()
     return 0

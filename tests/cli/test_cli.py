@@ -181,3 +181,48 @@ def test_resume_is_byte_identical_to_uninterrupted_run(method, tmp_path):
     for name in params:
         with open(os.path.join(last_full, name), "rb") as a, open(os.path.join(last_part, name), "rb") as b:
             assert a.read() == b.read(), name
+
+
+def test_checkgrad_job_and_parameter_stats(tmp_path):
+    code, _, err = paddle(["train", "--config=mlp.py", "--job=checkgrad"], DEMO)
+    assert code == 0, err
+    assert err.count("true_delta=") == 6 and "gradient check passed" in err
+    code, _, err = paddle(["train", "--config=mlp.py", "--num_passes=1", "--dot_period=0",
+                           "--show_parameter_stats_period=20", "--save_dir=" + str(tmp_path)], DEMO)
+    assert code == 0, err
+    lines = re.findall(r"\]  (\S+) +avg_abs_val=(\S+) max_val=(\S+) avg_abs_grad=(\S+) max_grad=(\S+)$", err, re.M)
+    assert len(lines) == 2 * 6  # batches 20 and 40 of 45, six parameters each
+    assert all(float(l[3]) > 0 for l in lines)
+
+
+SWEEP_CONFIG = """
+from paddle.trainer_config_helpers import *
+define_py_data_sources2(train_list='train.list', test_list='test.list',
+                        module='mnist_provider', obj='process', args={'dataset': 'digits'})
+settings(batch_size=32, learning_rate=%s, learning_method=%s)
+img = data_layer(name='pixel', size=64)
+h = fc_layer(input=img, size=128, act=ReluActivation())
+out = fc_layer(input=h, size=10, act=SoftmaxActivation())
+outputs(classification_cost(input=out, label=data_layer(name='label', size=10)))
+"""
+
+UPDATE_RULES = [
+    ("MomentumOptimizer(momentum=0.9)", "1e-3"),  # lr per summed gradient (v1 scale)
+    ("AdaGradOptimizer()", "1e-2"),
+    ("AdaDeltaOptimizer()", "1.0"),
+    ("RMSPropOptimizer()", "1e-3"),
+    ("DecayedAdaGradOptimizer()", "1e-3"),
+    ("AdamOptimizer()", "1e-3"),
+    ("AdamaxOptimizer(beta1=0.9, beta2=0.999)", "2e-3"),
+]
+
+
+@pytest.mark.parametrize("method,lr", UPDATE_RULES, ids=[m.split("(")[0] for m, _ in UPDATE_RULES])
+def test_digits_converges_with_every_update_rule(method, lr, tmp_path):
+    conf = tmp_path / "sweep_conf.py"
+    conf.write_text(SWEEP_CONFIG % (lr, method))
+    code, _, err = paddle(["train", "--config=" + str(conf), "--num_passes=8", "--dot_period=0",
+                           "--save_dir=" + str(tmp_path / "out"), "--saving_period=100"], DEMO)
+    assert code == 0, err
+    error = float(LOG_TEST.findall(err)[-1][2])
+    assert error < 0.08, (method, error)
