@@ -3141,6 +3141,10 @@ def make_importer(config_dir, config_args):
         if not config_file.startswith('/'):
             config_file = os.path.join(config_dir, config_file)
             g_config.config_files.append(config_file)
+        if not os.path.isfile(config_file):
+            # located at the Import(...) line of the importing config
+            raise ConfigError('Import: cannot read config file %s' %
+                              config_file)
         g_config_files.append(os.path.abspath(config_file))
         code = _read_and_compile(config_file)
         env = make_config_environment(config_file, config_args)
@@ -3278,6 +3282,10 @@ def _last_line(path):
     return 0
 
 
+def _is_yaml_config(path):
+    return path.lower().endswith(('.yaml', '.yml'))
+
+
 def parse_config(trainer_config, config_arg_str=''):
     """Run a trainer config (a file path or a callable) and return the
     TrainerConfig message.  Raises ConfigError (one line, FILE:LINE: ...)."""
@@ -3298,6 +3306,9 @@ def parse_config(trainer_config, config_arg_str=''):
             trainer_config.__globals__.update(
                 make_config_environment('', config_args))
             trainer_config()
+        elif _is_yaml_config(main_file):
+            from paddle.yaml_config import run_yaml_config
+            run_yaml_config(main_file, config_args)
         else:
             code = _read_and_compile(main_file)
             env = make_config_environment(main_file, config_args)

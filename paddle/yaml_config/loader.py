@@ -1,0 +1,139 @@
+"""A yaml.safe_load that remembers line numbers.
+
+``load(path)`` returns plain-looking Python values where every mapping is a
+:class:`Map` (a dict that knows the line of each key) and every sequence a
+:class:`Seq` (a list that knows the line of each item), so that the front
+end can name the line of whatever it rejects.  Only the safe YAML tags are
+accepted; duplicate keys are an error (PyYAML silently keeps the last).
+"""
+
+import yaml
+
+from paddle.trainer.config_parser import ConfigError
+
+__all__ = ['Map', 'Seq', 'load', 'load_string', 'plain']
+
+
+class Map(dict):
+    """A mapping with ``line`` (its first line) and ``key_lines``."""
+
+    line = 0
+
+    def __init__(self, *args, **kwargs):
+        dict.__init__(self, *args, **kwargs)
+        self.key_lines = {}
+
+    def line_of(self, key):
+        return self.key_lines.get(key, self.line)
+
+
+class Seq(list):
+    """A sequence with ``line`` and ``item_lines``."""
+
+    line = 0
+
+    def __init__(self, *args):
+        list.__init__(self, *args)
+        self.item_lines = []
+
+    def line_of(self, index):
+        if 0 <= index < len(self.item_lines):
+            return self.item_lines[index]
+        return self.line
+
+
+class _Loader(yaml.SafeLoader):
+    pass
+
+
+def _node_line(node):
+    return node.start_mark.line + 1
+
+
+def _convert(loader, node, filename, active):
+    if isinstance(node, yaml.MappingNode):
+        if id(node) in active:
+            raise ConfigError('recursive YAML alias', filename,
+                              _node_line(node))
+        active = active | {id(node)}
+        own = {}
+        for key_node, _ in node.value:
+            if key_node.tag == 'tag:yaml.org,2002:merge':
+                continue
+            if not isinstance(key_node, yaml.ScalarNode):
+                raise ConfigError('a mapping key must be a plain scalar',
+                                  filename, _node_line(key_node))
+            key = loader.construct_object(key_node)
+            if key in own:
+                raise ConfigError(
+                    "duplicate key '%s' (first at line %d)" %
+                    (key, own[key]), filename, _node_line(key_node))
+            own[key] = _node_line(key_node)
+        loader.flatten_mapping(node)  # merge keys (<<: *x) first, then own
+        out = Map()
+        out.line = _node_line(node)
+        for key_node, value_node in node.value:
+            key = _convert(loader, key_node, filename, active)
+            line = _node_line(key_node)
+            if isinstance(key, (Map, Seq)) or not isinstance(
+                    key, (str, int, float, bool)) and key is not None:
+                raise ConfigError('a mapping key must be a plain scalar',
+                                  filename, line)
+            out[key] = _convert(loader, value_node, filename, active)
+            out.key_lines[key] = line
+        return out
+    if isinstance(node, yaml.SequenceNode):
+        if id(node) in active:
+            raise ConfigError('recursive YAML alias', filename,
+                              _node_line(node))
+        active = active | {id(node)}
+        out = Seq()
+        out.line = _node_line(node)
+        for item in node.value:
+            out.append(_convert(loader, item, filename, active))
+            out.item_lines.append(_node_line(item))
+        return out
+    return loader.construct_object(node, deep=True)
+
+
+def load_string(text, filename='<yaml>'):
+    """Parse YAML text; raise ConfigError(FILE:LINE: ...) on bad YAML."""
+    loader = _Loader(text)
+    try:
+        node = loader.get_single_node()
+        if node is None:
+            return None
+        return _convert(loader, node, filename, frozenset())
+    except yaml.MarkedYAMLError as e:
+        mark = e.problem_mark or e.context_mark
+        line = mark.line + 1 if mark is not None else 0
+        what = e.problem or e.context or 'invalid YAML'
+        if e.context and e.problem:
+            what = '%s %s' % (e.context, e.problem)
+        raise ConfigError('YAML syntax error: %s' % what, filename, line)
+    except yaml.YAMLError as e:
+        raise ConfigError('YAML error: %s' % e, filename, 0)
+    finally:
+        loader.dispose()
+
+
+def load(path):
+    try:
+        with open(path, encoding='utf-8') as f:
+            text = f.read()
+    except (IOError, OSError) as e:
+        raise ConfigError('cannot read config file: %s' % e.strerror,
+                          filename=path, lineno=0)
+    except UnicodeDecodeError as e:
+        raise ConfigError('config file is not UTF-8 text: %s' % e,
+                          filename=path, lineno=0)
+    return load_string(text, path)
+
+
+def plain(value):
+    """Map/Seq -> dict/list, recursively (e.g. before pickling)."""
+    if isinstance(value, dict):
+        return dict((k, plain(v)) for k, v in value.items())
+    if isinstance(value, list):
+        return [plain(v) for v in value]
+    return value
