@@ -226,3 +226,18 @@ def test_digits_converges_with_every_update_rule(method, lr, tmp_path):
     assert code == 0, err
     error = float(LOG_TEST.findall(err)[-1][2])
     assert error < 0.08, (method, error)
+
+
+def test_yaml_twin_trains_byte_identically(tmp_path):
+    outs = {}
+    for conf in ("mlp.py", "mlp.yaml"):
+        out = str(tmp_path / conf)
+        code, _, err = paddle(["train", "--config=" + conf, "--save_dir=" + out, "--num_passes=2",
+                               "--dot_period=0"], DEMO)
+        assert code == 0, err
+        outs[conf] = os.path.join(out, "pass-00001")
+    params = sorted(f for f in os.listdir(outs["mlp.py"]) if f.startswith("___"))
+    assert params == sorted(f for f in os.listdir(outs["mlp.yaml"]) if f.startswith("___")) and params
+    for name in params:
+        with open(os.path.join(outs["mlp.py"], name), "rb") as a, open(os.path.join(outs["mlp.yaml"], name), "rb") as b:
+            assert a.read() == b.read(), name
