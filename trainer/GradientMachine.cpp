@@ -67,6 +67,7 @@ void GradientMachine::forward(const std::vector<Argument>& inArgs, PassType pass
   PADDLE_ENFORCE(inArgs.size() == dataLayers_.size(), DataError, "the network has ",
                  dataLayers_.size(), " input layers but the batch has ", inArgs.size(), " slots");
   pass_ = pass;
+  flushDenormals();
   for (size_t i = 0; i < inArgs.size(); ++i) dataLayers_[i]->setData(inArgs[i]);
   for (auto& l : layers_) l->forward(pass);
 }
@@ -74,6 +75,7 @@ void GradientMachine::forward(const std::vector<Argument>& inArgs, PassType pass
 void GradientMachine::backward() {
   PADDLE_ENFORCE(pass_ == PASS_TRAIN || pass_ == PASS_GC, DataError,
                  "backward() needs a forward() in training mode first");
+  flushDenormals();
   for (auto& p : params_) p->zeroGrad();
   for (auto it = layers_.rbegin(); it != layers_.rend(); ++it) (*it)->backward();
 }

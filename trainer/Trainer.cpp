@@ -220,6 +220,7 @@ void Trainer::accumulate(EvalStats& stats, int64_t numSamples) {
 }
 
 void Trainer::trainOneBatch(const std::vector<Argument>& inArgs, int64_t numSamples) {
+  flushDenormals();  // this thread runs the updates
   updater_.restore();  // in case a test period was left open
   ++batchesInPass_;
   updater_.startBatch(numSamples);

@@ -3,6 +3,9 @@
 #include <cstdlib>
 #include <cstring>
 #include <new>
+#if defined(__SSE__) || defined(__x86_64__)
+#include <xmmintrin.h>
+#endif
 
 #include "../Errors.h"
 #include "GpuRuntime.h"
@@ -21,6 +24,12 @@ int gpuDeviceCount() { return gpu::deviceCount(); }
 bool cudaCompiled() { return false; }
 int gpuDeviceCount() { return 0; }
 #endif
+
+void flushDenormals() {
+#if defined(__SSE__) || defined(__x86_64__)
+  _mm_setcsr(_mm_getcsr() | 0x8040);  // FTZ (bit 15) | DAZ (bit 6)
+#endif
+}
 
 void* deviceAlloc(size_t bytes, bool gpu) {
   if (gpu) {

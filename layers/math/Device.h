@@ -16,4 +16,10 @@ void deviceZero(void* p, bool gpu, size_t bytes);
 
 [[noreturn]] void throwNoCuda(const char* what);
 
+// Flush denormal floats to zero on the calling thread (x86 MXCSR FTZ/DAZ).
+// Tiny values (Adam's second moments, softmax tails) otherwise turn into
+// denormals whose arithmetic is ~100x slower; the engine calls this on every
+// thread that computes.
+void flushDenormals();
+
 }  // namespace paddle

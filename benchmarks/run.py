@@ -1,0 +1,158 @@
+#!/usr/bin/env python3
+"""Throughput benchmarks (samples/s, ms/step, peak RSS), ours beside PyTorch.
+
+    python benchmarks/run.py                    # every benchmark the engine supports, both frameworks
+    python benchmarks/run.py --bench mlp --threads 1 --frameworks paddle
+
+Models and method follow ../shared/BENCHMARKS.md: synthetic float32 batches made
+once up front (not timed), warm-up, then the median of 3 timed repeats. Each
+(benchmark, framework) runs in a fresh process so peak RSS is its own. The
+machine is shared and noisy: compare the ratio from one run, not absolute
+numbers across runs. PyTorch is optional (`pip install torch==2.13.0` on CPU).
+"""
+import argparse
+import json
+import os
+import resource
+import statistics
+import subprocess
+import sys
+import time
+
+import numpy as np
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+
+MLP_CONFIG = """
+from paddle.trainer_config_helpers import *
+settings(batch_size=128, learning_rate=1e-3, learning_method=AdamOptimizer())
+img = data_layer(name='pixel', size=784)
+h1 = fc_layer(input=img, size=512, act=ReluActivation())
+h2 = fc_layer(input=h1, size=512, act=ReluActivation())
+out = fc_layer(input=h2, size=10, act=SoftmaxActivation())
+outputs(classification_cost(input=out, label=data_layer(name='label', size=10)))
+"""
+# Training FLOPs per sample: forward 2*MACs; backward twice that, except that the
+# first layer needs no input gradient.
+_MLP_MACS = [784 * 512, 512 * 512, 512 * 10]
+BENCHES = {
+    "mlp": {"batch": 128, "config": MLP_CONFIG,
+            "flops_per_sample": 2 * sum(_MLP_MACS) + 2 * (sum(_MLP_MACS) + sum(_MLP_MACS[1:]))},
+}
+
+
+def synthetic_batches(batch, n=8, seed=0):
+    rng = np.random.RandomState(seed)
+    return [(rng.rand(batch, 784).astype(np.float32), rng.randint(0, 10, batch).astype(np.int32)) for _ in range(n)]
+
+
+def time_steps(step, batches, warmup_s=1.0, repeat_s=2.0, repeats=3):
+    t0 = time.perf_counter()
+    n = 0
+    while time.perf_counter() - t0 < warmup_s or n < 3:
+        step(batches[n % len(batches)])
+        n += 1
+    per_step = (time.perf_counter() - t0) / n
+    steps = max(int(repeat_s / per_step), 5)
+    times = []
+    for _ in range(repeats):
+        t = time.perf_counter()
+        for i in range(steps):
+            step(batches[i % len(batches)])
+        times.append((time.perf_counter() - t) / steps)
+    return statistics.median(times)
+
+
+def run_paddle(name, threads):
+    os.environ["OPENBLAS_NUM_THREADS"] = str(threads)
+    import tempfile
+
+    from paddle.proto import message_to_json
+    from paddle.trainer.config_parser import parse_config
+    from py_paddle import swig_paddle as api
+
+    b = BENCHES[name]
+    with tempfile.NamedTemporaryFile("w", suffix=".py", delete=False) as f:
+        f.write(b["config"])
+    conf = parse_config(f.name, "")
+    os.unlink(f.name)
+    trainer = api.Trainer.create(message_to_json(conf), False, 1, 1)
+    trainer.startTrainPass(0)
+    args = []
+    for x, y in synthetic_batches(b["batch"]):
+        a = api.Arguments.createArguments(2)
+        a.setSlotValueFromBuffer(0, x)
+        a.setSlotIdsFromBuffer(1, y)
+        args.append(a)
+    sec = time_steps(lambda a: trainer.trainOneDataBatch(b["batch"], a), args)
+    return sec
+
+
+def run_torch(name, threads):
+    import torch
+    import torch.nn as nn
+
+    torch.set_num_threads(threads)
+    b = BENCHES[name]
+    model = nn.Sequential(nn.Linear(784, 512), nn.ReLU(), nn.Linear(512, 512), nn.ReLU(), nn.Linear(512, 10))
+    opt = torch.optim.Adam(model.parameters(), lr=1e-3)
+    loss_fn = nn.CrossEntropyLoss(reduction="sum")
+    data = [(torch.from_numpy(x), torch.from_numpy(y).long()) for x, y in synthetic_batches(b["batch"])]
+
+    def step(batch):
+        opt.zero_grad(set_to_none=True)
+        loss = loss_fn(model(batch[0]), batch[1])
+        loss.backward()
+        opt.step()
+
+    return time_steps(step, data)
+
+
+def child(args):
+    sec = (run_paddle if args.framework == "paddle" else run_torch)(args.bench, args.threads)
+    b = BENCHES[args.bench]
+    peak_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0
+    print(json.dumps({"bench": args.bench, "framework": args.framework, "threads": args.threads,
+                      "ms_per_step": sec * 1e3, "samples_per_s": b["batch"] / sec,
+                      "gflops": b["flops_per_sample"] * b["batch"] / sec / 1e9, "peak_rss_mb": peak_mb}))
+
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    p.add_argument("--bench", default=",".join(BENCHES))
+    p.add_argument("--threads", default="1,2")
+    p.add_argument("--frameworks", default="paddle,torch")
+    p.add_argument("--json", help="also write the results here")
+    p.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
+    p.add_argument("--framework", help=argparse.SUPPRESS)
+    args = p.parse_args()
+    if args.child:
+        args.threads = int(args.threads)
+        return child(args)
+    results = []
+    for bench in args.bench.split(","):
+        for threads in [int(t) for t in args.threads.split(",")]:
+            for fw in args.frameworks.split(","):
+                cmd = [sys.executable, os.path.abspath(__file__), "--child", "--bench", bench,
+                       "--threads", str(threads), "--framework", fw]
+                p2 = subprocess.run(cmd, capture_output=True, text=True)
+                if p2.returncode != 0:
+                    print("%s/%s/%d threads failed: %s" % (bench, fw, threads, p2.stderr.strip().splitlines()[-1:]))
+                    continue
+                results.append(json.loads(p2.stdout.strip().splitlines()[-1]))
+    print("%-8s %-8s %7s %12s %10s %8s %10s %12s" % ("bench", "engine", "threads", "samples/s", "ms/step",
+                                                     "GFLOP/s", "peak MB", "ours/torch"))
+    for r in results:
+        ref = [t for t in results if t["bench"] == r["bench"] and t["threads"] == r["threads"]
+               and t["framework"] == "torch"]
+        ratio = "%.2f" % (r["samples_per_s"] / ref[0]["samples_per_s"]) if ref and r["framework"] == "paddle" else ""
+        print("%-8s %-8s %7d %12.0f %10.2f %8.1f %10.0f %12s" % (
+            r["bench"], r["framework"], r["threads"], r["samples_per_s"], r["ms_per_step"], r["gflops"],
+            r["peak_rss_mb"], ratio))
+    if args.json:
+        with open(args.json, "w") as f:
+            json.dump(results, f, indent=1)
+
+
+if __name__ == "__main__":
+    main()
