@@ -180,7 +180,8 @@ def _layer_with_params(self, name, type_, size, inputs, params=(), bias_dims=Non
         in_name, extra = (spec, {}) if isinstance(spec, str) else spec
         entry = dict({"input_layer_name": in_name}, **extra)
         if i < len(params) and params[i] is not None:
-            dims, kw = (params[i], {}) if isinstance(params[i], (list, tuple)) else params[i]
+            spec_p = params[i]
+            dims, kw = spec_p if isinstance(spec_p, tuple) and isinstance(spec_p[-1], dict) else (spec_p, {})
             entry["input_parameter_name"] = self.param("_%s.w%d" % (name, i), dims, **kw)
         ins.append(entry)
     layer = dict({"name": name, "type": type_, "size": size, "active_type": act, "inputs": ins}, **fields)
