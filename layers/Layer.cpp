@@ -44,6 +44,11 @@ void Layer::checkInputCount(size_t lo, size_t hi) {
                  lo == hi ? str(lo) : str(lo, " to ", hi), " inputs, got ", inputs_.size());
 }
 
+void Layer::requireCpu() const {
+  PADDLE_ENFORCE(!useGpu_, UnsupportedError, "layer '", name_, "' (type ", type_,
+                 ") has no GPU kernel yet; run it with use_gpu=0");
+}
+
 void Layer::checkInputSize(size_t i, size_t expected) {
   PADDLE_ENFORCE(inputs_[i]->size() == expected, ConfigError, "input ", i, " ('", inputs_[i]->name(),
                  "') has size ", inputs_[i]->size(), ", expected ", expected);

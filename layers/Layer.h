@@ -67,6 +67,8 @@ class Layer {
   // Creates or fetches (shared by name) a parameter; checks size and dims agree.
   Parameter* getParameter(LayerContext& ctx, const std::string& name);
   void checkInputCount(size_t lo, size_t hi);
+  // For layers with CPU kernels only: throws UnsupportedError naming the layer on GPU.
+  void requireCpu() const;
   void checkInputSize(size_t i, size_t expected);
 
   Json config_;

@@ -128,3 +128,83 @@ def gradient_check(gm, slots, input_slots=(), samples=12, eps=1e-3, rtol=2e-2, a
             flat[j] = old
             compare("input %s[%d]" % (names[k], j), (up - down) / (2 * eps), in_grads[k].reshape(-1)[j])
     return worst
+
+
+# Weight dims of each projection type, as the config parser writes them (v1 §6.4).
+PROJ_DIMS = {"fc": lambda i, o: [i, o], "trans_fc": lambda i, o: [o, i], "table": lambda i, o: [i, o],
+             "dot_mul": lambda i, o: [1, o], "scaling": lambda i, o: [1, 1]}
+
+
+def _mixed(net, name, type_, size, projs, ops=(), act="", bias=False, std=0.3, **fields):
+    """projs: (input_name, input_size, proj_type, output_size, extra proj_conf fields);
+    ops: (op_type, [input names], [input sizes], output_size, extra operator fields)."""
+    inputs = []
+    for i, (in_name, in_size, ptype, out_size, extra) in enumerate(projs):
+        pname = "_%s.w%d" % (name, i)
+        entry = {"input_layer_name": in_name,
+                 "proj_conf": dict({"type": ptype, "name": pname, "input_size": in_size,
+                                    "output_size": out_size}, **extra)}
+        if ptype in PROJ_DIMS:
+            entry["input_parameter_name"] = net.param(pname, PROJ_DIMS[ptype](in_size, out_size), std)
+        inputs.append(entry)
+    op_confs = []
+    for op_type, names, sizes, out_size, extra in ops:
+        idx = []
+        for n in names:
+            idx.append(len(inputs))
+            inputs.append({"input_layer_name": n})
+        op_confs.append(dict({"type": op_type, "input_indices": idx, "input_sizes": sizes,
+                              "output_size": out_size}, **extra))
+    layer = dict({"name": name, "type": type_, "size": size, "active_type": act, "inputs": inputs}, **fields)
+    if op_confs:
+        layer["operator_confs"] = op_confs
+    if bias:
+        layer["bias_parameter_name"] = net.param("_%s.wbias" % name, [1, size], 0.1)
+    net.layers.append(layer)
+    return name
+
+
+def _mixed_method(self, name, size, projs, ops=(), act="", bias=False, std=0.3, **fields):
+    return _mixed(self, name, "mixed", size, projs, ops, act, bias, std, **fields)
+
+
+def _concat2_method(self, name, size, projs, act="", bias=False, std=0.3, **fields):
+    return _mixed(self, name, "concat2", size, projs, (), act, bias, std, **fields)
+
+
+def _layer_with_params(self, name, type_, size, inputs, params=(), bias_dims=None, act="", **fields):
+    """inputs: names, or (name, extra input fields) pairs; params: per input, dims or None;
+    bias_dims: dims of the bias, or None for no bias."""
+    ins = []
+    for i, spec in enumerate(inputs):
+        in_name, extra = (spec, {}) if isinstance(spec, str) else spec
+        entry = dict({"input_layer_name": in_name}, **extra)
+        if i < len(params) and params[i] is not None:
+            spec_p = params[i]
+            dims, kw = spec_p if isinstance(spec_p, tuple) and isinstance(spec_p[-1], dict) else (spec_p, {})
+            entry["input_parameter_name"] = self.param("_%s.w%d" % (name, i), dims, **kw)
+        ins.append(entry)
+    layer = dict({"name": name, "type": type_, "size": size, "active_type": act, "inputs": ins}, **fields)
+    if bias_dims is not None:
+        layer["bias_parameter_name"] = self.param("_%s.wbias" % name, bias_dims, 0.1)
+    self.layers.append(layer)
+    return name
+
+
+Net.mixed = _mixed_method
+Net.concat2 = _concat2_method
+Net.layer_p = _layer_with_params
+
+
+def forward_values(gm, slots, layer, pass_type=None):
+    """Forward (PASS_GC unless told) and return the named layer's output value as a numpy array."""
+    out = api.Arguments.createArguments(0)
+    gm.forward(make_args(slots), out, api.PASS_GC if pass_type is None else pass_type)
+    return gm.getLayerOutput(layer).getSlotValue(0).copyToNumpyMat()
+
+
+def sum_cost_net_output(net, name, size):
+    """Puts a square_error cost against a data target after `name` (so any layer can be checked)."""
+    target = net.data("target_" + name, size)
+    net.output(net.layer("cost_" + name, "square_error", 1, [name, target], coeff=1.0))
+    return target

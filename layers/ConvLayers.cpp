@@ -1,0 +1,276 @@
+// Convolution by im2col + GEMM (BLAS), one sample at a time:
+//   "exconv" (and "cudnn_conv", which the parser writes when use_gpu=1): y = act(conv(x, W) + b)
+//   "exconvt" (and "cudnn_convt"): the transposed convolution.
+// Weight layout (v1 ConvBaseLayer): for each group a [K, M] block, K = filter channels
+// * fh * fw in im2col row order (channel, filter row, filter column), M = this group's
+// filters (conv) or input channels (transposed conv). Bias: one per filter when
+// shared_biases, else one per output element. Several inputs are summed (v1).
+#include <algorithm>
+#include <memory>
+
+#include "Errors.h"
+#include "ImageUtils.h"
+#include "Layer.h"
+#include "math/MathOps.h"
+
+namespace paddle {
+
+namespace {
+struct ConvGeom {
+  int channels, filterChannels, groups;
+  int fh, fw, sy, sx, py, px;
+  int imgH, imgW;  // the "image" side of conv_conf (input of conv, output of convt)
+  int outH, outW;  // the "output" side (output of conv, input of convt)
+
+  explicit ConvGeom(const Json& c) {
+    channels = static_cast<int>(c.getInt("channels", 0));
+    filterChannels = static_cast<int>(c.getInt("filter_channels", 0));
+    groups = static_cast<int>(c.getInt("groups", 1));
+    fw = static_cast<int>(c.getInt("filter_size", 0));
+    fh = static_cast<int>(c.getInt("filter_size_y", fw));
+    sx = static_cast<int>(c.getInt("stride", 1));
+    sy = static_cast<int>(c.getInt("stride_y", sx));
+    px = static_cast<int>(c.getInt("padding", 0));
+    py = static_cast<int>(c.getInt("padding_y", px));
+    imgW = static_cast<int>(c.getInt("img_size", 0));
+    imgH = static_cast<int>(c.getInt("img_size_y", imgW));
+    outW = static_cast<int>(c.getInt("output_x", 0));
+    outH = static_cast<int>(c.getInt("output_y", outW));
+    PADDLE_ENFORCE(channels > 0 && groups > 0 && fw > 0 && fh > 0 && sx > 0 && sy > 0 && px >= 0 && py >= 0,
+                   ConfigError, "conv_conf needs positive channels, groups, filter_size, stride (got channels ",
+                   channels, ", groups ", groups, ", filter ", fh, "x", fw, ", stride ", sy, "x", sx, ")");
+    PADDLE_ENFORCE(imgW > 0 && imgH > 0 && outW > 0 && outH > 0, ConfigError,
+                   "conv_conf needs img_size and output_x (got img ", imgH, "x", imgW, ", output ", outH, "x",
+                   outW, ")");
+    bool caffe = c.getBool("caffe_mode", true);
+    int ex = image::outputSize(imgW, fw, px, sx, caffe), ey = image::outputSize(imgH, fh, py, sy, caffe);
+    PADDLE_ENFORCE(ex == outW && ey == outH, ConfigError, "conv_conf.output_x/output_y ", outW, "/", outH,
+                   " disagree with img_size ", imgW, "/", imgH, ", filter, stride and padding (expected ", ex,
+                   "/", ey, ")");
+  }
+};
+
+class ConvLayerBase : public Layer {
+ public:
+  ConvLayerBase(const Json& c, bool trans) : Layer(c), trans_(trans) {}
+
+  void init(LayerContext& ctx) override {
+    Layer::init(ctx);
+    requireCpu();
+    PADDLE_ENFORCE(!inputs_.empty(), ConfigError, type_, " layer needs at least one input");
+    numFilters_ = static_cast<int>(config_.getInt("num_filters", 0));
+    PADDLE_ENFORCE(numFilters_ > 0, ConfigError, type_, " layer needs a positive num_filters");
+    const auto& ins = config_["inputs"].items();
+    for (size_t i = 0; i < ins.size(); ++i) {
+      PADDLE_ENFORCE(ins[i].has("conv_conf"), ConfigError, "inputs[", i, "] has no conv_conf");
+      ConvGeom g(ins[i]["conv_conf"]);
+      // conv: channels in, numFilters out; convt: the reverse
+      int smallC = trans_ ? g.channels : numFilters_;  // channels on the output_x side
+      int bigC = trans_ ? numFilters_ : g.channels;    // channels on the img_size side
+      PADDLE_ENFORCE(bigC % g.groups == 0 && smallC % g.groups == 0, ConfigError, "conv_conf.groups ",
+                     g.groups, " must divide channels ", g.channels, " and num_filters ", numFilters_);
+      PADDLE_ENFORCE(g.filterChannels == 0 || g.filterChannels == bigC / g.groups, ConfigError,
+                     "conv_conf.filter_channels ", g.filterChannels, " should be ", bigC / g.groups);
+      g.filterChannels = bigC / g.groups;
+      size_t inSize = trans_ ? static_cast<size_t>(smallC) * g.outH * g.outW
+                             : static_cast<size_t>(bigC) * g.imgH * g.imgW;
+      size_t outSize = trans_ ? static_cast<size_t>(bigC) * g.imgH * g.imgW
+                              : static_cast<size_t>(smallC) * g.outH * g.outW;
+      checkInputSize(i, inSize);
+      PADDLE_ENFORCE(outSize == size_, ConfigError, "inputs[", i, "]: conv output ", outSize,
+                     " differs from the layer size ", size_);
+      Parameter* w = weight(i);
+      size_t K = static_cast<size_t>(g.filterChannels) * g.fh * g.fw;
+      size_t M = static_cast<size_t>(smallC) / g.groups;
+      PADDLE_ENFORCE(w && w->size() == K * M * g.groups, ConfigError, "inputs[", i, "]: weight ",
+                     (w ? "'" + w->name() + "' has " + std::to_string(w->size()) + " values" : "missing"),
+                     ", expected ", K * M * g.groups);
+      geoms_.push_back(g);
+    }
+    const ConvGeom& g0 = geoms_[0];
+    outPixels_ = trans_ ? g0.imgH * g0.imgW : g0.outH * g0.outW;
+    sharedBias_ = config_.getBool("shared_biases", false);
+    if (bias_) {
+      size_t want = sharedBias_ ? static_cast<size_t>(numFilters_) : size_;
+      PADDLE_ENFORCE(bias_->size() == want, ConfigError, "bias '", bias_->name(), "' has ", bias_->size(),
+                     " values, expected ", want, sharedBias_ ? " (one per filter)" : " (one per output)");
+    }
+  }
+
+  void forward(PassType pass) override {
+    pass_ = pass;
+    const size_t rows = input(0).batchSize();
+    resetOutput(rows, size_);
+    for (size_t i = 0; i < inputs_.size(); ++i) {
+      const Argument& in = input(i);
+      PADDLE_ENFORCE(in.value.height() == rows && in.value.width() == inputs_[i]->size(), DataError, "layer '",
+                     name_, "': input '", inputs_[i]->name(), "' is ", shapeStr(in.value), ", expected ", rows,
+                     "x", inputs_[i]->size());
+      for (size_t n = 0; n < rows; ++n) {
+        Matrix out = output_.value.rows(n, n + 1);
+        trans_ ? forwardTrans(i, in.value.row(n), out.data(), i == 0)
+               : forwardConv(i, in.value.row(n), out.data(), i == 0);
+      }
+    }
+    if (bias_) addBias();
+    const ConvGeom& g = geoms_[0];
+    output_.frameHeight = trans_ ? g.imgH : g.outH;
+    output_.frameWidth = trans_ ? g.imgW : g.outW;
+    forwardActivation();
+  }
+
+  void backward() override {
+    backwardActivation();
+    const Matrix& g = output_.grad;
+    const size_t rows = g.height();
+    if (bias_ && !bias_->isStatic()) {
+      float* __restrict gb = bias_->grad().data();
+      for (size_t n = 0; n < rows; ++n) {
+        const float* __restrict gr = g.row(n);
+        if (sharedBias_) {
+          for (int f = 0; f < numFilters_; ++f) {
+            float s = 0;
+            for (int p = 0; p < outPixels_; ++p) s += gr[f * outPixels_ + p];
+            gb[f] += s;
+          }
+        } else {
+          for (size_t j = 0; j < size_; ++j) gb[j] += gr[j];
+        }
+      }
+    }
+    for (size_t i = 0; i < inputs_.size(); ++i) {
+      for (size_t n = 0; n < rows; ++n) {
+        trans_ ? backwardTrans(i, n) : backwardConv(i, n);
+      }
+    }
+  }
+
+ private:
+  void addBias() {
+    const float* __restrict b = bias_->value().data();
+    for (size_t n = 0; n < output_.value.height(); ++n) {
+      float* __restrict y = output_.value.row(n);
+      if (sharedBias_) {
+        for (int f = 0; f < numFilters_; ++f) {
+          const float bf = b[f];
+          for (int p = 0; p < outPixels_; ++p) y[f * outPixels_ + p] += bf;
+        }
+      } else {
+        for (size_t j = 0; j < size_; ++j) y[j] += b[j];
+      }
+    }
+  }
+
+  // Sizes of the per-group GEMM: K rows of col, M filters/channels, N pixels of the small side.
+  void dims(const ConvGeom& g, size_t& K, size_t& M, size_t& N) const {
+    K = static_cast<size_t>(g.filterChannels) * g.fh * g.fw;
+    M = static_cast<size_t>(trans_ ? g.channels : numFilters_) / g.groups;
+    N = static_cast<size_t>(g.outH) * g.outW;
+  }
+  Matrix view(const float* p, size_t h, size_t w) {
+    return Matrix::view(const_cast<float*>(p), h, w, false);
+  }
+
+  // out[f, :] (+)= sum_k W_g[k, f] col_g[k, :] per group
+  void forwardConv(size_t i, const float* x, float* y, bool first) {
+    const ConvGeom& g = geoms_[i];
+    size_t K, M, N;
+    dims(g, K, M, N);
+    col_.resize(K * g.groups, N);
+    image::im2col(x, g.channels, g.imgH, g.imgW, g.fh, g.fw, g.sy, g.sx, g.py, g.px, g.outH, g.outW, col_.data());
+    const float* w = weight(i)->value().data();
+    for (int gr = 0; gr < g.groups; ++gr) {
+      Matrix W = view(w + gr * K * M, K, M), C = view(col_.data() + gr * K * N, K, N), Y = view(y + gr * M * N, M, N);
+      math::gemm(W, true, C, false, Y, 1.0f, first ? 0.0f : 1.0f);
+    }
+  }
+
+  void backwardConv(size_t i, size_t n) {
+    const ConvGeom& g = geoms_[i];
+    Argument& in = input(i);
+    Parameter* wp = weight(i);
+    size_t K, M, N;
+    dims(g, K, M, N);
+    const float* gy = output_.grad.row(n);
+    col_.resize(K * g.groups, N);
+    if (!wp->isStatic()) {
+      image::im2col(in.value.row(n), g.channels, g.imgH, g.imgW, g.fh, g.fw, g.sy, g.sx, g.py, g.px, g.outH,
+                    g.outW, col_.data());
+      for (int gr = 0; gr < g.groups; ++gr) {
+        Matrix C = view(col_.data() + gr * K * N, K, N), G = view(gy + gr * M * N, M, N);
+        Matrix GW = view(wp->grad().data() + gr * K * M, K, M);
+        math::gemm(C, false, G, true, GW, 1.0f, 1.0f);
+      }
+    }
+    if (!in.grad.empty()) {
+      for (int gr = 0; gr < g.groups; ++gr) {
+        Matrix W = view(wp->value().data() + gr * K * M, K, M), G = view(gy + gr * M * N, M, N);
+        Matrix C = view(col_.data() + gr * K * N, K, N);
+        math::gemm(W, false, G, false, C, 1.0f, 0.0f);
+      }
+      image::col2im(col_.data(), g.channels, g.imgH, g.imgW, g.fh, g.fw, g.sy, g.sx, g.py, g.px, g.outH, g.outW,
+                    in.grad.row(n));
+    }
+  }
+
+  // Transposed: col_g = W_g x_g, then scatter col into the (big) output image.
+  void forwardTrans(size_t i, const float* x, float* y, bool first) {
+    const ConvGeom& g = geoms_[i];
+    size_t K, M, N;
+    dims(g, K, M, N);
+    col_.resize(K * g.groups, N);
+    const float* w = weight(i)->value().data();
+    for (int gr = 0; gr < g.groups; ++gr) {
+      Matrix W = view(w + gr * K * M, K, M), X = view(x + gr * M * N, M, N), C = view(col_.data() + gr * K * N, K, N);
+      math::gemm(W, false, X, false, C, 1.0f, 0.0f);
+    }
+    if (first) std::fill(y, y + size_, 0.0f);
+    image::col2im(col_.data(), numFilters_, g.imgH, g.imgW, g.fh, g.fw, g.sy, g.sx, g.py, g.px, g.outH, g.outW, y);
+  }
+
+  void backwardTrans(size_t i, size_t n) {
+    const ConvGeom& g = geoms_[i];
+    Argument& in = input(i);
+    Parameter* wp = weight(i);
+    size_t K, M, N;
+    dims(g, K, M, N);
+    col_.resize(K * g.groups, N);
+    image::im2col(output_.grad.row(n), numFilters_, g.imgH, g.imgW, g.fh, g.fw, g.sy, g.sx, g.py, g.px, g.outH,
+                  g.outW, col_.data());
+    const float* x = in.value.row(n);
+    for (int gr = 0; gr < g.groups; ++gr) {
+      Matrix C = view(col_.data() + gr * K * N, K, N);
+      if (!wp->isStatic()) {
+        Matrix X = view(x + gr * M * N, M, N), GW = view(wp->grad().data() + gr * K * M, K, M);
+        math::gemm(C, false, X, true, GW, 1.0f, 1.0f);
+      }
+      if (!in.grad.empty()) {
+        Matrix W = view(wp->value().data() + gr * K * M, K, M), GX = view(in.grad.row(n) + gr * M * N, M, N);
+        math::gemm(W, true, C, false, GX, 1.0f, 1.0f);
+      }
+    }
+  }
+
+  bool trans_;
+  int numFilters_ = 0, outPixels_ = 0;
+  bool sharedBias_ = false;
+  std::vector<ConvGeom> geoms_;
+  Matrix col_;
+};
+
+class ExpandConvLayer : public ConvLayerBase {
+ public:
+  explicit ExpandConvLayer(const Json& c) : ConvLayerBase(c, false) {}
+};
+class ExpandConvTransLayer : public ConvLayerBase {
+ public:
+  explicit ExpandConvTransLayer(const Json& c) : ConvLayerBase(c, true) {}
+};
+}  // namespace
+
+REGISTER_LAYER("exconv", ExpandConvLayer);
+REGISTER_LAYER("cudnn_conv", ExpandConvLayer);
+REGISTER_LAYER("exconvt", ExpandConvTransLayer);
+REGISTER_LAYER("cudnn_convt", ExpandConvTransLayer);
+
+}  // namespace paddle

@@ -1,0 +1,290 @@
+// Layers that combine inputs:
+//   "mixed":   act(sum of projections and operators + bias)  (embedding_layer is a
+//              mixed layer with one table projection)
+//   "concat2": act([proj_0(x_0) | proj_1(x_1) | ...] + bias)
+//   "addto":   act(x_0 + x_1 + ... + bias)
+//   "concat":  act([x_0 | x_1 | ...])
+// CPU kernels; on GPU these layers throw UnsupportedError.
+#include "Errors.h"
+#include "Layer.h"
+#include "Projections.h"
+#include "math/MathOps.h"
+
+namespace paddle {
+
+namespace {
+void passSequence(Argument& out, const Argument& in) {
+  out.seqStarts = in.seqStarts;
+  out.subSeqStarts = in.subSeqStarts;
+}
+
+void checkRows(const Argument& in, size_t rows, const std::string& layer, const std::string& input) {
+  PADDLE_ENFORCE(in.batchSize() == rows, DataError, "layer '", layer, "': input '", input, "' has ",
+                 in.batchSize(), " rows, expected ", rows);
+}
+
+// Copies columns: dst[:, off:off+src.w] (+)= src, or the reverse.
+void addColumns(Matrix& dst, size_t off, const Matrix& src) {
+  const size_t n = src.width();
+  for (size_t i = 0; i < src.height(); ++i) {
+    const float* __restrict s = src.row(i);
+    float* __restrict d = dst.row(i) + off;
+    for (size_t j = 0; j < n; ++j) d[j] += s[j];
+  }
+}
+void copyColumnsOut(const Matrix& src, size_t off, Matrix& dst) {
+  const size_t n = dst.width();
+  for (size_t i = 0; i < dst.height(); ++i) {
+    const float* __restrict s = src.row(i) + off;
+    float* __restrict d = dst.row(i);
+    for (size_t j = 0; j < n; ++j) d[j] = s[j];
+  }
+}
+}  // namespace
+
+// Shared by mixed and concat2: inputs with a proj_conf become projections.
+class ProjectionLayerBase : public Layer {
+ public:
+  using Layer::Layer;
+
+  void init(LayerContext& ctx) override {
+    Layer::init(ctx);
+    requireCpu();
+    PADDLE_ENFORCE(size_ > 0, ConfigError, type_, " layer needs a positive size");
+    PADDLE_ENFORCE(!inputs_.empty(), ConfigError, type_, " layer needs at least one input");
+    const auto& ins = config_["inputs"].items();
+    projections_.resize(ins.size());
+    for (size_t i = 0; i < ins.size(); ++i) {
+      if (!ins[i].has("proj_conf")) continue;
+      try {
+        projections_[i] = Projection::create(ins[i]["proj_conf"], weight(i), inputs_[i]->size(), name_);
+      } catch (const ConfigError& e) {
+        throw ConfigError(str("inputs[", i, "] ('", inputs_[i]->name(), "'): ", e.what()));
+      }
+    }
+    if (bias_) {
+      PADDLE_ENFORCE(bias_->size() == size_, ConfigError, "bias '", bias_->name(), "' has ", bias_->size(),
+                     " values, expected ", size_);
+    }
+  }
+
+ protected:
+  size_t batchRows() {
+    size_t rows = input(0).batchSize();
+    for (size_t i = 1; i < inputs_.size(); ++i) checkRows(input(i), rows, name_, inputs_[i]->name());
+    return rows;
+  }
+  std::vector<std::unique_ptr<Projection>> projections_;
+};
+
+class MixedLayer : public ProjectionLayerBase {
+ public:
+  using ProjectionLayerBase::ProjectionLayerBase;
+
+  void init(LayerContext& ctx) override {
+    ProjectionLayerBase::init(ctx);
+    std::vector<bool> usedByOperator(inputs_.size(), false);
+    for (const Json& oc : config_["operator_confs"].items()) {
+      operators_.push_back(Operator::create(oc, name_));
+      Operator& op = *operators_.back();
+      PADDLE_ENFORCE(op.outputSize() == size_, ConfigError, "operator_confs: ", oc.getString("type", ""),
+                     " output_size ", op.outputSize(), " differs from the layer size ", size_);
+      for (int64_t k : op.inputIndices()) {
+        PADDLE_ENFORCE(k >= 0 && static_cast<size_t>(k) < inputs_.size() && !projections_[k], ConfigError,
+                       "operator_confs.input_indices: ", k, " is not an operator input");
+        usedByOperator[k] = true;
+      }
+    }
+    for (size_t i = 0; i < inputs_.size(); ++i) {
+      if (projections_[i]) {
+        PADDLE_ENFORCE(projections_[i]->outputSize() == size_, ConfigError, "inputs[", i,
+                       "].proj_conf.output_size ", projections_[i]->outputSize(), " differs from the layer size ",
+                       size_);
+      } else {
+        PADDLE_ENFORCE(usedByOperator[i], ConfigError, "inputs[", i, "] ('", inputs_[i]->name(),
+                       "') has no proj_conf and no operator uses it");
+      }
+    }
+    opArgs_.resize(operators_.size());
+  }
+
+  void forward(PassType pass) override {
+    pass_ = pass;
+    size_t rows = batchRows();
+    resetOutput(rows, size_);
+    output_.value.zero();
+    for (size_t i = 0; i < inputs_.size(); ++i) {
+      if (projections_[i]) projections_[i]->forward(input(i), output_.value);
+    }
+    for (size_t k = 0; k < operators_.size(); ++k) {
+      opArgs_[k].clear();
+      for (int64_t j : operators_[k]->inputIndices()) opArgs_[k].push_back(&input(j));
+      operators_[k]->forward(opArgs_[k], output_.value);
+    }
+    if (bias_) math::addRowVector(output_.value, bias_->value());
+    passSequence(output_, input(0));
+    forwardActivation();
+  }
+
+  void backward() override {
+    backwardActivation();
+    const Matrix& g = output_.grad;
+    if (bias_ && !bias_->isStatic()) math::sumRows(g, bias_->grad());
+    for (size_t i = 0; i < inputs_.size(); ++i) {
+      if (projections_[i]) projections_[i]->backward(input(i), g);
+    }
+    for (size_t k = 0; k < operators_.size(); ++k) operators_[k]->backward(opArgs_[k], g);
+  }
+
+ private:
+  std::vector<std::unique_ptr<Operator>> operators_;
+  std::vector<std::vector<Argument*>> opArgs_;
+};
+
+class Concat2Layer : public ProjectionLayerBase {
+ public:
+  using ProjectionLayerBase::ProjectionLayerBase;
+
+  void init(LayerContext& ctx) override {
+    ProjectionLayerBase::init(ctx);
+    size_t total = 0;
+    for (size_t i = 0; i < inputs_.size(); ++i) {
+      PADDLE_ENFORCE(projections_[i], ConfigError, "inputs[", i, "] ('", inputs_[i]->name(),
+                     "') needs a proj_conf: every input of concat2 is a projection");
+      total += projections_[i]->outputSize();
+    }
+    PADDLE_ENFORCE(total == size_, ConfigError, "the projections' output sizes add up to ", total,
+                   ", but the layer size is ", size_);
+    tmp_.resize(inputs_.size());
+  }
+
+  void forward(PassType pass) override {
+    pass_ = pass;
+    size_t rows = batchRows();
+    resetOutput(rows, size_);
+    output_.value.zero();
+    size_t off = 0;
+    for (size_t i = 0; i < inputs_.size(); ++i) {
+      Matrix& t = tmp_[i];
+      t.resize(rows, projections_[i]->outputSize());
+      t.zero();
+      projections_[i]->forward(input(i), t);
+      addColumns(output_.value, off, t);
+      off += t.width();
+    }
+    if (bias_) math::addRowVector(output_.value, bias_->value());
+    passSequence(output_, input(0));
+    forwardActivation();
+  }
+
+  void backward() override {
+    backwardActivation();
+    const Matrix& g = output_.grad;
+    if (bias_ && !bias_->isStatic()) math::sumRows(g, bias_->grad());
+    size_t off = 0;
+    for (size_t i = 0; i < inputs_.size(); ++i) {
+      Matrix& t = tmp_[i];  // reused as this projection's output gradient
+      copyColumnsOut(g, off, t);
+      projections_[i]->backward(input(i), t);
+      off += t.width();
+    }
+  }
+
+ private:
+  std::vector<Matrix> tmp_;
+};
+
+class AddtoLayer : public Layer {
+ public:
+  using Layer::Layer;
+
+  void init(LayerContext& ctx) override {
+    Layer::init(ctx);
+    requireCpu();
+    PADDLE_ENFORCE(!inputs_.empty(), ConfigError, "addto layer needs at least one input");
+    for (size_t i = 0; i < inputs_.size(); ++i) checkInputSize(i, size_);
+    if (bias_) {
+      PADDLE_ENFORCE(bias_->size() == size_, ConfigError, "bias '", bias_->name(), "' has ", bias_->size(),
+                     " values, expected ", size_);
+    }
+  }
+
+  void forward(PassType pass) override {
+    pass_ = pass;
+    size_t rows = input(0).batchSize();
+    resetOutput(rows, size_);
+    for (size_t i = 0; i < inputs_.size(); ++i) {
+      checkRows(input(i), rows, name_, inputs_[i]->name());
+      math::axpby(1.0f, input(i).value, i == 0 ? 0.0f : 1.0f, output_.value);
+    }
+    if (bias_) math::addRowVector(output_.value, bias_->value());
+    passSequence(output_, input(0));
+    forwardActivation();
+  }
+
+  void backward() override {
+    backwardActivation();
+    const Matrix& g = output_.grad;
+    if (bias_ && !bias_->isStatic()) math::sumRows(g, bias_->grad());
+    for (size_t i = 0; i < inputs_.size(); ++i) {
+      if (!input(i).grad.empty()) math::axpby(1.0f, g, 1.0f, input(i).grad);
+    }
+  }
+};
+
+class ConcatLayer : public Layer {
+ public:
+  using Layer::Layer;
+
+  void init(LayerContext& ctx) override {
+    Layer::init(ctx);
+    requireCpu();
+    PADDLE_ENFORCE(!inputs_.empty(), ConfigError, "concat layer needs at least one input");
+    size_t total = 0;
+    for (Layer* l : inputs_) total += l->size();
+    PADDLE_ENFORCE(total == size_, ConfigError, "the inputs' sizes add up to ", total, ", but the layer size is ",
+                   size_);
+  }
+
+  void forward(PassType pass) override {
+    pass_ = pass;
+    size_t rows = input(0).batchSize();
+    resetOutput(rows, size_);
+    output_.value.zero();
+    size_t off = 0;
+    for (size_t i = 0; i < inputs_.size(); ++i) {
+      checkRows(input(i), rows, name_, inputs_[i]->name());
+      PADDLE_ENFORCE(!input(i).value.empty(), DataError, "layer '", name_, "': input '", inputs_[i]->name(),
+                     "' has no dense value");
+      addColumns(output_.value, off, input(i).value);
+      off += inputs_[i]->size();
+    }
+    passSequence(output_, input(0));
+    forwardActivation();
+  }
+
+  void backward() override {
+    backwardActivation();
+    const Matrix& g = output_.grad;
+    size_t off = 0;
+    for (size_t i = 0; i < inputs_.size(); ++i) {
+      Matrix& gi = input(i).grad;
+      if (!gi.empty()) {
+        const size_t n = gi.width();
+        for (size_t r = 0; r < gi.height(); ++r) {
+          const float* __restrict s = g.row(r) + off;
+          float* __restrict d = gi.row(r);
+          for (size_t j = 0; j < n; ++j) d[j] += s[j];
+        }
+      }
+      off += inputs_[i]->size();
+    }
+  }
+};
+
+REGISTER_LAYER("mixed", MixedLayer);
+REGISTER_LAYER("concat2", Concat2Layer);
+REGISTER_LAYER("addto", AddtoLayer);
+REGISTER_LAYER("concat", ConcatLayer);
+
+}  // namespace paddle

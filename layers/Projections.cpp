@@ -1,0 +1,256 @@
+#include "Projections.h"
+
+#include "Errors.h"
+#include "math/MathOps.h"
+
+namespace paddle {
+
+namespace {
+void needDense(const Argument& in, const std::string& layer, const std::string& type) {
+  PADDLE_ENFORCE(!in.value.empty(), DataError, "layer '", layer, "': ", type,
+                 " projection needs a dense input (got ids only)");
+}
+
+// x . W, W of dims [in, out]
+class FullMatrixProjection : public Projection {
+ public:
+  FullMatrixProjection(const Json& c, Parameter* w, size_t in, const std::string& l) : Projection(c, w, in, l) {
+    needWeight(inSize_, outSize_);
+  }
+  void forward(const Argument& in, Matrix& out) override {
+    needDense(in, layer_, type_);
+    math::gemm(in.value, false, w_->value(), false, out, 1.0f, 1.0f);
+  }
+  void backward(Argument& in, const Matrix& g) override {
+    if (!w_->isStatic()) math::gemm(in.value, true, g, false, w_->grad(), 1.0f, 1.0f);
+    if (!in.grad.empty()) math::gemm(g, false, w_->value(), true, in.grad, 1.0f, 1.0f);
+  }
+};
+
+// x . W^T, W of dims [out, in]
+class TransFullMatrixProjection : public Projection {
+ public:
+  TransFullMatrixProjection(const Json& c, Parameter* w, size_t in, const std::string& l)
+      : Projection(c, w, in, l) {
+    needWeight(outSize_, inSize_);
+  }
+  void forward(const Argument& in, Matrix& out) override {
+    needDense(in, layer_, type_);
+    math::gemm(in.value, false, w_->value(), true, out, 1.0f, 1.0f);
+  }
+  void backward(Argument& in, const Matrix& g) override {
+    if (!w_->isStatic()) math::gemm(g, true, in.value, false, w_->grad(), 1.0f, 1.0f);
+    if (!in.grad.empty()) math::gemm(g, false, w_->value(), false, in.grad, 1.0f, 1.0f);
+  }
+};
+
+// Copies columns [offset, offset + out) of the input ("identity": offset 0, out == in).
+class IdentityProjection : public Projection {
+ public:
+  IdentityProjection(const Json& c, Parameter* w, size_t in, const std::string& l, bool withOffset)
+      : Projection(c, w, in, l) {
+    offset_ = withOffset ? static_cast<size_t>(conf_.getInt("offset", 0)) : 0;
+    if (!withOffset) {
+      PADDLE_ENFORCE(outSize_ == inSize_, ConfigError, "identity projection: output_size ", outSize_,
+                     " differs from input_size ", inSize_);
+    }
+    PADDLE_ENFORCE(offset_ + outSize_ <= inSize_, ConfigError, "identity_offset projection: offset ",
+                   offset_, " + output_size ", outSize_, " exceeds input_size ", inSize_);
+  }
+  void forward(const Argument& in, Matrix& out) override {
+    needDense(in, layer_, type_);
+    const size_t n = outSize_, rows = out.height();
+    for (size_t i = 0; i < rows; ++i) {
+      const float* __restrict x = in.value.row(i) + offset_;
+      float* __restrict y = out.row(i);
+      for (size_t j = 0; j < n; ++j) y[j] += x[j];
+    }
+  }
+  void backward(Argument& in, const Matrix& g) override {
+    if (in.grad.empty()) return;
+    const size_t n = outSize_, rows = g.height();
+    for (size_t i = 0; i < rows; ++i) {
+      const float* __restrict gy = g.row(i);
+      float* __restrict gx = in.grad.row(i) + offset_;
+      for (size_t j = 0; j < n; ++j) gx[j] += gy[j];
+    }
+  }
+
+ private:
+  size_t offset_;
+};
+
+// x (.) w, w of dims [1, out]
+class DotMulProjection : public Projection {
+ public:
+  DotMulProjection(const Json& c, Parameter* w, size_t in, const std::string& l) : Projection(c, w, in, l) {
+    PADDLE_ENFORCE(outSize_ == inSize_, ConfigError, "dot_mul projection: output_size ", outSize_,
+                   " differs from input_size ", inSize_);
+    needWeight(1, outSize_);
+  }
+  void forward(const Argument& in, Matrix& out) override {
+    needDense(in, layer_, type_);
+    const float* __restrict w = w_->value().data();
+    for (size_t i = 0, n = outSize_; i < out.height(); ++i) {
+      const float* __restrict x = in.value.row(i);
+      float* __restrict y = out.row(i);
+      for (size_t j = 0; j < n; ++j) y[j] += x[j] * w[j];
+    }
+  }
+  void backward(Argument& in, const Matrix& g) override {
+    const size_t n = outSize_;
+    const float* __restrict w = w_->value().data();
+    float* __restrict gw = w_->isStatic() ? nullptr : w_->grad().data();
+    for (size_t i = 0; i < g.height(); ++i) {
+      const float* __restrict gy = g.row(i);
+      const float* __restrict x = in.value.row(i);
+      if (gw) for (size_t j = 0; j < n; ++j) gw[j] += gy[j] * x[j];
+      if (!in.grad.empty()) {
+        float* __restrict gx = in.grad.row(i);
+        for (size_t j = 0; j < n; ++j) gx[j] += gy[j] * w[j];
+      }
+    }
+  }
+};
+
+// w * x, one scalar weight
+class ScalingProjection : public Projection {
+ public:
+  ScalingProjection(const Json& c, Parameter* w, size_t in, const std::string& l) : Projection(c, w, in, l) {
+    PADDLE_ENFORCE(outSize_ == inSize_, ConfigError, "scaling projection: output_size ", outSize_,
+                   " differs from input_size ", inSize_);
+    needWeight(1, 1);
+  }
+  void forward(const Argument& in, Matrix& out) override {
+    needDense(in, layer_, type_);
+    math::axpby(w_->value().data()[0], in.value, 1.0f, out);
+  }
+  void backward(Argument& in, const Matrix& g) override {
+    if (!w_->isStatic()) {
+      const float* __restrict x = in.value.data();
+      const float* __restrict gy = g.data();
+      double s = 0;
+      for (size_t i = 0, n = g.size(); i < n; ++i) s += gy[i] * x[i];
+      w_->grad().data()[0] += static_cast<float>(s);
+    }
+    if (!in.grad.empty()) math::axpby(w_->value().data()[0], g, 1.0f, in.grad);
+  }
+};
+
+// Row lookup: out[i] += W[ids[i]], W of dims [in (vocabulary), out]
+class TableProjection : public Projection {
+ public:
+  TableProjection(const Json& c, Parameter* w, size_t in, const std::string& l) : Projection(c, w, in, l) {
+    needWeight(inSize_, outSize_);
+  }
+  void forward(const Argument& in, Matrix& out) override {
+    PADDLE_ENFORCE(!in.ids.empty(), DataError, "layer '", layer_,
+                   "': table projection needs integer ids (integer_value input)");
+    const int* ids = in.ids.data();
+    const size_t n = outSize_;
+    for (size_t i = 0; i < out.height(); ++i) {
+      PADDLE_ENFORCE(ids[i] >= 0 && static_cast<size_t>(ids[i]) < inSize_, DataError, "layer '", layer_,
+                     "': sample ", i, " has id ", ids[i], ", outside the table [0, ", inSize_, ")");
+      const float* __restrict wr = w_->value().row(ids[i]);
+      float* __restrict y = out.row(i);
+      for (size_t j = 0; j < n; ++j) y[j] += wr[j];
+    }
+  }
+  void backward(Argument& in, const Matrix& g) override {
+    if (w_->isStatic()) return;
+    const int* ids = in.ids.data();
+    const size_t n = outSize_;
+    for (size_t i = 0; i < g.height(); ++i) {
+      float* __restrict gw = w_->grad().row(ids[i]);
+      const float* __restrict gy = g.row(i);
+      for (size_t j = 0; j < n; ++j) gw[j] += gy[j];
+    }
+  }
+};
+
+// scale * a (.) b
+class DotMulOperator : public Operator {
+ public:
+  DotMulOperator(const Json& c, const std::string& l) : Operator(c, l) {
+    PADDLE_ENFORCE(indices_.size() == 2, ConfigError, "dot_mul operator needs 2 inputs (input_indices)");
+    scale_ = static_cast<float>(conf_.getDouble("dotmul_scale", 1.0));
+  }
+  void forward(const std::vector<Argument*>& ins, Matrix& out) override {
+    const Matrix& a = ins[0]->value;
+    const Matrix& b = ins[1]->value;
+    PADDLE_ENFORCE(a.width() == outSize_ && b.width() == outSize_, DataError, "layer '", layer_,
+                   "': dot_mul operator inputs have widths ", a.width(), " and ", b.width(),
+                   ", expected ", outSize_);
+    const float* __restrict x = a.data();
+    const float* __restrict y = b.data();
+    float* __restrict o = out.data();
+    for (size_t i = 0, n = out.size(); i < n; ++i) o[i] += scale_ * x[i] * y[i];
+  }
+  void backward(const std::vector<Argument*>& ins, const Matrix& g) override {
+    const float* __restrict gy = g.data();
+    const size_t n = g.size();
+    for (int k = 0; k < 2; ++k) {
+      Matrix& gx = ins[k]->grad;
+      if (gx.empty()) continue;
+      const float* __restrict other = ins[1 - k]->value.data();
+      float* __restrict d = gx.data();
+      for (size_t i = 0; i < n; ++i) d[i] += scale_ * gy[i] * other[i];
+    }
+  }
+
+ private:
+  float scale_;
+};
+}  // namespace
+
+Projection::Projection(const Json& conf, Parameter* w, size_t inputSize, const std::string& layerName)
+    : conf_(conf),
+      type_(conf.getString("type", "")),
+      layer_(layerName),
+      w_(w),
+      inSize_(static_cast<size_t>(conf.getInt("input_size", static_cast<int64_t>(inputSize)))),
+      outSize_(static_cast<size_t>(conf.getInt("output_size", 0))) {
+  PADDLE_ENFORCE(inSize_ == inputSize, ConfigError, type_, " projection: proj_conf.input_size ", inSize_,
+                 " differs from the input layer's size ", inputSize);
+  PADDLE_ENFORCE(outSize_ > 0, ConfigError, type_, " projection needs a positive proj_conf.output_size");
+}
+
+Parameter* Projection::needWeight(size_t rows, size_t cols) {
+  PADDLE_ENFORCE(w_, ConfigError, type_, " projection needs a weight (input_parameter_name)");
+  PADDLE_ENFORCE(w_->size() == rows * cols && w_->value().height() == rows, ConfigError, type_,
+                 " projection: weight '", w_->name(), "' must have dims [", rows, ", ", cols, "], has ",
+                 w_->size(), " values in ", shapeStr(w_->value()));
+  return w_;
+}
+
+std::unique_ptr<Projection> Projection::create(const Json& conf, Parameter* w, size_t inputSize,
+                                               const std::string& layer) {
+  std::string t = conf.getString("type", "");
+  if (t == "fc") return std::unique_ptr<Projection>(new FullMatrixProjection(conf, w, inputSize, layer));
+  if (t == "trans_fc") return std::unique_ptr<Projection>(new TransFullMatrixProjection(conf, w, inputSize, layer));
+  if (t == "identity") return std::unique_ptr<Projection>(new IdentityProjection(conf, w, inputSize, layer, false));
+  if (t == "identity_offset")
+    return std::unique_ptr<Projection>(new IdentityProjection(conf, w, inputSize, layer, true));
+  if (t == "dot_mul") return std::unique_ptr<Projection>(new DotMulProjection(conf, w, inputSize, layer));
+  if (t == "scaling") return std::unique_ptr<Projection>(new ScalingProjection(conf, w, inputSize, layer));
+  if (t == "table") return std::unique_ptr<Projection>(new TableProjection(conf, w, inputSize, layer));
+  throw ConfigError(str("proj_conf.type '", t, "' is not supported (known: fc, trans_fc, identity, "
+                        "identity_offset, dot_mul, scaling, table)"));
+}
+
+Operator::Operator(const Json& conf, const std::string& layerName)
+    : conf_(conf),
+      type_(conf.getString("type", "")),
+      layer_(layerName),
+      indices_(conf.getInts("input_indices")),
+      outSize_(static_cast<size_t>(conf.getInt("output_size", 0))) {
+  PADDLE_ENFORCE(outSize_ > 0, ConfigError, type_, " operator needs a positive output_size");
+}
+
+std::unique_ptr<Operator> Operator::create(const Json& conf, const std::string& layer) {
+  std::string t = conf.getString("type", "");
+  if (t == "dot_mul") return std::unique_ptr<Operator>(new DotMulOperator(conf, layer));
+  throw ConfigError(str("operator_confs.type '", t, "' is not supported (known: dot_mul)"));
+}
+
+}  // namespace paddle

@@ -1,0 +1,58 @@
+// Projections and operators: the inputs of a "mixed" (summed) or "concat2"
+// (side by side) layer. A projection maps one input layer (with an optional
+// weight) to output_size columns; an operator combines several input layers
+// without weights. Both accumulate: forward adds into `out`, backward adds
+// into the inputs' and weights' gradients. CPU kernels.
+#pragma once
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "Argument.h"
+#include "Json.h"
+#include "Parameter.h"
+
+namespace paddle {
+
+class Projection {
+ public:
+  // conf: the input's proj_conf; w: its weight parameter (null if none).
+  Projection(const Json& conf, Parameter* w, size_t inputSize, const std::string& layerName);
+  virtual ~Projection() = default;
+  size_t outputSize() const { return outSize_; }
+  // out[rows, outputSize] += P(in)
+  virtual void forward(const Argument& in, Matrix& out) = 0;
+  // in.grad += dP/din^T g (when in.grad is kept), w.grad += ... (unless static)
+  virtual void backward(Argument& in, const Matrix& g) = 0;
+
+  // Builds the projection named by conf["type"]; throws ConfigError for an
+  // unknown type or inconsistent sizes.
+  static std::unique_ptr<Projection> create(const Json& conf, Parameter* w, size_t inputSize,
+                                            const std::string& layerName);
+
+ protected:
+  Parameter* needWeight(size_t rows, size_t cols);
+  Json conf_;
+  std::string type_, layer_;
+  Parameter* w_;
+  size_t inSize_, outSize_;
+};
+
+class Operator {
+ public:
+  Operator(const Json& conf, const std::string& layerName);
+  virtual ~Operator() = default;
+  size_t outputSize() const { return outSize_; }
+  const std::vector<int64_t>& inputIndices() const { return indices_; }
+  virtual void forward(const std::vector<Argument*>& ins, Matrix& out) = 0;
+  virtual void backward(const std::vector<Argument*>& ins, const Matrix& g) = 0;
+  static std::unique_ptr<Operator> create(const Json& conf, const std::string& layerName);
+
+ protected:
+  Json conf_;
+  std::string type_, layer_;
+  std::vector<int64_t> indices_;
+  size_t outSize_;
+};
+
+}  // namespace paddle

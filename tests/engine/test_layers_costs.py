@@ -1,0 +1,117 @@
+"""Cost layers beyond the basics: finite-difference checks (with and without the weight
+input, and coeff) and per-sample values against NumPy."""
+import numpy as np
+import pytest
+
+from netbuilder import Net, forward_values, gradient_check
+
+B, IN, K = 6, 4, 5
+
+
+def build(cost_type, pred_act, pred_size, label_size, weighted, coeff=1.0, **fields):
+    net = Net()
+    x = net.data("x", IN)
+    label = net.data("label", label_size)
+    p = net.fc("p", [(x, IN)], pred_size, act=pred_act)
+    inputs = [p, label]
+    if weighted:
+        inputs.append(net.data("w", 1))
+    net.output(net.layer("cost", cost_type, 1, inputs, coeff=coeff, **fields))
+    return net
+
+
+def selfnorm_ref(p, ids, alpha=0.2):
+    s = p.sum(1)
+    return -np.log(p[np.arange(len(ids)), ids]) + np.log(s) + alpha * np.log(s) ** 2
+
+
+def bce_ref(p, y):
+    return -(y * np.log(p) + (1 - y) * np.log(1 - p)).sum(1)
+
+
+def huber_ref(x, ids):
+    a = x[:, 0] * (2 * ids - 1)
+    return np.where(a < -1, -4 * a, np.where(a < 1, (1 - a) ** 2, 0))
+
+
+# type, prediction activation, prediction size, label kind, extra fields, reference(pred, label)
+CASES = [
+    ("multi_class_cross_entropy_with_selfnorm", "exponential", K, "ids", {"softmax_selfnorm_alpha": 0.2},
+     selfnorm_ref),
+    ("multi_binary_label_cross_entropy", "sigmoid", K, "binary", {}, bce_ref),
+    ("soft_binary_class_cross_entropy", "sigmoid", K, "soft", {}, bce_ref),
+    ("huber", "", 1, "ids2", {}, huber_ref),
+]
+
+
+def labels(rng, kind):
+    if kind == "ids":
+        return rng.randint(0, K, B).astype(np.int32), K
+    if kind == "ids2":
+        return rng.randint(0, 2, B).astype(np.int32), 2
+    if kind == "binary":
+        return (rng.rand(B, K) > 0.5).astype(np.float32), K
+    return rng.uniform(0, 1, (B, K)).astype(np.float32), K
+
+
+@pytest.mark.parametrize("weighted,coeff", [(False, 1.0), (True, 0.5)])
+@pytest.mark.parametrize("type_,act,size,kind,fields,ref", CASES, ids=[c[0] for c in CASES])
+def test_cost_gradients_and_values(type_, act, size, kind, fields, ref, weighted, coeff):
+    rng = np.random.RandomState(1)
+    lab, lab_size = labels(rng, kind)
+    net = build(type_, act, size, lab_size, weighted, coeff, **fields)
+    gm = net.build()
+    xs = (rng.randn(B, IN) * (2.0 if type_ == "huber" else 1.0)).astype(np.float32)
+    slots = [xs, lab]
+    if weighted:
+        slots.append(rng.uniform(0.5, 2, (B, 1)).astype(np.float32))
+    gradient_check(gm, slots, input_slots=[0], grad_scale=coeff)
+    pred = forward_values(gm, slots, "p").astype(np.float64)
+    want = ref(pred, lab)
+    if weighted:
+        want = want * slots[2][:, 0]
+    np.testing.assert_allclose(forward_values(gm, slots, "cost")[:, 0], want, rtol=1e-4, atol=1e-5)
+
+
+@pytest.mark.parametrize("weighted", [False, True])
+def test_rank_cost_gradients_and_values(weighted):
+    rng = np.random.RandomState(2)
+    net = Net()
+    x = net.data("x", IN)
+    lab = net.data("label", 1)
+    left = net.fc("left", [(x, IN)], 1, act="tanh")
+    right = net.fc("right", [(x, IN)], 1)
+    inputs = [left, right, lab]
+    if weighted:
+        inputs.append(net.data("w", 1))
+    net.output(net.layer("cost", "rank-cost", 1, inputs, coeff=1.0))
+    gm = net.build()
+    slots = [rng.randn(B, IN).astype(np.float32), rng.randint(0, 2, (B, 1)).astype(np.float32)]
+    if weighted:
+        slots.append(rng.uniform(0.5, 2, (B, 1)).astype(np.float32))
+    gradient_check(gm, slots, input_slots=[0])
+    o = (forward_values(gm, slots, "left") - forward_values(gm, slots, "right"))[:, 0].astype(np.float64)
+    want = np.log1p(np.exp(o)) - slots[1][:, 0] * o
+    if weighted:
+        want *= slots[2][:, 0]
+    np.testing.assert_allclose(forward_values(gm, slots, "cost")[:, 0], want, rtol=1e-4, atol=1e-6)
+
+
+def test_sum_cost_gradients_and_values():
+    rng = np.random.RandomState(3)
+    net = Net()
+    x = net.data("x", IN)
+    h = net.fc("h", [(x, IN)], 3, act="tanh")
+    net.output(net.layer("cost", "sum_cost", 1, [h], coeff=1.0))
+    gm = net.build()
+    slots = [rng.randn(B, IN).astype(np.float32)]
+    gradient_check(gm, slots, input_slots=[0])
+    np.testing.assert_allclose(forward_values(gm, slots, "cost")[:, 0], forward_values(gm, slots, "h").sum(1),
+                               rtol=1e-5)
+
+
+def test_binary_cross_entropy_rejects_non_probabilities():
+    net = build("multi_binary_label_cross_entropy", "", K, K, False)
+    gm = net.build()
+    with pytest.raises(ValueError, match="sample"):
+        forward_values(gm, [np.full((2, IN), 5, np.float32), np.zeros((2, K), np.float32)], "cost")
