@@ -49,6 +49,29 @@ void softmaxRowsBackward(const float* y, float* g, size_t h, size_t w) {
 }
 }  // namespace
 
+act::Kind elementwiseKind(const std::string& type, const std::string& what) {
+  for (auto& e : table()) {
+    if (e.first != type) continue;
+    PADDLE_ENFORCE(e.second != act::kSoftmax && e.second != act::kSequenceSoftmax && !needsInput(e.second),
+                   ConfigError, what, ": activation '", type,
+                   "' is not supported here (use linear, sigmoid, tanh, relu, brelu, softrelu, stanh or exponential)");
+    return e.second;
+  }
+  throw ConfigError(str(what, ": unknown activation '", type, "'"));
+}
+
+void activate(act::Kind k, float* y, size_t n) {
+  act::visit(k, [&](auto f) {
+    for (size_t i = 0; i < n; ++i) y[i] = f.fwd(y[i]);
+  });
+}
+
+void multiplyDerivative(act::Kind k, const float* y, float* g, size_t n) {
+  act::visit(k, [&](auto f) {
+    for (size_t i = 0; i < n; ++i) g[i] *= f.bwd(y[i], 0.0f);
+  });
+}
+
 std::vector<std::string> Activation::names() {
   std::vector<std::string> n;
   for (auto& e : table()) n.push_back(e.first);

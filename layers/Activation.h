@@ -10,6 +10,13 @@
 
 namespace paddle {
 
+// Element-wise activation by kind on raw host arrays, for layers that apply
+// activations inside their own kernels (LSTM/GRU gates). Only kinds whose
+// derivative is a function of the output are allowed there (v1's "hppl" set).
+act::Kind elementwiseKind(const std::string& type, const std::string& what);
+void activate(act::Kind k, float* y, size_t n);                     // y = f(y)
+void multiplyDerivative(act::Kind k, const float* y, float* g, size_t n);  // g *= f'(y)
+
 class Activation {
  public:
   explicit Activation(const std::string& type);  // throws ConfigError for unknown names

@@ -50,14 +50,30 @@ class Net(object):
         return api.GradientMachine.createByConfigJson(json.dumps(self.config()), False, seed)
 
 
+class SeqArray(np.ndarray):
+    """A slot array that carries sequence start positions: SeqArray.of(x, [0, 3, 4])."""
+
+    @staticmethod
+    def of(array, seq_starts):
+        out = np.asarray(array).view(SeqArray)
+        out.seq_starts = np.asarray(seq_starts, dtype=np.int32)
+        return out
+
+    def __array_finalize__(self, obj):
+        self.seq_starts = getattr(obj, "seq_starts", None)
+
+
 def make_args(slots):
-    """slots: list of float32 2-D arrays (dense) or int32 1-D arrays (ids)."""
+    """slots: float32 2-D arrays (dense) or int32 1-D arrays (ids), optionally SeqArray."""
     args = api.Arguments.createArguments(len(slots))
     for i, s in enumerate(slots):
         if s.dtype == np.int32:
-            args.setSlotIdsFromBuffer(i, s)
+            args.setSlotIdsFromBuffer(i, np.ascontiguousarray(s))
         else:
             args.setSlotValueFromBuffer(i, np.ascontiguousarray(s, dtype=np.float32))
+        starts = getattr(s, "seq_starts", None)
+        if starts is not None:
+            args.setSlotSequenceStartPositionsFromBuffer(i, starts)
     return args
 
 

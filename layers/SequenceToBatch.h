@@ -1,0 +1,35 @@
+// Reorders the rows of variable-length sequences into time-major batches
+// (v1 SequenceToBatch): sequences sorted by length, longest first; step t holds
+// the t-th token of every sequence longer than t, so every step's rows are a
+// prefix of the previous step's and one GEMM per step covers them. Total work
+// is proportional to the number of tokens, never batch x max_len.
+#pragma once
+#include <vector>
+
+#include "Argument.h"
+
+namespace paddle {
+
+class SequenceToBatch {
+ public:
+  // seqStarts: host offsets (empty = every row is its own sequence of length 1).
+  // reversed: step t takes token len-1-t (for right-to-left recurrences).
+  void build(const IVector& seqStarts, size_t rows, bool reversed);
+
+  size_t numSteps() const { return stepStarts_.empty() ? 0 : stepStarts_.size() - 1; }
+  // Batch rows of step t: [stepBegin(t), stepEnd(t)); their count never grows with t.
+  size_t stepBegin(size_t t) const { return stepStarts_[t]; }
+  size_t stepEnd(size_t t) const { return stepStarts_[t + 1]; }
+  size_t stepRows(size_t t) const { return stepStarts_[t + 1] - stepStarts_[t]; }
+
+  // dst (batch order) = src (sequence order)
+  void toBatch(const Matrix& src, Matrix& dst) const;
+  // dst (sequence order) = src (batch order); with accumulate, dst += src
+  void toSequence(const Matrix& src, Matrix& dst, bool accumulate) const;
+
+ private:
+  std::vector<int> stepStarts_;
+  std::vector<int> seqRow_;  // batch row -> sequence-order row
+};
+
+}  // namespace paddle
