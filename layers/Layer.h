@@ -28,6 +28,7 @@ struct LayerContext {
   ParameterMap& params;     // shared by name across layers
   bool useGpu;
   std::mt19937* rng;        // for dropout and sampling layers
+  const Json* model = nullptr;  // the whole ModelConfig (recurrent groups read their sub-model)
 };
 
 class Layer {

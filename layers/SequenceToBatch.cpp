@@ -25,6 +25,7 @@ void SequenceToBatch::build(const IVector& seqStarts, size_t rows, bool reversed
   std::stable_sort(order.begin(), order.end(), [&](int a, int b) {
     return starts[a + 1] - starts[a] > starts[b + 1] - starts[b];
   });
+  order_ = order;
   size_t maxLen = n ? starts[order[0] + 1] - starts[order[0]] : 0;
   stepStarts_.assign(1, 0);
   seqRow_.clear();
@@ -43,6 +44,11 @@ void SequenceToBatch::toBatch(const Matrix& src, Matrix& dst) const {
   const size_t w = src.width();
   dst.resize(seqRow_.size(), w);
   for (size_t b = 0; b < seqRow_.size(); ++b) std::memcpy(dst.row(b), src.row(seqRow_[b]), w * sizeof(float));
+}
+
+void SequenceToBatch::toBatch(const IVector& src, IVector& dst) const {
+  dst.resize(1, seqRow_.size());
+  for (size_t b = 0; b < seqRow_.size(); ++b) dst.data()[b] = src.data()[seqRow_[b]];
 }
 
 void SequenceToBatch::toSequence(const Matrix& src, Matrix& dst, bool accumulate) const {

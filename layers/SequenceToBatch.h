@@ -22,14 +22,20 @@ class SequenceToBatch {
   size_t stepEnd(size_t t) const { return stepStarts_[t + 1]; }
   size_t stepRows(size_t t) const { return stepStarts_[t + 1] - stepStarts_[t]; }
 
+  // Sequence indices, longest first (the order of the rows of every step).
+  const std::vector<int>& sequenceOrder() const { return order_; }
+  size_t numSequences() const { return order_.size(); }
+
   // dst (batch order) = src (sequence order)
   void toBatch(const Matrix& src, Matrix& dst) const;
+  void toBatch(const IVector& src, IVector& dst) const;
   // dst (sequence order) = src (batch order); with accumulate, dst += src
   void toSequence(const Matrix& src, Matrix& dst, bool accumulate) const;
 
  private:
   std::vector<int> stepStarts_;
   std::vector<int> seqRow_;  // batch row -> sequence-order row
+  std::vector<int> order_;
 };
 
 }  // namespace paddle

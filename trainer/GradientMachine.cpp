@@ -1,5 +1,7 @@
 #include "GradientMachine.h"
 
+#include <set>
+
 #include "../layers/Errors.h"
 
 namespace paddle {
@@ -10,18 +12,28 @@ GradientMachine::GradientMachine(const Json& config, bool useGpu, uint64_t seed)
   if (useGpu) throwNoCuda("use_gpu=1");
 #endif
   std::string type = config.getString("type", "nn");
-  PADDLE_ENFORCE(type == "nn", ConfigError, "model type '", type,
-                 "' is not supported by this engine yet (only feed-forward 'nn')");
+  PADDLE_ENFORCE(type == "nn" || type == "recurrent_nn", ConfigError, "model type '", type,
+                 "' is not supported (expected 'nn' or 'recurrent_nn')");
+  // Layers of recurrent groups belong to their group's sub-model; the top
+  // level builds only the root sub-model's layers (all layers without sub-models).
+  std::set<std::string> rootLayers;
+  bool haveRoot = false;
+  for (const Json& sm : config["sub_models"].items()) {
+    if (sm.getString("name", "") != "root") continue;
+    haveRoot = true;
+    for (const std::string& n : sm.getStrings("layer_names")) rootLayers.insert(n);
+  }
   for (const Json& pc : config["parameters"].items()) {
     auto p = std::make_shared<Parameter>(pc, useGpu);
     PADDLE_ENFORCE(!paramMap_.count(p->name()), ConfigError, "parameter '", p->name(), "' is defined twice");
     paramMap_[p->name()] = p;
     params_.push_back(p);
   }
-  LayerContext ctx{layerMap_, paramMap_, useGpu, &rng_};
+  LayerContext ctx{layerMap_, paramMap_, useGpu, &rng_, &config_};
   for (const Json& lc : config["layers"].items()) {
     std::string name = lc.getString("name", "");
     PADDLE_ENFORCE(!name.empty(), ConfigError, "a layer has no name");
+    if (haveRoot && !rootLayers.count(name)) continue;
     PADDLE_ENFORCE(!layerMap_.count(name), ConfigError, "layer '", name, "' is defined twice");
     try {
       std::unique_ptr<Layer> layer = LayerRegistry::instance().create(lc);

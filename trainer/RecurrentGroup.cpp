@@ -1,0 +1,392 @@
+// recurrent_group: a sub-network (v1 SubModelConfig) unrolled over the time
+// steps of its in-link sequences, without padding. Sequences are ordered longest
+// first (SequenceToBatch), so step t runs one frame over the rows of the
+// sequences still active, always a prefix of step t-1's rows. Each frame is a
+// copy of the sub-network's layers sharing the parameters; memories connect a
+// frame's agent to the previous frame's layer (or to the boot value at t = 0).
+//
+// Agent layers ("agent", "scatter_agent", "gather_agent", and their sequence_
+// forms) hold data the group writes into them: in-link rows, memories, and the
+// gathered outputs the parent network reads.
+#include <memory>
+
+#include "../layers/Errors.h"
+#include "../layers/Layer.h"
+#include "../layers/SequenceToBatch.h"
+#include "../layers/math/MathOps.h"
+
+namespace paddle {
+
+class AgentLayer : public Layer {
+ public:
+  using Layer::Layer;
+  void init(LayerContext& ctx) override {
+    Layer::init(ctx);
+    requireCpu();
+  }
+  void forward(PassType pass) override { pass_ = pass; }
+  void backward() override {}
+
+  // Makes the output `value` (a view; not copied) with a fresh zeroed gradient.
+  void set(const Matrix& value, const IVector& ids, const IVector& seqStarts, PassType pass) {
+    pass_ = pass;
+    output_.value = value;
+    output_.ids = ids;
+    output_.seqStarts = seqStarts;
+    size_t rows = value.height() ? value.height() : ids.size();
+    if (pass == PASS_TRAIN || pass == PASS_GC) {
+      output_.grad.resize(rows, size_);
+      output_.grad.zero();
+    }
+  }
+  // For gather agents: an owned output of the given shape.
+  void reset(size_t rows, PassType pass) {
+    pass_ = pass;
+    output_.value = Matrix();
+    output_.ids = IVector();
+    resetOutput(rows, size_);
+  }
+};
+
+REGISTER_LAYER("agent", AgentLayer);
+REGISTER_LAYER("scatter_agent", AgentLayer);
+REGISTER_LAYER("gather_agent", AgentLayer);
+REGISTER_LAYER("sequence_agent", AgentLayer);
+REGISTER_LAYER("sequence_scatter_agent", AgentLayer);
+REGISTER_LAYER("sequence_gather_agent", AgentLayer);
+
+class RecurrentLayerGroup : public Layer {
+ public:
+  using Layer::Layer;
+
+  void init(LayerContext& ctx) override {
+    Layer::init(ctx);
+    requireCpu();
+    PADDLE_ENFORCE(ctx.model, ConfigError, "recurrent group needs the model config");
+    parentLayers_ = &ctx.layers;
+    params_ = &ctx.params;
+    useGpu_ = ctx.useGpu;
+    rng_ = ctx.rng;
+    const Json* sub = nullptr;
+    for (const Json& sm : (*ctx.model)["sub_models"].items()) {
+      if (sm.getString("name", "") == name_) sub = &sm;
+    }
+    PADDLE_ENFORCE(sub, ConfigError, "no sub-model named '", name_, "' for this recurrent group");
+    PADDLE_ENFORCE(!sub->has("generator"), UnsupportedError, "recurrent group '", name_,
+                   "': generation (beam_search) is not supported by this engine yet");
+    reversed_ = sub->getBool("reversed", false);
+    for (const std::string& n : sub->getStrings("layer_names")) {
+      bool found = false;
+      for (const Json& lc : (*ctx.model)["layers"].items()) {
+        if (lc.getString("name", "") == n) {
+          innerConfigs_.push_back(lc);
+          found = true;
+          break;
+        }
+      }
+      PADDLE_ENFORCE(found, ConfigError, "sub-model layer '", n, "' has no layer config");
+    }
+    for (const Json& l : (*sub)["in_links"].items()) {
+      PADDLE_ENFORCE(!l.getBool("has_subseq", false), UnsupportedError, "recurrent group '", name_,
+                     "': nested sequence in-links (SubsequenceInput) are not supported yet");
+      InLink in;
+      in.parent = parentLayer(l.getString("layer_name", ""));
+      in.agent = l.getString("link_name", "");
+      inLinks_.push_back(in);
+    }
+    PADDLE_ENFORCE(!inLinks_.empty(), ConfigError, "recurrent group '", name_, "' has no sequence input");
+    for (const Json& m : (*sub)["memories"].items()) {
+      Memory mem;
+      mem.layer = m.getString("layer_name", "");
+      mem.agent = m.getString("link_name", "");
+      mem.isSequence = m.getBool("is_sequence", false);
+      std::string boot = m.getString("boot_layer_name", "");
+      if (!boot.empty()) mem.boot = parentLayer(boot);
+      std::string biasName = m.getString("boot_bias_parameter_name", "");
+      if (!biasName.empty()) {
+        auto it = params_->find(biasName);
+        PADDLE_ENFORCE(it != params_->end(), ConfigError, "memory boot bias '", biasName, "' is not defined");
+        mem.bootBias = it->second.get();
+        mem.bootAct = elementwiseKind(m.getString("boot_bias_active_type", ""), "boot_bias_active_type");
+      }
+      PADDLE_ENFORCE(!m.has("boot_with_const_id"), UnsupportedError, "recurrent group '", name_,
+                     "': boot_with_const_id (generation) is not supported yet");
+      PADDLE_ENFORCE(!(mem.isSequence && !mem.boot), ConfigError, "sequence memory '", mem.layer,
+                     "' needs a boot layer");
+      memories_.push_back(mem);
+    }
+    for (const Json& l : (*sub)["out_links"].items()) {
+      PADDLE_ENFORCE(!l.getBool("has_subseq", false), UnsupportedError, "recurrent group '", name_,
+                     "': nested sequence out-links are not supported yet");
+      outLinks_.push_back({l.getString("layer_name", ""), l.getString("link_name", "")});
+    }
+    frames_.push_back(buildFrame());  // validates the sub-network now
+    for (const Memory& m : memories_) {
+      Layer* agent = frames_[0]->get(m.agent);
+      Layer* target = frames_[0]->get(m.layer);
+      PADDLE_ENFORCE(agent->size() == target->size(), ConfigError, "memory '", m.layer, "' has size ",
+                     target->size(), " but its link '", m.agent, "' has size ", agent->size());
+      if (m.boot) {
+        PADDLE_ENFORCE(m.boot->size() == agent->size(), ConfigError, "memory '", m.layer, "': boot layer '",
+                       m.boot->name(), "' has size ", m.boot->size(), ", expected ", agent->size());
+      }
+    }
+  }
+
+  void forward(PassType pass) override {
+    pass_ = pass;
+    const Argument& first = inLinks_[0].parent->output();
+    const size_t rows = first.batchSize();
+    batch_.build(first.seqStarts, rows, reversed_);
+    const size_t T = batch_.numSteps();
+    for (InLink& in : inLinks_) {
+      const Argument& a = in.parent->output();
+      PADDLE_ENFORCE(a.batchSize() == rows && a.seqStarts.size() == first.seqStarts.size(), DataError,
+                     "recurrent group '", name_, "': in-link '", in.parent->name(),
+                     "' does not have the same sequences as '", inLinks_[0].parent->name(), "'");
+      if (!a.value.empty()) batch_.toBatch(a.value, in.value);
+      if (!a.ids.empty()) batch_.toBatch(a.ids, in.ids);
+    }
+    for (Memory& m : memories_) prepareBoot(m);
+    while (frames_.size() < T) frames_.push_back(buildFrame());
+    for (size_t t = 0; t < T; ++t) {
+      Frame& f = *frames_[t];
+      const size_t b0 = batch_.stepBegin(t), r = batch_.stepRows(t);
+      for (InLink& in : inLinks_) {
+        IVector ids = in.ids.size() ? IVector::view(in.ids.data() + b0, 1, r, false) : IVector();
+        f.agent(in.agent)->set(in.value.empty() ? Matrix() : in.value.rows(b0, b0 + r), ids, IVector(), pass);
+      }
+      for (Memory& m : memories_) connectMemory(m, t, r);
+      for (Layer* l : f.compute) l->forward(pass);
+    }
+    for (const OutLink& o : outLinks_) {
+      AgentLayer* g = gatherAgent(o.agent);
+      size_t width = g->size();
+      o.batchValue->resize(rows, width);
+      for (size_t t = 0; t < T; ++t) {
+        const Matrix& v = frames_[t]->get(o.layer)->output().value;
+        PADDLE_ENFORCE(v.width() == width && v.height() == batch_.stepRows(t), DataError, "recurrent group '",
+                       name_, "': out-link '", o.layer, "' must give one row of ", width, " per sequence");
+        Matrix dst = o.batchValue->rows(batch_.stepBegin(t), batch_.stepEnd(t));
+        dst.copyFrom(v);
+      }
+      g->reset(rows, pass);
+      batch_.toSequence(*o.batchValue, g->output().value, false);
+      g->output().seqStarts = first.seqStarts;
+      g->output().subSeqStarts = first.subSeqStarts;
+    }
+  }
+
+  void backward() override {
+    const Argument& first = inLinks_[0].parent->output();
+    const size_t rows = first.batchSize();
+    const size_t T = batch_.numSteps();
+    for (const OutLink& o : outLinks_) batch_.toBatch(gatherAgent(o.agent)->output().grad, *o.batchGrad);
+    for (InLink& in : inLinks_) {
+      in.grad.resize(rows, in.parent->size());
+      in.grad.zero();
+    }
+    for (Memory& m : memories_) {
+      m.bootGrad.resize(m.bootValue.height(), m.bootValue.width());
+      m.bootGrad.zero();
+    }
+    for (size_t t = T; t-- > 0;) {
+      Frame& f = *frames_[t];
+      const size_t b0 = batch_.stepBegin(t), r = batch_.stepRows(t);
+      for (const OutLink& o : outLinks_) {
+        Matrix& g = f.get(o.layer)->output().grad;
+        if (!g.empty()) math::axpby(1.0f, o.batchGrad->rows(b0, b0 + r), 1.0f, g);
+      }
+      for (auto it = f.compute.rbegin(); it != f.compute.rend(); ++it) (*it)->backward();
+      for (Memory& m : memories_) {
+        const Matrix& g = f.agent(m.agent)->output().grad;
+        if (g.empty()) continue;
+        Matrix& dst = t > 0 ? frames_[t - 1]->get(m.layer)->output().grad : m.bootGrad;
+        if (dst.empty()) continue;
+        Matrix part = dst.rows(0, g.height());
+        math::axpby(1.0f, g, 1.0f, part);
+      }
+      for (InLink& in : inLinks_) {
+        const Matrix& g = f.agent(in.agent)->output().grad;
+        if (g.empty()) continue;
+        Matrix part = in.grad.rows(b0, b0 + r);
+        math::axpby(1.0f, g, 1.0f, part);
+      }
+    }
+    for (InLink& in : inLinks_) {
+      Argument& a = in.parent->output();
+      if (!a.grad.empty()) batch_.toSequence(in.grad, a.grad, true);
+    }
+    for (Memory& m : memories_) finishBoot(m);
+  }
+
+ private:
+  struct Frame {
+    std::vector<std::unique_ptr<Layer>> layers;
+    std::vector<Layer*> compute;  // non-agent layers, in order
+    LayerMap map;
+    Layer* get(const std::string& n) const {
+      auto it = map.find(n);
+      PADDLE_ENFORCE(it != map.end(), ConfigError, "no layer '", n, "' in the recurrent group");
+      return it->second;
+    }
+    AgentLayer* agent(const std::string& n) const {
+      auto* a = dynamic_cast<AgentLayer*>(get(n));
+      PADDLE_ENFORCE(a, ConfigError, "layer '", n, "' is not an agent layer");
+      return a;
+    }
+  };
+  struct InLink {
+    Layer* parent = nullptr;
+    std::string agent;
+    Matrix value, grad;  // batch order
+    IVector ids;
+  };
+  struct Memory {
+    std::string layer, agent;
+    bool isSequence = false;
+    Layer* boot = nullptr;
+    Parameter* bootBias = nullptr;
+    act::Kind bootAct = act::kLinear;
+    Matrix bootValue, bootGrad;  // rows in sequence order of the schedule (longest first)
+    IVector bootStarts;          // sequence memories: starts of the reordered boot sequences
+    std::vector<int> bootRows;   // sequence memories: source row of each reordered row
+  };
+  struct OutLink {
+    std::string layer, agent;
+    std::shared_ptr<Matrix> batchValue = std::make_shared<Matrix>();
+    std::shared_ptr<Matrix> batchGrad = std::make_shared<Matrix>();
+  };
+
+  Layer* parentLayer(const std::string& n) const {
+    auto it = parentLayers_->find(n);
+    PADDLE_ENFORCE(it != parentLayers_->end(), ConfigError, "recurrent group '", name_, "': layer '", n,
+                   "' is not defined before the group");
+    return it->second;
+  }
+  AgentLayer* gatherAgent(const std::string& n) const {
+    auto it = parentLayers_->find(n);
+    PADDLE_ENFORCE(it != parentLayers_->end(), ConfigError, "recurrent group '", name_, "': out-link '", n,
+                   "' is missing");
+    auto* a = dynamic_cast<AgentLayer*>(it->second);
+    PADDLE_ENFORCE(a, ConfigError, "out-link '", n, "' is not a gather agent");
+    return a;
+  }
+
+  std::unique_ptr<Frame> buildFrame() {
+    auto f = std::make_unique<Frame>();
+    LayerContext ctx{f->map, *params_, useGpu_, rng_, nullptr};
+    for (const Json& lc : innerConfigs_) {
+      std::string n = lc.getString("name", "");
+      try {
+        std::unique_ptr<Layer> l = LayerRegistry::instance().create(lc);
+        l->init(ctx);
+        if (!dynamic_cast<AgentLayer*>(l.get())) f->compute.push_back(l.get());
+        f->map[n] = l.get();
+        f->layers.push_back(std::move(l));
+      } catch (const ConfigError& e) {
+        std::string msg = e.what();
+        if (msg.rfind("layer '", 0) == 0) throw;
+        throw ConfigError(str("layer '", n, "' (type ", lc.getString("type", "?"), "): ", msg));
+      }
+    }
+    return f;
+  }
+
+  // The memory's value at t = 0, one row (or sequence) per sequence, longest first.
+  void prepareBoot(Memory& m) {
+    const std::vector<int>& order = batch_.sequenceOrder();
+    size_t width = frames_[0]->get(m.agent)->size();
+    if (m.isSequence) {
+      const Argument& b = m.boot->output();
+      PADDLE_ENFORCE(b.hasSeq() && b.numSequences() == order.size(), DataError, "recurrent group '", name_,
+                     "': sequence memory boot '", m.boot->name(), "' must have one sequence per input sequence");
+      const int* s = b.seqStarts.data();
+      std::vector<int> starts(1, 0);
+      m.bootRows.clear();
+      for (int q : order) {
+        for (int row = s[q]; row < s[q + 1]; ++row) m.bootRows.push_back(row);
+        starts.push_back(static_cast<int>(m.bootRows.size()));
+      }
+      m.bootValue.resize(m.bootRows.size(), width);
+      for (size_t i = 0; i < m.bootRows.size(); ++i) {
+        std::copy(b.value.row(m.bootRows[i]), b.value.row(m.bootRows[i]) + width, m.bootValue.row(i));
+      }
+      m.bootStarts.copyFromHost(starts.data(), 1, starts.size());
+      return;
+    }
+    m.bootValue.resize(order.size(), width);
+    if (m.boot) {
+      const Matrix& v = m.boot->output().value;
+      PADDLE_ENFORCE(v.height() == order.size(), DataError, "recurrent group '", name_, "': boot layer '",
+                     m.boot->name(), "' has ", v.height(), " rows for ", order.size(), " sequences");
+      for (size_t i = 0; i < order.size(); ++i) std::copy(v.row(order[i]), v.row(order[i]) + width, m.bootValue.row(i));
+    } else if (m.bootBias) {
+      std::vector<float> b(m.bootBias->value().data(), m.bootBias->value().data() + width);
+      activate(m.bootAct, b.data(), width);
+      for (size_t i = 0; i < order.size(); ++i) std::copy(b.begin(), b.end(), m.bootValue.row(i));
+    } else {
+      m.bootValue.zero();
+    }
+  }
+
+  // Points the memory's agent in frame t at its previous value.
+  void connectMemory(Memory& m, size_t t, size_t r) {
+    AgentLayer* agent = frames_[t]->agent(m.agent);
+    if (!m.isSequence) {
+      const Matrix& src = t == 0 ? m.bootValue : frames_[t - 1]->get(m.layer)->output().value;
+      agent->set(src.rows(0, r), IVector(), IVector(), pass_);
+      return;
+    }
+    // A sequence memory keeps the first r sequences (the ones still active).
+    const Matrix* src = &m.bootValue;
+    const IVector* starts = &m.bootStarts;
+    if (t > 0) {
+      const Argument& prev = frames_[t - 1]->get(m.layer)->output();
+      src = &prev.value;
+      starts = &prev.seqStarts;
+    }
+    PADDLE_ENFORCE(starts->size() > r, DataError, "sequence memory '", m.layer, "' lost its sequence structure");
+    IVector prefix = IVector::view(const_cast<int*>(starts->data()), 1, r + 1, false);
+    agent->set(src->rows(0, starts->data()[r]), IVector(), prefix, pass_);
+  }
+
+  void finishBoot(Memory& m) {
+    if (m.bootGrad.empty()) return;
+    const std::vector<int>& order = batch_.sequenceOrder();
+    const size_t width = m.bootGrad.width();
+    if (m.boot) {
+      Matrix& g = m.boot->output().grad;
+      if (g.empty()) return;
+      for (size_t i = 0; i < m.bootGrad.height(); ++i) {
+        float* dst = g.row(m.isSequence ? m.bootRows[i] : order[i]);
+        const float* src = m.bootGrad.row(i);
+        for (size_t j = 0; j < width; ++j) dst[j] += src[j];
+      }
+    } else if (m.bootBias && !m.bootBias->isStatic()) {
+      std::vector<float> y(m.bootBias->value().data(), m.bootBias->value().data() + width);
+      activate(m.bootAct, y.data(), width);
+      std::vector<float> sum(width, 0.0f);
+      for (size_t i = 0; i < m.bootGrad.height(); ++i) {
+        for (size_t j = 0; j < width; ++j) sum[j] += m.bootGrad.row(i)[j];
+      }
+      multiplyDerivative(m.bootAct, y.data(), sum.data(), width);
+      float* bg = m.bootBias->grad().data();
+      for (size_t j = 0; j < width; ++j) bg[j] += sum[j];
+    }
+  }
+
+  const LayerMap* parentLayers_ = nullptr;
+  ParameterMap* params_ = nullptr;
+  std::vector<Json> innerConfigs_;
+  bool reversed_ = false;
+  std::vector<InLink> inLinks_;
+  std::vector<Memory> memories_;
+  std::vector<OutLink> outLinks_;
+  std::vector<std::unique_ptr<Frame>> frames_;
+  SequenceToBatch batch_;
+};
+
+REGISTER_LAYER("recurrent_layer_group", RecurrentLayerGroup);
+
+}  // namespace paddle
