@@ -50,6 +50,8 @@ class Layer {
   // Cost layers output one cost per sample; the batch cost is their sum.
   virtual bool isCost() const { return false; }
   Argument& output() { return output_; }
+  // Named extra outputs ("state" of lstm_step), read by get_output layers.
+  virtual Argument* secondaryOutput(const std::string& name) { (void)name; return nullptr; }
   const std::vector<Layer*>& inputLayers() const { return inputs_; }
   const std::vector<Parameter*>& parameters() const { return ownParams_; }
   // Data layers are fed from outside; other layers whose grads nobody needs skip them.

@@ -21,6 +21,151 @@ Matrix view(Matrix& m, size_t offset, size_t rows, size_t cols) {
 }
 }  // namespace
 
+// One row of the LSTM cell (v1 order: candidate, input, forget, output gate).
+// g holds the 4H pre-activations and is activated in place; cp is the previous
+// cell (zeros at the first step); writes the cell c, s = state_act(c), h.
+struct LstmCell {
+  act::Kind act, gate, state;
+  size_t H;
+  const float *checkI, *checkF, *checkO;  // peepholes
+
+  void forward(float* __restrict g, const float* __restrict cp, float* __restrict c, float* __restrict s,
+               float* __restrict h) const {
+    activate(act, g, H);
+    for (size_t j = 0; j < H; ++j) {
+      g[H + j] += cp[j] * checkI[j];
+      g[2 * H + j] += cp[j] * checkF[j];
+    }
+    activate(gate, g + H, 2 * H);
+    for (size_t j = 0; j < H; ++j) {
+      c[j] = g[j] * g[H + j] + cp[j] * g[2 * H + j];
+      g[3 * H + j] += c[j] * checkO[j];
+    }
+    activate(gate, g + 3 * H, H);
+    std::memcpy(s, c, H * sizeof(float));
+    activate(state, s, H);
+    for (size_t j = 0; j < H; ++j) h[j] = g[3 * H + j] * s[j];
+  }
+
+  // dh: gradient of h; dc: gradient of c so far (from later steps), completed here.
+  // Writes dg (4H pre-activation grads), adds into dcp (if not null) and the
+  // peephole grads dCheck (3H).
+  void backward(const float* __restrict g, const float* __restrict cp, const float* __restrict c,
+                const float* __restrict s, const float* __restrict dh, float* __restrict dc, float* __restrict dg,
+                float* __restrict dcp, float* __restrict dCheck, float* __restrict ds) const {
+    for (size_t j = 0; j < H; ++j) {
+      dg[3 * H + j] = dh[j] * s[j];
+      ds[j] = dh[j] * g[3 * H + j];
+    }
+    multiplyDerivative(gate, g + 3 * H, dg + 3 * H, H);
+    multiplyDerivative(state, s, ds, H);
+    for (size_t j = 0; j < H; ++j) {
+      dc[j] += ds[j] + dg[3 * H + j] * checkO[j];
+      dg[H + j] = dc[j] * g[j];
+      dg[2 * H + j] = dc[j] * cp[j];
+      dg[j] = dc[j] * g[H + j];
+    }
+    multiplyDerivative(gate, g + H, dg + H, 2 * H);
+    multiplyDerivative(act, g, dg, H);
+    if (dcp) {
+      for (size_t j = 0; j < H; ++j) dcp[j] += dc[j] * g[2 * H + j] + dg[H + j] * checkI[j] + dg[2 * H + j] * checkF[j];
+    }
+    for (size_t j = 0; j < H; ++j) {
+      dCheck[j] += dg[H + j] * cp[j];
+      dCheck[H + j] += dg[2 * H + j] * cp[j];
+      dCheck[2 * H + j] += dg[3 * H + j] * c[j];
+    }
+  }
+};
+
+// One GRU step over r rows: zr [r, 2H] and cand [r, H] hold the input parts
+// (plus bias) and are activated in place; hp is the previous state (null at the
+// first step). Ug [H, 2H] and Uc [H, H] are the recurrent weights.
+struct GruStep {
+  act::Kind act, gate;
+  size_t H;
+
+  void forward(Matrix& zr, Matrix& cand, const Matrix* hp, const Matrix& Ug, const Matrix& Uc, Matrix& rh,
+               Matrix& h) const {
+    const size_t r = zr.height();
+    if (hp) math::gemm(*hp, false, Ug, false, zr, 1.0f, 1.0f);
+    activate(gate, zr.data(), r * 2 * H);
+    for (size_t i = 0; i < r; ++i) {
+      const float* rg = zr.row(i) + H;
+      float* o = rh.row(i);
+      for (size_t j = 0; j < H; ++j) o[j] = hp ? rg[j] * hp->row(i)[j] : 0.0f;
+    }
+    if (hp) math::gemm(rh, false, Uc, false, cand, 1.0f, 1.0f);
+    activate(act, cand.data(), r * H);
+    for (size_t i = 0; i < r; ++i) {
+      const float* z = zr.row(i);
+      const float* c = cand.row(i);
+      float* o = h.row(i);
+      for (size_t j = 0; j < H; ++j) o[j] = (1 - z[j]) * (hp ? hp->row(i)[j] : 0.0f) + z[j] * c[j];
+    }
+  }
+
+  // dh: gradient of h (r rows). Writes dzr, dcand (pre-activation grads); adds
+  // into dhp (if hp) and into the weight grads dUg / dUc (if not null).
+  void backward(const Matrix& zr, const Matrix& cand, const Matrix* hp, const Matrix& Ug, const Matrix& Uc,
+                const Matrix& rh, const Matrix& dh, Matrix& dzr, Matrix& dcand, Matrix& drh, Matrix* dhp,
+                Matrix* dUg, Matrix* dUc) const {
+    const size_t r = zr.height();
+    for (size_t i = 0; i < r; ++i) {
+      const float* z = zr.row(i);
+      const float* c = cand.row(i);
+      const float* g = dh.row(i);
+      float* dz = dzr.row(i);
+      float* dc = dcand.row(i);
+      for (size_t j = 0; j < H; ++j) {
+        dz[j] = g[j] * (c[j] - (hp ? hp->row(i)[j] : 0.0f));
+        dc[j] = g[j] * z[j];
+      }
+      multiplyDerivative(gate, z, dz, H);
+      multiplyDerivative(act, c, dc, H);
+    }
+    if (!hp) {
+      for (size_t i = 0; i < r; ++i) std::fill(dzr.row(i) + H, dzr.row(i) + 2 * H, 0.0f);  // r saw a zero state
+      return;
+    }
+    math::gemm(dcand, false, Uc, true, drh, 1.0f, 0.0f);
+    for (size_t i = 0; i < r; ++i) {
+      const float* rg = zr.row(i) + H;
+      const float* z = zr.row(i);
+      const float* g = dh.row(i);
+      const float* d = drh.row(i);
+      const float* hprev = hp->row(i);
+      float* dr = dzr.row(i) + H;
+      for (size_t j = 0; j < H; ++j) dr[j] = d[j] * hprev[j];
+      multiplyDerivative(gate, rg, dr, H);
+      float* dprev = dhp->row(i);
+      for (size_t j = 0; j < H; ++j) dprev[j] += d[j] * rg[j] + g[j] * (1 - z[j]);
+    }
+    math::gemm(dzr, false, Ug, true, *dhp, 1.0f, 1.0f);
+    if (dUg) math::gemm(*hp, true, dzr, false, *dUg, 1.0f, 1.0f);
+    if (dUc) math::gemm(rh, true, dcand, false, *dUc, 1.0f, 1.0f);
+  }
+};
+
+// [rows, 3H] gate input -> (z, r) [rows, 2H] and candidate [rows, H], so the
+// GEMMs of a GRU step see contiguous blocks; joinGates is the inverse.
+void splitGates(const Matrix& in, Matrix& zr, Matrix& cand, size_t H) {
+  zr.resize(in.height(), 2 * H);
+  cand.resize(in.height(), H);
+  for (size_t b = 0; b < in.height(); ++b) {
+    std::memcpy(zr.row(b), in.row(b), 2 * H * sizeof(float));
+    std::memcpy(cand.row(b), in.row(b) + 2 * H, H * sizeof(float));
+  }
+}
+
+void joinGates(const Matrix& zr, const Matrix& cand, Matrix& out, size_t H) {
+  out.resize(zr.height(), 3 * H);
+  for (size_t b = 0; b < zr.height(); ++b) {
+    std::memcpy(out.row(b), zr.row(b), 2 * H * sizeof(float));
+    std::memcpy(out.row(b) + 2 * H, cand.row(b), H * sizeof(float));
+  }
+}
+
 // Shared plumbing: sequence <-> batch order, the weight, the bias, dropout.
 class BatchRecurrentLayer : public Layer {
  public:
@@ -85,10 +230,12 @@ class LstmLayer : public BatchRecurrentLayer {
   void init(LayerContext& ctx) override {
     H_ = static_cast<size_t>(config_.getInt("size", 0));
     initRecurrent(ctx, 4 * H_, 4 * H_ * H_, 7 * H_);
-    gateKind_ = elementwiseKind(config_.getString("active_gate_type", "sigmoid"), "active_gate_type");
-    stateKind_ = elementwiseKind(config_.getString("active_state_type", "tanh"), "active_state_type");
+    cell_.act = actKind_;
+    cell_.gate = elementwiseKind(config_.getString("active_gate_type", "sigmoid"), "active_gate_type");
+    cell_.state = elementwiseKind(config_.getString("active_state_type", "tanh"), "active_state_type");
+    cell_.H = H_;
     zeros_.assign(4 * H_, 0.0f);
-    scratch_.assign(5 * H_, 0.0f);
+    scratch_.assign(H_, 0.0f);
   }
 
   void forward(PassType pass) override {
@@ -100,9 +247,9 @@ class LstmLayer : public BatchRecurrentLayer {
     states_.resize(T, H);
     hidden_.resize(T, H);
     Matrix W = view(weight(0)->value(), 0, H, 4 * H);
-    const float* checkI = peephole(0);
-    const float* checkF = peephole(1);
-    const float* checkO = peephole(2);
+    cell_.checkI = peephole(0);
+    cell_.checkF = peephole(1);
+    cell_.checkO = peephole(2);
     for (size_t t = 0; t < batch_.numSteps(); ++t) {
       const size_t b0 = batch_.stepBegin(t), r = batch_.stepRows(t);
       if (t > 0) {
@@ -110,25 +257,8 @@ class LstmLayer : public BatchRecurrentLayer {
         math::gemm(hidden_.rows(prevBegin(t), prevBegin(t) + r), false, W, false, g, 1.0f, 1.0f);
       }
       for (size_t i = 0; i < r; ++i) {
-        float* __restrict g = gates_.row(b0 + i);
-        const float* __restrict cp = t > 0 ? cells_.row(prevBegin(t) + i) : zeros_.data();
-        float* __restrict c = cells_.row(b0 + i);
-        float* __restrict s = states_.row(b0 + i);
-        float* __restrict h = hidden_.row(b0 + i);
-        activate(actKind_, g, H);  // candidate
-        for (size_t j = 0; j < H; ++j) {
-          g[H + j] += cp[j] * checkI[j];
-          g[2 * H + j] += cp[j] * checkF[j];
-        }
-        activate(gateKind_, g + H, 2 * H);  // input and forget gates
-        for (size_t j = 0; j < H; ++j) {
-          c[j] = g[j] * g[H + j] + cp[j] * g[2 * H + j];
-          g[3 * H + j] += c[j] * checkO[j];
-        }
-        activate(gateKind_, g + 3 * H, H);  // output gate
-        std::memcpy(s, c, H * sizeof(float));
-        activate(stateKind_, s, H);
-        for (size_t j = 0; j < H; ++j) h[j] = g[3 * H + j] * s[j];
+        const float* cp = t > 0 ? cells_.row(prevBegin(t) + i) : zeros_.data();
+        cell_.forward(gates_.row(b0 + i), cp, cells_.row(b0 + i), states_.row(b0 + i), hidden_.row(b0 + i));
       }
     }
     finishForward(hidden_);
@@ -142,46 +272,14 @@ class LstmLayer : public BatchRecurrentLayer {
     cellGrad_.resize(T, H);
     cellGrad_.zero();
     Matrix W = view(weight(0)->value(), 0, H, 4 * H);
-    const float* checkI = peephole(0);
-    const float* checkF = peephole(1);
-    const float* checkO = peephole(2);
     std::vector<float> dCheck(3 * H, 0.0f);
-    float* ds = scratch_.data();
     for (size_t t = batch_.numSteps(); t-- > 0;) {
       const size_t b0 = batch_.stepBegin(t), r = batch_.stepRows(t);
       for (size_t i = 0; i < r; ++i) {
-        const float* __restrict g = gates_.row(b0 + i);
-        const float* __restrict cp = t > 0 ? cells_.row(prevBegin(t) + i) : zeros_.data();
-        const float* __restrict c = cells_.row(b0 + i);
-        const float* __restrict s = states_.row(b0 + i);
-        const float* __restrict dh = hiddenGrad_.row(b0 + i);
-        float* __restrict dc = cellGrad_.row(b0 + i);
-        float* __restrict dg = gateGrad_.row(b0 + i);
-        for (size_t j = 0; j < H; ++j) {
-          dg[3 * H + j] = dh[j] * s[j];     // output gate
-          ds[j] = dh[j] * g[3 * H + j];     // through the state activation
-        }
-        multiplyDerivative(gateKind_, g + 3 * H, dg + 3 * H, H);
-        multiplyDerivative(stateKind_, s, ds, H);
-        for (size_t j = 0; j < H; ++j) {
-          dc[j] += ds[j] + dg[3 * H + j] * checkO[j];
-          dg[H + j] = dc[j] * g[j];          // input gate
-          dg[2 * H + j] = dc[j] * cp[j];     // forget gate
-          dg[j] = dc[j] * g[H + j];          // candidate
-        }
-        multiplyDerivative(gateKind_, g + H, dg + H, 2 * H);
-        multiplyDerivative(actKind_, g, dg, H);
-        if (t > 0) {
-          float* __restrict dcp = cellGrad_.row(prevBegin(t) + i);
-          for (size_t j = 0; j < H; ++j) {
-            dcp[j] += dc[j] * g[2 * H + j] + dg[H + j] * checkI[j] + dg[2 * H + j] * checkF[j];
-          }
-        }
-        for (size_t j = 0; j < H; ++j) {
-          dCheck[j] += dg[H + j] * cp[j];
-          dCheck[H + j] += dg[2 * H + j] * cp[j];
-          dCheck[2 * H + j] += dg[3 * H + j] * c[j];
-        }
+        const float* cp = t > 0 ? cells_.row(prevBegin(t) + i) : zeros_.data();
+        float* dcp = t > 0 ? cellGrad_.row(prevBegin(t) + i) : nullptr;
+        cell_.backward(gates_.row(b0 + i), cp, cells_.row(b0 + i), states_.row(b0 + i), hiddenGrad_.row(b0 + i),
+                       cellGrad_.row(b0 + i), gateGrad_.row(b0 + i), dcp, dCheck.data(), scratch_.data());
       }
       if (t > 0) {
         const size_t p0 = prevBegin(t);
@@ -209,7 +307,7 @@ class LstmLayer : public BatchRecurrentLayer {
     return bias_ ? bias_->value().data() + (4 + k) * H_ : zeros_.data();
   }
   size_t H_ = 0;
-  act::Kind gateKind_ = act::kSigmoid, stateKind_ = act::kTanh;
+  LstmCell cell_{};
   Matrix gates_, cells_, states_, hidden_;  // batch order
   Matrix hiddenGrad_, cellGrad_, gateGrad_;
   std::vector<float> zeros_, scratch_;
@@ -225,8 +323,7 @@ class GruLayer : public BatchRecurrentLayer {
   void init(LayerContext& ctx) override {
     H_ = static_cast<size_t>(config_.getInt("size", 0));
     initRecurrent(ctx, 3 * H_, 3 * H_ * H_, 3 * H_);
-    gateKind_ = elementwiseKind(config_.getString("active_gate_type", "sigmoid"), "active_gate_type");
-    zeros_.assign(H_, 0.0f);
+    step_ = GruStep{actKind_, elementwiseKind(config_.getString("active_gate_type", "sigmoid"), "active_gate_type"), H_};
   }
 
   void forward(PassType pass) override {
@@ -234,42 +331,16 @@ class GruLayer : public BatchRecurrentLayer {
     startForward(pass, input_);
     const size_t T = input_.height();
     if (bias_) math::addRowVector(input_, bias_->value());
-    zr_.resize(T, 2 * H);
-    cand_.resize(T, H);
+    splitGates(input_, zr_, cand_, H);
     resetH_.resize(T, H);
     hidden_.resize(T, H);
-    for (size_t b = 0; b < T; ++b) {  // split (z, r | candidate) for contiguous GEMMs
-      std::memcpy(zr_.row(b), input_.row(b), 2 * H * sizeof(float));
-      std::memcpy(cand_.row(b), input_.row(b) + 2 * H, H * sizeof(float));
-    }
     Matrix Ug = view(weight(0)->value(), 0, H, 2 * H);
     Matrix Uc = view(weight(0)->value(), 2 * H * H, H, H);
     for (size_t t = 0; t < batch_.numSteps(); ++t) {
-      const size_t b0 = batch_.stepBegin(t), r = batch_.stepRows(t);
-      const size_t p0 = t > 0 ? prevBegin(t) : 0;
-      if (t > 0) {
-        Matrix zr = zr_.rows(b0, b0 + r);
-        math::gemm(hidden_.rows(p0, p0 + r), false, Ug, false, zr, 1.0f, 1.0f);
-      }
-      activate(gateKind_, zr_.row(b0), r * 2 * H);
-      for (size_t i = 0; i < r; ++i) {
-        const float* hp = t > 0 ? hidden_.row(p0 + i) : zeros_.data();
-        const float* rg = zr_.row(b0 + i) + H;
-        float* rh = resetH_.row(b0 + i);
-        for (size_t j = 0; j < H; ++j) rh[j] = rg[j] * hp[j];
-      }
-      if (t > 0) {
-        Matrix c = cand_.rows(b0, b0 + r);
-        math::gemm(resetH_.rows(b0, b0 + r), false, Uc, false, c, 1.0f, 1.0f);
-      }
-      activate(actKind_, cand_.row(b0), r * H);
-      for (size_t i = 0; i < r; ++i) {
-        const float* hp = t > 0 ? hidden_.row(p0 + i) : zeros_.data();
-        const float* z = zr_.row(b0 + i);
-        const float* c = cand_.row(b0 + i);
-        float* h = hidden_.row(b0 + i);
-        for (size_t j = 0; j < H; ++j) h[j] = (1 - z[j]) * hp[j] + z[j] * c[j];
-      }
+      const size_t b0 = batch_.stepBegin(t), b1 = batch_.stepEnd(t);
+      Matrix zr = zr_.rows(b0, b1), cand = cand_.rows(b0, b1), rh = resetH_.rows(b0, b1), h = hidden_.rows(b0, b1);
+      Matrix hp = t > 0 ? hidden_.rows(prevBegin(t), prevBegin(t) + (b1 - b0)) : Matrix();
+      step_.forward(zr, cand, t > 0 ? &hp : nullptr, Ug, Uc, rh, h);
     }
     finishForward(hidden_);
   }
@@ -283,61 +354,18 @@ class GruLayer : public BatchRecurrentLayer {
     rhGrad_.resize(T, H);
     Matrix Ug = view(weight(0)->value(), 0, H, 2 * H);
     Matrix Uc = view(weight(0)->value(), 2 * H * H, H, H);
+    Matrix dUg = view(weight(0)->grad(), 0, H, 2 * H);
+    Matrix dUc = view(weight(0)->grad(), 2 * H * H, H, H);
     for (size_t t = batch_.numSteps(); t-- > 0;) {
-      const size_t b0 = batch_.stepBegin(t), r = batch_.stepRows(t);
-      const size_t p0 = t > 0 ? prevBegin(t) : 0;
-      for (size_t i = 0; i < r; ++i) {
-        const float* hp = t > 0 ? hidden_.row(p0 + i) : zeros_.data();
-        const float* z = zr_.row(b0 + i);
-        const float* c = cand_.row(b0 + i);
-        const float* dh = hiddenGrad_.row(b0 + i);
-        float* dz = zrGrad_.row(b0 + i);
-        float* dc = candGrad_.row(b0 + i);
-        for (size_t j = 0; j < H; ++j) {
-          dz[j] = dh[j] * (c[j] - hp[j]);
-          dc[j] = dh[j] * z[j];
-        }
-        multiplyDerivative(gateKind_, z, dz, H);
-        multiplyDerivative(actKind_, c, dc, H);
-      }
-      Matrix dcT = candGrad_.rows(b0, b0 + r);
-      Matrix drh = rhGrad_.rows(b0, b0 + r);
-      if (t > 0) {
-        math::gemm(dcT, false, Uc, true, drh, 1.0f, 0.0f);
-      } else {
-        drh.zero();  // the reset gate sees a zero state at the first step
-      }
-      for (size_t i = 0; i < r; ++i) {
-        const float* hp = t > 0 ? hidden_.row(p0 + i) : zeros_.data();
-        const float* rg = zr_.row(b0 + i) + H;
-        const float* z = zr_.row(b0 + i);
-        const float* dh = hiddenGrad_.row(b0 + i);
-        const float* d = rhGrad_.row(b0 + i);
-        float* dr = zrGrad_.row(b0 + i) + H;
-        for (size_t j = 0; j < H; ++j) dr[j] = d[j] * hp[j];
-        multiplyDerivative(gateKind_, rg, dr, H);
-        if (t > 0) {
-          float* dhp = hiddenGrad_.row(p0 + i);
-          for (size_t j = 0; j < H; ++j) dhp[j] += d[j] * rg[j] + dh[j] * (1 - z[j]);
-        }
-      }
-      if (t > 0) {
-        Matrix dzr = zrGrad_.rows(b0, b0 + r);
-        Matrix dhPrev = hiddenGrad_.rows(p0, p0 + r);
-        math::gemm(dzr, false, Ug, true, dhPrev, 1.0f, 1.0f);
-        if (weightTrainable()) {
-          Matrix dUg = view(weight(0)->grad(), 0, H, 2 * H);
-          Matrix dUc = view(weight(0)->grad(), 2 * H * H, H, H);
-          math::gemm(hidden_.rows(p0, p0 + r), true, dzr, false, dUg, 1.0f, 1.0f);
-          math::gemm(resetH_.rows(b0, b0 + r), true, dcT, false, dUc, 1.0f, 1.0f);
-        }
-      }
+      const size_t b0 = batch_.stepBegin(t), b1 = batch_.stepEnd(t), r = b1 - b0;
+      Matrix hp = t > 0 ? hidden_.rows(prevBegin(t), prevBegin(t) + r) : Matrix();
+      Matrix dhp = t > 0 ? hiddenGrad_.rows(prevBegin(t), prevBegin(t) + r) : Matrix();
+      Matrix dzr = zrGrad_.rows(b0, b1), dc = candGrad_.rows(b0, b1), drh = rhGrad_.rows(b0, b1);
+      step_.backward(zr_.rows(b0, b1), cand_.rows(b0, b1), t > 0 ? &hp : nullptr, Ug, Uc, resetH_.rows(b0, b1),
+                     hiddenGrad_.rows(b0, b1), dzr, dc, drh, t > 0 ? &dhp : nullptr,
+                     weightTrainable() ? &dUg : nullptr, weightTrainable() ? &dUc : nullptr);
     }
-    inputGrad_.resize(T, 3 * H);
-    for (size_t b = 0; b < T; ++b) {
-      std::memcpy(inputGrad_.row(b), zrGrad_.row(b), 2 * H * sizeof(float));
-      std::memcpy(inputGrad_.row(b) + 2 * H, candGrad_.row(b), H * sizeof(float));
-    }
+    joinGates(zrGrad_, candGrad_, inputGrad_, H);
     if (biasTrainable()) math::sumRows(inputGrad_, bias_->grad());
     Argument& in = input(0);
     if (!in.grad.empty()) batch_.toSequence(inputGrad_, in.grad, true);
@@ -345,10 +373,9 @@ class GruLayer : public BatchRecurrentLayer {
 
  private:
   size_t H_ = 0;
-  act::Kind gateKind_ = act::kSigmoid;
+  GruStep step_{};
   Matrix input_, zr_, cand_, resetH_, hidden_;  // batch order
   Matrix hiddenGrad_, zrGrad_, candGrad_, rhGrad_, inputGrad_;
-  std::vector<float> zeros_;
 };
 
 // "recurrent": h_t = act(x_t + h_{t-1} W + b), W [H, H].
@@ -399,7 +426,206 @@ class SimpleRecurrentLayer : public BatchRecurrentLayer {
   Matrix hidden_, grad_;  // batch order
 };
 
+// "lstm_step": one LSTM step inside a recurrent_group. Inputs: the 4H gate
+// pre-activations (x and h_{t-1} projections summed by a mixed layer) and the
+// previous cell; bias = the 3H peepholes. Output h; secondary output "state" = c.
+class LstmStepLayer : public Layer {
+ public:
+  using Layer::Layer;
+
+  void init(LayerContext& ctx) override {
+    Layer::init(ctx);
+    requireCpu();
+    checkInputCount(2, 2);
+    H_ = size_;
+    PADDLE_ENFORCE(H_ > 0, ConfigError, "needs a positive size");
+    checkInputSize(0, 4 * H_);
+    checkInputSize(1, H_);
+    if (bias_) {
+      PADDLE_ENFORCE(bias_->size() == 3 * H_, ConfigError, "bias '", bias_->name(), "' has ", bias_->size(),
+                     " values, expected ", 3 * H_, " (peepholes)");
+    }
+    zeros_.assign(3 * H_, 0.0f);
+    cell_ = LstmCell{elementwiseKind(config_.getString("active_type", "tanh"), "active_type"),
+                     elementwiseKind(config_.getString("active_gate_type", "sigmoid"), "active_gate_type"),
+                     elementwiseKind(config_.getString("active_state_type", "sigmoid"), "active_state_type"), H_,
+                     nullptr, nullptr, nullptr};
+    activation_.reset(new Activation(""));  // applied inside the cell
+    scratch_.assign(H_, 0.0f);
+  }
+
+  Argument* secondaryOutput(const std::string& name) override { return name == "state" ? &state_ : nullptr; }
+
+  void forward(PassType pass) override {
+    pass_ = pass;
+    const Argument& in = input(0);
+    const size_t rows = in.value.height();
+    PADDLE_ENFORCE(input(1).value.height() == rows, DataError, "state input '", inputLayers()[1]->name(), "' has ",
+                   input(1).value.height(), " rows, expected ", rows);
+    gates_.copyFrom(in.value);
+    setPeepholes();
+    resetOutput(rows, H_);
+    state_.value.resize(rows, H_);
+    states_.resize(rows, H_);
+    if (pass == PASS_TRAIN || pass == PASS_GC) {
+      state_.grad.resize(rows, H_);
+      state_.grad.zero();
+    }
+    for (size_t i = 0; i < rows; ++i) {
+      cell_.forward(gates_.row(i), input(1).value.row(i), state_.value.row(i), states_.row(i), output_.value.row(i));
+    }
+    output_.seqStarts = state_.seqStarts = in.seqStarts;
+    forwardActivation();
+  }
+
+  void backward() override {
+    backwardActivation();
+    const size_t rows = gates_.height();
+    gateGrad_.resize(rows, 4 * H_);
+    std::vector<float> dCheck(3 * H_, 0.0f);
+    Argument& prev = input(1);
+    for (size_t i = 0; i < rows; ++i) {
+      cell_.backward(gates_.row(i), prev.value.row(i), state_.value.row(i), states_.row(i), output_.grad.row(i),
+                     state_.grad.row(i), gateGrad_.row(i), prev.grad.empty() ? nullptr : prev.grad.row(i),
+                     dCheck.data(), scratch_.data());
+    }
+    Argument& in = input(0);
+    if (!in.grad.empty()) math::axpby(1.0f, gateGrad_, 1.0f, in.grad);
+    if (bias_ && !bias_->isStatic()) {
+      float* g = bias_->grad().data();
+      for (size_t j = 0; j < 3 * H_; ++j) g[j] += dCheck[j];
+    }
+  }
+
+ private:
+  void setPeepholes() {
+    const float* b = bias_ ? bias_->value().data() : zeros_.data();
+    cell_.checkI = b;
+    cell_.checkF = b + H_;
+    cell_.checkO = b + 2 * H_;
+  }
+  size_t H_ = 0;
+  LstmCell cell_{};
+  Argument state_;  // the cell c, exposed as "state"
+  Matrix gates_, states_, gateGrad_;
+  std::vector<float> zeros_, scratch_;
+};
+
+// "gru_step": one GRU step inside a recurrent_group. Inputs: the 3H gate inputs
+// (with the recurrent weight [H, 3H] as its parameter) and h_{t-1}; bias 3H.
+class GruStepLayer : public Layer {
+ public:
+  using Layer::Layer;
+
+  void init(LayerContext& ctx) override {
+    Layer::init(ctx);
+    requireCpu();
+    checkInputCount(2, 2);
+    H_ = size_;
+    PADDLE_ENFORCE(H_ > 0, ConfigError, "needs a positive size");
+    checkInputSize(0, 3 * H_);
+    checkInputSize(1, H_);
+    PADDLE_ENFORCE(weight(0) && weight(0)->size() == 3 * H_ * H_, ConfigError,
+                   "input 0 needs the recurrent weight of ", 3 * H_ * H_, " values");
+    if (bias_) {
+      PADDLE_ENFORCE(bias_->size() == 3 * H_, ConfigError, "bias '", bias_->name(), "' has ", bias_->size(),
+                     " values, expected ", 3 * H_);
+    }
+    step_ = GruStep{elementwiseKind(config_.getString("active_type", "tanh"), "active_type"),
+                    elementwiseKind(config_.getString("active_gate_type", "sigmoid"), "active_gate_type"), H_};
+    activation_.reset(new Activation(""));
+  }
+
+  void forward(PassType pass) override {
+    pass_ = pass;
+    const Argument& in = input(0);
+    const size_t rows = in.value.height();
+    PADDLE_ENFORCE(input(1).value.height() == rows, DataError, "output_mem '", inputLayers()[1]->name(), "' has ",
+                   input(1).value.height(), " rows, expected ", rows);
+    splitGates(in.value, zr_, cand_, H_);
+    if (bias_) {
+      math::addRowVector(zr_, view(bias_->value(), 0, 1, 2 * H_));
+      math::addRowVector(cand_, view(bias_->value(), 2 * H_, 1, H_));
+    }
+    rh_.resize(rows, H_);
+    resetOutput(rows, H_);
+    Matrix Ug = view(weight(0)->value(), 0, H_, 2 * H_);
+    Matrix Uc = view(weight(0)->value(), 2 * H_ * H_, H_, H_);
+    step_.forward(zr_, cand_, &input(1).value, Ug, Uc, rh_, output_.value);
+    output_.seqStarts = in.seqStarts;
+    forwardActivation();
+  }
+
+  void backward() override {
+    backwardActivation();
+    const size_t rows = zr_.height();
+    dzr_.resize(rows, 2 * H_);
+    dcand_.resize(rows, H_);
+    drh_.resize(rows, H_);
+    Argument& prev = input(1);
+    Matrix* dhp = &prev.grad;
+    if (prev.grad.empty()) {  // nobody needs it: accumulate into scratch
+      scratch_.resize(rows, H_);
+      scratch_.zero();
+      dhp = &scratch_;
+    }
+    Matrix Ug = view(weight(0)->value(), 0, H_, 2 * H_);
+    Matrix Uc = view(weight(0)->value(), 2 * H_ * H_, H_, H_);
+    Matrix dUg = view(weight(0)->grad(), 0, H_, 2 * H_);
+    Matrix dUc = view(weight(0)->grad(), 2 * H_ * H_, H_, H_);
+    bool trainW = !weight(0)->isStatic();
+    step_.backward(zr_, cand_, &prev.value, Ug, Uc, rh_, output_.grad, dzr_, dcand_, drh_, dhp,
+                   trainW ? &dUg : nullptr, trainW ? &dUc : nullptr);
+    joinGates(dzr_, dcand_, inputGrad_, H_);
+    Argument& in = input(0);
+    if (!in.grad.empty()) math::axpby(1.0f, inputGrad_, 1.0f, in.grad);
+    if (bias_ && !bias_->isStatic()) math::sumRows(inputGrad_, bias_->grad());
+  }
+
+ private:
+  size_t H_ = 0;
+  GruStep step_{};
+  Matrix zr_, cand_, rh_, dzr_, dcand_, drh_, inputGrad_, scratch_;
+};
+
+// "get_output": exposes a named secondary output of its input layer
+// (input_layer_argument), e.g. the cell state of lstm_step.
+class GetOutputLayer : public Layer {
+ public:
+  using Layer::Layer;
+
+  void init(LayerContext& ctx) override {
+    Layer::init(ctx);
+    checkInputCount(1, 1);
+    arg_ = config_["inputs"][0].getString("input_layer_argument", "");
+    PADDLE_ENFORCE(inputLayers()[0]->secondaryOutput(arg_), ConfigError, "input '", inputLayers()[0]->name(),
+                   "' (type ", inputLayers()[0]->type(), ") has no output named '", arg_, "'");
+  }
+
+  void forward(PassType pass) override {
+    pass_ = pass;
+    Argument* src = inputLayers()[0]->secondaryOutput(arg_);
+    output_.value = src->value;  // shares the producer's memory
+    output_.seqStarts = src->seqStarts;
+    if (pass == PASS_TRAIN || pass == PASS_GC) {
+      output_.grad.resize(src->value.height(), src->value.width());
+      output_.grad.zero();
+    }
+  }
+
+  void backward() override {
+    Argument* src = inputLayers()[0]->secondaryOutput(arg_);
+    if (!src->grad.empty() && !output_.grad.empty()) math::axpby(1.0f, output_.grad, 1.0f, src->grad);
+  }
+
+ private:
+  std::string arg_;
+};
+
 REGISTER_LAYER("lstmemory", LstmLayer);
+REGISTER_LAYER("lstm_step", LstmStepLayer);
+REGISTER_LAYER("gru_step", GruStepLayer);
+REGISTER_LAYER("get_output", GetOutputLayer);
 REGISTER_LAYER("gated_recurrent", GruLayer);
 REGISTER_LAYER("recurrent", SimpleRecurrentLayer);
 

@@ -109,3 +109,110 @@ def test_generation_config_is_refused_clearly(tmp_path):
                           bos_id=0, eos_id=1, beam_size=2, max_length=5)
         outputs(out)
         """)
+
+
+LSTM_PLAIN = """
+x = data_layer(name='x', size=3)
+y = data_layer(name='y', size=4)
+proj = fc_layer(input=x, size=16, act=LinearActivation(), bias_attr=False)
+out = lstmemory(input=proj, act=TanhActivation(), gate_act=SigmoidActivation(), state_act=TanhActivation())
+outputs(regression_cost(input=out, label=y))
+"""
+LSTM_GROUP = """
+x = data_layer(name='x', size=3)
+y = data_layer(name='y', size=4)
+proj = fc_layer(input=x, size=16, act=LinearActivation(), bias_attr=False)
+out = lstmemory_group(input=proj, size=4, name='lg', act=TanhActivation(), gate_act=SigmoidActivation(),
+                      state_act=TanhActivation())
+outputs(regression_cost(input=out, label=y))
+"""
+
+
+def test_lstmemory_equals_recurrent_group_of_lstm_step(tmp_path):
+    """Same weights => same outputs and gradients (tolerance 1e-5 relative)."""
+    plain, _ = build(tmp_path, LSTM_PLAIN)
+    group, _ = build(tmp_path, LSTM_GROUP)
+    p = {q.getName(): q for q in plain.getParameters()}
+    g = {q.getName(): q for q in group.getParameters()}
+    rng = np.random.RandomState(7)
+
+    def set_(param, value):
+        param.getBuf(api.PARAMETER_VALUE).copyFromNumpyArray(np.ascontiguousarray(value, dtype=np.float32))
+
+    w_in = rng.randn(3 * 16).astype(np.float32) * 0.5
+    w_h = rng.randn(4 * 16).astype(np.float32) * 0.5
+    peep = rng.randn(12).astype(np.float32) * 0.5
+    set_(p["___fc_layer_0__.w0"], w_in)
+    set_(g["___fc_layer_0__.w0"], w_in)
+    set_(p["___lstmemory_0__.w0"], w_h)
+    set_(g["_lg_input_recurrent@lg_recurrent_group.w1"], w_h)
+    set_(p["___lstmemory_0__.wbias"], np.concatenate([np.zeros(16, np.float32), peep]))
+    set_(g["_lg@lg_recurrent_group.wbias"], peep)
+    slots = seq_slots([3, 4], seed=8)
+    outs = {}
+    for name, gm in (("plain", plain), ("group", group)):
+        out = api.Arguments.createArguments(0)
+        gm.forwardBackward(make_args(slots), out, api.PASS_TRAIN)
+        outs[name] = out.sum()
+    assert outs["plain"] == pytest.approx(outs["group"], rel=1e-5)
+    np.testing.assert_allclose(plain.getLayerOutput("__lstmemory_0__").getSlotValue(0).copyToNumpyMat(),
+                               group.getLayerOutput("lg").getSlotValue(0).copyToNumpyMat(), rtol=1e-5, atol=1e-6)
+
+    def grad(param):
+        return param.getBuf(api.PARAMETER_GRADIENT).copyToNumpyArray()
+
+    np.testing.assert_allclose(grad(p["___fc_layer_0__.w0"]), grad(g["___fc_layer_0__.w0"]), rtol=1e-4, atol=1e-6)
+    np.testing.assert_allclose(grad(p["___lstmemory_0__.w0"]), grad(g["_lg_input_recurrent@lg_recurrent_group.w1"]),
+                               rtol=1e-4, atol=1e-6)
+    np.testing.assert_allclose(grad(p["___lstmemory_0__.wbias"])[16:], grad(g["_lg@lg_recurrent_group.wbias"]),
+                               rtol=1e-4, atol=1e-6)
+
+
+def test_gru_group_equals_grumemory(tmp_path):
+    plain, _ = build(tmp_path, """
+    x = data_layer(name='x', size=3)
+    y = data_layer(name='y', size=4)
+    out = simple_gru2(input=x, size=4, name='g2')
+    outputs(regression_cost(input=out, label=y))
+    """)
+    group, _ = build(tmp_path, """
+    x = data_layer(name='x', size=3)
+    y = data_layer(name='y', size=4)
+    out = simple_gru(input=x, size=4, name='g1')
+    outputs(regression_cost(input=out, label=y))
+    """)
+    p = {q.getName(): q for q in plain.getParameters()}
+    g = {q.getName(): q for q in group.getParameters()}
+    assert sorted(q.getSize() for q in p.values()) == sorted(q.getSize() for q in g.values())
+    rng = np.random.RandomState(3)
+    pairs = [("_g2_transform.w0", "_g1_transform.w0")]
+    rec_p = [n for n in p if n.startswith("_g2") and n.endswith(".w0") and "transform" not in n][0]
+    rec_g = [n for n in g if n.startswith("_g1@") and n.endswith(".w0")][0]
+    bias_p = [n for n in p if n.startswith("_g2") and n.endswith(".wbias") and "transform" not in n][0]
+    bias_g = [n for n in g if n.startswith("_g1@") and n.endswith(".wbias")][0]
+    pairs += [(rec_p, rec_g), (bias_p, bias_g)]
+    for a, b in pairs:
+        v = (rng.randn(p[a].getSize()) * 0.5).astype(np.float32)
+        p[a].getBuf(0).copyFromNumpyArray(v)
+        g[b].getBuf(0).copyFromNumpyArray(v)
+    slots = seq_slots([3, 4], seed=9)
+    costs = []
+    for gm in (plain, group):
+        out = api.Arguments.createArguments(0)
+        gm.forwardBackward(make_args(slots), out, api.PASS_TRAIN)
+        costs.append(out.sum())
+    assert costs[0] == pytest.approx(costs[1], rel=1e-5)
+    for a, b in pairs:
+        np.testing.assert_allclose(p[a].getBuf(1).copyToNumpyArray(), g[b].getBuf(1).copyToNumpyArray(),
+                                   rtol=1e-4, atol=1e-6, err_msg=a)
+
+
+def test_lstm_and_gru_group_gradients(tmp_path):
+    gm, _ = build(tmp_path, LSTM_GROUP)
+    gradient_check(gm, seq_slots([3, 4], seed=10), input_slots=[0], samples=8)
+    gm, _ = build(tmp_path, """
+    x = data_layer(name='x', size=3)
+    y = data_layer(name='y', size=4)
+    outputs(regression_cost(input=simple_gru(input=x, size=4, reverse=True), label=y))
+    """)
+    gradient_check(gm, seq_slots([3, 4], seed=11), input_slots=[0], samples=8)
