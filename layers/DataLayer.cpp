@@ -1,6 +1,7 @@
 #include "DataLayer.h"
 
 #include "Errors.h"
+#include "SparseMatrix.h"
 
 namespace paddle {
 
@@ -14,8 +15,15 @@ void DataLayer::init(LayerContext& ctx) {
 }
 
 void DataLayer::setData(const Argument& data) {
-  PADDLE_ENFORCE(!data.value.empty() || !data.ids.empty(), DataError, "data layer '", name_,
-                 "' got an empty slot");
+  PADDLE_ENFORCE(!data.value.empty() || !data.ids.empty() || !data.sparse.empty(), DataError, "data layer '",
+                 name_, "' got an empty slot");
+  if (!data.sparse.empty()) {
+    PADDLE_ENFORCE(!useGpu_, UnsupportedError, "data layer '", name_,
+                   "': sparse input is CPU-only for now; run with use_gpu=0");
+    PADDLE_ENFORCE(data.sparse.width == size_, DataError, "data layer '", name_, "' has size ", size_,
+                   " but its sparse slot has width ", data.sparse.width);
+    math::checkSparse(data.sparse, str("data layer '", name_, "'"));
+  }
   if (!data.value.empty()) {
     PADDLE_ENFORCE(data.value.width() == size_, DataError, "data layer '", name_,
                    "' has size ", size_, " but its slot has ", data.value.width(), " columns");
