@@ -298,3 +298,46 @@ def test_text_conv_pool_network_from_v1_config():
     word = seq_of_lengths(rng, LENGTHS, vocab=12)
     slots = {"word": word, "label": np.array([0, 2, 1, 2], np.int32)}
     gradient_check(gm, [slots[n] for n in names], samples=10)
+
+
+def test_nested_sequence_network_from_v1_config_and_provider_types():
+    """integer_value_sub_sequence -> embedding -> per-sub-sequence pooling -> expand back ->
+    seq_concat / seq_reshape / strided last_seq / first_seq -> cost; fed by DataProviderConverter."""
+    from paddle.trainer.config_parser import parse_config
+    from paddle.proto import message_to_json
+    from paddle.trainer.PyDataProvider2 import integer_value_sub_sequence, integer_value
+    from py_paddle import swig_paddle as api
+    from py_paddle.util import DataProviderConverter
+
+    def conf():
+        from paddle.trainer_config_helpers import (data_layer, embedding_layer, pooling_layer, MaxPooling,
+                                                   SumPooling, AggregateLevel, ExpandLevel, expand_layer,
+                                                   last_seq, first_seq, seq_concat_layer, seq_reshape_layer,
+                                                   concat_layer, fc_layer, classification_cost,
+                                                   SoftmaxActivation, settings, outputs)
+        settings(batch_size=3)
+        w = data_layer(name="word", size=10)
+        e = embedding_layer(w, 4)
+        sub = pooling_layer(e, pooling_type=MaxPooling(), agg_level=AggregateLevel.EACH_SEQUENCE)
+        back = expand_layer(sub, expand_as=e, expand_level=ExpandLevel.FROM_SEQUENCE)
+        flat = pooling_layer(back, pooling_type=SumPooling())
+        cat = seq_concat_layer(sub, sub)
+        rs = seq_reshape_layer(cat, 2)
+        strided = last_seq(rs, stride=2)
+        ends = concat_layer([first_seq(strided), last_seq(sub), flat])
+        out = fc_layer(ends, 3, act=SoftmaxActivation())
+        outputs(classification_cost(out, data_layer(name="label", size=3)))
+
+    mc = parse_config(conf, "").model_config
+    gm = api.GradientMachine.createByConfigJson(message_to_json(mc), False, 1)
+    names = list(gm.getInputLayerNames())
+    types = {"word": integer_value_sub_sequence(10), "label": integer_value(3)}
+    samples = [{"word": [[1, 2], [3]], "label": 0}, {"word": [[4]], "label": 2},
+               {"word": [[5, 6, 7], [8], [9, 0]], "label": 1}]
+    args = DataProviderConverter([types[n] for n in names])([[s[n] for n in names] for s in samples])
+    out = api.Arguments.createArguments(0)
+    gm.forwardBackward(args, out, api.PASS_TRAIN)
+    cost = out.sum()
+    assert np.isfinite(cost) and cost > 0
+    for p in gm.getParameters():
+        assert np.abs(p.getBuf(api.PARAMETER_GRADIENT).copyToNumpyArray()).sum() > 0, p.getName()
