@@ -35,6 +35,20 @@ void DataLayer::setData(const Argument& data) {
                      name_, "': sample ", i, " has id ", id[i], ", outside [0, ", size_, ")");
     }
   }
+  checkStarts(data.seqStarts, data.batchSize(), "sequence");
+  checkStarts(data.subSeqStarts, data.batchSize(), "sub-sequence");
+  if (data.hasSubSeq()) {
+    PADDLE_ENFORCE(data.hasSeq(), DataError, "data layer '", name_, "': sub-sequence starts without sequence starts");
+    // every sequence start is also a sub-sequence start
+    const int* sub = data.subSeqStarts.data();
+    const int* top = data.seqStarts.data();
+    size_t k = 0;
+    for (size_t i = 0; i < data.seqStarts.size(); ++i) {
+      while (k < data.subSeqStarts.size() && sub[k] < top[i]) ++k;
+      PADDLE_ENFORCE(k < data.subSeqStarts.size() && sub[k] == top[i], DataError, "data layer '", name_,
+                     "': sequence ", i, " starts at row ", top[i], ", which is not a sub-sequence start");
+    }
+  }
   output_ = data;
   if (useGpu_) {  // the one copy of the batch onto the device
     if (!data.value.empty() && !data.value.useGpu()) {
@@ -42,6 +56,18 @@ void DataLayer::setData(const Argument& data) {
       output_.value.setDevice(true);
       output_.value.copyFrom(data.value);
     }
+  }
+}
+
+void DataLayer::checkStarts(const IVector& starts, size_t rows, const char* what) const {
+  if (starts.empty()) return;
+  const int* s = starts.data();  // host memory
+  const size_t n = starts.size();
+  PADDLE_ENFORCE(s[0] == 0 && static_cast<size_t>(s[n - 1]) == rows, DataError, "data layer '", name_, "': ", what,
+                 " start positions run from ", s[0], " to ", s[n - 1], ", expected 0 to ", rows, " (the slot's rows)");
+  for (size_t i = 0; i + 1 < n; ++i) {
+    PADDLE_ENFORCE(s[i] <= s[i + 1], DataError, "data layer '", name_, "': ", what, " start positions decrease at ",
+                   what, " ", i);
   }
 }
 

@@ -341,3 +341,17 @@ def test_nested_sequence_network_from_v1_config_and_provider_types():
     assert np.isfinite(cost) and cost > 0
     for p in gm.getParameters():
         assert np.abs(p.getBuf(api.PARAMETER_GRADIENT).copyToNumpyArray()).sum() > 0, p.getName()
+
+
+def test_data_layer_checks_start_positions():
+    rng = np.random.RandomState(12)
+    net = Net()
+    xin = net.data("x", D)
+    net.output(net.fc("f", [(xin, D)], 2))
+    gm = net.build()
+    with pytest.raises(ValueError, match="run from 0 to 3, expected 0 to 4"):
+        forward_output(gm, [Seq(rand(rng, 4, D), [0, 2, 3])], "f")
+    with pytest.raises(ValueError, match="decrease at sequence 1"):
+        forward_output(gm, [Seq(rand(rng, 4, D), [0, 3, 1, 4])], "f")
+    with pytest.raises(ValueError, match="sequence 1 starts at row 2, which is not a sub-sequence start"):
+        forward_output(gm, [Seq(rand(rng, 4, D), [0, 2, 4], [0, 1, 3, 4])], "f")
