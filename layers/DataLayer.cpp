@@ -1,6 +1,7 @@
 #include "DataLayer.h"
 
 #include "Errors.h"
+#include "SparseMatrix.h"
 
 namespace paddle {
 
@@ -14,8 +15,15 @@ void DataLayer::init(LayerContext& ctx) {
 }
 
 void DataLayer::setData(const Argument& data) {
-  PADDLE_ENFORCE(!data.value.empty() || !data.ids.empty(), DataError, "data layer '", name_,
-                 "' got an empty slot");
+  PADDLE_ENFORCE(!data.value.empty() || !data.ids.empty() || !data.sparse.empty(), DataError, "data layer '",
+                 name_, "' got an empty slot");
+  if (!data.sparse.empty()) {
+    PADDLE_ENFORCE(!useGpu_, UnsupportedError, "data layer '", name_,
+                   "': sparse input is CPU-only for now; run with use_gpu=0");
+    PADDLE_ENFORCE(data.sparse.width == size_, DataError, "data layer '", name_, "' has size ", size_,
+                   " but its sparse slot has width ", data.sparse.width);
+    math::checkSparse(data.sparse, str("data layer '", name_, "'"));
+  }
   if (!data.value.empty()) {
     PADDLE_ENFORCE(data.value.width() == size_, DataError, "data layer '", name_,
                    "' has size ", size_, " but its slot has ", data.value.width(), " columns");
@@ -27,6 +35,20 @@ void DataLayer::setData(const Argument& data) {
                      name_, "': sample ", i, " has id ", id[i], ", outside [0, ", size_, ")");
     }
   }
+  checkStarts(data.seqStarts, data.batchSize(), "sequence");
+  checkStarts(data.subSeqStarts, data.batchSize(), "sub-sequence");
+  if (data.hasSubSeq()) {
+    PADDLE_ENFORCE(data.hasSeq(), DataError, "data layer '", name_, "': sub-sequence starts without sequence starts");
+    // every sequence start is also a sub-sequence start
+    const int* sub = data.subSeqStarts.data();
+    const int* top = data.seqStarts.data();
+    size_t k = 0;
+    for (size_t i = 0; i < data.seqStarts.size(); ++i) {
+      while (k < data.subSeqStarts.size() && sub[k] < top[i]) ++k;
+      PADDLE_ENFORCE(k < data.subSeqStarts.size() && sub[k] == top[i], DataError, "data layer '", name_,
+                     "': sequence ", i, " starts at row ", top[i], ", which is not a sub-sequence start");
+    }
+  }
   output_ = data;
   if (useGpu_) {  // the one copy of the batch onto the device
     if (!data.value.empty() && !data.value.useGpu()) {
@@ -34,6 +56,18 @@ void DataLayer::setData(const Argument& data) {
       output_.value.setDevice(true);
       output_.value.copyFrom(data.value);
     }
+  }
+}
+
+void DataLayer::checkStarts(const IVector& starts, size_t rows, const char* what) const {
+  if (starts.empty()) return;
+  const int* s = starts.data();  // host memory
+  const size_t n = starts.size();
+  PADDLE_ENFORCE(s[0] == 0 && static_cast<size_t>(s[n - 1]) == rows, DataError, "data layer '", name_, "': ", what,
+                 " start positions run from ", s[0], " to ", s[n - 1], ", expected 0 to ", rows, " (the slot's rows)");
+  for (size_t i = 0; i + 1 < n; ++i) {
+    PADDLE_ENFORCE(s[i] <= s[i + 1], DataError, "data layer '", name_, "': ", what, " start positions decrease at ",
+                   what, " ", i);
   }
 }
 

@@ -13,6 +13,10 @@ class DataLayer : public Layer {
   void setData(const Argument& data);
   void forward(PassType pass) override;
   void backward() override {}
+
+ private:
+  // Offsets run 0 .. rows and never decrease (empty sequences are left to the layers that refuse them).
+  void checkStarts(const IVector& starts, size_t rows, const char* what) const;
 };
 
 }  // namespace paddle

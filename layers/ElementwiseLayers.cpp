@@ -68,7 +68,7 @@ class SlopeInterceptLayer : public SimpleLayer {
     const float* __restrict x = input(0).value.data();
     float* __restrict y = output_.value.data();
     for (size_t i = 0, n = output_.value.size(); i < n; ++i) y[i] = slope_ * x[i] + intercept_;
-    output_.seqStarts = input(0).seqStarts;
+    output_.shareSequenceOf(input(0));
     forwardActivation();
   }
   void backward() override {
@@ -107,7 +107,7 @@ class ScalingLayer : public WeightedLayer {
       float* __restrict y = output_.value.row(r);
       for (size_t j = 0; j < size_; ++j) y[j] = w * x[j];
     }
-    output_.seqStarts = input(1).seqStarts;
+    output_.shareSequenceOf(input(1));
     forwardActivation();
   }
   void backward() override {
@@ -181,7 +181,7 @@ class InterpolationLayer : public WeightedLayer {
       float* __restrict y = output_.value.row(r);
       for (size_t j = 0; j < size_; ++j) y[j] = w * a[j] + (1 - w) * b[j];
     }
-    output_.seqStarts = input(1).seqStarts;
+    output_.shareSequenceOf(input(1));
     forwardActivation();
   }
   void backward() override {
@@ -281,7 +281,7 @@ class SumToOneNormLayer : public SimpleLayer {
       float* y = output_.value.row(r);
       for (size_t j = 0; j < size_; ++j) y[j] = static_cast<float>(x[j] / s);
     }
-    output_.seqStarts = input(0).seqStarts;
+    output_.shareSequenceOf(input(0));
     forwardActivation();
   }
   // dx_j = (g_j - <g, y>) / s
@@ -542,7 +542,7 @@ class FeatureMapExpandLayer : public SimpleLayer {
     for (size_t r = 0; r < rows; ++r)
       for (size_t c = 0; c < copies_; ++c) std::copy(input(0).value.row(r), input(0).value.row(r) + n,
                                                     output_.value.row(r) + c * n);
-    output_.seqStarts = input(0).seqStarts;
+    output_.shareSequenceOf(input(0));
     forwardActivation();
   }
   void backward() override {
@@ -587,7 +587,7 @@ class MaxIdLayer : public IdLayerBase {
       output_.ids.data()[r] = static_cast<int>(best);
       output_.value.row(r)[0] = x[best];
     }
-    output_.seqStarts = input(0).seqStarts;
+    output_.shareSequenceOf(input(0));
   }
 };
 
@@ -619,7 +619,7 @@ class SamplingIdLayer : public IdLayerBase {
       output_.ids.data()[r] = static_cast<int>(pick);
       output_.value.row(r)[0] = static_cast<float>(pick);
     }
-    output_.seqStarts = input(0).seqStarts;
+    output_.shareSequenceOf(input(0));
   }
 };
 }  // namespace

@@ -1,4 +1,5 @@
-// "fc": y = act(sum_i x_i * W_i + b), W_i of shape [in_i, size].
+// "fc": y = act(sum_i x_i * W_i + b), W_i of shape [in_i, size]. A sparse (CSR)
+// input x_i gathers and sums rows of W_i; its backward touches only those rows.
 #include "Errors.h"
 #include "Layer.h"
 #include "math/MathOps.h"
@@ -34,14 +35,19 @@ class FullyConnectedLayer : public Layer {
     resetOutput(rows, size_);
     for (size_t i = 0; i < inputs_.size(); ++i) {
       const Argument& in = input(i);
-      PADDLE_ENFORCE(in.value.height() == rows, DataError, "input '", inputs_[i]->name(), "' has ",
-                     in.value.height(), " rows, expected ", rows);
-      math::gemm(in.value, false, weight(i)->value(), false, output_.value, 1.0f, i == 0 ? 0.0f : 1.0f);
+      PADDLE_ENFORCE(in.batchSize() == rows, DataError, "input '", inputs_[i]->name(), "' has ",
+                     in.batchSize(), " rows, expected ", rows);
+      if (in.value.empty() && !in.sparse.empty()) {
+        math::sparseMul(in.sparse, weight(i)->value(), output_.value, i == 0 ? 0.0f : 1.0f);
+      } else {
+        PADDLE_ENFORCE(!in.value.empty(), DataError, "layer '", name_, "': input '", inputs_[i]->name(),
+                       "' has no dense or sparse value (ids need an embedding/table projection)");
+        math::gemm(in.value, false, weight(i)->value(), false, output_.value, 1.0f, i == 0 ? 0.0f : 1.0f);
+      }
     }
     if (bias_) math::addRowVector(output_.value, bias_->value());
     // Sequence structure passes through a token-wise layer.
-    output_.seqStarts = input(0).seqStarts;
-    output_.subSeqStarts = input(0).subSeqStarts;
+    output_.shareSequenceOf(input(0));
     forwardActivation();
   }
 
@@ -52,6 +58,10 @@ class FullyConnectedLayer : public Layer {
     for (size_t i = 0; i < inputs_.size(); ++i) {
       Argument& in = input(i);
       Parameter* w = weight(i);
+      if (in.value.empty() && !in.sparse.empty()) {
+        if (!w->isStatic()) math::sparseTransMulAdd(in.sparse, g, w->grad());
+        continue;  // sparse inputs are data: no input gradient
+      }
       if (!w->isStatic()) math::gemm(in.value, true, g, false, w->grad(), 1.0f, 1.0f);
       if (!in.grad.empty()) math::gemm(g, false, w->value(), true, in.grad, 1.0f, 1.0f);
     }

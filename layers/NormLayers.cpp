@@ -118,7 +118,7 @@ class BatchNormLayer : public Layer {
         }
       }
     }
-    output_.seqStarts = in.seqStarts;
+    output_.shareSequenceOf(in);
     output_.frameHeight = in.frameHeight;
     output_.frameWidth = in.frameWidth;
     forwardActivation();

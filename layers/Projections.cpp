@@ -1,5 +1,7 @@
 #include "Projections.h"
 
+#include <algorithm>
+
 #include "Errors.h"
 #include "math/MathOps.h"
 
@@ -11,17 +13,25 @@ void needDense(const Argument& in, const std::string& layer, const std::string& 
                  " projection needs a dense input (got ids only)");
 }
 
-// x . W, W of dims [in, out]
+// x . W, W of dims [in, out]; x dense or sparse (CSR: gather-add rows of W)
 class FullMatrixProjection : public Projection {
  public:
   FullMatrixProjection(const Json& c, Parameter* w, size_t in, const std::string& l) : Projection(c, w, in, l) {
     needWeight(inSize_, outSize_);
   }
   void forward(const Argument& in, Matrix& out) override {
+    if (in.value.empty() && !in.sparse.empty()) {
+      math::sparseMul(in.sparse, w_->value(), out, 1.0f);
+      return;
+    }
     needDense(in, layer_, type_);
     math::gemm(in.value, false, w_->value(), false, out, 1.0f, 1.0f);
   }
   void backward(Argument& in, const Matrix& g) override {
+    if (in.value.empty() && !in.sparse.empty()) {
+      if (!w_->isStatic()) math::sparseTransMulAdd(in.sparse, g, w_->grad());
+      return;
+    }
     if (!w_->isStatic()) math::gemm(in.value, true, g, false, w_->grad(), 1.0f, 1.0f);
     if (!in.grad.empty()) math::gemm(g, false, w_->value(), true, in.grad, 1.0f, 1.0f);
   }
@@ -168,6 +178,76 @@ class TableProjection : public Projection {
   }
 };
 
+// "context": row t of a sequence [s, e) becomes [x[t+c] | x[t+c+1] | ... ] for
+// c = context_start .. context_start + context_length - 1. Positions outside
+// the sequence read zeros, or (trainable_padding) rows of the weight
+// [begin_pad + end_pad, in]: row begin_pad + rel before the start (rel < 0),
+// row begin_pad + (rel - len) after the end.
+class ContextProjection : public Projection {
+ public:
+  ContextProjection(const Json& c, Parameter* w, size_t in, const std::string& l) : Projection(c, w, in, l) {
+    start_ = conf_.getInt("context_start", 0);
+    length_ = conf_.getInt("context_length", 0);
+    PADDLE_ENFORCE(length_ > 0, ConfigError, "context projection needs a positive context_length");
+    PADDLE_ENFORCE(outSize_ == inSize_ * static_cast<size_t>(length_), ConfigError,
+                   "context projection: output_size ", outSize_, " must be input_size ", inSize_,
+                   " x context_length ", length_);
+    beginPad_ = std::max<int64_t>(0, -start_);
+    const int64_t endPad = std::max<int64_t>(0, start_ + length_ - 1);
+    trainable_ = conf_.getBool("trainable_padding", false);
+    if (trainable_) needWeight(static_cast<size_t>(beginPad_ + endPad), inSize_);
+  }
+  void forward(const Argument& in, Matrix& out) override {
+    needDense(in, layer_, type_);
+    PADDLE_ENFORCE(in.hasSeq(), DataError, "layer '", layer_, "': context projection needs a sequence input");
+    visit(in, [&](float* y, const float* x) { add(y, x); },
+          [&](float* y, size_t padRow) { add(y, w_->value().row(padRow)); }, out);
+  }
+  void backward(Argument& in, const Matrix& g) override {
+    const bool padGrad = trainable_ && !w_->isStatic();
+    if (in.grad.empty() && !padGrad) return;
+    Matrix& gx = in.grad;
+    // visit() hands out const pointers into the input; map them to grad rows
+    const float* x0 = in.value.data();
+    visit(in,
+          [&](const float* gy, const float* x) {
+            if (!gx.empty()) add(gx.data() + (x - x0), gy);
+          },
+          [&](const float* gy, size_t padRow) {
+            if (padGrad) add(w_->grad().row(padRow), gy);
+          },
+          const_cast<Matrix&>(g));
+  }
+
+ private:
+  void add(float* __restrict y, const float* __restrict x) const {
+    for (size_t j = 0; j < inSize_; ++j) y[j] += x[j];
+  }
+  // Calls onInput(out block, input row) or onPad(out block, padding row) for
+  // every (row, context position) whose source is not a zero.
+  template <typename OnInput, typename OnPad>
+  void visit(const Argument& in, OnInput onInput, OnPad onPad, Matrix& out) const {
+    const int* s = in.seqStarts.data();
+    for (size_t i = 0; i + 1 < in.seqStarts.size(); ++i) {
+      const int64_t b = s[i], len = s[i + 1] - s[i];
+      for (int64_t t = 0; t < len; ++t) {
+        float* y = out.row(b + t);
+        for (int64_t j = 0; j < length_; ++j) {
+          const int64_t rel = t + start_ + j;
+          float* yj = y + j * inSize_;
+          if (rel >= 0 && rel < len) {
+            onInput(yj, in.value.row(b + rel));
+          } else if (trainable_) {
+            onPad(yj, static_cast<size_t>(beginPad_ + (rel < 0 ? rel : rel - len)));
+          }
+        }
+      }
+    }
+  }
+  int64_t start_, length_, beginPad_;
+  bool trainable_;
+};
+
 // scale * a (.) b
 class DotMulOperator : public Operator {
  public:
@@ -234,8 +314,9 @@ std::unique_ptr<Projection> Projection::create(const Json& conf, Parameter* w, s
   if (t == "dot_mul") return std::unique_ptr<Projection>(new DotMulProjection(conf, w, inputSize, layer));
   if (t == "scaling") return std::unique_ptr<Projection>(new ScalingProjection(conf, w, inputSize, layer));
   if (t == "table") return std::unique_ptr<Projection>(new TableProjection(conf, w, inputSize, layer));
+  if (t == "context") return std::unique_ptr<Projection>(new ContextProjection(conf, w, inputSize, layer));
   throw ConfigError(str("proj_conf.type '", t, "' is not supported (known: fc, trans_fc, identity, "
-                        "identity_offset, dot_mul, scaling, table)"));
+                        "identity_offset, dot_mul, scaling, table, context)"));
 }
 
 Operator::Operator(const Json& conf, const std::string& layerName)

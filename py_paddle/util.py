@@ -3,6 +3,8 @@ import numpy as np
 
 from py_paddle import swig_paddle as api
 
+_EMPTY_F32 = np.zeros(0, dtype=np.float32)
+
 
 def slots_to_arguments(slots, arguments=None):
     """Copies a list of SlotData (see paddle.trainer.data_provider) into an Arguments.
@@ -14,7 +16,12 @@ def slots_to_arguments(slots, arguments=None):
         args.resize(len(slots))
     for i, slot in enumerate(slots):
         if getattr(slot, "sparse_rows", None) is not None:
-            raise ValueError("slot %d is sparse: sparse input is not supported by this engine yet" % i)
+            values = slot.sparse_values
+            args.setSlotSparseFromBuffers(
+                i, np.ascontiguousarray(slot.sparse_rows, dtype=np.int32),
+                np.ascontiguousarray(slot.sparse_cols, dtype=np.int32),
+                _EMPTY_F32 if values is None else np.ascontiguousarray(values, dtype=np.float32),
+                int(slot.dim))
         if slot.value is not None:
             args.setSlotValueFromBuffer(i, np.ascontiguousarray(slot.value, dtype=np.float32))
         if slot.ids is not None:

@@ -268,6 +268,23 @@ void Arguments::setSlotSubSequenceStartPositionsFromBuffer(size_t idx, int* data
   v = DenseI(0, 0, false);
   v.copyFromHost(data, 1, n);
 }
+void Arguments::setSlotSparseFromBuffers(size_t idx, int* rows, size_t nRows, int* cols, size_t nCols,
+                                         float* values, size_t nValues, size_t width) {
+  PADDLE_ENFORCE(nRows >= 1, std::invalid_argument,
+                 "setSlotSparseFromBuffers: row offsets need rows + 1 entries, got none");
+  PADDLE_ENFORCE(nValues == 0 || nValues == nCols, std::invalid_argument, "setSlotSparseFromBuffers: ", nValues,
+                 " values for ", nCols, " column ids (pass an empty buffer for binary input)");
+  PADDLE_ENFORCE(rows[0] >= 0 && static_cast<size_t>(rows[nRows - 1]) <= nCols, std::invalid_argument,
+                 "setSlotSparseFromBuffers: row offsets end at ", rows[nRows - 1], " but there are ", nCols,
+                 " column ids");
+  paddle::SparseMatrix& s = at(idx).sparse;
+  s = paddle::SparseMatrix();  // fresh buffers: the previous ones may still be shared
+  s.rowStarts.copyFromHost(rows, 1, nRows);
+  s.cols.copyFromHost(cols, 1, nCols);
+  if (nValues) s.values.copyFromHost(values, 1, nValues);
+  s.width = width;
+}
+bool Arguments::isSlotSparse(size_t idx) const { return !at(idx).sparse.empty(); }
 size_t Arguments::getBatchSize(size_t idx) const { return at(idx).batchSize(); }
 double Arguments::sum() const {
   double s = 0;

@@ -131,6 +131,12 @@ class Arguments {
   void setSlotIdsFromBuffer(size_t idx, int* data, size_t size);
   void setSlotSequenceStartPositionsFromBuffer(size_t idx, int* data, size_t size);
   void setSlotSubSequenceStartPositionsFromBuffer(size_t idx, int* data, size_t size);
+  // A sparse slot (CSR, host memory): rows = row offsets [rows + 1] (absolute
+  // into cols), cols = column ids [nnz], values = [nnz] floats or empty for
+  // sparse_binary_vector (every value 1); width = the slot's dimension.
+  void setSlotSparseFromBuffers(size_t idx, int* rows, size_t rowsSize, int* cols, size_t colsSize,
+                                float* values, size_t valuesSize, size_t width);
+  bool isSlotSparse(size_t idx) const;
   size_t getBatchSize(size_t idx = 0) const;
   double sum() const;  // sum of all value matrices: the batch cost for cost outputs
 

@@ -81,12 +81,24 @@ struct PdBufferHolder {
 %typecheck(SWIG_TYPECHECK_POINTER) (TYPE* NAME, size_t size) { $1 = PyObject_CheckBuffer($input) ? 1 : 0; }
 %enddef
 
+// (TYPE* NAME, size_t NAME##Size): several buffers in one call
+%define PD_BUFFER_1D_NAMED(TYPE, KIND, NAME, SIZE)
+%typemap(in) (TYPE* NAME, size_t SIZE) (PdBufferHolder pdHoldN) {
+  if (!pdHoldN.get($input, KIND, 0, false)) SWIG_fail;
+  $1 = ($1_ltype)pdHoldN.view.buf; $2 = pdHoldN.view.len / 4;
+}
+%typecheck(SWIG_TYPECHECK_POINTER) (TYPE* NAME, size_t SIZE) { $1 = PyObject_CheckBuffer($input) ? 1 : 0; }
+%enddef
+
 PD_BUFFER_2D(float, 'f', false, data)
 PD_BUFFER_2D(float, 'f', true, out)
 PD_BUFFER_1D(float, 'f', false, data)
 PD_BUFFER_1D(float, 'f', true, out)
 PD_BUFFER_1D(int, 'i', false, data)
 PD_BUFFER_1D(int, 'i', true, out)
+PD_BUFFER_1D_NAMED(int, 'i', rows, rowsSize)
+PD_BUFFER_1D_NAMED(int, 'i', cols, colsSize)
+PD_BUFFER_1D_NAMED(float, 'f', values, valuesSize)
 
 %newobject Matrix::createZero;
 %newobject Matrix::createDense;

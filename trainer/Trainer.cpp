@@ -44,6 +44,7 @@ Argument sliceArgument(const Argument& a, size_t seqBegin, size_t seqEnd) {
     }
   }
   if (!a.value.empty()) out.value = a.value.rows(rowBegin, rowEnd);
+  if (!a.sparse.empty()) out.sparse = a.sparse.rows(rowBegin, rowEnd);
   if (!a.ids.empty()) out.ids = IVector::view(const_cast<int*>(a.ids.data()) + rowBegin, 1, rowEnd - rowBegin, a.ids.useGpu());
   out.frameHeight = a.frameHeight;
   out.frameWidth = a.frameWidth;

@@ -50,30 +50,79 @@ class Net(object):
         return api.GradientMachine.createByConfigJson(json.dumps(self.config()), False, seed)
 
 
-class SeqArray(np.ndarray):
-    """A slot array that carries sequence start positions: SeqArray.of(x, [0, 3, 4])."""
+class Seq(object):
+    """A sequence slot: data (float32 [rows, dim] or int32 ids [rows]) cut by
+    starts (row offsets, len #seq+1) and optionally sub_starts (nested)."""
 
-    @staticmethod
-    def of(array, seq_starts):
-        out = np.asarray(array).view(SeqArray)
-        out.seq_starts = np.asarray(seq_starts, dtype=np.int32)
+    def __init__(self, data, starts, sub_starts=None):
+        self.data = data
+        self.starts = np.asarray(starts, dtype=np.int32)
+        self.sub_starts = None if sub_starts is None else np.asarray(sub_starts, dtype=np.int32)
+
+    def with_data(self, data):
+        return Seq(data, self.starts, self.sub_starts)
+
+
+class Sparse(object):
+    """A sparse slot in CSR form: rows (offsets, len #rows+1), cols, values (None: binary)."""
+
+    def __init__(self, rows, cols, values, width, starts=None):
+        self.rows = np.asarray(rows, dtype=np.int32)
+        self.cols = np.asarray(cols, dtype=np.int32)
+        self.values = None if values is None else np.asarray(values, dtype=np.float32)
+        self.width = width
+        self.starts = None if starts is None else np.asarray(starts, dtype=np.int32)
+
+    def dense(self):
+        out = np.zeros((len(self.rows) - 1, self.width), np.float32)
+        for i in range(len(self.rows) - 1):
+            for k in range(self.rows[i], self.rows[i + 1]):
+                out[i, self.cols[k]] += 1.0 if self.values is None else self.values[k]
         return out
 
-    def __array_finalize__(self, obj):
-        self.seq_starts = getattr(obj, "seq_starts", None)
+
+def seq_of_lengths(rng, lengths, dim=None, sub_lengths=None, vocab=None):
+    """A Seq of random float data [sum(lengths), dim] (or ids < vocab).
+    sub_lengths: per sequence, the list of its sub-sequence lengths (nested)."""
+    if sub_lengths is not None:
+        lengths = [sum(s) for s in sub_lengths]
+    starts = np.concatenate([[0], np.cumsum(lengths)]).astype(np.int32)
+    sub = None
+    if sub_lengths is not None:
+        sub = np.concatenate([[0], np.cumsum([l for s in sub_lengths for l in s])]).astype(np.int32)
+    rows = int(starts[-1])
+    data = (rng.randint(0, vocab, rows).astype(np.int32) if vocab else
+            rng.randn(rows, dim).astype(np.float32))
+    return Seq(data, starts, sub)
+
+
+def _slot_data(s):
+    return s.data if isinstance(s, Seq) else s
+
+
+def _with_data(s, data):
+    return s.with_data(data) if isinstance(s, Seq) else data
 
 
 def make_args(slots):
-    """slots: float32 2-D arrays (dense) or int32 1-D arrays (ids), optionally SeqArray."""
+    """slots: float32 2-D arrays (dense), int32 1-D arrays (ids), Seq or Sparse."""
     args = api.Arguments.createArguments(len(slots))
     for i, s in enumerate(slots):
+        if isinstance(s, Sparse):
+            args.setSlotSparseFromBuffers(i, s.rows, s.cols,
+                                          np.zeros(0, np.float32) if s.values is None else s.values, s.width)
+            if s.starts is not None:
+                args.setSlotSequenceStartPositionsFromBuffer(i, s.starts)
+            continue
+        if isinstance(s, Seq):
+            args.setSlotSequenceStartPositionsFromBuffer(i, s.starts)
+            if s.sub_starts is not None:
+                args.setSlotSubSequenceStartPositionsFromBuffer(i, s.sub_starts)
+            s = s.data
         if s.dtype == np.int32:
             args.setSlotIdsFromBuffer(i, np.ascontiguousarray(s))
         else:
             args.setSlotValueFromBuffer(i, np.ascontiguousarray(s, dtype=np.float32))
-        starts = getattr(s, "seq_starts", None)
-        if starts is not None:
-            args.setSlotSequenceStartPositionsFromBuffer(i, starts)
     return args
 
 
@@ -89,7 +138,7 @@ def gradient_check(gm, slots, input_slots=(), samples=12, eps=1e-3, rtol=2e-2, a
     """Compares backward() with central finite differences of the total cost.
 
     Checks `samples` random entries of every parameter and of the dense input
-    slots listed in `input_slots`. Cost layers' `coeff` scales only the gradient
+    slots listed in `input_slots` (plain arrays or Seq). Cost layers' `coeff` scales only the gradient
     (v1), so backward is compared with grad_scale * the numeric derivative.
     Returns the worst relative error seen.
     """
@@ -130,16 +179,16 @@ def gradient_check(gm, slots, input_slots=(), samples=12, eps=1e-3, rtol=2e-2, a
             value[j] = old
             compare("%s[%d]" % (p.getName(), j), (up - down) / (2 * eps), analytic[p.getName()][j])
     for k in input_slots:
-        x = slots[k].astype(np.float64)
+        x = _slot_data(slots[k]).astype(np.float64)
         flat = x.reshape(-1)
         for j in rng.choice(flat.size, min(samples, flat.size), replace=False):
             old = flat[j]
             perturbed = list(slots)
             flat[j] = old + eps
-            perturbed[k] = x.astype(np.float32)
+            perturbed[k] = _with_data(slots[k], x.astype(np.float32))
             up = total_cost(gm, perturbed)
             flat[j] = old - eps
-            perturbed[k] = x.astype(np.float32)
+            perturbed[k] = _with_data(slots[k], x.astype(np.float32))
             down = total_cost(gm, perturbed)
             flat[j] = old
             compare("input %s[%d]" % (names[k], j), (up - down) / (2 * eps), in_grads[k].reshape(-1)[j])
@@ -217,6 +266,17 @@ def forward_values(gm, slots, layer, pass_type=None):
     out = api.Arguments.createArguments(0)
     gm.forward(make_args(slots), out, api.PASS_GC if pass_type is None else pass_type)
     return gm.getLayerOutput(layer).getSlotValue(0).copyToNumpyMat()
+
+
+def forward_output(gm, slots, layer, pass_type=None):
+    """Forward, then (value, seq_starts or None, sub_seq_starts or None) of the named layer."""
+    out = api.Arguments.createArguments(0)
+    gm.forward(make_args(slots), out, api.PASS_GC if pass_type is None else pass_type)
+    a = gm.getLayerOutput(layer)
+    starts = a.getSlotSequenceStartPositions(0)
+    sub = a.getSlotSubSequenceStartPositions(0)
+    return (a.getSlotValue(0).copyToNumpyMat(), None if starts is None else starts.copyToNumpyArray(),
+            None if sub is None else sub.copyToNumpyArray())
 
 
 def sum_cost_net_output(net, name, size):

@@ -6,7 +6,7 @@ import textwrap
 import numpy as np
 import pytest
 
-from netbuilder import SeqArray, gradient_check, make_args
+from netbuilder import Seq, gradient_check, make_args
 from paddle.proto import message_to_json
 from paddle.trainer.config_parser import parse_config
 from py_paddle import swig_paddle as api
@@ -24,7 +24,7 @@ def build(tmp_path, body, seed=1):
 
 def seq_slots(widths, seed=0, starts=STARTS):
     rng = np.random.RandomState(seed)
-    return [SeqArray.of(rng.randn(starts[-1], w).astype(np.float32), starts) for w in widths]
+    return [Seq(rng.randn(starts[-1], w).astype(np.float32), starts) for w in widths]
 
 
 SIMPLE_RNN = """
@@ -48,7 +48,7 @@ def test_simple_rnn_group_matches_numpy_and_gradients(tmp_path, reverse):
     w0 = gm.getParameterByName([n for n in names if n.endswith(".w0")][0]).getBuf(0).copyToNumpyArray().reshape(3, 4)
     w1 = gm.getParameterByName([n for n in names if n.endswith(".w1")][0]).getBuf(0).copyToNumpyArray().reshape(4, 4)
     b = gm.getParameterByName([n for n in names if n.endswith(".wbias")][0]).getBuf(0).copyToNumpyArray()
-    x = np.asarray(slots[0], dtype=np.float64)
+    x = slots[0].data.astype(np.float64)
     expected = np.zeros((STARTS[-1], 4))
     for s in range(len(STARTS) - 1):
         rows = range(STARTS[s], STARTS[s + 1])
@@ -77,9 +77,9 @@ def test_boot_layer_static_input_and_boot_bias(tmp_path):
     outputs(regression_cost(input=out, label=y))
     """)
     rng = np.random.RandomState(3)
-    slots = [SeqArray.of(rng.randn(11, 3).astype(np.float32), STARTS),
+    slots = [Seq(rng.randn(11, 3).astype(np.float32), STARTS),
              rng.randn(4, 4).astype(np.float32),  # one context row per sequence
-             SeqArray.of(rng.randn(11, 4).astype(np.float32), STARTS)]
+             Seq(rng.randn(11, 4).astype(np.float32), STARTS)]
     assert [n for n in gm.getInputLayerNames()] == ["x", "ctx", "y"]
     gradient_check(gm, slots, input_slots=[0, 1], samples=8)
 

@@ -3,7 +3,7 @@ finite-difference gradients and NumPy references of the recurrences."""
 import numpy as np
 import pytest
 
-from netbuilder import Net, SeqArray, gradient_check, make_args
+from netbuilder import Net, Seq, gradient_check, make_args
 from py_paddle import swig_paddle as api
 
 D, H = 3, 4
@@ -35,8 +35,8 @@ def recurrent_net(kind, reversed_=False, bias=True, act="tanh"):
 def slots(seed=0, starts=STARTS):
     rng = np.random.RandomState(seed)
     rows = starts[-1]
-    return [SeqArray.of(rng.randn(rows, D).astype(np.float32), starts),
-            SeqArray.of(rng.randn(rows, H).astype(np.float32), starts)]
+    return [Seq(rng.randn(rows, D).astype(np.float32), starts),
+            Seq(rng.randn(rows, H).astype(np.float32), starts)]
 
 
 @pytest.mark.parametrize("kind", ["lstmemory", "gated_recurrent", "recurrent"])
@@ -114,11 +114,11 @@ def test_sequence_result_does_not_depend_on_its_batch_mates():
     alone = [0, 200]
     mixed = [0, 200] + [200 + k for k in range(1, 64)]
     out = api.Arguments.createArguments(0)
-    gm.forward(make_args([SeqArray.of(x, alone), SeqArray.of(np.zeros((200, H), np.float32), alone)]),
+    gm.forward(make_args([Seq(x, alone), Seq(np.zeros((200, H), np.float32), alone)]),
                out, api.PASS_TEST)
     first = gm.getLayerOutput("rnn").getSlotValue(0).copyToNumpyMat()
     xm = np.concatenate([x, rng.randn(63, D).astype(np.float32)])
-    gm.forward(make_args([SeqArray.of(xm, mixed), SeqArray.of(np.zeros((263, H), np.float32), mixed)]),
+    gm.forward(make_args([Seq(xm, mixed), Seq(np.zeros((263, H), np.float32), mixed)]),
                out, api.PASS_TEST)
     np.testing.assert_allclose(gm.getLayerOutput("rnn").getSlotValue(0).copyToNumpyMat()[:200], first, rtol=1e-5)
 

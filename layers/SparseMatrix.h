@@ -1,0 +1,36 @@
+// A CSR matrix in host memory: sparse input rows (samples or tokens) without
+// densifying. Row i holds entries [rowStarts[i], rowStarts[i+1]) of cols /
+// values; offsets are absolute into cols / values, so a view of rows [b, e)
+// shares them (rowStarts[b] need not be 0). values empty = binary (all 1).
+#pragma once
+#include "math/Buffer.h"
+
+namespace paddle {
+
+struct SparseMatrix {
+  IVector rowStarts;  // 1 x (height + 1)
+  IVector cols;       // 1 x nnz, each in [0, width)
+  Matrix values;      // 1 x nnz, or empty for sparse_binary_vector
+  size_t width = 0;
+
+  bool empty() const { return rowStarts.size() == 0; }
+  size_t height() const { return empty() ? 0 : rowStarts.size() - 1; }
+  bool binary() const { return values.empty(); }
+  // A view of rows [begin, end): no copy.
+  SparseMatrix rows(size_t begin, size_t end) const {
+    SparseMatrix s = *this;
+    s.rowStarts = IVector::view(const_cast<int*>(rowStarts.data()) + begin, 1, end - begin + 1, false);
+    return s;
+  }
+};
+
+namespace math {
+// out = x * W + beta * out   (x: [n, k] CSR, W: [k, m] dense host, out: [n, m])
+void sparseMul(const SparseMatrix& x, const Matrix& W, Matrix& out, float beta = 1.0f);
+// Wgrad += x^T * g   (only the rows of Wgrad named by x's columns are touched)
+void sparseTransMulAdd(const SparseMatrix& x, const Matrix& g, Matrix& Wgrad);
+// Checks offsets and column ids; throws DataError naming `what` and the row.
+void checkSparse(const SparseMatrix& x, const std::string& what);
+}  // namespace math
+
+}  // namespace paddle
