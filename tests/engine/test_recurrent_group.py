@@ -216,3 +216,42 @@ def test_lstm_and_gru_group_gradients(tmp_path):
     outputs(regression_cost(input=simple_gru(input=x, size=4, reverse=True), label=y))
     """)
     gradient_check(gm, seq_slots([3, 4], seed=11), input_slots=[0], samples=8)
+
+
+ATTENTION = """
+src = data_layer(name='src', size=3)
+trg = data_layer(name='trg', size=2)
+y = data_layer(name='y', size=4)
+enc = fc_layer(input=src, size=4, act=TanhActivation())
+enc_proj = fc_layer(input=enc, size=4, act=LinearActivation(), bias_attr=False)
+boot = fc_layer(input=first_seq(input=enc), size=4, act=TanhActivation())
+def step(enc_seq, enc_proj_seq, word):
+    mem = memory(name='dec', size=4, boot_layer=boot)
+    ctx = simple_attention(encoded_sequence=enc_seq, encoded_proj=enc_proj_seq, decoder_state=mem)
+    return fc_layer(input=[ctx, word, mem], size=4, act=TanhActivation(), name='dec')
+out = recurrent_group(step=step, input=[StaticInput(enc, is_seq=True), StaticInput(enc_proj, is_seq=True), trg])
+outputs(regression_cost(input=out, label=y))
+"""
+
+
+def test_attention_over_a_static_sequence_input(tmp_path):
+    """Decoder steps over target sequences attend over their own source sequence."""
+    gm, _ = build(tmp_path, ATTENTION)
+    rng = np.random.RandomState(12)
+    src_starts = [0, 2, 7, 8]     # source lengths 2, 5, 1
+    trg_starts = [0, 3, 4, 8]     # target lengths 3, 1, 4
+    slots = [Seq(rng.randn(8, 3).astype(np.float32), src_starts),
+             Seq(rng.randn(8, 2).astype(np.float32), trg_starts),
+             Seq(rng.randn(8, 4).astype(np.float32), trg_starts)]
+    gradient_check(gm, slots, input_slots=[0, 1], samples=8)
+    # a target step reads only its own source: changing source 1 leaves sequence 0's outputs alone
+    out = api.Arguments.createArguments(0)
+    gm.forward(make_args(slots), out, api.PASS_TEST)
+    before = gm.getLayerOutput("dec").getSlotValue(0).copyToNumpyMat()
+    changed = slots[0].data.copy()
+    changed[2:7] += 1.0
+    gm.forward(make_args([Seq(changed, src_starts)] + slots[1:]), out, api.PASS_TEST)
+    after = gm.getLayerOutput("dec").getSlotValue(0).copyToNumpyMat()
+    np.testing.assert_allclose(after[0:3], before[0:3], rtol=1e-6)
+    np.testing.assert_allclose(after[4:8], before[4:8], rtol=1e-6)
+    assert not np.allclose(after[3], before[3])
