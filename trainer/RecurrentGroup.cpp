@@ -8,6 +8,9 @@
 // Agent layers ("agent", "scatter_agent", "gather_agent", and their sequence_
 // forms) hold data the group writes into them: in-link rows, memories, and the
 // gathered outputs the parent network reads.
+#include <algorithm>
+#include <cmath>
+#include <functional>
 #include <memory>
 
 #include "../layers/Errors.h"
@@ -72,9 +75,19 @@ class RecurrentLayerGroup : public Layer {
       if (sm.getString("name", "") == name_) sub = &sm;
     }
     PADDLE_ENFORCE(sub, ConfigError, "no sub-model named '", name_, "' for this recurrent group");
-    PADDLE_ENFORCE(!sub->has("generator"), UnsupportedError, "recurrent group '", name_,
-                   "': generation (beam_search) is not supported by this engine yet");
     reversed_ = sub->getBool("reversed", false);
+    if (sub->has("generator")) {
+      const Json& g = (*sub)["generator"];
+      generating_ = true;
+      beamSize_ = static_cast<size_t>(g.getInt("beam_size", 1));
+      maxFrames_ = static_cast<size_t>(g.getInt("max_num_frames", 0));
+      numResults_ = static_cast<size_t>(g.getInt("num_results_per_sample", 1));
+      logProb_ = g.getBool("log_prob", true);
+      eosLayer_ = g.getString("eos_layer_name", "");
+      PADDLE_ENFORCE(beamSize_ >= 1 && maxFrames_ >= 1 && numResults_ >= 1, ConfigError, "recurrent group '", name_,
+                     "': generator needs beam_size, max_num_frames and num_results_per_sample >= 1");
+      numResults_ = std::min(numResults_, beamSize_);
+    }
     for (const std::string& n : sub->getStrings("layer_names")) {
       bool found = false;
       for (const Json& lc : (*ctx.model)["layers"].items()) {
@@ -94,7 +107,8 @@ class RecurrentLayerGroup : public Layer {
       in.agent = l.getString("link_name", "");
       inLinks_.push_back(in);
     }
-    PADDLE_ENFORCE(!inLinks_.empty(), ConfigError, "recurrent group '", name_, "' has no sequence input");
+    PADDLE_ENFORCE(generating_ || !inLinks_.empty(), ConfigError, "recurrent group '", name_,
+                   "' has no sequence input");
     for (const Json& m : (*sub)["memories"].items()) {
       Memory mem;
       mem.layer = m.getString("layer_name", "");
@@ -109,8 +123,10 @@ class RecurrentLayerGroup : public Layer {
         mem.bootBias = it->second.get();
         mem.bootAct = elementwiseKind(m.getString("boot_bias_active_type", ""), "boot_bias_active_type");
       }
-      PADDLE_ENFORCE(!m.has("boot_with_const_id"), UnsupportedError, "recurrent group '", name_,
-                     "': boot_with_const_id (generation) is not supported yet");
+      if (m.has("boot_with_const_id")) {
+        mem.constId = static_cast<int>(m.getInt("boot_with_const_id", 0));
+        mem.isIds = true;
+      }
       PADDLE_ENFORCE(!(mem.isSequence && !mem.boot), ConfigError, "sequence memory '", mem.layer,
                      "' needs a boot layer");
       memories_.push_back(mem);
@@ -121,6 +137,7 @@ class RecurrentLayerGroup : public Layer {
       outLinks_.push_back({l.getString("layer_name", ""), l.getString("link_name", "")});
     }
     frames_.push_back(buildFrame());  // validates the sub-network now
+    if (generating_) initGenerator();
     for (const Memory& m : memories_) {
       Layer* agent = frames_[0]->get(m.agent);
       Layer* target = frames_[0]->get(m.layer);
@@ -135,6 +152,10 @@ class RecurrentLayerGroup : public Layer {
 
   void forward(PassType pass) override {
     pass_ = pass;
+    if (generating_) {
+      generate();
+      return;
+    }
     const Argument& first = inLinks_[0].parent->output();
     const size_t rows = first.batchSize();
     batch_.build(first.seqStarts, rows, reversed_);
@@ -178,6 +199,9 @@ class RecurrentLayerGroup : public Layer {
   }
 
   void backward() override {
+    PADDLE_ENFORCE(!generating_, UnsupportedError, "recurrent group '", name_,
+                   "' generates sequences (beam_search) and cannot be trained; train the same network "
+                   "with the target sequence as an in-link instead");
     const Argument& first = inLinks_[0].parent->output();
     const size_t rows = first.batchSize();
     const size_t T = batch_.numSteps();
@@ -251,6 +275,10 @@ class RecurrentLayerGroup : public Layer {
     Matrix bootValue, bootGrad;  // rows in sequence order of the schedule (longest first)
     IVector bootStarts;          // sequence memories: starts of the reordered boot sequences
     std::vector<int> bootRows;   // sequence memories: source row of each reordered row
+    bool isIds = false;          // the generated-id memory (boot_with_const_id)
+    int constId = 0;
+    Matrix gathered;             // generation: rows gathered for the surviving paths
+    IVector gatheredStarts;
   };
   struct OutLink {
     std::string layer, agent;
@@ -376,6 +404,209 @@ class RecurrentLayerGroup : public Layer {
     }
   }
 
+  // ---------------------------------------------------------------- generation
+  // beam_search (v1 RecurrentGradientMachine::generateSequence): frames run on
+  // the live paths of every sample; each path expands to its beam_size best next
+  // ids (by accumulated log probability); per sample the best beam_size
+  // expansions survive; a path ending in eos or reaching max_num_frames is
+  // finished. The num_results_per_sample best finished paths are the output.
+  struct Path {
+    std::vector<int> ids;
+    double score = 0;
+    int sample = 0;
+    int row = -1;  // its row in the frame that produced its last id
+  };
+
+  void initGenerator() {
+    PADDLE_ENFORCE(outLinks_.size() == 1, ConfigError, "generating group '", name_, "' needs exactly one out-link");
+    const Frame& f = *frames_[0];
+    Layer* predict = f.get(outLinks_[0].layer);
+    PADDLE_ENFORCE(!predict->inputLayers().empty(), ConfigError, "generating group '", name_, "': out-link '",
+                   predict->name(), "' must read the probabilities of the next id");
+    probLayer_ = predict->inputLayers()[0]->name();
+    Layer* eos = f.get(eosLayer_);
+    eosId_ = static_cast<int>(eos->config().getInt("eos_id", -1));
+    PADDLE_ENFORCE(eosId_ >= 0, ConfigError, "eos layer '", eosLayer_, "' has no eos_id");
+    for (const Memory& m : memories_) {
+      if (m.isIds) {
+        PADDLE_ENFORCE(m.layer == outLinks_[0].layer, ConfigError, "generating group '", name_,
+                       "': the const-id memory must remember the generated ids ('", outLinks_[0].layer, "')");
+        bosId_ = m.constId;
+      }
+    }
+    while (frames_.size() < 2) frames_.push_back(buildFrame());  // two frames, used in turn
+  }
+
+  void generate() {
+    PADDLE_ENFORCE(pass_ == PASS_TEST, UnsupportedError, "recurrent group '", name_,
+                   "' generates sequences: run it in test mode (paddle train --job=test)");
+    // samples: one per boot row / boot sequence of the first booted memory
+    size_t samples = 0;
+    bool found = false;
+    for (const Memory& m : memories_) {
+      if (!m.boot) continue;
+      samples = m.boot->output().numSequences();
+      found = true;
+      break;
+    }
+    PADDLE_ENFORCE(found, ConfigError, "generating group '", name_,
+                   "' needs a StaticInput (a memory with a boot layer) to know the samples");
+    std::vector<Path> live(samples);
+    for (size_t s = 0; s < samples; ++s) live[s].sample = static_cast<int>(s);
+    std::vector<std::vector<Path>> finished(samples);
+    for (size_t t = 0; t < maxFrames_ && !live.empty(); ++t) {
+      Frame& f = *frames_[t % 2];
+      for (Memory& m : memories_) connectGenerated(m, t, live, f);
+      for (Layer* l : f.compute) l->forward(PASS_TEST);
+      live = expand(live, f.get(probLayer_)->output().value, t + 1 == maxFrames_, finished);
+    }
+    for (Path& p : live) finished[p.sample].push_back(p);  // ran out of frames
+    writeResults(finished);
+  }
+
+  // Memory rows for the live paths: boot values at t = 0, else the previous
+  // frame's rows of each path's parent.
+  void connectGenerated(Memory& m, size_t t, const std::vector<Path>& live, Frame& f) {
+    AgentLayer* agent = f.agent(m.agent);
+    const size_t n = live.size();
+    if (m.isIds) {
+      std::vector<int> ids(n);
+      for (size_t i = 0; i < n; ++i) ids[i] = live[i].ids.empty() ? bosId_ : live[i].ids.back();
+      IVector v;
+      v.copyFromHost(ids.data(), 1, n);
+      agent->set(Matrix(), v, IVector(), PASS_TEST);
+      return;
+    }
+    const size_t width = agent->size();
+    if (t == 0 && !m.boot) {  // zeros or the activated boot bias
+      m.gathered.resize(n, width);
+      m.gathered.zero();
+      if (m.bootBias) {
+        std::vector<float> b(m.bootBias->value().data(), m.bootBias->value().data() + width);
+        activate(m.bootAct, b.data(), width);
+        for (size_t i = 0; i < n; ++i) std::copy(b.begin(), b.end(), m.gathered.row(i));
+      }
+      agent->set(m.gathered, IVector(), IVector(), PASS_TEST);
+      return;
+    }
+    const Argument& src = t == 0 ? m.boot->output() : frames_[(t - 1) % 2]->get(m.layer)->output();
+    std::vector<int> rows(n);
+    for (size_t i = 0; i < n; ++i) rows[i] = t == 0 ? live[i].sample : live[i].row;
+    if (!m.isSequence) {
+      m.gathered.resize(n, width);
+      for (size_t i = 0; i < n; ++i) std::copy(src.value.row(rows[i]), src.value.row(rows[i]) + width, m.gathered.row(i));
+      agent->set(m.gathered, IVector(), IVector(), PASS_TEST);
+      return;
+    }
+    // sequence memory: the whole sequence of each path's sample
+    PADDLE_ENFORCE(src.hasSeq(), DataError, "sequence memory '", m.layer, "' lost its sequence structure");
+    const int* s = src.seqStarts.data();
+    std::vector<int> starts(1, 0);
+    size_t total = 0;
+    for (int r : rows) total += s[r + 1] - s[r];
+    m.gathered.resize(total, width);
+    size_t at = 0;
+    for (int r : rows) {
+      for (int k = s[r]; k < s[r + 1]; ++k) std::copy(src.value.row(k), src.value.row(k) + width, m.gathered.row(at++));
+      starts.push_back(static_cast<int>(at));
+    }
+    m.gatheredStarts.copyFromHost(starts.data(), 1, starts.size());
+    agent->set(m.gathered, IVector(), m.gatheredStarts, PASS_TEST);
+  }
+
+  // Expands every live path by its best next ids and keeps, per sample, the
+  // beam_size best; finished ones move to `finished`.
+  std::vector<Path> expand(const std::vector<Path>& live, const Matrix& prob, bool lastFrame,
+                           std::vector<std::vector<Path>>& finished) {
+    const size_t vocab = prob.width();
+    PADDLE_ENFORCE(prob.height() == live.size(), DataError, "generating group '", name_, "': probability layer '",
+                   probLayer_, "' gave ", prob.height(), " rows for ", live.size(), " paths");
+    std::vector<Path> next;
+    std::vector<size_t> order(vocab);
+    for (size_t begin = 0; begin < live.size();) {
+      size_t end = begin;
+      while (end < live.size() && live[end].sample == live[begin].sample) ++end;
+      std::vector<Path> cand;
+      for (size_t i = begin; i < end; ++i) {
+        const float* p = prob.row(i);
+        for (size_t j = 0; j < vocab; ++j) order[j] = j;
+        size_t k = std::min(beamSize_, vocab);
+        std::partial_sort(order.begin(), order.begin() + k, order.end(),
+                          [&](size_t a, size_t b) { return p[a] > p[b]; });
+        for (size_t c = 0; c < k; ++c) {
+          Path q = live[i];
+          q.ids.push_back(static_cast<int>(order[c]));
+          q.score += logProb_ ? std::log(std::max(p[order[c]], 1e-30f)) : p[order[c]];
+          q.row = static_cast<int>(i);
+          cand.push_back(std::move(q));
+        }
+      }
+      std::stable_sort(cand.begin(), cand.end(), [](const Path& a, const Path& b) { return a.score > b.score; });
+      std::vector<Path>& done = finished[live[begin].sample];
+      size_t kept = 0;
+      for (Path& q : cand) {
+        if (kept == beamSize_) break;
+        ++kept;
+        if (q.ids.back() == eosId_ || lastFrame) done.push_back(std::move(q));
+        else next.push_back(std::move(q));
+      }
+      // Stop a sample once beam_size finished paths all beat its best live one:
+      // scores only fall as paths grow.
+      if (done.size() >= beamSize_) {
+        std::vector<double> scores;
+        for (const Path& d : done) scores.push_back(d.score);
+        std::nth_element(scores.begin(), scores.begin() + (beamSize_ - 1), scores.end(), std::greater<double>());
+        double worstKept = scores[beamSize_ - 1];
+        while (!next.empty() && next.back().sample == live[begin].sample && logProb_ &&
+               next.back().score <= worstKept) {
+          next.pop_back();  // the sample's live paths are at the back, best first
+        }
+      }
+      begin = end;
+    }
+    return next;
+  }
+
+  void writeResults(std::vector<std::vector<Path>>& finished) {
+    std::vector<int> ids, seqStarts(1, 0), subStarts(1, 0);
+    std::vector<float> scores;
+    for (auto& paths : finished) {
+      std::stable_sort(paths.begin(), paths.end(), [](const Path& a, const Path& b) { return a.score > b.score; });
+      for (size_t r = 0; r < std::min(numResults_, paths.size()); ++r) {
+        ids.insert(ids.end(), paths[r].ids.begin(), paths[r].ids.end());
+        subStarts.push_back(static_cast<int>(ids.size()));
+        scores.push_back(static_cast<float>(paths[r].score));
+      }
+      seqStarts.push_back(static_cast<int>(ids.size()));
+    }
+    Argument out;
+    out.ids.copyFromHost(ids.data(), 1, ids.size());
+    if (numResults_ > 1) {  // one sequence per sample, one sub-sequence per result
+      out.seqStarts.copyFromHost(seqStarts.data(), 1, seqStarts.size());
+      out.subSeqStarts.copyFromHost(subStarts.data(), 1, subStarts.size());
+    } else {
+      out.seqStarts.copyFromHost(subStarts.data(), 1, subStarts.size());
+    }
+    scores_.value.copyFromHost(scores.data(), scores.size(), 1);
+    auto it = parentLayers_->find(outLinks_[0].agent);
+    PADDLE_ENFORCE(it != parentLayers_->end(), ConfigError, "generating group '", name_, "': output layer '",
+                   outLinks_[0].agent, "' is missing");
+    Layer* target = it->second;
+    target->output() = out;
+  }
+
+ public:
+  // "scores": one log probability per generated result, in output order.
+  Argument* secondaryOutput(const std::string& name) override { return name == "scores" ? &scores_ : nullptr; }
+
+ private:
+  bool generating_ = false;
+  size_t beamSize_ = 1, maxFrames_ = 0, numResults_ = 1;
+  bool logProb_ = true;
+  std::string eosLayer_, probLayer_;
+  int eosId_ = -1, bosId_ = 0;
+  Argument scores_;
+
   const LayerMap* parentLayers_ = nullptr;
   ParameterMap* params_ = nullptr;
   std::vector<Json> innerConfigs_;
@@ -388,5 +619,32 @@ class RecurrentLayerGroup : public Layer {
 };
 
 REGISTER_LAYER("recurrent_layer_group", RecurrentLayerGroup);
+
+// "eos_id": 1 where the input id equals eos_id, else 0 (ends generated paths).
+class EosIdLayer : public Layer {
+ public:
+  using Layer::Layer;
+  void init(LayerContext& ctx) override {
+    Layer::init(ctx);
+    checkInputCount(1, 1);
+    eos_ = static_cast<int>(config_.getInt("eos_id", -1));
+    PADDLE_ENFORCE(eos_ >= 0, ConfigError, "needs eos_id >= 0");
+  }
+  void forward(PassType pass) override {
+    pass_ = pass;
+    const IVector& in = input(0).ids;
+    PADDLE_ENFORCE(in.size() == input(0).batchSize(), DataError, "input '", inputLayers()[0]->name(),
+                   "' must give ids");
+    output_.ids.resize(1, in.size());
+    for (size_t i = 0; i < in.size(); ++i) output_.ids.data()[i] = in.data()[i] == eos_ ? 1 : 0;
+    output_.seqStarts = input(0).seqStarts;
+  }
+  void backward() override {}
+
+ private:
+  int eos_ = -1;
+};
+
+REGISTER_LAYER("eos_id", EosIdLayer);
 
 }  // namespace paddle
