@@ -1,6 +1,7 @@
 #include "Evaluator.h"
 
 #include <algorithm>
+#include <fstream>
 #include <iostream>
 #include <sstream>
 
@@ -327,10 +328,97 @@ class Printer : public Evaluator {
     }
   }
   std::string toString() const override { return ""; }
+  bool isPrinter() const override { return true; }
 
  private:
   std::string what_;
   size_t numResults_;
+};
+
+// "seq_text_printer": writes generated (or any id) sequences as text, one
+// block per sample: its id, then "rank<TAB>score<TAB>words" per result (the
+// scores of a beam_search group, best first). Inputs: [ids] or [sample ids, ids].
+class SeqTextPrinter : public Evaluator {
+ public:
+  SeqTextPrinter(const Json& c, const GradientMachine& gm)
+      : Evaluator(c), delimited_(c.getBool("delimited", true)), resultFile_(c.getString("result_file", "")) {
+    needInputs(1, 2);
+    std::string dictFile = c.getString("dict_file", "");
+    if (!dictFile.empty()) {
+      std::ifstream in(dictFile);
+      PADDLE_ENFORCE(in.good(), ConfigError, "evaluator '", name_, "': cannot read dict_file '", dictFile, "'");
+      std::string line;
+      while (std::getline(in, line)) {
+        if (!line.empty() && line.back() == '\r') line.pop_back();
+        size_t tab = line.find_first_of(" \t");
+        dict_.push_back(tab == std::string::npos ? line : line.substr(0, tab));
+      }
+    }
+    for (auto& l : gm.layers()) {
+      if (l->secondaryOutput("scores")) scoreLayer_ = l.get();
+    }
+    if (!resultFile_.empty()) {
+      out_.open(resultFile_, std::ios::trunc);
+      PADDLE_ENFORCE(out_.good(), IOError, "evaluator '", name_, "': cannot write result_file '", resultFile_, "'");
+    }
+  }
+  bool isPrinter() const override { return true; }
+  std::string toString() const override { return ""; }
+
+  void eval(const GradientMachine& gm) override {
+    const Argument& gen = inputArg(gm, inputs_.size() - 1);
+    PADDLE_ENFORCE(gen.hasSeq() && gen.ids.size(), DataError, "evaluator '", name_, "': input '", inputs_.back(),
+                   "' must be id sequences");
+    std::vector<int> ids(gen.ids.size());
+    gen.ids.copyToHost(ids.data());
+    // results: the sub-sequences when nested (several per sample), else the sequences
+    const IVector& cut = gen.subSeqStarts.size() ? gen.subSeqStarts : gen.seqStarts;
+    std::vector<int> sampleIds;
+    if (inputs_.size() == 2) {
+      const Argument& sid = inputArg(gm, 0);
+      sampleIds.resize(sid.ids.size());
+      sid.ids.copyToHost(sampleIds.data());
+    }
+    std::vector<float> scores;
+    if (scoreLayer_) {
+      const Matrix& s = scoreLayer_->secondaryOutput("scores")->value;
+      scores.resize(s.size());
+      s.copyToHost(scores.data());
+    }
+    std::ostringstream os;
+    const int* seq = gen.seqStarts.data();
+    const int* c = cut.data();
+    size_t result = 0;
+    for (size_t sample = 0; sample + 1 < gen.seqStarts.size(); ++sample) {
+      os << (sample < sampleIds.size() ? sampleIds[sample] : static_cast<int>(count_ + sample)) << "\n";
+      for (size_t rank = 0; result + 1 < cut.size() && c[result] < seq[sample + 1]; ++rank, ++result) {
+        os << rank << "\t";
+        if (result < scores.size()) os << scores[result] << "\t";
+        for (int k = c[result]; k < c[result + 1]; ++k) {
+          if (k > c[result] && delimited_) os << " ";
+          int id = ids[k];
+          os << (id >= 0 && static_cast<size_t>(id) < dict_.size() ? dict_[id] : std::to_string(id));
+        }
+        os << "\n";
+      }
+      os << "\n";
+    }
+    count_ += gen.seqStarts.size() - 1;
+    if (out_.is_open()) {
+      out_ << os.str();
+      out_.flush();
+    } else {
+      std::cerr << os.str();
+    }
+  }
+
+ private:
+  bool delimited_;
+  std::string resultFile_;
+  std::vector<std::string> dict_;
+  Layer* scoreLayer_ = nullptr;
+  std::ofstream out_;
+  size_t count_ = 0;
 };
 
 }  // namespace
@@ -355,10 +443,11 @@ std::unique_ptr<Evaluator> Evaluator::create(const Json& config, const GradientM
   else if (type == "value_printer") e.reset(new Printer(config, "value"));
   else if (type == "gradient_printer") e.reset(new Printer(config, "gradient"));
   else if (type == "max_id_printer") e.reset(new Printer(config, "ids"));
+  else if (type == "seq_text_printer") e.reset(new SeqTextPrinter(config, gm));
   else
     throw ConfigError(str("evaluator '", name, "': unknown type '", type,
                           "' (known: classification_error, sum, last-column-sum, last-column-auc, "
-                          "precision_recall, pnpair, value_printer, gradient_printer, max_id_printer)"));
+                          "precision_recall, pnpair, value_printer, gradient_printer, max_id_printer, seq_text_printer)"));
   e->start();
   return e;
 }

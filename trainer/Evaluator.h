@@ -21,6 +21,9 @@ class Evaluator {
   virtual void eval(const GradientMachine& gm) = 0;  // accumulate one batch
   virtual double value() const { return denominator_ > 0 ? numerator_ / denominator_ : 0.0; }
   virtual std::string toString() const;
+  // Printers write what they see; the trainer runs one copy per pass kind
+  // (not a second one for the log-period statistics).
+  virtual bool isPrinter() const { return false; }
 
  protected:
   Argument& inputArg(const GradientMachine& gm, size_t i) const;

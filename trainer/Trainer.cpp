@@ -71,13 +71,13 @@ Trainer::Trainer(const std::string& json, const TrainerOptions& options)
     }
   }
   if (options.trainerCount > 1) math::setCpuThreads(1);  // one level of parallelism at a time
-  pass_ = makeStats();
-  period_ = makeStats();
-  test_ = makeStats();
+  pass_ = makeStats(true);
+  period_ = makeStats(false);
+  test_ = makeStats(true);
   randomizeParameters();
 }
 
-EvalStats Trainer::makeStats() const {
+EvalStats Trainer::makeStats(bool withPrinters) const {
   EvalStats s;
   const Json& model = config_["model_config"];
   // The root sub-model names the evaluators that run at the top level.
@@ -88,7 +88,9 @@ EvalStats Trainer::makeStats() const {
   for (const Json& ec : model["evaluators"].items()) {
     std::string name = ec.getString("name", "");
     bool use = wanted.empty() || std::find(wanted.begin(), wanted.end(), name) != wanted.end();
-    if (use) s.evaluators.push_back(Evaluator::create(ec, *machines_[0]));
+    if (!use) continue;
+    std::unique_ptr<Evaluator> e = Evaluator::create(ec, *machines_[0]);
+    if (withPrinters || !e->isPrinter()) s.evaluators.push_back(std::move(e));
   }
   return s;
 }

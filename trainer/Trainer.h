@@ -65,7 +65,7 @@ class Trainer {
   // Runs forward (and backward) on every replica over its share of the batch.
   void runReplicas(const std::vector<Argument>& inArgs, PassType pass);
   void accumulate(EvalStats& stats, int64_t numSamples);
-  EvalStats makeStats() const;
+  EvalStats makeStats(bool withPrinters) const;
 
   Json config_;
   TrainerOptions options_;

@@ -97,20 +97,6 @@ def test_group_outputs_a_sequence_usable_by_sequence_layers(tmp_path):
     gradient_check(gm, seq_slots([3, 4], seed=5), input_slots=[0], samples=8)
 
 
-def test_generation_config_is_refused_clearly(tmp_path):
-    with pytest.raises((ValueError, RuntimeError), match="generation|beam"):
-        build(tmp_path, """
-        src = data_layer(name='src', size=10)
-        def step(word):
-            mem = memory(name='dec', size=4)
-            h = fc_layer(input=[word, mem], size=4, name='dec')
-            return fc_layer(input=h, size=10, act=SoftmaxActivation())
-        out = beam_search(step=step, input=[GeneratedInput(size=10, embedding_name='emb', embedding_size=4)],
-                          bos_id=0, eos_id=1, beam_size=2, max_length=5)
-        outputs(out)
-        """)
-
-
 LSTM_PLAIN = """
 x = data_layer(name='x', size=3)
 y = data_layer(name='y', size=4)
