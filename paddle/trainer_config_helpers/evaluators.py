@@ -226,10 +226,8 @@ def seqtext_printer_evaluator(input,
                               dict_file=None,
                               delimited=None,
                               name=None):
-    inputs = _names(input, 'input', 'seqtext_printer_evaluator')
-    if id_input is not None:
-        inputs = _names(id_input, 'id_input',
-                        'seqtext_printer_evaluator') + inputs
+    _names(input, 'input', 'seqtext_printer_evaluator')  # type check
+    inputs = [input] if id_input is None else [id_input, input]
     evaluator_base(
         name=name,
         type='seq_text_printer',
