@@ -38,6 +38,7 @@ class FullyConnectedLayer : public Layer {
       PADDLE_ENFORCE(in.batchSize() == rows, DataError, "input '", inputs_[i]->name(), "' has ",
                      in.batchSize(), " rows, expected ", rows);
       if (in.value.empty() && !in.sparse.empty()) {
+        weight(i)->catchUpRows(in.sparse.activeCols(), in.sparse.nnz());  // sparse_update: pending decay
         math::sparseMul(in.sparse, weight(i)->value(), output_.value, i == 0 ? 0.0f : 1.0f);
       } else {
         PADDLE_ENFORCE(!in.value.empty(), DataError, "layer '", name_, "': input '", inputs_[i]->name(),
@@ -59,7 +60,7 @@ class FullyConnectedLayer : public Layer {
       Argument& in = input(i);
       Parameter* w = weight(i);
       if (in.value.empty() && !in.sparse.empty()) {
-        if (!w->isStatic()) math::sparseTransMulAdd(in.sparse, g, w->grad());
+        if (!w->isStatic()) math::sparseTransMulAdd(in.sparse, g, w->gradRows(in.sparse.activeCols(), in.sparse.nnz()));
         continue;  // sparse inputs are data: no input gradient
       }
       if (!w->isStatic()) math::gemm(in.value, true, g, false, w->grad(), 1.0f, 1.0f);

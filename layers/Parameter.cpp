@@ -1,5 +1,7 @@
 #include "Parameter.h"
 
+#include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <fstream>
 #include <vector>
@@ -36,6 +38,91 @@ Parameter::Parameter(const Json& config, bool useGpu)
   bufs_[PARAMETER_VALUE] = Matrix(rows_, cols_, useGpu);
   bufs_[PARAMETER_VALUE].zero();
   if (!isStatic_) buffer(PARAMETER_GRADIENT);
+  sparseUpdate_ = !isStatic_ && config.getBool("sparse_update", false);
+  if (sparseUpdate_) {
+    PADDLE_ENFORCE(!useGpu, UnsupportedError, "parameter '", name_, "': sparse_update is CPU-only");
+    rowMark_.assign(rows_, 0);
+    decayClock_.assign(rows_, 0);
+    stateClock_.assign(rows_, 0);
+  }
+}
+
+Matrix& Parameter::gradRows(const int* rows, size_t n) {
+  Matrix& g = bufs_[PARAMETER_GRADIENT];
+  if (!sparseUpdate_ || allRowsTouched_) return g;
+  for (size_t i = 0; i < n; ++i) {
+    int r = rows[i];
+    PADDLE_ENFORCE(r >= 0 && static_cast<size_t>(r) < rows_, DataError, "parameter '", name_, "': row ", r,
+                   " outside [0, ", rows_, ")");
+    if (!rowMark_[r]) {
+      rowMark_[r] = 1;
+      touched_.push_back(r);
+    }
+  }
+  return g;
+}
+
+void Parameter::setDecayClock(int64_t updates, float lr, bool perElementRate) {
+  decayUpdates_ = updates;
+  decayLr_ = lr;
+  decayPerElement_ = perElementRate;
+}
+
+void Parameter::catchUpRow(size_t r) {
+  const int64_t dt = decayUpdates_ - decayClock_[r];
+  decayClock_[r] = decayUpdates_;
+  const double l1 = decayRateL1(), l2 = decayRate();
+  if (dt <= 0 || (l1 <= 0 && l2 <= 0)) return;
+  float* w = value().row(r);
+  const float* rate = decayPerElement_ ? buffer(PARAMETER_LEARNING_RATE).row(r) : nullptr;
+  for (size_t j = 0; j < cols_; ++j) {
+    const double k = decayLr_ * (rate ? rate[j] : 1.0);
+    double x = w[j];
+    if (l1 > 0 && l2 > 0) {  // shrink then scale, once per missed update
+      for (int64_t s = 0; s < dt; ++s) {
+        x = x > k * l1 ? x - k * l1 : (x < -k * l1 ? x + k * l1 : 0.0);
+        x /= 1 + k * l2;
+      }
+    } else if (l1 > 0) {  // repeated shrinking = one shrink by the sum
+      double t = k * l1 * dt;
+      x = x > t ? x - t : (x < -t ? x + t : 0.0);
+    } else {
+      x /= std::pow(1 + k * l2, static_cast<double>(dt));
+    }
+    w[j] = static_cast<float>(x);
+  }
+}
+
+void Parameter::catchUpRows(const int* rows, size_t n) {
+  if (!sparseUpdate_) return;
+  for (size_t i = 0; i < n; ++i) {
+    if (rows[i] >= 0 && static_cast<size_t>(rows[i]) < rows_) catchUpRow(rows[i]);
+  }
+}
+
+void Parameter::catchUpAllRows() {
+  if (!sparseUpdate_) return;
+  for (size_t r = 0; r < rows_; ++r) catchUpRow(r);
+}
+
+void Parameter::resetRowClocks(int64_t updates) {
+  if (!sparseUpdate_) return;
+  decayUpdates_ = updates;
+  std::fill(decayClock_.begin(), decayClock_.end(), updates);
+  std::fill(stateClock_.begin(), stateClock_.end(), updates);
+}
+
+void Parameter::zeroGrad() {
+  Matrix& g = bufs_[PARAMETER_GRADIENT];
+  if (g.empty()) return;
+  if (sparseUpdate_ && !allRowsTouched_) {
+    for (int r : touched_) std::fill(g.row(r), g.row(r) + cols_, 0.0f);
+  } else {
+    g.zero();
+  }
+  for (int r : touched_) rowMark_[r] = 0;
+  touched_.clear();
+  allRowsTouched_ = false;
 }
 
 Matrix& Parameter::buffer(ParameterType type) {

@@ -57,14 +57,45 @@ class Parameter {
 
   // Value and gradient as [dims[0], dims[1]] (or [1, size] without 2-D dims).
   Matrix& value() { return bufs_[PARAMETER_VALUE]; }
-  Matrix& grad() { return bufs_[PARAMETER_GRADIENT]; }
+  // The gradient for a dense writer: with sparse_update this marks every row touched.
+  Matrix& grad() {
+    if (sparseUpdate_) allRowsTouched_ = true;
+    return bufs_[PARAMETER_GRADIENT];
+  }
+  // The gradient for a writer that touches only `rows` (embedding lookups,
+  // sparse input): with sparse_update only these rows are updated and cleared.
+  Matrix& gradRows(const int* rows, size_t n);
+
+  // sparse_update (v1 ParamAttr(sparse_update=True)): the optimizer updates
+  // only the rows touched by the batch, catching up their decay lazily.
+  bool sparseUpdate() const { return sparseUpdate_; }
+  bool allRowsTouched() const { return allRowsTouched_; }
+  const std::vector<int>& touchedRows() const { return touched_; }
+  size_t rows() const { return rows_; }
+  size_t cols() const { return cols_; }
+
+  // Lazy L1/L2 decay of sparse_update rows: the optimizer records how many
+  // updates have happened (and their rate); a row catches up on the decay of
+  // every update since its own last one right before it is read or updated,
+  // so it always holds exactly what decaying every row at every update gives
+  // (while the learning rate is constant).
+  void setDecayClock(int64_t updates, float lr, bool perElementRate);
+  void catchUpRows(const int* rows, size_t n);
+  void catchUpAllRows();
+  // After loading a checkpoint (taken with every row caught up): all rows are
+  // current as of `updates`.
+  void resetRowClocks(int64_t updates);
+  // Per-row count of rule applications, for optimizers whose state decays
+  // every update (rmsprop, decayed_adagrad).
+  std::vector<int64_t>& stateClock() { return stateClock_; }
   // Any other buffer, created zeroed with the value's shape on first use.
   Matrix& buffer(ParameterType type);
   bool hasBuffer(ParameterType type) const { return bufs_.count(type) > 0; }
 
   // Normal(mean, std), or uniform in [mean-std, mean+std] when initial_strategy is 1.
   void randomize(std::mt19937& rng);
-  void zeroGrad() { if (!grad().empty()) grad().zero(); }
+  // Clears the gradient (only the touched rows for sparse_update) and the marks.
+  void zeroGrad();
 
   // v1 binary format: int32 version 0, uint32 value size 4, uint64 count, then
   // floats. Other buffers (optimizer state) use the same format.
@@ -80,6 +111,15 @@ class Parameter {
   bool useGpu_;
   size_t rows_, cols_;
   std::map<int, Matrix> bufs_;
+  bool sparseUpdate_ = false;
+  bool allRowsTouched_ = false;
+  std::vector<int> touched_;
+  std::vector<unsigned char> rowMark_;
+  void catchUpRow(size_t r);
+  std::vector<int64_t> decayClock_, stateClock_;
+  int64_t decayUpdates_ = 0;
+  float decayLr_ = 0;
+  bool decayPerElement_ = false;
 };
 
 using ParameterPtr = std::shared_ptr<Parameter>;

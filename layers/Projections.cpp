@@ -21,6 +21,7 @@ class FullMatrixProjection : public Projection {
   }
   void forward(const Argument& in, Matrix& out) override {
     if (in.value.empty() && !in.sparse.empty()) {
+      w_->catchUpRows(in.sparse.activeCols(), in.sparse.nnz());
       math::sparseMul(in.sparse, w_->value(), out, 1.0f);
       return;
     }
@@ -29,7 +30,7 @@ class FullMatrixProjection : public Projection {
   }
   void backward(Argument& in, const Matrix& g) override {
     if (in.value.empty() && !in.sparse.empty()) {
-      if (!w_->isStatic()) math::sparseTransMulAdd(in.sparse, g, w_->grad());
+      if (!w_->isStatic()) math::sparseTransMulAdd(in.sparse, g, w_->gradRows(in.sparse.activeCols(), in.sparse.nnz()));
       return;
     }
     if (!w_->isStatic()) math::gemm(in.value, true, g, false, w_->grad(), 1.0f, 1.0f);
@@ -158,6 +159,7 @@ class TableProjection : public Projection {
                    "': table projection needs integer ids (integer_value input)");
     const int* ids = in.ids.data();
     const size_t n = outSize_;
+    w_->catchUpRows(ids, out.height());  // sparse_update: pending decay first
     for (size_t i = 0; i < out.height(); ++i) {
       PADDLE_ENFORCE(ids[i] >= 0 && static_cast<size_t>(ids[i]) < inSize_, DataError, "layer '", layer_,
                      "': sample ", i, " has id ", ids[i], ", outside the table [0, ", inSize_, ")");
@@ -170,8 +172,9 @@ class TableProjection : public Projection {
     if (w_->isStatic()) return;
     const int* ids = in.ids.data();
     const size_t n = outSize_;
+    Matrix& grad = w_->gradRows(ids, g.height());  // only the looked-up rows
     for (size_t i = 0; i < g.height(); ++i) {
-      float* __restrict gw = w_->grad().row(ids[i]);
+      float* __restrict gw = grad.row(ids[i]);
       const float* __restrict gy = g.row(i);
       for (size_t j = 0; j < n; ++j) gw[j] += gy[j];
     }

@@ -16,6 +16,9 @@ struct SparseMatrix {
   bool empty() const { return rowStarts.size() == 0; }
   size_t height() const { return empty() ? 0 : rowStarts.size() - 1; }
   bool binary() const { return values.empty(); }
+  // The column ids of this view's entries (its nonzeros), contiguous.
+  const int* activeCols() const { return cols.data() + rowStarts.data()[0]; }
+  size_t nnz() const { return empty() ? 0 : rowStarts.data()[height()] - rowStarts.data()[0]; }
   // A view of rows [begin, end): no copy.
   SparseMatrix rows(size_t begin, size_t end) const {
     SparseMatrix s = *this;

@@ -399,6 +399,7 @@ void ParameterUpdater::finishBatch() { u_->finishBatch(); }
 void ParameterUpdater::finishPass(size_t n) { u_->finishPass(static_cast<int64_t>(n)); }
 void ParameterUpdater::apply() { u_->apply(); }
 void ParameterUpdater::restore() { u_->restore(); }
+void ParameterUpdater::catchUp() { u_->catchUp(); }
 double ParameterUpdater::getLearningRate() const { return u_->learningRate(); }
 
 // ---------------------------------------------------------------- Trainer

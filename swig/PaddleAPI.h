@@ -210,6 +210,7 @@ class ParameterUpdater {
   void finishPass(size_t batchesInPass);
   void apply();    // ModelAverage: swap in the averaged weights
   void restore();  // ... and back
+  void catchUp();  // sparse_update: apply the decay untouched rows still owe
   double getLearningRate() const;
 
  private:

@@ -123,34 +123,86 @@ void ParameterUpdater::startBatch(int64_t batchSize) {
   lr_ = scheduled ? schedule_.rate(numSamples_, pass_) : baseLr_;
 }
 
+namespace {
+// The elements an update visits: all of them, or (sparse_update) the touched rows.
+struct Span {
+  const std::vector<int>* rows;  // null = every element
+  size_t cols, n;
+  bool gpu;
+
+  template <typename F>
+  void apply(const F& f) const {
+    if (!rows) {
+      run(f, n, gpu);
+      return;
+    }
+    for (int r : *rows) {
+      for (size_t i = r * cols, e = i + cols; i < e; ++i) f(i);
+    }
+  }
+  // Host-side visit of the same elements (statistics on host copies).
+  template <typename F>
+  void visitHost(const F& f) const {
+    if (!rows) {
+      for (size_t i = 0; i < n; ++i) f(i);
+      return;
+    }
+    for (int r : *rows) {
+      for (size_t i = r * cols, e = i + cols; i < e; ++i) f(i);
+    }
+  }
+  float maxAbs(const Matrix& m) const {
+    if (!rows) return ::paddle::maxAbs(m);
+    float v = 0;
+    visitHost([&](size_t i) { v = std::max(v, std::fabs(m.data()[i])); });
+    return v;
+  }
+};
+
+bool supportsSparse(const std::string& method) {
+  return method == "momentum" || method == "adagrad" || method == "rmsprop" || method == "decayed_adagrad";
+}
+}  // namespace
+
 void ParameterUpdater::update(Parameter& p) {
   if (p.isStatic()) return;
-  const size_t n = p.size();
-  const bool onGpu = p.useGpu();
+  const bool sparse = p.sparseUpdate();
+  Span span{sparse && !p.allRowsTouched() ? &p.touchedRows() : nullptr, p.cols(), p.size(), p.useGpu()};
+  Matrix& grad = p.buffer(PARAMETER_GRADIENT);  // (grad() would mark every row touched)
   float* w = p.value().data();
-  float* g = p.grad().data();
+  float* g = grad.data();
   if (recordGradStats_) {
-    std::vector<float> host(n);
-    p.grad().copyToHost(host.data());
     GradStats& st = gradStats_[p.name()];
     st = GradStats();
-    for (float x : host) {
-      st.avgAbs += std::fabs(x);
-      st.maxAbs = std::max<double>(st.maxAbs, std::fabs(x));
-    }
-    st.avgAbs /= std::max<size_t>(n, 1);
+    std::vector<float> host(p.size());
+    grad.copyToHost(host.data());
+    size_t count = 0;
+    span.visitHost([&](size_t i) {
+      st.avgAbs += std::fabs(host[i]);
+      st.maxAbs = std::max<double>(st.maxAbs, std::fabs(host[i]));
+      ++count;
+    });
+    st.avgAbs /= std::max<size_t>(count, 1);
   }
   double clip = p.clippingThreshold() > 0 ? p.clippingThreshold() : globalClip_;
-  if (clip > 0 && maxAbs(p.grad()) > clip) run(rule::Clip{g, static_cast<float>(clip)}, n, onGpu);
+  if (clip > 0 && span.maxAbs(grad) > clip) span.apply(rule::Clip{g, static_cast<float>(clip)});
 
   const float lr = static_cast<float>(lr_ * p.learningRate());
   const float mu = static_cast<float>(p.momentum());
   const float l1 = static_cast<float>(p.decayRateL1());
-  // With L1 on, decay moves out of the rule into a step after it (v1).
   const float l2 = static_cast<float>(p.decayRate());
-  const float decay = l1 > 0 ? 0.0f : l2;
+  // v1: with L1 on, or for sparse_update parameters, decay is a separate step
+  // after the rule (lazy for rows a batch did not touch); otherwise L2 is the
+  // rule's "+ decay * w" gradient term.
+  const bool postDecay = l1 > 0 || sparse;
+  const float decay = postDecay ? 0.0f : l2;
   PADDLE_ENFORCE(!(l1 > 0 && mu != 0), ConfigError, "parameter '", p.name(),
                  "': L1 decay (decay_rate_l1) cannot be combined with momentum");
+  if (sparse) {
+    PADDLE_ENFORCE(supportsSparse(method_), ConfigError, "parameter '", p.name(), "': learning_method '", method_,
+                   "' does not support sparse_update (use momentum 0, adagrad, rmsprop or decayed_adagrad)");
+    PADDLE_ENFORCE(mu == 0, ConfigError, "parameter '", p.name(), "': sparse_update needs momentum 0");
+  }
   auto seen = updateCount_.find(&p);
   if (seen == updateCount_.end()) {
     params_.push_back(&p);
@@ -158,12 +210,13 @@ void ParameterUpdater::update(Parameter& p) {
     seen = updateCount_.emplace(&p, pending == pendingCounts_.end() ? 0 : pending->second).first;
   }
   int64_t count = seen->second++;
+  if (sparse) catchUpState(p, span.rows, count);  // rows skipped by earlier updates
   auto buf = [&](ParameterType t) { return p.buffer(t).data(); };
   float* rate = nullptr;  // per-element rate of the AdaGrad family
 
   const float rho = static_cast<float>(rho_), eps = static_cast<float>(eps_);
   if (method_ == "momentum") {
-    run(rule::Momentum{w, buf(PARAMETER_MOMENTUM), g, lr, mu, decay}, n, onGpu);
+    span.apply(rule::Momentum{w, buf(PARAMETER_MOMENTUM), g, lr, mu, decay});
   } else if (method_ == "adagrad") {
     float* sum0 = buf(PARAMETER_GRADIENT_SQURESUM);
     float* sum1 = buf(PARAMETER_GRADIENT_SQURESUM1);
@@ -173,36 +226,74 @@ void ParameterUpdater::update(Parameter& p) {
       s1.zero();
     }
     rate = buf(PARAMETER_LEARNING_RATE);
-    run(rule::AdaGrad{w, buf(PARAMETER_MOMENTUM), sum0, sum1, rate, g, lr, mu, decay, eps}, n, onGpu);
+    span.apply(rule::AdaGrad{w, buf(PARAMETER_MOMENTUM), sum0, sum1, rate, g, lr, mu, decay, eps});
   } else if (method_ == "adadelta") {
     rate = buf(PARAMETER_LEARNING_RATE);
-    run(rule::AdaDelta{w, buf(PARAMETER_MOMENTUM), buf(PARAMETER_GRADIENT_SQURESUM),
-                       buf(PARAMETER_GRADIENT_SQURESUM1), rate, g, lr, mu, decay, rho, eps}, n, onGpu);
+    span.apply(rule::AdaDelta{w, buf(PARAMETER_MOMENTUM), buf(PARAMETER_GRADIENT_SQURESUM),
+                              buf(PARAMETER_GRADIENT_SQURESUM1), rate, g, lr, mu, decay, rho, eps});
   } else if (method_ == "rmsprop") {
     rate = buf(PARAMETER_LEARNING_RATE);
-    run(rule::RMSProp{w, buf(PARAMETER_MOMENTUM), buf(PARAMETER_GRADIENT_SQURESUM),
-                      buf(PARAMETER_GRADIENT_SQURESUM1), rate, g, lr, mu, decay, rho, eps, count == 0},
-        n, onGpu);
+    span.apply(rule::RMSProp{w, buf(PARAMETER_MOMENTUM), buf(PARAMETER_GRADIENT_SQURESUM),
+                             buf(PARAMETER_GRADIENT_SQURESUM1), rate, g, lr, mu, decay, rho, eps, count == 0});
+    if (sparse) markStateCurrent(p, span.rows, count + 1);
   } else if (method_ == "decayed_adagrad") {
     rate = buf(PARAMETER_LEARNING_RATE);
-    run(rule::DecayedAdaGrad{w, buf(PARAMETER_MOMENTUM), buf(PARAMETER_GRADIENT_SQURESUM), rate, g, lr,
-                             mu, decay, rho, eps, count == 0},
-        n, onGpu);
+    span.apply(rule::DecayedAdaGrad{w, buf(PARAMETER_MOMENTUM), buf(PARAMETER_GRADIENT_SQURESUM), rate, g, lr, mu,
+                                    decay, rho, eps, count == 0});
+    if (sparse) markStateCurrent(p, span.rows, count + 1);
   } else if (method_ == "adam") {
     const double t = static_cast<double>(step_);
     const float alpha = static_cast<float>(lr * std::sqrt(1 - std::pow(beta2_, t)) / (1 - std::pow(beta1_, t)));
-    run(rule::Adam{w, buf(PARAMETER_MOMENTUM), buf(PARAMETER_SECOND_MOMENTUM), g, alpha,
-                   static_cast<float>(beta1_), static_cast<float>(beta2_), static_cast<float>(adamEps_)},
-        n, onGpu);
+    span.apply(rule::Adam{w, buf(PARAMETER_MOMENTUM), buf(PARAMETER_SECOND_MOMENTUM), g, alpha,
+                          static_cast<float>(beta1_), static_cast<float>(beta2_), static_cast<float>(adamEps_)});
   } else {  // adamax
     const float step = static_cast<float>(lr / (1 - std::pow(beta1_, static_cast<double>(step_))));
-    run(rule::Adamax{w, buf(PARAMETER_MOMENTUM), buf(PARAMETER_WEIGHTED_INFINITY_NORM), g, step,
-                     static_cast<float>(beta1_), static_cast<float>(beta2_)},
-        n, onGpu);
+    span.apply(rule::Adamax{w, buf(PARAMETER_MOMENTUM), buf(PARAMETER_WEIGHTED_INFINITY_NORM), g, step,
+                            static_cast<float>(beta1_), static_cast<float>(beta2_)});
   }
-  if (l1 > 0) run(rule::L1L2Decay{w, rate, lr, l1, l2}, n, onGpu);
+  if (sparse) {
+    // This update's decay: touched rows now, the others when next read (lazily).
+    p.setDecayClock(count + 1, lr, rate != nullptr);
+    if (span.rows) p.catchUpRows(span.rows->data(), span.rows->size());
+    else p.catchUpAllRows();
+  } else if (postDecay && (l1 > 0 || l2 > 0)) {
+    span.apply(rule::L1L2Decay{w, rate, lr, l1, l2});
+  }
   if (averaging()) math::axpby(1.0f, p.value(), 1.0f, p.buffer(PARAMETER_SUM1));
   p.zeroGrad();
+}
+
+void ParameterUpdater::catchUp() {
+  for (Parameter* p : params_) {
+    if (!p->sparseUpdate()) continue;
+    p->catchUpAllRows();
+    catchUpState(*p, nullptr, updateCount_.at(p));
+  }
+}
+
+// rmsprop / decayed_adagrad decay their accumulators at every update; a row
+// skipped by `missed` updates gets rho^missed at once before its next update.
+void ParameterUpdater::catchUpState(Parameter& p, const std::vector<int>* rows, int64_t now) {
+  if (method_ != "rmsprop" && method_ != "decayed_adagrad") return;
+  std::vector<int64_t>& clock = p.stateClock();
+  float* sq = p.buffer(PARAMETER_GRADIENT_SQURESUM).data();
+  float* mean = method_ == "rmsprop" ? p.buffer(PARAMETER_GRADIENT_SQURESUM1).data() : nullptr;
+  const size_t cols = p.cols();
+  auto row = [&](size_t r) {
+    int64_t missed = now - clock[r];
+    clock[r] = now;
+    if (missed <= 0) return;
+    const float f = static_cast<float>(std::pow(rho_, static_cast<double>(missed)));
+    for (size_t i = r * cols, e = i + cols; i < e; ++i) {
+      sq[i] *= f;
+      if (mean) mean[i] *= f;
+    }
+  };
+  if (rows) {
+    for (int r : *rows) row(r);
+  } else {
+    for (size_t r = 0; r < p.rows(); ++r) row(r);
+  }
 }
 
 namespace {
@@ -264,10 +355,10 @@ void ParameterUpdater::restore() {
 std::vector<ParameterType> ParameterUpdater::stateBuffers() const {
   std::vector<ParameterType> b;
   if (method_ == "momentum") b = {PARAMETER_MOMENTUM};
-  else if (method_ == "adagrad") b = {PARAMETER_MOMENTUM, PARAMETER_GRADIENT_SQURESUM, PARAMETER_GRADIENT_SQURESUM1};
-  else if (method_ == "adadelta" || method_ == "rmsprop")
-    b = {PARAMETER_MOMENTUM, PARAMETER_GRADIENT_SQURESUM, PARAMETER_GRADIENT_SQURESUM1};
-  else if (method_ == "decayed_adagrad") b = {PARAMETER_MOMENTUM, PARAMETER_GRADIENT_SQURESUM};
+  // (the per-element rate of the AdaGrad family: lazy decay of sparse rows reads it)
+  else if (method_ == "adagrad" || method_ == "adadelta" || method_ == "rmsprop")
+    b = {PARAMETER_MOMENTUM, PARAMETER_GRADIENT_SQURESUM, PARAMETER_GRADIENT_SQURESUM1, PARAMETER_LEARNING_RATE};
+  else if (method_ == "decayed_adagrad") b = {PARAMETER_MOMENTUM, PARAMETER_GRADIENT_SQURESUM, PARAMETER_LEARNING_RATE};
   else if (method_ == "adam") b = {PARAMETER_MOMENTUM, PARAMETER_SECOND_MOMENTUM};
   else if (method_ == "adamax") b = {PARAMETER_MOMENTUM, PARAMETER_WEIGHTED_INFINITY_NORM};
   if (averaging()) {  // saved weights are averaged: keep the trained ones too

@@ -2,6 +2,7 @@
 // rules (momentum, adagrad, adadelta, rmsprop, decayed_adagrad, adam, adamax),
 // gradient clipping and L1/L2 decay, reading v1's OptimizationConfig.
 #pragma once
+#include <algorithm>
 #include <cstdint>
 #include <string>
 #include <unordered_map>
@@ -38,6 +39,9 @@ class ParameterUpdater {
   void update(Parameter& p);
   // Advances the time step and the model-average window.
   void finishBatch();
+  // Applies the decay that sparse_update rows still owe (v1 catchUpWith); the
+  // trainer calls it before testing and saving.
+  void catchUp();
   // v1: an unset max_average_window becomes the number of batches of a pass.
   void finishPass(int64_t batchesInPass);
 
@@ -62,10 +66,26 @@ class ParameterUpdater {
   // that a resumed run continues exactly where a saved one stopped.
   std::string stateJson() const;
   void loadStateJson(const std::string& json);
+  // After loadStateJson: the loaded update count of p (0 if unknown).
+  int64_t loadedUpdates(const Parameter& p) const {
+    auto it = pendingCounts_.find(p.name());
+    return it == pendingCounts_.end() ? 0 : it->second;
+  }
   // Buffers that carry optimizer state across batches for this method.
   std::vector<ParameterType> stateBuffers() const;
 
  private:
+  void catchUpState(Parameter& p, const std::vector<int>* rows, int64_t now);
+  // The updated rows' accumulators include update `now`.
+  static void markStateCurrent(Parameter& p, const std::vector<int>* rows, int64_t now) {
+    std::vector<int64_t>& clock = p.stateClock();
+    if (rows) {
+      for (int r : *rows) clock[r] = now;
+    } else {
+      std::fill(clock.begin(), clock.end(), now);
+    }
+  }
+
   std::string method_;
   LearningRateSchedule schedule_;
   double baseLr_, rho_, eps_, beta1_, beta2_, adamEps_, globalClip_;

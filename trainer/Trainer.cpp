@@ -105,6 +105,7 @@ void Trainer::loadParameters(const std::string& dir) {
 }
 
 void Trainer::saveParameters(const std::string& dir) {
+  updater_.catchUp();
   updater_.apply();
   try {
     for (auto& p : machines_[0]->parameters()) p->save(dir + "/" + p->name());
@@ -124,6 +125,7 @@ const char* bufferName(ParameterType t) {
     case PARAMETER_GRADIENT_SQURESUM: return "gradient_squaresum";
     case PARAMETER_GRADIENT_SQURESUM1: return "gradient_squaresum1";
     case PARAMETER_WEIGHTED_INFINITY_NORM: return "infinity_norm";
+    case PARAMETER_LEARNING_RATE: return "learning_rate";
     case PARAMETER_SUM1: return "sum1";
     case PARAMETER_SUM2: return "sum2";
     case PARAMETER_SUM3: return "sum3";
@@ -154,6 +156,7 @@ void Trainer::loadOptimizerState(const std::string& dir) {
       std::string path = dir + "/" + p->name() + "." + bufferName(t);
       if (std::ifstream(path).good()) p->load(path, t);  // absent for static parameters
     }
+    p->resetRowClocks(updater_.loadedUpdates(*p));  // saved caught up
   }
 }
 
@@ -173,6 +176,7 @@ void Trainer::startPass(int pass) {
 void Trainer::finishPass() { updater_.finishPass(batchesInPass_); }
 
 void Trainer::startTest() {
+  updater_.catchUp();
   updater_.apply();
   test_.start();
 }

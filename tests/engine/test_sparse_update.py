@@ -1,0 +1,128 @@
+"""ParamAttr(sparse_update=True): only the rows a batch touched are updated,
+with their L1/L2 decay caught up lazily and exactly."""
+import json
+
+import numpy as np
+import pytest
+
+from netbuilder import Net, make_args
+from py_paddle import swig_paddle as api
+
+VOCAB, DIM, BATCH = 50, 3, 6
+
+
+def embedding_trainer(method, sparse, decay=0.0, l1=0.0, lr=0.1):
+    net = Net()
+    ids = net.data("ids", VOCAB)
+    y = net.data("y", 2)
+    net.mixed("emb", DIM, [(ids, VOCAB, "table", DIM, {})])
+    for p in net.params:
+        if p["name"] == "_emb.w0":
+            p.update(sparse_update=sparse, decay_rate=decay, decay_rate_l1=l1, initial_std=1.0)
+    out = net.fc("out", [("emb", DIM)], 2, act="", std=0.5)
+    net.output(net.layer("cost", "square_error", 1, [out, y], coeff=1.0))
+    opt = {"batch_size": BATCH, "learning_method": method, "learning_rate": lr}
+    return api.Trainer.create(json.dumps({"model_config": net.config(), "opt_config": opt}), False, 1, 1)
+
+
+def table(trainer):
+    return trainer.getGradientMachine().getParameterByName("_emb.w0").getBuf(0).copyToNumpyArray().reshape(VOCAB, DIM)
+
+
+def batches(n, seed=0, low=0, high=VOCAB):
+    rng = np.random.RandomState(seed)
+    return [[rng.randint(low, high, BATCH).astype(np.int32), rng.randn(BATCH, 2).astype(np.float32)]
+            for _ in range(n)]
+
+
+@pytest.mark.parametrize("method", ["momentum", "adagrad", "rmsprop", "decayed_adagrad"])
+def test_sparse_rows_match_dense_update(method):
+    dense, sparse = embedding_trainer(method, False), embedding_trainer(method, True)
+    for t in (dense, sparse):
+        t.startTrainPass(0)
+        for b in batches(8, high=20):  # rows 20.. are never touched
+            t.trainOneDataBatch(BATCH, make_args(b))
+    if method == "momentum":  # plain SGD: untouched rows are bit-identical to their initial value
+        fresh = embedding_trainer(method, True)
+        np.testing.assert_array_equal(table(sparse)[20:], table(fresh)[20:])
+    np.testing.assert_allclose(table(sparse), table(dense), rtol=1e-5, atol=1e-6)
+
+
+@pytest.mark.parametrize("l2,l1", [(0.3, 0.0), (0.0, 0.05), (0.2, 0.02)])
+def test_lazy_decay_is_exact(l2, l1):
+    """Decay of untouched rows, caught up lazily, equals decaying every row every step."""
+    lr = 0.1
+    t = embedding_trainer("momentum", True, decay=l2, l1=l1, lr=lr)
+    gm = t.getGradientMachine()
+    w = table(t).astype(np.float64)
+    out_w = gm.getParameterByName("_out.w0").getBuf(0).copyToNumpyArray().reshape(DIM, 2).astype(np.float64)
+    out_b = gm.getParameterByName("_out.wbias").getBuf(0).copyToNumpyArray().astype(np.float64)
+    t.startTrainPass(0)
+    for ids, y in batches(10, seed=3, high=25):
+        # reference: SGD on the touched rows, then every row decays (v1 post-step decay)
+        pred = w[ids] @ out_w + out_b
+        g_out = 2 * (pred - y)
+        g_emb = np.zeros_like(w)
+        np.add.at(g_emb, ids, g_out @ out_w.T)
+        out_w -= lr * (w[ids].T @ g_out)
+        out_b -= lr * g_out.sum(0)
+        w = w - lr * g_emb
+        w = np.sign(w) * np.maximum(np.abs(w) - lr * l1, 0)
+        w = w / (1 + lr * l2)
+        t.trainOneDataBatch(BATCH, make_args([ids, y]))
+    t.startTestPeriod()  # catches the untouched rows up
+    t.finishTestPeriod()
+    np.testing.assert_allclose(table(t), w, rtol=2e-4, atol=1e-5)
+
+
+def test_sparse_update_rejected_with_adam():
+    t = embedding_trainer("adam", True)
+    t.startTrainPass(0)
+    with pytest.raises(ValueError, match="does not support sparse_update"):
+        t.trainOneDataBatch(BATCH, make_args(batches(1)[0]))
+
+
+def test_large_table_updates_only_touched_rows():
+    vocab, dim = 1000000, 64
+    net = Net()
+    ids = net.data("ids", vocab)
+    net.mixed("emb", dim, [(ids, vocab, "table", dim, {})])
+    net.params[-1]["sparse_update"] = True
+    y = net.data("y", dim)
+    net.output(net.layer("cost", "square_error", 1, ["emb", y], coeff=1.0))
+    opt = {"batch_size": 512, "learning_method": "adagrad", "learning_rate": 0.05}
+    t = api.Trainer.create(json.dumps({"model_config": net.config(), "opt_config": opt}), False, 1, 1)
+    p = t.getGradientMachine().getParameterByName("_emb.w0")
+    before = p.getBuf(0).copyToNumpyArray().reshape(vocab, dim)
+    rng = np.random.RandomState(0)
+    touched = rng.randint(0, vocab, 512).astype(np.int32)
+    t.startTrainPass(0)
+    t.trainOneDataBatch(512, make_args([touched, rng.randn(512, dim).astype(np.float32)]))
+    after = p.getBuf(0).toNumpyArrayInplace().reshape(vocab, dim)
+    changed = np.flatnonzero(np.any(after != before, axis=1))
+    assert set(changed) == set(touched)
+    assert not p.getBuf(api.PARAMETER_GRADIENT).toNumpyArrayInplace().any()
+
+
+def test_resume_with_sparse_rows_matches_uninterrupted(tmp_path):
+    data = batches(12, seed=5, high=30)
+    full = embedding_trainer("rmsprop", True, decay=0.1, lr=0.05)
+    full.startTrainPass(0)
+    for b in data:
+        full.trainOneDataBatch(BATCH, make_args(b))
+    first = embedding_trainer("rmsprop", True, decay=0.1, lr=0.05)
+    first.startTrainPass(0)
+    for b in data[:6]:
+        first.trainOneDataBatch(BATCH, make_args(b))
+    first.saveParameters(str(tmp_path))
+    first.saveOptimizerState(str(tmp_path))
+    resumed = embedding_trainer("rmsprop", True, decay=0.1, lr=0.05)
+    resumed.loadParameters(str(tmp_path))
+    resumed.loadOptimizerState(str(tmp_path))
+    resumed.startTrainPass(1)
+    for b in data[6:]:
+        resumed.trainOneDataBatch(BATCH, make_args(b))
+    for t in (full, resumed):
+        t.startTestPeriod()
+        t.finishTestPeriod()
+    np.testing.assert_allclose(table(resumed), table(full), rtol=1e-5, atol=1e-6)
