@@ -504,16 +504,17 @@ class CtcEditDistance : public Evaluator {
     const int blank = static_cast<int>(m.cols) - 1;
     const int* os = out.seqStarts.data();
     const int* ls = lab.seqStarts.data();
+    std::vector<int>& rec = rec_;
     for (size_t k = 0; k + 1 < out.seqStarts.size(); ++k) {
-      std::vector<int> rec;
+      rec.clear();
       int prev = -1;
       for (int r = os[k]; r < os[k + 1]; ++r) {
         int c = predictedClass(m.row(r), m.cols, 0.5f);
         if (c != blank && (rec.empty() || c != rec.back() || prev == blank)) rec.push_back(c);
         prev = c;
       }
-      std::vector<int> gt(label.begin() + ls[k], label.begin() + ls[k + 1]);
-      align(gt, rec);
+      gt_.assign(label.begin() + ls[k], label.begin() + ls[k + 1]);
+      align(gt_, rec);
       denominator_ += 1;
     }
   }
@@ -569,7 +570,7 @@ class CtcEditDistance : public Evaluator {
   }
 
   double del_ = 0, ins_ = 0, sub_ = 0, seqErr_ = 0;
-  std::vector<int> d_;
+  std::vector<int> d_, rec_, gt_;  // reused across sequences
 };
 
 }  // namespace
