@@ -4,7 +4,7 @@ import json
 import numpy as np
 import pytest
 
-from netbuilder import Net, make_args
+from netbuilder import Net, Seq, make_args
 from py_paddle import swig_paddle as api
 
 
@@ -19,7 +19,9 @@ def run_evaluators(evaluators, slots_batches, sizes):
     t = api.Trainer.create(json.dumps({"model_config": model, "opt_config": {"batch_size": 10}}), False, 1, 1)
     t.startTestPeriod()
     for slots in slots_batches:
-        t.testOneDataBatch(len(slots[0]), make_args(slots))
+        first = slots[0]
+        n = len(first.starts) - 1 if isinstance(first, Seq) else len(first)
+        t.testOneDataBatch(n, make_args(slots))
     t.finishTestPeriod()
     return t
 
@@ -118,3 +120,125 @@ def test_printers_do_not_touch_the_eval_line(capfd):
 def test_unknown_evaluator_is_a_config_error():
     with pytest.raises(ValueError, match="evaluator 'e': unknown type 'f1'"):
         run_evaluators([{"name": "e", "type": "f1", "input_layers": ["x"]}], [], [("x", 2)])
+
+
+# ------------------------------------------------------------------ chunk
+
+SCHEME_TAGS = {"IOB": "BI", "IOE": "IE", "IOBES": "BIES", "plain": "I"}
+
+
+def conll_chunks(ids, scheme, n_types):
+    """(begin, end, type) chunks of one tag-id sequence, conlleval-style."""
+    letters = SCHEME_TAGS[scheme]
+    tags = []
+    for i in ids:
+        t, k = divmod(int(i), len(letters))
+        tags.append(("O", None) if t == n_types else (letters[k], t))
+
+    def ends(prev, cur):
+        (p, pt), (c, ct) = prev, cur
+        if p == "O":
+            return False
+        if c == "O" or pt != ct or p in "ES":
+            return True
+        return c in "BS"
+
+    def starts(prev, cur):
+        (p, pt), (c, ct) = prev, cur
+        if c == "O":
+            return False
+        if p == "O" or pt != ct or c in "BS":
+            return True
+        return p in "ES"
+
+    out, begin, prev = [], None, ("O", None)
+    for i, cur in enumerate(tags):
+        if begin is not None and ends(prev, cur):
+            out.append((begin, i - 1, prev[1]))
+            begin = None
+        if starts(prev, cur):
+            begin = i
+        prev = cur
+    if begin is not None:
+        out.append((begin, len(tags) - 1, prev[1]))
+    return out
+
+
+@pytest.mark.parametrize("scheme", ["IOB", "IOE", "IOBES", "plain"])
+@pytest.mark.parametrize("excluded", [[], [1]])
+def test_chunk_evaluator_matches_conlleval_reference(scheme, excluded):
+    rng = np.random.RandomState(len(scheme) + 7 * len(excluded))
+    n_types = 3
+    n_ids = n_types * len(SCHEME_TAGS[scheme]) + 1
+    batches, lab_chunks, out_chunks = [], [], []
+    for _ in range(3):
+        lengths = rng.randint(1, 9, 6)
+        starts = np.concatenate([[0], np.cumsum(lengths)]).astype(np.int32)
+        label = rng.randint(0, n_ids, starts[-1]).astype(np.int32)
+        out = np.where(rng.rand(starts[-1]) < 0.8, label, rng.randint(0, n_ids, starts[-1])).astype(np.int32)
+        batches.append([Seq(out, starts), Seq(label, starts)])
+        for b, e in zip(starts[:-1], starts[1:]):
+            lab_chunks.append(conll_chunks(label[b:e], scheme, n_types))
+            out_chunks.append(conll_chunks(out[b:e], scheme, n_types))
+    ev = {"name": "chunk", "type": "chunk", "input_layers": ["out", "label"], "chunk_scheme": scheme,
+          "num_chunk_types": n_types}
+    if excluded:
+        ev["excluded_chunk_types"] = excluded
+    t = run_evaluators([ev], batches, [("out", n_ids), ("label", n_ids)])
+    keep = lambda cs: [c for c in cs if c[2] not in excluded]
+    n_lab = sum(len(keep(c)) for c in lab_chunks)
+    n_out = sum(len(keep(c)) for c in out_chunks)
+    n_ok = sum(len(set(keep(o)) & set(keep(l))) for o, l in zip(out_chunks, lab_chunks))
+    p, r = n_ok / n_out, n_ok / n_lab
+    assert t.getTestEvalValues()[0] == pytest.approx(2 * p * r / (p + r), rel=1e-6)
+    text = t.getTestEval()
+    assert "true_chunks=%d result_chunks=%d correct_chunks=%d" % (n_lab, n_out, n_ok) in text
+    assert "precision=%.4g" % p in text or abs(float(text.split("precision=")[1].split()[0]) - p) < 1e-5
+
+
+def test_chunk_evaluator_config_and_data_errors():
+    starts = np.array([0, 2], np.int32)
+    ok = [Seq(np.array([0, 1], np.int32), starts), Seq(np.array([0, 9], np.int32), starts)]
+    ev = {"name": "c", "type": "chunk", "input_layers": ["out", "label"], "chunk_scheme": "IOB"}
+    with pytest.raises(ValueError, match="num_chunk_types"):
+        run_evaluators([ev], [ok], [("out", 10), ("label", 10)])
+    ev["num_chunk_types"] = 2
+    with pytest.raises(ValueError, match="sequence 0 label token 1 is 9"):
+        run_evaluators([ev], [ok], [("out", 10), ("label", 10)])
+    ev["chunk_scheme"] = "BIO"
+    with pytest.raises(ValueError, match="chunk_scheme"):
+        run_evaluators([ev], [ok], [("out", 10), ("label", 10)])
+
+
+# ------------------------------------------------------------- ctc_edit_distance
+
+def levenshtein(a, b):
+    d = np.arange(len(b) + 1)
+    for i in range(1, len(a) + 1):
+        prev, d[0] = d.copy(), i
+        for j in range(1, len(b) + 1):
+            d[j] = min(prev[j] + 1, d[j - 1] + 1, prev[j - 1] + (a[i - 1] != b[j - 1]))
+    return d[-1]
+
+
+def test_ctc_edit_distance_matches_reference():
+    rng = np.random.RandomState(4)
+    k = 4  # classes, blank = 3
+    frames = [5, 1, 7, 3, 4]
+    fs = np.concatenate([[0], np.cumsum(frames)]).astype(np.int32)
+    probs = softmax_rows(rng, fs[-1], k)
+    labels = [list(rng.randint(0, k - 1, n)) for n in [3, 1, 0, 2, 4]]
+    ls = np.concatenate([[0], np.cumsum([len(l) for l in labels])]).astype(np.int32)
+    ids = np.array([c for l in labels for c in l], np.int32)
+    t = run_evaluators([{"name": "ctc", "type": "ctc_edit_distance", "input_layers": ["p", "y"]}],
+                       [[Seq(probs, fs), Seq(ids, ls)]], [("p", k), ("y", k)])
+    errs, wrong = [], 0
+    for s in range(len(frames)):
+        best = probs[fs[s]:fs[s + 1]].argmax(1)
+        dec = [c for i, c in enumerate(best) if c != k - 1 and (i == 0 or c != best[i - 1])]
+        dist = levenshtein(labels[s], dec)
+        n = max(len(labels[s]), len(dec))
+        errs.append(dist / n if n else 0.0)
+        wrong += dist != 0
+    assert t.getTestEvalValues()[0] == pytest.approx(np.mean(errs), rel=1e-6)
+    assert "sequence_error=%g" % (wrong / len(frames)) in t.getTestEval()
