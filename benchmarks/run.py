@@ -18,6 +18,11 @@ import statistics
 import subprocess
 import sys
 import time
+import glob
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+if glob.glob(os.path.join(ROOT, "py_paddle", "_swig_paddle*.so")):  # IN_TREE: engine built in place
+    sys.path.insert(0, ROOT)
 
 import numpy as np
 
