@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cfloat>
 #include <cmath>
+#include <random>
 #include <string>
 #include <vector>
 
@@ -529,6 +530,147 @@ class LambdaCost : public FreeCostLayer {
   std::vector<int> order_;
 };
 
+// "nce": noise-contrastive estimation (v1). Inputs: features x_1..x_k (weight i: [num_classes,
+// size_i]), the label ids, optionally a per-sample weight (size 1). Each sample is scored on its
+// label and on num_neg_samples noise classes drawn uniformly or from neg_sampling_dist:
+// o = act(b[c] + sum_i W_i[c] . x_i); with q = num_neg_samples * P_noise(c), the cost is
+// -log(o / (o + q)) for the label and -log(q / (o + q)) for each noise class (times the
+// sample weight). Gradient checks (PASS_GC) draw the same noise classes at every forward.
+class NceCost : public FreeCostLayer {
+ public:
+  using FreeCostLayer::FreeCostLayer;
+
+  void init(LayerContext& ctx) override {
+    FreeCostLayer::init(ctx);
+    const int64_t n = config_.getInt("num_classes", 0);
+    PADDLE_ENFORCE(n >= 2, ConfigError, "nce layer '", name_, "': num_classes must be >= 2, got ", n);
+    numClasses_ = static_cast<size_t>(n);
+    numNeg_ = static_cast<int>(config_.getInt("num_neg_samples", 10));
+    PADDLE_ENFORCE(numNeg_ > 0, ConfigError, "nce layer '", name_, "': num_neg_samples must be positive, got ",
+                   numNeg_);
+    numIn_ = 0;
+    while (numIn_ < inputs_.size() && weight(numIn_)) ++numIn_;
+    PADDLE_ENFORCE(numIn_ >= 1 && numIn_ < inputs_.size() && inputs_.size() <= numIn_ + 2, ConfigError,
+                   "nce layer '", name_, "': inputs must be features (with weights), the label, and optionally "
+                   "a sample weight; got ", inputs_.size(), " inputs of which ", numIn_, " have weights");
+    for (size_t i = 0; i < numIn_; ++i) {
+      PADDLE_ENFORCE(weight(i)->size() == numClasses_ * inputs_[i]->size(), ConfigError, "nce layer '", name_,
+                     "': weight '", weight(i)->name(), "' has ", weight(i)->size(), " values, expected ",
+                     numClasses_, "x", inputs_[i]->size());
+    }
+    hasWeight_ = inputs_.size() == numIn_ + 2;
+    if (hasWeight_) checkInputSize(numIn_ + 1, 1);
+    if (bias_) {
+      PADDLE_ENFORCE(bias_->size() == numClasses_, ConfigError, "nce layer '", name_, "': bias '", bias_->name(),
+                     "' has ", bias_->size(), " values, expected num_classes = ", numClasses_);
+    }
+    dist_.clear();
+    if (config_.has("neg_sampling_dist")) {
+      for (const Json& v : config_["neg_sampling_dist"].items()) dist_.push_back(v.asDouble());
+    }
+    PADDLE_ENFORCE(dist_.empty() || dist_.size() == numClasses_, ConfigError, "nce layer '", name_,
+                   "': neg_sampling_dist has ", dist_.size(), " values, expected num_classes = ", numClasses_);
+    if (!dist_.empty()) sampler_ = std::discrete_distribution<int>(dist_.begin(), dist_.end());
+  }
+
+  void forward(PassType pass) override {
+    pass_ = pass;
+    const size_t rows = input(0).batchSize();
+    for (size_t i = 0; i < numIn_; ++i) {
+      PADDLE_ENFORCE(input(i).value.height() == rows && input(i).value.width() == inputs_[i]->size(), DataError,
+                     "nce layer '", name_, "': input '", inputs_[i]->name(), "' is ", shapeStr(input(i).value),
+                     ", expected ", rows, "x", inputs_[i]->size());
+    }
+    const Argument& lab = input(numIn_);
+    PADDLE_ENFORCE(lab.ids.size() == rows, DataError, "nce layer '", name_, "': label '", inputs_[numIn_]->name(),
+                   "' must hold one integer id per sample (", rows, "), got ", lab.ids.size());
+    const int* ids = lab.ids.data();
+    for (size_t r = 0; r < rows; ++r) {
+      PADDLE_ENFORCE(ids[r] >= 0 && static_cast<size_t>(ids[r]) < numClasses_, DataError, "nce layer '", name_,
+                     "': sample ", r, " has label ", ids[r], ", outside [0, ", numClasses_, ")");
+    }
+    // the samples: per row, the label then numNeg_ noise classes
+    std::mt19937 gcRng(12345);
+    std::mt19937& rng = pass_ == PASS_GC ? gcRng : *rng_;
+    std::uniform_int_distribution<int> uniform(0, static_cast<int>(numClasses_) - 1);
+    const size_t S = rows * (1 + numNeg_);
+    classes_.resize(S);
+    for (size_t r = 0; r < rows; ++r) {
+      classes_[r * (1 + numNeg_)] = ids[r];
+      for (int k = 1; k <= numNeg_; ++k) classes_[r * (1 + numNeg_) + k] = dist_.empty() ? uniform(rng) : sampler_(rng);
+    }
+    samples_.value.resize(1, S);
+    float* o = samples_.value.data();
+    const float* b = bias_ ? bias_->value().data() : nullptr;
+    for (size_t s = 0; s < S; ++s) {
+      const size_t r = s / (1 + numNeg_), c = static_cast<size_t>(classes_[s]);
+      float v = b ? b[c] : 0.0f;
+      for (size_t i = 0; i < numIn_; ++i) {
+        const float* __restrict w = weight(i)->value().row(c);
+        const float* __restrict x = input(i).value.row(r);
+        for (size_t k = 0, d = inputs_[i]->size(); k < d; ++k) v += w[k] * x[k];
+      }
+      o[s] = v;
+    }
+    activation_->forward(samples_);
+    resetOutput(rows, 1);
+    output_.value.zero();
+    float* out = output_.value.data();
+    for (size_t s = 0; s < S; ++s) {
+      const size_t r = s / (1 + numNeg_);
+      const double q = noise(classes_[s]), p = o[s];
+      const double cost = s % (1 + numNeg_) == 0 ? -std::log(p / (p + q)) : -std::log(q / (p + q));
+      out[r] += static_cast<float>(sampleWeight(r) * cost);
+    }
+  }
+
+  void backward() override {
+    const size_t S = classes_.size();
+    samples_.grad.resize(1, S);
+    const float* o = samples_.value.data();
+    float* g = samples_.grad.data();
+    for (size_t s = 0; s < S; ++s) {
+      const size_t r = s / (1 + numNeg_);
+      const double q = noise(classes_[s]), p = o[s], w = coeff_ * sampleWeight(r);
+      g[s] = static_cast<float>(s % (1 + numNeg_) == 0 ? -w * q / (p * (p + q)) : w / (p + q));
+    }
+    activation_->backward(samples_);
+    float* gb = bias_ && !bias_->isStatic() ? bias_->grad().data() : nullptr;
+    for (size_t s = 0; s < S; ++s) {
+      const size_t r = s / (1 + numNeg_), c = static_cast<size_t>(classes_[s]);
+      if (gb) gb[c] += g[s];
+      for (size_t i = 0; i < numIn_; ++i) {
+        Parameter* w = weight(i);
+        const size_t d = inputs_[i]->size();
+        if (!w->isStatic()) {
+          float* __restrict gw = w->grad().row(c);
+          const float* __restrict x = input(i).value.row(r);
+          for (size_t k = 0; k < d; ++k) gw[k] += g[s] * x[k];
+        }
+        if (!input(i).grad.empty()) {
+          float* __restrict gx = input(i).grad.row(r);
+          const float* __restrict wr = w->value().row(c);
+          for (size_t k = 0; k < d; ++k) gx[k] += g[s] * wr[k];
+        }
+      }
+    }
+  }
+
+ private:
+  double noise(int c) const {  // num_neg_samples x P_noise(c)
+    return dist_.empty() ? static_cast<double>(numNeg_) / numClasses_ : numNeg_ * dist_[c];
+  }
+  double sampleWeight(size_t r) { return hasWeight_ ? input(numIn_ + 1).value.row(r)[0] : 1.0; }
+
+  size_t numClasses_ = 0, numIn_ = 0;
+  int numNeg_ = 10;
+  bool hasWeight_ = false;
+  std::vector<double> dist_;
+  std::discrete_distribution<int> sampler_;
+  std::vector<int> classes_;  // per sample: the class scored (label first, then the noise classes)
+  Argument samples_;          // [1, rows * (1 + num_neg_samples)] scores o
+};
+
 REGISTER_LAYER("multi-class-cross-entropy", MultiClassCrossEntropy);
 REGISTER_LAYER("square_error", SquareError);
 REGISTER_LAYER("multi_class_cross_entropy_with_selfnorm", MultiClassCrossEntropyWithSelfNorm);
@@ -539,5 +681,6 @@ REGISTER_LAYER("rank-cost", RankCost);
 REGISTER_LAYER("sum_cost", SumCost);
 REGISTER_LAYER("hsigmoid", HierarchicalSigmoid);
 REGISTER_LAYER("lambda_cost", LambdaCost);
+REGISTER_LAYER("nce", NceCost);
 
 }  // namespace paddle

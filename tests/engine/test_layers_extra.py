@@ -270,3 +270,96 @@ def test_print_layer_logs_its_inputs(capfd):
     err = capfd.readouterr().err
     assert "layer=x value (2x2):\n1.5 -2\n3 4\n" in err
     assert "layer=ids ids: 4 1\n" in err
+
+
+# ---------------------------------------------------------------- nce
+
+def _nce_net(num_classes, num_neg, dist=None, weighted=False, coeff=1.0):
+    net = Net()
+    x0, x1 = net.data("x0", 4), net.data("x1", 3)
+    label = net.data("label", num_classes)
+    h = net.fc("h", [(x0, 4)], 5, act="tanh")
+    inputs = [h, x1, label]
+    if weighted:
+        inputs.append(net.data("w", 1))
+    fields = {"num_classes": num_classes, "num_neg_samples": num_neg, "coeff": coeff}
+    if dist is not None:
+        fields["neg_sampling_dist"] = list(dist)
+    net.output(net.layer_p("cost", "nce", 1, inputs, params=[[num_classes, 5], [num_classes, 3]],
+                           bias_dims=[1, num_classes], act="sigmoid", **fields))
+    return net
+
+
+@pytest.mark.parametrize("dist,weighted,coeff", [(None, False, 1.0), ([0.1, 0.2, 0.3, 0.15, 0.25], True, 0.5)])
+def test_nce_gradients(dist, weighted, coeff):
+    rng = np.random.RandomState(11)
+    gm = _nce_net(5, 3, dist, weighted, coeff).build()
+    slots = [rand(rng, B, 4), rand(rng, B, 3), rng.randint(0, 5, B).astype(np.int32)]
+    if weighted:
+        slots.append(rng.uniform(0.5, 2, (B, 1)).astype(np.float32))
+    gradient_check(gm, slots, input_slots=[0, 1], samples=15, grad_scale=coeff)
+
+
+def test_nce_values_with_a_deterministic_noise_distribution():
+    rng = np.random.RandomState(12)
+    n, k = 4, 2
+    dist = [0.0, 0.0, 1.0, 0.0]  # every noise sample is class 2
+    gm = _nce_net(n, k, dist).build()
+    slots = [rand(rng, B, 4), rand(rng, B, 3), rng.randint(0, n, B).astype(np.int32)]
+    hv = forward_values(gm, slots, "h")
+    w0 = gm.getParameterByName("_cost.w0").getBuf(0).copyToNumpyArray().reshape(n, 5)
+    w1 = gm.getParameterByName("_cost.w1").getBuf(0).copyToNumpyArray().reshape(n, 3)
+    b = gm.getParameterByName("_cost.wbias").getBuf(0).copyToNumpyArray()
+    o = 1 / (1 + np.exp(-(hv @ w0.T + slots[1] @ w1.T + b)))  # [B, n]
+    q = k * np.array(dist)
+    lab = slots[2]
+    p_lab = o[np.arange(B), lab]
+    want = -np.log(p_lab / (p_lab + q[lab])) - k * np.log(q[2] / (o[:, 2] + q[2]))
+    got = forward_values(gm, slots, "cost", api.PASS_TEST)[:, 0]
+    np.testing.assert_allclose(got, want, rtol=1e-5)
+
+
+def test_nce_config_errors():
+    net = _nce_net(5, 3, dist=[0.5, 0.5])
+    with pytest.raises(ValueError, match="neg_sampling_dist has 2 values, expected num_classes = 5"):
+        net.build()
+
+
+def test_parsed_v1_config_with_these_layers_runs(capfd):
+    """hsigmoid, nce, selective_fc, lambda_cost, print as the config helpers write them."""
+    from paddle.trainer.config_parser import parse_config
+    from paddle.proto import message_to_json
+
+    def conf():
+        from paddle.trainer_config_helpers import (data_layer, fc_layer, hsigmoid, nce_layer, selective_fc_layer,
+                                                   lambda_cost, print_layer, outputs, settings, TanhActivation,
+                                                   SoftmaxActivation, classification_cost)
+        settings(batch_size=4)
+        x = data_layer(name="x", size=6)
+        lab = data_layer(name="label", size=5)
+        sel = data_layer(name="sel", size=5)
+        w = data_layer(name="w", size=1)
+        h = fc_layer(input=x, size=4, act=TanhActivation())
+        print_layer(input=[h, lab])
+        s = selective_fc_layer(input=h, size=5, select=sel, act=SoftmaxActivation())
+        score = fc_layer(input=h, size=1)
+        rel = data_layer(name="rel", size=1)
+        outputs(hsigmoid(input=[h, x], label=lab, num_classes=5),
+                nce_layer(input=h, label=lab, num_classes=5, weight=w, num_neg_samples=2,
+                          neg_distribution=[0.2] * 5),
+                classification_cost(input=s, label=lab),
+                lambda_cost(input=score, score=rel, NDCG_num=2))
+
+    mc = parse_config(conf, "").model_config
+    gm = api.GradientMachine.createByConfigJson(message_to_json(mc), False, 1)
+    rng = np.random.RandomState(13)
+    names = list(gm.getInputLayerNames())
+    data = {"x": rand(rng, 4, 6), "label": np.array([0, 3, 4, 1], np.int32), "sel": np.ones((4, 5), np.float32),
+            "w": np.ones((4, 1), np.float32), "rel": np.array([[2], [0], [1], [3]], np.float32)}
+    args = make_args([data[n] for n in names])
+    for n in ("x", "rel"):  # one query list of 4 items for lambda_cost
+        args.setSlotSequenceStartPositionsFromBuffer(names.index(n), np.array([0, 4], np.int32))
+    out = api.Arguments.createArguments(0)
+    gm.forwardBackward(args, out, api.PASS_TRAIN)
+    assert np.isfinite(out.sum())
+    assert "layer=label ids: 0 3 4 1" in capfd.readouterr().err
