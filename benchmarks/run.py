@@ -18,6 +18,11 @@ import statistics
 import subprocess
 import sys
 import time
+import glob
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+if glob.glob(os.path.join(ROOT, "py_paddle", "_swig_paddle*.so")):  # IN_TREE: engine built in place
+    sys.path.insert(0, ROOT)
 
 import numpy as np
 
@@ -32,12 +37,32 @@ h2 = fc_layer(input=h1, size=512, act=ReluActivation())
 out = fc_layer(input=h2, size=10, act=SoftmaxActivation())
 outputs(classification_cost(input=out, label=data_layer(name='label', size=10)))
 """
-# Training FLOPs per sample: forward 2*MACs; backward twice that, except that the
-# first layer needs no input gradient.
 _MLP_MACS = [784 * 512, 512 * 512, 512 * 10]
+LENET_CONFIG = """
+from paddle.trainer_config_helpers import *
+settings(batch_size=128, learning_rate=0.01, learning_method=MomentumOptimizer(0.9))
+img = data_layer(name='pixel', size=784, height=28, width=28)
+c1 = simple_img_conv_pool(input=img, filter_size=5, num_filters=20, num_channel=1, pool_size=2,
+                          pool_stride=2, act=ReluActivation(), pool_type=MaxPooling())
+c2 = simple_img_conv_pool(input=c1, filter_size=5, num_filters=50, pool_size=2, pool_stride=2,
+                          act=ReluActivation(), pool_type=MaxPooling())
+h = fc_layer(input=c2, size=500, act=ReluActivation())
+out = fc_layer(input=h, size=10, act=SoftmaxActivation())
+outputs(classification_cost(input=out, label=data_layer(name='label', size=10)))
+"""
+# conv1 20x(1*5*5) filters over 24x24 outputs, conv2 50x(20*5*5) over 8x8, fc 800->500, fc 500->10
+_LENET_MACS = [20 * 25 * 24 * 24, 50 * 500 * 8 * 8, 800 * 500, 500 * 10]
+
+
+def _train_flops(macs):
+    """Training FLOPs per sample: forward 2*MACs; backward twice that, except that the
+    first layer needs no input gradient."""
+    return 2 * sum(macs) + 2 * (sum(macs) + sum(macs[1:]))
+
+
 BENCHES = {
-    "mlp": {"batch": 128, "config": MLP_CONFIG,
-            "flops_per_sample": 2 * sum(_MLP_MACS) + 2 * (sum(_MLP_MACS) + sum(_MLP_MACS[1:]))},
+    "mlp": {"batch": 128, "config": MLP_CONFIG, "flops_per_sample": _train_flops(_MLP_MACS)},
+    "lenet": {"batch": 128, "config": LENET_CONFIG, "flops_per_sample": _train_flops(_LENET_MACS)},
 }
 
 
@@ -94,10 +119,18 @@ def run_torch(name, threads):
 
     torch.set_num_threads(threads)
     b = BENCHES[name]
-    model = nn.Sequential(nn.Linear(784, 512), nn.ReLU(), nn.Linear(512, 512), nn.ReLU(), nn.Linear(512, 10))
-    opt = torch.optim.Adam(model.parameters(), lr=1e-3)
+    if name == "mlp":
+        model = nn.Sequential(nn.Linear(784, 512), nn.ReLU(), nn.Linear(512, 512), nn.ReLU(), nn.Linear(512, 10))
+        opt = torch.optim.Adam(model.parameters(), lr=1e-3)
+        shape = (-1, 784)
+    else:  # lenet
+        model = nn.Sequential(nn.Conv2d(1, 20, 5), nn.ReLU(), nn.MaxPool2d(2), nn.Conv2d(20, 50, 5), nn.ReLU(),
+                              nn.MaxPool2d(2), nn.Flatten(), nn.Linear(800, 500), nn.ReLU(), nn.Linear(500, 10))
+        opt = torch.optim.SGD(model.parameters(), lr=0.01, momentum=0.9)
+        shape = (-1, 1, 28, 28)
     loss_fn = nn.CrossEntropyLoss(reduction="sum")
-    data = [(torch.from_numpy(x), torch.from_numpy(y).long()) for x, y in synthetic_batches(b["batch"])]
+    data = [(torch.from_numpy(x).reshape(shape), torch.from_numpy(y).long())
+            for x, y in synthetic_batches(b["batch"])]
 
     def step(batch):
         opt.zero_grad(set_to_none=True)

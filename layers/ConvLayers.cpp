@@ -1,10 +1,15 @@
-// Convolution by im2col + GEMM (BLAS), one sample at a time:
+// Convolution by im2col + GEMM (BLAS), several samples per GEMM:
 //   "exconv" (and "cudnn_conv", which the parser writes when use_gpu=1): y = act(conv(x, W) + b)
 //   "exconvt" (and "cudnn_convt"): the transposed convolution.
 // Weight layout (v1 ConvBaseLayer): for each group a [K, M] block, K = filter channels
 // * fh * fw in im2col row order (channel, filter row, filter column), M = this group's
 // filters (conv) or input channels (transposed conv). Bias: one per filter when
 // shared_biases, else one per output element. Several inputs are summed (v1).
+// Batching: a chunk of S samples is unfolded into one col buffer [K*groups, S*P] (P =
+// pixels on the small side; sample s owns columns [s*P, (s+1)*P)), so each group needs
+// one [M, K] x [K, S*P] GEMM per chunk instead of S small ones. The small-side images are
+// gathered into / scattered from a [channels, S*P] buffer (channel-major over the chunk).
+// Both buffers keep their capacity, so steady-state batches allocate nothing.
 #include <algorithm>
 #include <memory>
 
@@ -16,39 +21,7 @@
 namespace paddle {
 
 namespace {
-struct ConvGeom {
-  int channels, filterChannels, groups;
-  int fh, fw, sy, sx, py, px;
-  int imgH, imgW;  // the "image" side of conv_conf (input of conv, output of convt)
-  int outH, outW;  // the "output" side (output of conv, input of convt)
-
-  explicit ConvGeom(const Json& c) {
-    channels = static_cast<int>(c.getInt("channels", 0));
-    filterChannels = static_cast<int>(c.getInt("filter_channels", 0));
-    groups = static_cast<int>(c.getInt("groups", 1));
-    fw = static_cast<int>(c.getInt("filter_size", 0));
-    fh = static_cast<int>(c.getInt("filter_size_y", fw));
-    sx = static_cast<int>(c.getInt("stride", 1));
-    sy = static_cast<int>(c.getInt("stride_y", sx));
-    px = static_cast<int>(c.getInt("padding", 0));
-    py = static_cast<int>(c.getInt("padding_y", px));
-    imgW = static_cast<int>(c.getInt("img_size", 0));
-    imgH = static_cast<int>(c.getInt("img_size_y", imgW));
-    outW = static_cast<int>(c.getInt("output_x", 0));
-    outH = static_cast<int>(c.getInt("output_y", outW));
-    PADDLE_ENFORCE(channels > 0 && groups > 0 && fw > 0 && fh > 0 && sx > 0 && sy > 0 && px >= 0 && py >= 0,
-                   ConfigError, "conv_conf needs positive channels, groups, filter_size, stride (got channels ",
-                   channels, ", groups ", groups, ", filter ", fh, "x", fw, ", stride ", sy, "x", sx, ")");
-    PADDLE_ENFORCE(imgW > 0 && imgH > 0 && outW > 0 && outH > 0, ConfigError,
-                   "conv_conf needs img_size and output_x (got img ", imgH, "x", imgW, ", output ", outH, "x",
-                   outW, ")");
-    bool caffe = c.getBool("caffe_mode", true);
-    int ex = image::outputSize(imgW, fw, px, sx, caffe), ey = image::outputSize(imgH, fh, py, sy, caffe);
-    PADDLE_ENFORCE(ex == outW && ey == outH, ConfigError, "conv_conf.output_x/output_y ", outW, "/", outH,
-                   " disagree with img_size ", imgW, "/", imgH, ", filter, stride and padding (expected ", ex,
-                   "/", ey, ")");
-  }
-};
+using image::ConvGeom;
 
 class ConvLayerBase : public Layer {
  public:
@@ -106,13 +79,13 @@ class ConvLayerBase : public Layer {
       PADDLE_ENFORCE(in.value.height() == rows && in.value.width() == inputs_[i]->size(), DataError, "layer '",
                      name_, "': input '", inputs_[i]->name(), "' is ", shapeStr(in.value), ", expected ", rows,
                      "x", inputs_[i]->size());
-      for (size_t n = 0; n < rows; ++n) {
-        Matrix out = output_.value.rows(n, n + 1);
-        trans_ ? forwardTrans(i, in.value.row(n), out.data(), i == 0)
-               : forwardConv(i, in.value.row(n), out.data(), i == 0);
+      const size_t S = chunkSize(geoms_[i], rows);
+      for (size_t s0 = 0; s0 < rows; s0 += S) {
+        const size_t cs = std::min(S, rows - s0);
+        trans_ ? forwardTrans(i, s0, cs, i == 0) : forwardConv(i, s0, cs, i == 0);
       }
     }
-    if (bias_) addBias();
+    if (bias_ && trans_) addBias();  // conv adds it while scattering the GEMM output
     const ConvGeom& g = geoms_[0];
     output_.frameHeight = trans_ ? g.imgH : g.outH;
     output_.frameWidth = trans_ ? g.imgW : g.outW;
@@ -123,7 +96,7 @@ class ConvLayerBase : public Layer {
     backwardActivation();
     const Matrix& g = output_.grad;
     const size_t rows = g.height();
-    if (bias_ && !bias_->isStatic()) {
+    if (bias_ && !bias_->isStatic() && trans_) {  // conv sums it while gathering the output grad
       float* __restrict gb = bias_->grad().data();
       for (size_t n = 0; n < rows; ++n) {
         const float* __restrict gr = g.row(n);
@@ -139,8 +112,10 @@ class ConvLayerBase : public Layer {
       }
     }
     for (size_t i = 0; i < inputs_.size(); ++i) {
-      for (size_t n = 0; n < rows; ++n) {
-        trans_ ? backwardTrans(i, n) : backwardConv(i, n);
+      const size_t S = chunkSize(geoms_[i], rows);
+      for (size_t s0 = 0; s0 < rows; s0 += S) {
+        const size_t cs = std::min(S, rows - s0);
+        trans_ ? backwardTrans(i, s0, cs) : backwardConv(i, s0, cs);
       }
     }
   }
@@ -167,95 +142,182 @@ class ConvLayerBase : public Layer {
     M = static_cast<size_t>(trans_ ? g.channels : numFilters_) / g.groups;
     N = static_cast<size_t>(g.outH) * g.outW;
   }
-  Matrix view(const float* p, size_t h, size_t w) {
-    return Matrix::view(const_cast<float*>(p), h, w, false);
-  }
-
-  // out[f, :] (+)= sum_k W_g[k, f] col_g[k, :] per group
-  void forwardConv(size_t i, const float* x, float* y, bool first) {
-    const ConvGeom& g = geoms_[i];
+  // Samples per chunk: enough columns for an efficient GEMM while the col buffer stays
+  // about cache-sized (kColFloats), at least one sample.
+  size_t chunkSize(const ConvGeom& g, size_t rows) const {
     size_t K, M, N;
     dims(g, K, M, N);
-    col_.resize(K * g.groups, N);
-    image::im2col(x, g.channels, g.imgH, g.imgW, g.fh, g.fw, g.sy, g.sx, g.py, g.px, g.outH, g.outW, col_.data());
-    const float* w = weight(i)->value().data();
-    for (int gr = 0; gr < g.groups; ++gr) {
-      Matrix W = view(w + gr * K * M, K, M), C = view(col_.data() + gr * K * N, K, N), Y = view(y + gr * M * N, M, N);
-      math::gemm(W, true, C, false, Y, 1.0f, first ? 0.0f : 1.0f);
+    size_t s = kColFloats / std::max<size_t>(K * g.groups * N, 1);
+    return std::max<size_t>(1, std::min(s, rows));
+  }
+  static Matrix view(const float* p, size_t h, size_t w) { return Matrix::view(const_cast<float*>(p), h, w, false); }
+
+  // Small-side images of samples [s0, s0+cs) of `m` ([rows, C*N]) -> buf [C, cs*N].
+  // With gb (the conv bias grad), also adds the rows to it (per channel when shared).
+  void gather(const Matrix& m, size_t s0, size_t cs, size_t C, size_t N, Matrix& buf, float* gb = nullptr) {
+    buf.resize(C, cs * N);
+    const size_t L = cs * N;
+    for (size_t s = 0; s < cs; ++s) {
+      const float* __restrict src = m.row(s0 + s);
+      float* __restrict dst = buf.data() + s * N;
+      for (size_t c = 0; c < C; ++c) {
+        const float* __restrict a = src + c * N;
+        float* __restrict d = dst + c * L;
+        if (!gb) {
+          for (size_t p = 0; p < N; ++p) d[p] = a[p];
+        } else if (sharedBias_) {
+          float sum = 0;
+          for (size_t p = 0; p < N; ++p) d[p] = a[p], sum += a[p];
+          gb[c] += sum;
+        } else {
+          float* __restrict g = gb + c * N;
+          for (size_t p = 0; p < N; ++p) d[p] = a[p], g[p] += a[p];
+        }
+      }
+    }
+  }
+  // The reverse: m rows [s0, s0+cs) (+)= buf [C, cs*N], plus the conv bias b when given.
+  void scatter(const Matrix& buf, size_t s0, size_t cs, size_t C, size_t N, Matrix& m, bool add,
+               const float* b = nullptr) {
+    const size_t L = cs * N;
+    for (size_t s = 0; s < cs; ++s) {
+      float* __restrict dst = m.row(s0 + s);
+      const float* __restrict src = buf.data() + s * N;
+      for (size_t c = 0; c < C; ++c) {
+        float* __restrict d = dst + c * N;
+        const float* __restrict a = src + c * L;
+        if (add) {
+          for (size_t p = 0; p < N; ++p) d[p] += a[p];
+        } else if (!b) {
+          for (size_t p = 0; p < N; ++p) d[p] = a[p];
+        } else if (sharedBias_) {
+          const float bc = b[c];
+          for (size_t p = 0; p < N; ++p) d[p] = a[p] + bc;
+        } else {
+          const float* __restrict bb = b + c * N;
+          for (size_t p = 0; p < N; ++p) d[p] = a[p] + bb[p];
+        }
+      }
     }
   }
 
-  void backwardConv(size_t i, size_t n) {
+  // out[f, :] (+)= sum_k W_g[k, f] col_g[k, :] per group, for a chunk of samples
+  void forwardConv(size_t i, size_t s0, size_t cs, bool first) {
+    const ConvGeom& g = geoms_[i];
+    size_t K, M, N;
+    dims(g, K, M, N);
+    const size_t L = cs * N;
+    const Matrix& x = input(i).value;
+    col_.resize(K * g.groups, L);
+    for (size_t s = 0; s < cs; ++s)
+      image::im2col(x.row(s0 + s), g.channels, g.imgH, g.imgW, g.fh, g.fw, g.sy, g.sx, g.py, g.px, g.outH,
+                    g.outW, col_.data() + s * N, L);
+    tmp_.resize(M * g.groups, L);
+    const float* w = weight(i)->value().data();
+    for (int gr = 0; gr < g.groups; ++gr) {
+      Matrix W = view(w + gr * K * M, K, M), C = view(col_.data() + gr * K * L, K, L);
+      Matrix Y = view(tmp_.data() + gr * M * L, M, L);
+      math::gemm(W, true, C, false, Y, 1.0f, 0.0f);
+    }
+    scatter(tmp_, s0, cs, M * g.groups, N, output_.value, !first, first && bias_ ? bias_->value().data() : nullptr);
+  }
+
+  void backwardConv(size_t i, size_t s0, size_t cs) {
     const ConvGeom& g = geoms_[i];
     Argument& in = input(i);
     Parameter* wp = weight(i);
+    const bool needW = !wp->isStatic(), needX = !in.grad.empty();
+    float* gb = i == 0 && bias_ && !bias_->isStatic() ? bias_->grad().data() : nullptr;
+    if (!needW && !needX && !gb) return;
     size_t K, M, N;
     dims(g, K, M, N);
-    const float* gy = output_.grad.row(n);
-    col_.resize(K * g.groups, N);
-    if (!wp->isStatic()) {
-      image::im2col(in.value.row(n), g.channels, g.imgH, g.imgW, g.fh, g.fw, g.sy, g.sx, g.py, g.px, g.outH,
-                    g.outW, col_.data());
+    const size_t L = cs * N;
+    gather(output_.grad, s0, cs, M * g.groups, N, tmp_, gb);
+    col_.resize(K * g.groups, L);
+    if (needW) {
+      for (size_t s = 0; s < cs; ++s)
+        image::im2col(in.value.row(s0 + s), g.channels, g.imgH, g.imgW, g.fh, g.fw, g.sy, g.sx, g.py, g.px,
+                      g.outH, g.outW, col_.data() + s * N, L);
       for (int gr = 0; gr < g.groups; ++gr) {
-        Matrix C = view(col_.data() + gr * K * N, K, N), G = view(gy + gr * M * N, M, N);
+        Matrix C = view(col_.data() + gr * K * L, K, L), G = view(tmp_.data() + gr * M * L, M, L);
         Matrix GW = view(wp->grad().data() + gr * K * M, K, M);
         math::gemm(C, false, G, true, GW, 1.0f, 1.0f);
       }
     }
-    if (!in.grad.empty()) {
+    if (needX) {
       for (int gr = 0; gr < g.groups; ++gr) {
-        Matrix W = view(wp->value().data() + gr * K * M, K, M), G = view(gy + gr * M * N, M, N);
-        Matrix C = view(col_.data() + gr * K * N, K, N);
+        Matrix W = view(wp->value().data() + gr * K * M, K, M), G = view(tmp_.data() + gr * M * L, M, L);
+        Matrix C = view(col_.data() + gr * K * L, K, L);
         math::gemm(W, false, G, false, C, 1.0f, 0.0f);
       }
-      image::col2im(col_.data(), g.channels, g.imgH, g.imgW, g.fh, g.fw, g.sy, g.sx, g.py, g.px, g.outH, g.outW,
-                    in.grad.row(n));
+      for (size_t s = 0; s < cs; ++s)
+        image::col2im(col_.data() + s * N, g.channels, g.imgH, g.imgW, g.fh, g.fw, g.sy, g.sx, g.py, g.px, g.outH,
+                      g.outW, in.grad.row(s0 + s), L);
     }
   }
 
   // Transposed: col_g = W_g x_g, then scatter col into the (big) output image.
-  void forwardTrans(size_t i, const float* x, float* y, bool first) {
+  void forwardTrans(size_t i, size_t s0, size_t cs, bool first) {
     const ConvGeom& g = geoms_[i];
     size_t K, M, N;
     dims(g, K, M, N);
-    col_.resize(K * g.groups, N);
+    const size_t L = cs * N;
+    gather(input(i).value, s0, cs, M * g.groups, N, tmp_);
+    col_.resize(K * g.groups, L);
     const float* w = weight(i)->value().data();
     for (int gr = 0; gr < g.groups; ++gr) {
-      Matrix W = view(w + gr * K * M, K, M), X = view(x + gr * M * N, M, N), C = view(col_.data() + gr * K * N, K, N);
+      Matrix W = view(w + gr * K * M, K, M), X = view(tmp_.data() + gr * M * L, M, L);
+      Matrix C = view(col_.data() + gr * K * L, K, L);
       math::gemm(W, false, X, false, C, 1.0f, 0.0f);
     }
-    if (first) std::fill(y, y + size_, 0.0f);
-    image::col2im(col_.data(), numFilters_, g.imgH, g.imgW, g.fh, g.fw, g.sy, g.sx, g.py, g.px, g.outH, g.outW, y);
+    for (size_t s = 0; s < cs; ++s) {
+      float* y = output_.value.row(s0 + s);
+      if (first) std::fill(y, y + size_, 0.0f);
+      image::col2im(col_.data() + s * N, numFilters_, g.imgH, g.imgW, g.fh, g.fw, g.sy, g.sx, g.py, g.px, g.outH,
+                    g.outW, y, L);
+    }
   }
 
-  void backwardTrans(size_t i, size_t n) {
+  void backwardTrans(size_t i, size_t s0, size_t cs) {
     const ConvGeom& g = geoms_[i];
     Argument& in = input(i);
     Parameter* wp = weight(i);
+    const bool needW = !wp->isStatic(), needX = !in.grad.empty();
+    if (!needW && !needX) return;
     size_t K, M, N;
     dims(g, K, M, N);
-    col_.resize(K * g.groups, N);
-    image::im2col(output_.grad.row(n), numFilters_, g.imgH, g.imgW, g.fh, g.fw, g.sy, g.sx, g.py, g.px, g.outH,
-                  g.outW, col_.data());
-    const float* x = in.value.row(n);
-    for (int gr = 0; gr < g.groups; ++gr) {
-      Matrix C = view(col_.data() + gr * K * N, K, N);
-      if (!wp->isStatic()) {
-        Matrix X = view(x + gr * M * N, M, N), GW = view(wp->grad().data() + gr * K * M, K, M);
+    const size_t L = cs * N;
+    col_.resize(K * g.groups, L);
+    for (size_t s = 0; s < cs; ++s)
+      image::im2col(output_.grad.row(s0 + s), numFilters_, g.imgH, g.imgW, g.fh, g.fw, g.sy, g.sx, g.py, g.px,
+                    g.outH, g.outW, col_.data() + s * N, L);
+    if (needW) {
+      gather(in.value, s0, cs, M * g.groups, N, tmp_);
+      for (int gr = 0; gr < g.groups; ++gr) {
+        Matrix C = view(col_.data() + gr * K * L, K, L), X = view(tmp_.data() + gr * M * L, M, L);
+        Matrix GW = view(wp->grad().data() + gr * K * M, K, M);
         math::gemm(C, false, X, true, GW, 1.0f, 1.0f);
       }
-      if (!in.grad.empty()) {
-        Matrix W = view(wp->value().data() + gr * K * M, K, M), GX = view(in.grad.row(n) + gr * M * N, M, N);
-        math::gemm(W, true, C, false, GX, 1.0f, 1.0f);
+    }
+    if (needX) {
+      tmp_.resize(M * g.groups, L);
+      for (int gr = 0; gr < g.groups; ++gr) {
+        Matrix W = view(wp->value().data() + gr * K * M, K, M), C = view(col_.data() + gr * K * L, K, L);
+        Matrix GX = view(tmp_.data() + gr * M * L, M, L);
+        math::gemm(W, true, C, false, GX, 1.0f, 0.0f);
       }
+      scatter(tmp_, s0, cs, M * g.groups, N, in.grad, true);
     }
   }
 
+  // 512 KB of col per chunk: it stays in L2 between im2col and the GEMM that reads it
+  // (LeNet's 20->50 5x5 conv on 12x12: 4 samples, GEMM N = 256).
+  static constexpr size_t kColFloats = size_t(1) << 17;
   bool trans_;
   int numFilters_ = 0, outPixels_ = 0;
   bool sharedBias_ = false;
   std::vector<ConvGeom> geoms_;
-  Matrix col_;
+  Matrix col_, tmp_;  // [K*groups, S*P] unfolded images; [channels, S*P] small-side images
 };
 
 class ExpandConvLayer : public ConvLayerBase {

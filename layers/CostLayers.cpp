@@ -5,6 +5,9 @@
 #include <algorithm>
 #include <cfloat>
 #include <cmath>
+#include <random>
+#include <string>
+#include <vector>
 
 #include "Errors.h"
 #include "Layer.h"
@@ -312,6 +315,362 @@ class SumCost : public FreeCostLayer {
   }
 };
 
+// "hsigmoid": hierarchical sigmoid over a complete binary tree of num_classes leaves (v1).
+// Class c's code is b = c + num_classes; its path has len(b) = floor(log2 b) nodes, node j
+// (j < len) being inner node (b >> (j+1)) - 1 with target bit (b >> j) & 1. Inputs: features
+// x_1..x_k (weight i: [num_classes - 1, size_i], row = node), then the label ids; bias: one
+// per node. pre[j] = clip(b[node] + sum_i W_i[node] . x_i, -40, 40) for j < len, 0 for
+// len <= j < codeLength = floor(log2(num_classes - 1)) + 1, and
+//   cost = sum_{j < codeLength} softrelu(pre[j]) - sum_{j < len, bit j set} pre[j]
+// (as in v1, the unused positions add log 2 each, a constant).
+class HierarchicalSigmoid : public FreeCostLayer {
+ public:
+  using FreeCostLayer::FreeCostLayer;
+
+  void init(LayerContext& ctx) override {
+    FreeCostLayer::init(ctx);
+    PADDLE_ENFORCE(inputs_.size() >= 2, ConfigError, "hsigmoid layer '", name_,
+                   "' needs at least one feature input and the label input, got ", inputs_.size(), " inputs");
+    const int64_t n = config_.getInt("num_classes", 0);
+    PADDLE_ENFORCE(n >= 2, ConfigError, "hsigmoid layer '", name_, "': num_classes must be >= 2, got ", n);
+    numClasses_ = static_cast<size_t>(n);
+    codeLength_ = static_cast<size_t>(findLastSet(numClasses_ - 1));
+    const size_t nodes = numClasses_ - 1;
+    for (size_t i = 0; i + 1 < inputs_.size(); ++i) {
+      Parameter* w = weight(i);
+      PADDLE_ENFORCE(w && w->size() == nodes * inputs_[i]->size(), ConfigError, "hsigmoid layer '", name_,
+                     "': input ", i, " ('", inputs_[i]->name(), "') needs a weight of ", nodes, "x",
+                     inputs_[i]->size(), " values",
+                     (w ? ", '" + w->name() + "' has " + std::to_string(w->size()) : std::string()));
+    }
+    PADDLE_ENFORCE(!weight(inputs_.size() - 1), ConfigError, "hsigmoid layer '", name_,
+                   "': the last input (the label) takes no parameter");
+    if (bias_) {
+      PADDLE_ENFORCE(bias_->size() == nodes, ConfigError, "hsigmoid layer '", name_, "': bias '", bias_->name(),
+                     "' has ", bias_->size(), " values, expected num_classes - 1 = ", nodes);
+    }
+  }
+
+  void forward(PassType pass) override {
+    pass_ = pass;
+    const size_t rows = input(0).batchSize();
+    const size_t nin = inputs_.size() - 1;
+    for (size_t i = 0; i < nin; ++i) {
+      PADDLE_ENFORCE(input(i).value.height() == rows && input(i).value.width() == inputs_[i]->size(), DataError,
+                     "hsigmoid layer '", name_, "': input '", inputs_[i]->name(), "' is ", shapeStr(input(i).value),
+                     ", expected ", rows, "x", inputs_[i]->size());
+    }
+    const Argument& lab = input(nin);
+    PADDLE_ENFORCE(lab.ids.size() == rows, DataError, "hsigmoid layer '", name_, "': label '",
+                   inputs_[nin]->name(), "' must hold one integer id per sample (", rows, "), got ",
+                   lab.ids.size());
+    const int* ids = lab.ids.data();
+    for (size_t r = 0; r < rows; ++r) {
+      PADDLE_ENFORCE(ids[r] >= 0 && static_cast<size_t>(ids[r]) < numClasses_, DataError, "hsigmoid layer '",
+                     name_, "': sample ", r, " has label ", ids[r], ", outside [0, ", numClasses_, ")");
+    }
+    resetOutput(rows, 1);
+    pre_.resize(rows, codeLength_);
+    pre_.zero();
+    const float* b = bias_ ? bias_->value().data() : nullptr;
+    for (size_t r = 0; r < rows; ++r) {
+      const size_t code = static_cast<size_t>(ids[r]) + numClasses_;
+      const int len = findLastSet(code) - 1;
+      float* p = pre_.row(r);
+      double cost = 0;
+      for (int j = 0; j < len; ++j) {
+        const size_t node = (code >> (j + 1)) - 1;
+        float v = b ? b[node] : 0.0f;
+        for (size_t i = 0; i < nin; ++i) v += dot(weight(i)->value().row(node), input(i).value.row(r), inputs_[i]->size());
+        v = std::min(40.0f, std::max(-40.0f, v));
+        p[j] = v;
+        if ((code >> j) & 1) cost -= v;
+      }
+      for (size_t j = 0; j < codeLength_; ++j) cost += std::log1p(std::exp(p[j]));
+      output_.value.row(r)[0] = static_cast<float>(cost);
+    }
+  }
+
+  void backward() override {
+    const size_t rows = pre_.height(), nin = inputs_.size() - 1;
+    const int* ids = input(nin).ids.data();
+    float* gb = bias_ && !bias_->isStatic() ? bias_->grad().data() : nullptr;
+    for (size_t r = 0; r < rows; ++r) {
+      const size_t code = static_cast<size_t>(ids[r]) + numClasses_;
+      const int len = findLastSet(code) - 1;
+      const float* p = pre_.row(r);
+      for (int j = 0; j < len; ++j) {
+        const size_t node = (code >> (j + 1)) - 1;
+        const float g = coeff_ * (1.0f / (1.0f + std::exp(-p[j])) - static_cast<float>((code >> j) & 1));
+        if (gb) gb[node] += g;
+        for (size_t i = 0; i < nin; ++i) {
+          const size_t d = inputs_[i]->size();
+          Parameter* w = weight(i);
+          if (!w->isStatic()) axpy(g, input(i).value.row(r), w->grad().row(node), d);
+          if (!input(i).grad.empty()) axpy(g, w->value().row(node), input(i).grad.row(r), d);
+        }
+      }
+    }
+  }
+
+ private:
+  static int findLastSet(size_t x) {  // 1-based position of the highest set bit (0 for 0)
+    int n = 0;
+    while (x) ++n, x >>= 1;
+    return n;
+  }
+  static float dot(const float* __restrict a, const float* __restrict b, size_t n) {
+    float s = 0;
+    for (size_t k = 0; k < n; ++k) s += a[k] * b[k];
+    return s;
+  }
+  static void axpy(float g, const float* __restrict x, float* __restrict y, size_t n) {
+    for (size_t k = 0; k < n; ++k) y[k] += g * x[k];
+  }
+
+  size_t numClasses_ = 0, codeLength_ = 0;
+  Matrix pre_;  // [rows, codeLength] clipped node pre-activations
+};
+
+// "lambda_cost": LambdaRank (v1). Inputs: the model's scores (size 1) and the relevance
+// labels (size 1), both sequences; one sequence is one query's list. Forward writes each
+// list's NDCG@NDCG_num (ranking by score) into every row of the list. Backward is LambdaRank:
+// with the list sorted by label (descending; only the first max_sort_size positions are
+// sorted, all when -1), every pair (i, j > i), i < sortSize, pushes the scores by
+//   lambda = -|dDCG_ij| / (1 + exp(s_i - s_j)) / maxDCG   (+ to i, - to j),
+// dDCG_ij = (2^l_i - 2^l_j) (1/log(i+2) - 1/log(j+2)) for j < sortSize, else
+// (2^l_i - 2^l_j) / log(i+2). It is the gradient of the smooth surrogate
+// sum_pairs |dDCG_ij| / maxDCG * log(1 + exp(s_j - s_i)), not of the NDCG it reports.
+class LambdaCost : public FreeCostLayer {
+ public:
+  using FreeCostLayer::FreeCostLayer;
+
+  void init(LayerContext& ctx) override {
+    FreeCostLayer::init(ctx);
+    checkInputCount(2, 2);
+    checkInputSize(0, 1);
+    checkInputSize(1, 1);
+    ndcgNum_ = static_cast<int>(config_.getInt("NDCG_num", 5));
+    maxSortSize_ = static_cast<int>(config_.getInt("max_sort_size", -1));
+    PADDLE_ENFORCE(ndcgNum_ > 0, ConfigError, "lambda_cost layer '", name_, "': NDCG_num must be positive, got ",
+                   ndcgNum_);
+    PADDLE_ENFORCE(maxSortSize_ == -1 || maxSortSize_ >= ndcgNum_, ConfigError, "lambda_cost layer '", name_,
+                   "': max_sort_size (", maxSortSize_, ") must be -1 or >= NDCG_num (", ndcgNum_, ")");
+  }
+
+  void forward(PassType pass) override {
+    pass_ = pass;
+    const Argument& out = input(0);
+    const Argument& lab = input(1);
+    const size_t rows = out.batchSize();
+    PADDLE_ENFORCE(out.hasSeq(), DataError, "lambda_cost layer '", name_, "': input '", inputs_[0]->name(),
+                   "' must be a sequence (one sequence = one query's list)");
+    PADDLE_ENFORCE(lab.value.height() == rows, DataError, "lambda_cost layer '", name_, "': label '",
+                   inputs_[1]->name(), "' has ", lab.value.height(), " rows, expected ", rows,
+                   " (relevance labels are dense values)");
+    resetOutput(rows, 1);
+    const int* starts = out.seqStarts.data();
+    for (size_t q = 0; q + 1 < out.seqStarts.size(); ++q) {
+      const int b = starts[q], n = starts[q + 1] - starts[q];
+      PADDLE_ENFORCE(n >= ndcgNum_, DataError, "lambda_cost layer '", name_, "': sequence ", q, " has ", n,
+                     " items, fewer than NDCG_num = ", ndcgNum_);
+      const float ndcg = calcNdcg(out.value.data() + b, lab.value.data() + b, n, q);
+      for (int k = 0; k < n; ++k) output_.value.data()[b + k] = ndcg;
+    }
+  }
+
+  void backward() override {
+    Argument& out = input(0);
+    if (out.grad.empty()) return;
+    const float* s = out.value.data();
+    const float* l = input(1).value.data();
+    float* g = out.grad.data();
+    const int* starts = out.seqStarts.data();
+    for (size_t q = 0; q + 1 < out.seqStarts.size(); ++q) {
+      const int b = starts[q], n = starts[q + 1] - starts[q];
+      const int sortSize = maxSortSize_ == -1 ? n : std::min(maxSortSize_, n);
+      order_.resize(n);
+      for (int k = 0; k < n; ++k) order_[k] = k;
+      auto byLabel = [&](int x, int y) { return l[b + x] > l[b + y]; };
+      std::partial_sort(order_.begin(), order_.begin() + sortSize, order_.end(), byLabel);
+      double maxDcg = 0;
+      for (int k = 0; k < ndcgNum_; ++k) maxDcg += (std::pow(2.0, l[b + order_[k]]) - 1) / std::log(k + 2.0);
+      for (int i = 0; i < sortSize; ++i) {
+        const int a = b + order_[i];
+        const double gi = std::pow(2.0, l[a]), di = 1 / std::log(i + 2.0);
+        for (int j = i + 1; j < n; ++j) {
+          const int c = b + order_[j];
+          const double dcgDif = (gi - std::pow(2.0, l[c])) * (j < sortSize ? di - 1 / std::log(j + 2.0) : di);
+          const double lambda = -std::abs(dcgDif) / (1 + std::exp(double(s[a]) - s[c])) / maxDcg;
+          g[a] += static_cast<float>(coeff_ * lambda);
+          g[c] -= static_cast<float>(coeff_ * lambda);
+        }
+      }
+    }
+  }
+
+ private:
+  float calcNdcg(const float* s, const float* l, int n, size_t q) {
+    order_.resize(n);
+    for (int k = 0; k < n; ++k) order_[k] = k;
+    std::partial_sort(order_.begin(), order_.begin() + ndcgNum_, order_.end(),
+                      [&](int x, int y) { return s[x] > s[y]; });
+    double dcg = 0;
+    for (int k = 0; k < ndcgNum_; ++k) dcg += (std::pow(2.0, l[order_[k]]) - 1) / std::log(k + 2.0);
+    std::partial_sort(order_.begin(), order_.begin() + ndcgNum_, order_.end(),
+                      [&](int x, int y) { return l[x] > l[y]; });
+    double maxDcg = 0;
+    for (int k = 0; k < ndcgNum_; ++k) maxDcg += (std::pow(2.0, l[order_[k]]) - 1) / std::log(k + 2.0);
+    PADDLE_ENFORCE(maxDcg > 0, DataError, "lambda_cost layer '", name_, "': sequence ", q,
+                   " has no positive relevance label among its top NDCG_num (max DCG = 0)");
+    return static_cast<float>(dcg / maxDcg);
+  }
+
+  int ndcgNum_ = 5, maxSortSize_ = -1;
+  std::vector<int> order_;
+};
+
+// "nce": noise-contrastive estimation (v1). Inputs: features x_1..x_k (weight i: [num_classes,
+// size_i]), the label ids, optionally a per-sample weight (size 1). Each sample is scored on its
+// label and on num_neg_samples noise classes drawn uniformly or from neg_sampling_dist:
+// o = act(b[c] + sum_i W_i[c] . x_i); with q = num_neg_samples * P_noise(c), the cost is
+// -log(o / (o + q)) for the label and -log(q / (o + q)) for each noise class (times the
+// sample weight). Gradient checks (PASS_GC) draw the same noise classes at every forward.
+class NceCost : public FreeCostLayer {
+ public:
+  using FreeCostLayer::FreeCostLayer;
+
+  void init(LayerContext& ctx) override {
+    FreeCostLayer::init(ctx);
+    const int64_t n = config_.getInt("num_classes", 0);
+    PADDLE_ENFORCE(n >= 2, ConfigError, "nce layer '", name_, "': num_classes must be >= 2, got ", n);
+    numClasses_ = static_cast<size_t>(n);
+    numNeg_ = static_cast<int>(config_.getInt("num_neg_samples", 10));
+    PADDLE_ENFORCE(numNeg_ > 0, ConfigError, "nce layer '", name_, "': num_neg_samples must be positive, got ",
+                   numNeg_);
+    numIn_ = 0;
+    while (numIn_ < inputs_.size() && weight(numIn_)) ++numIn_;
+    PADDLE_ENFORCE(numIn_ >= 1 && numIn_ < inputs_.size() && inputs_.size() <= numIn_ + 2, ConfigError,
+                   "nce layer '", name_, "': inputs must be features (with weights), the label, and optionally "
+                   "a sample weight; got ", inputs_.size(), " inputs of which ", numIn_, " have weights");
+    for (size_t i = 0; i < numIn_; ++i) {
+      PADDLE_ENFORCE(weight(i)->size() == numClasses_ * inputs_[i]->size(), ConfigError, "nce layer '", name_,
+                     "': weight '", weight(i)->name(), "' has ", weight(i)->size(), " values, expected ",
+                     numClasses_, "x", inputs_[i]->size());
+    }
+    hasWeight_ = inputs_.size() == numIn_ + 2;
+    if (hasWeight_) checkInputSize(numIn_ + 1, 1);
+    if (bias_) {
+      PADDLE_ENFORCE(bias_->size() == numClasses_, ConfigError, "nce layer '", name_, "': bias '", bias_->name(),
+                     "' has ", bias_->size(), " values, expected num_classes = ", numClasses_);
+    }
+    dist_.clear();
+    if (config_.has("neg_sampling_dist")) {
+      for (const Json& v : config_["neg_sampling_dist"].items()) dist_.push_back(v.asDouble());
+    }
+    PADDLE_ENFORCE(dist_.empty() || dist_.size() == numClasses_, ConfigError, "nce layer '", name_,
+                   "': neg_sampling_dist has ", dist_.size(), " values, expected num_classes = ", numClasses_);
+    if (!dist_.empty()) sampler_ = std::discrete_distribution<int>(dist_.begin(), dist_.end());
+  }
+
+  void forward(PassType pass) override {
+    pass_ = pass;
+    const size_t rows = input(0).batchSize();
+    for (size_t i = 0; i < numIn_; ++i) {
+      PADDLE_ENFORCE(input(i).value.height() == rows && input(i).value.width() == inputs_[i]->size(), DataError,
+                     "nce layer '", name_, "': input '", inputs_[i]->name(), "' is ", shapeStr(input(i).value),
+                     ", expected ", rows, "x", inputs_[i]->size());
+    }
+    const Argument& lab = input(numIn_);
+    PADDLE_ENFORCE(lab.ids.size() == rows, DataError, "nce layer '", name_, "': label '", inputs_[numIn_]->name(),
+                   "' must hold one integer id per sample (", rows, "), got ", lab.ids.size());
+    const int* ids = lab.ids.data();
+    for (size_t r = 0; r < rows; ++r) {
+      PADDLE_ENFORCE(ids[r] >= 0 && static_cast<size_t>(ids[r]) < numClasses_, DataError, "nce layer '", name_,
+                     "': sample ", r, " has label ", ids[r], ", outside [0, ", numClasses_, ")");
+    }
+    // the samples: per row, the label then numNeg_ noise classes
+    std::mt19937 gcRng(12345);
+    std::mt19937& rng = pass_ == PASS_GC ? gcRng : *rng_;
+    std::uniform_int_distribution<int> uniform(0, static_cast<int>(numClasses_) - 1);
+    const size_t S = rows * (1 + numNeg_);
+    classes_.resize(S);
+    for (size_t r = 0; r < rows; ++r) {
+      classes_[r * (1 + numNeg_)] = ids[r];
+      for (int k = 1; k <= numNeg_; ++k) classes_[r * (1 + numNeg_) + k] = dist_.empty() ? uniform(rng) : sampler_(rng);
+    }
+    samples_.value.resize(1, S);
+    float* o = samples_.value.data();
+    const float* b = bias_ ? bias_->value().data() : nullptr;
+    for (size_t s = 0; s < S; ++s) {
+      const size_t r = s / (1 + numNeg_), c = static_cast<size_t>(classes_[s]);
+      float v = b ? b[c] : 0.0f;
+      for (size_t i = 0; i < numIn_; ++i) {
+        const float* __restrict w = weight(i)->value().row(c);
+        const float* __restrict x = input(i).value.row(r);
+        for (size_t k = 0, d = inputs_[i]->size(); k < d; ++k) v += w[k] * x[k];
+      }
+      o[s] = v;
+    }
+    activation_->forward(samples_);
+    resetOutput(rows, 1);
+    output_.value.zero();
+    float* out = output_.value.data();
+    for (size_t s = 0; s < S; ++s) {
+      const size_t r = s / (1 + numNeg_);
+      const double q = noise(classes_[s]), p = o[s];
+      const double cost = s % (1 + numNeg_) == 0 ? -std::log(p / (p + q)) : -std::log(q / (p + q));
+      out[r] += static_cast<float>(sampleWeight(r) * cost);
+    }
+  }
+
+  void backward() override {
+    const size_t S = classes_.size();
+    samples_.grad.resize(1, S);
+    const float* o = samples_.value.data();
+    float* g = samples_.grad.data();
+    for (size_t s = 0; s < S; ++s) {
+      const size_t r = s / (1 + numNeg_);
+      const double q = noise(classes_[s]), p = o[s], w = coeff_ * sampleWeight(r);
+      g[s] = static_cast<float>(s % (1 + numNeg_) == 0 ? -w * q / (p * (p + q)) : w / (p + q));
+    }
+    activation_->backward(samples_);
+    float* gb = bias_ && !bias_->isStatic() ? bias_->grad().data() : nullptr;
+    for (size_t s = 0; s < S; ++s) {
+      const size_t r = s / (1 + numNeg_), c = static_cast<size_t>(classes_[s]);
+      if (gb) gb[c] += g[s];
+      for (size_t i = 0; i < numIn_; ++i) {
+        Parameter* w = weight(i);
+        const size_t d = inputs_[i]->size();
+        if (!w->isStatic()) {
+          float* __restrict gw = w->grad().row(c);
+          const float* __restrict x = input(i).value.row(r);
+          for (size_t k = 0; k < d; ++k) gw[k] += g[s] * x[k];
+        }
+        if (!input(i).grad.empty()) {
+          float* __restrict gx = input(i).grad.row(r);
+          const float* __restrict wr = w->value().row(c);
+          for (size_t k = 0; k < d; ++k) gx[k] += g[s] * wr[k];
+        }
+      }
+    }
+  }
+
+ private:
+  double noise(int c) const {  // num_neg_samples x P_noise(c)
+    return dist_.empty() ? static_cast<double>(numNeg_) / numClasses_ : numNeg_ * dist_[c];
+  }
+  double sampleWeight(size_t r) { return hasWeight_ ? input(numIn_ + 1).value.row(r)[0] : 1.0; }
+
+  size_t numClasses_ = 0, numIn_ = 0;
+  int numNeg_ = 10;
+  bool hasWeight_ = false;
+  std::vector<double> dist_;
+  std::discrete_distribution<int> sampler_;
+  std::vector<int> classes_;  // per sample: the class scored (label first, then the noise classes)
+  Argument samples_;          // [1, rows * (1 + num_neg_samples)] scores o
+};
+
 REGISTER_LAYER("multi-class-cross-entropy", MultiClassCrossEntropy);
 REGISTER_LAYER("square_error", SquareError);
 REGISTER_LAYER("multi_class_cross_entropy_with_selfnorm", MultiClassCrossEntropyWithSelfNorm);
@@ -320,5 +679,8 @@ REGISTER_LAYER("soft_binary_class_cross_entropy", BinaryCrossEntropy);
 REGISTER_LAYER("huber", HuberTwoClass);
 REGISTER_LAYER("rank-cost", RankCost);
 REGISTER_LAYER("sum_cost", SumCost);
+REGISTER_LAYER("hsigmoid", HierarchicalSigmoid);
+REGISTER_LAYER("lambda_cost", LambdaCost);
+REGISTER_LAYER("nce", NceCost);
 
 }  // namespace paddle

@@ -1,8 +1,17 @@
 // "fc": y = act(sum_i x_i * W_i + b), W_i of shape [in_i, size]. A sparse (CSR)
 // input x_i gathers and sums rows of W_i; its backward touches only those rows.
+// "selective_fc": y = act(sum_i x_i * W_i^T + b), W_i of shape [size, in_i] (v1 layout); with
+//   has_selected_colums, the last input (dense [rows, size], nonzero = selected) picks the
+//   columns each row computes: the others are 0 and get no gradient, and a softmax
+//   activation normalises over the selected columns only (v1's sparse output).
+#include <cmath>
+#include <vector>
+
+#include "Activation.h"
 #include "Errors.h"
 #include "Layer.h"
 #include "math/MathOps.h"
+#include <algorithm>
 
 namespace paddle {
 
@@ -69,6 +78,167 @@ class FullyConnectedLayer : public Layer {
   }
 };
 
+class SelectiveFullyConnectedLayer : public Layer {
+ public:
+  using Layer::Layer;
+
+  void init(LayerContext& ctx) override {
+    Layer::init(ctx);
+    requireCpu();
+    PADDLE_ENFORCE(size_ > 0, ConfigError, "selective_fc layer '", name_, "' needs a positive size");
+    selected_ = config_.getBool("has_selected_colums", true);
+    numIn_ = inputs_.size() - (selected_ ? 1 : 0);
+    PADDLE_ENFORCE(inputs_.size() >= (selected_ ? 2u : 1u), ConfigError, "selective_fc layer '", name_, "' needs ",
+                   selected_ ? "at least one input and the select input (has_selected_colums)" : "an input");
+    for (size_t i = 0; i < numIn_; ++i) {
+      Parameter* w = weight(i);
+      PADDLE_ENFORCE(w && w->size() == size_ * inputs_[i]->size() && w->value().height() == size_, ConfigError,
+                     "selective_fc layer '", name_, "': input ", i, " ('", inputs_[i]->name(),
+                     "') needs a weight with dims [", size_, ", ", inputs_[i]->size(), "]");
+    }
+    if (selected_) {
+      PADDLE_ENFORCE(!weight(numIn_), ConfigError, "selective_fc layer '", name_,
+                     "': the select input takes no parameter");
+      checkInputSize(numIn_, size_);
+      const std::string act = activation_->type();
+      PADDLE_ENFORCE(act != "sequence_softmax", ConfigError, "selective_fc layer '", name_,
+                     "': active_type sequence_softmax is not supported with selected columns");
+      if (act == "softmax") {  // normalised over the selected columns here, not by Activation
+        softmax_ = true;
+        activation_.reset(new Activation(""));
+      }
+    }
+    if (bias_) {
+      PADDLE_ENFORCE(bias_->size() == size_, ConfigError, "selective_fc layer '", name_, "': bias '",
+                     bias_->name(), "' has ", bias_->size(), " values, expected ", size_);
+    }
+  }
+
+  void forward(PassType pass) override {
+    pass_ = pass;
+    const size_t rows = input(0).batchSize();
+    for (size_t i = 0; i < inputs_.size(); ++i) {
+      PADDLE_ENFORCE(input(i).value.height() == rows && input(i).value.width() == inputs_[i]->size(), DataError,
+                     "selective_fc layer '", name_, "': input '", inputs_[i]->name(), "' is ",
+                     shapeStr(input(i).value), ", expected ", rows, "x", inputs_[i]->size());
+    }
+    resetOutput(rows, size_);
+    if (!selected_) {
+      for (size_t i = 0; i < numIn_; ++i)
+        math::gemm(input(i).value, false, weight(i)->value(), true, output_.value, 1.0f, i == 0 ? 0.0f : 1.0f);
+      if (bias_) math::addRowVector(output_.value, bias_->value());
+    } else {
+      const Matrix& sel = input(numIn_).value;
+      const float* b = bias_ ? bias_->value().data() : nullptr;
+      for (size_t r = 0; r < rows; ++r) {
+        float* y = output_.value.row(r);
+        const float* m = sel.row(r);
+        for (size_t j = 0; j < size_; ++j) {
+          if (m[j] == 0) {
+            y[j] = 0;
+            continue;
+          }
+          float v = b ? b[j] : 0.0f;
+          for (size_t i = 0; i < numIn_; ++i)
+            v += dot(weight(i)->value().row(j), input(i).value.row(r), inputs_[i]->size());
+          y[j] = v;
+        }
+      }
+    }
+    output_.seqStarts = input(0).seqStarts;
+    output_.subSeqStarts = input(0).subSeqStarts;
+    forwardActivation();
+    if (selected_) {
+      if (softmax_) maskedSoftmax();
+      zeroUnselected(output_.value);
+    }
+  }
+
+  void backward() override {
+    Matrix& g = output_.grad;
+    if (selected_) {
+      zeroUnselected(g);
+      if (softmax_) maskedSoftmaxBackward();
+    }
+    backwardActivation();
+    if (!selected_) {
+      if (bias_ && !bias_->isStatic()) math::sumRows(g, bias_->grad());
+      for (size_t i = 0; i < numIn_; ++i) {
+        Argument& in = input(i);
+        Parameter* w = weight(i);
+        if (!w->isStatic()) math::gemm(g, true, in.value, false, w->grad(), 1.0f, 1.0f);
+        if (!in.grad.empty()) math::gemm(g, false, w->value(), false, in.grad, 1.0f, 1.0f);
+      }
+      return;
+    }
+    const Matrix& sel = input(numIn_).value;
+    float* gb = bias_ && !bias_->isStatic() ? bias_->grad().data() : nullptr;
+    for (size_t r = 0; r < g.height(); ++r) {
+      const float* gr = g.row(r);
+      const float* m = sel.row(r);
+      for (size_t j = 0; j < size_; ++j) {
+        if (m[j] == 0 || gr[j] == 0) continue;
+        if (gb) gb[j] += gr[j];
+        for (size_t i = 0; i < numIn_; ++i) {
+          Argument& in = input(i);
+          Parameter* w = weight(i);
+          const size_t d = inputs_[i]->size();
+          if (!w->isStatic()) axpy(gr[j], in.value.row(r), w->grad().row(j), d);
+          if (!in.grad.empty()) axpy(gr[j], w->value().row(j), in.grad.row(r), d);
+        }
+      }
+    }
+  }
+
+ private:
+  static float dot(const float* __restrict a, const float* __restrict b, size_t n) {
+    float s = 0;
+    for (size_t k = 0; k < n; ++k) s += a[k] * b[k];
+    return s;
+  }
+  static void axpy(float g, const float* __restrict x, float* __restrict y, size_t n) {
+    for (size_t k = 0; k < n; ++k) y[k] += g * x[k];
+  }
+  void zeroUnselected(Matrix& m) {
+    if (m.empty()) return;
+    const Matrix& sel = input(numIn_).value;
+    for (size_t r = 0; r < m.height(); ++r) {
+      float* y = m.row(r);
+      const float* s = sel.row(r);
+      for (size_t j = 0; j < size_; ++j) y[j] = s[j] != 0 ? y[j] : 0.0f;
+    }
+  }
+  void maskedSoftmax() {
+    const Matrix& sel = input(numIn_).value;
+    for (size_t r = 0; r < output_.value.height(); ++r) {
+      float* y = output_.value.row(r);
+      const float* s = sel.row(r);
+      float mx = -INFINITY;
+      for (size_t j = 0; j < size_; ++j)
+        if (s[j] != 0) mx = std::max(mx, y[j]);
+      double sum = 0;
+      for (size_t j = 0; j < size_; ++j)
+        if (s[j] != 0) sum += (y[j] = std::exp(y[j] - mx));
+      for (size_t j = 0; j < size_; ++j)
+        if (s[j] != 0) y[j] = static_cast<float>(y[j] / sum);
+    }
+  }
+  void maskedSoftmaxBackward() {  // g = y * (g - sum(y * g)) over the selected columns
+    Matrix& g = output_.grad;
+    for (size_t r = 0; r < g.height(); ++r) {
+      const float* y = output_.value.row(r);
+      float* gr = g.row(r);
+      double dotYG = 0;
+      for (size_t j = 0; j < size_; ++j) dotYG += y[j] * gr[j];  // unselected: y = g = 0
+      for (size_t j = 0; j < size_; ++j) gr[j] = y[j] * (gr[j] - static_cast<float>(dotYG));
+    }
+  }
+
+  bool selected_ = true, softmax_ = false;
+  size_t numIn_ = 0;
+};
+
 REGISTER_LAYER("fc", FullyConnectedLayer);
+REGISTER_LAYER("selective_fc", SelectiveFullyConnectedLayer);
 
 }  // namespace paddle

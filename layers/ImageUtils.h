@@ -1,54 +1,174 @@
 // CPU helpers for image layers. An image row is channel-major: [C, H, W].
 #pragma once
 #include <cstddef>
+#include <algorithm>
+#include <cstdint>
+#if defined(__AVX512F__) && !defined(__CUDACC__)
+#include <immintrin.h>
+#endif
 
+#include "Errors.h"
 #include "Json.h"
 
 namespace paddle {
 namespace image {
 
-// im2col: col[(c*fh + ky)*fw + kx, oy*ow + ox] = img[c, oy*sy - py + ky, ox*sx - px + kx] (0 outside)
+// The output columns [lo, hi) whose input column ox*sx - px + kx lies inside [0, W).
+inline void validRange(int ow, int sx, int px, int kx, int W, int& lo, int& hi) {
+  // x = ox*sx + (kx - px) >= 0  <=>  ox >= ceil((px - kx) / sx)
+  const int off = kx - px;
+  lo = off >= 0 ? 0 : (-off + sx - 1) / sx;
+  // x < W  <=>  ox <= floor((W - 1 - off) / sx)
+  hi = W - 1 - off < 0 ? 0 : (W - 1 - off) / sx + 1;
+  if (hi > ow) hi = ow;
+  if (lo > hi) lo = hi;
+}
+
+#if defined(__AVX512F__) && !defined(__CUDACC__)
+// Fast paths for stride-1 columns and image rows of at most 16 floats (one AVX-512
+// register): one masked load + one masked store per (channel, ky, kx, output row) in
+// im2col; col2im sums the fw shifted column rows of an image row in a register, so no
+// store is reloaded. Masked-out lanes are never touched (no faults), so the shifted
+// addresses may lie outside the row.
+constexpr int kNarrowMaxFilter = 64;
+inline __mmask16 laneMask(int lo, int hi) {  // lanes [lo, hi)
+  if (hi <= lo) return 0;
+  return static_cast<__mmask16>(((1u << hi) - 1) & ~((1u << lo) - 1));
+}
+inline void im2colNarrow(const float* img, int C, int H, int W, int fh, int fw, int sy, int py, int px, int oh, int ow,
+                         float* col, size_t ld) {
+  const __mmask16 outMask = laneMask(0, ow);
+  __mmask16 masks[kNarrowMaxFilter];  // per kx: the output lanes whose input column is inside the row
+  for (int kx = 0; kx < fw; ++kx) masks[kx] = laneMask(std::max(0, px - kx), std::min(ow, W - kx + px));
+  for (int c = 0; c < C; ++c) {
+    for (int ky = 0; ky < fh; ++ky) {
+      float* rowBase = col + static_cast<size_t>((c * fh + ky) * fw) * ld;
+      for (int oy = 0; oy < oh; ++oy) {
+        const int y = oy * sy - py + ky;
+        float* d = rowBase + oy * ow;
+        if (y < 0 || y >= H) {
+          for (int kx = 0; kx < fw; ++kx) _mm512_mask_storeu_ps(d + kx * ld, outMask, _mm512_setzero_ps());
+          continue;
+        }
+        const float* src = img + (static_cast<size_t>(c) * H + y) * W;
+        for (int kx = 0; kx < fw; ++kx) {
+          const int off = kx - px;  // output column ox reads input column ox + off
+          const __m512 v = _mm512_maskz_loadu_ps(masks[kx], reinterpret_cast<const float*>(
+                                                        reinterpret_cast<uintptr_t>(src) + off * 4L));
+          _mm512_mask_storeu_ps(d + kx * ld, outMask, v);
+        }
+      }
+    }
+  }
+}
+inline void col2imNarrow(const float* col, int C, int H, int W, int fh, int fw, int sy, int py, int px, int oh, int ow,
+                         float* img, size_t ld) {
+  const __mmask16 rowMask = laneMask(0, W);
+  __mmask16 masks[kNarrowMaxFilter];  // per kx: the image lanes some output column of this kx touches
+  for (int kx = 0; kx < fw; ++kx) masks[kx] = laneMask(std::max(0, kx - px), std::min(W, ow + kx - px));
+  for (int c = 0; c < C; ++c) {
+    for (int ky = 0; ky < fh; ++ky) {
+      const float* rowBase = col + static_cast<size_t>((c * fh + ky) * fw) * ld;
+      for (int oy = 0; oy < oh; ++oy) {
+        const int y = oy * sy - py + ky;
+        if (y < 0 || y >= H) continue;
+        float* dst = img + (static_cast<size_t>(c) * H + y) * W;
+        __m512 acc = _mm512_maskz_loadu_ps(rowMask, dst);
+        const float* s = rowBase + oy * ow;
+        for (int kx = 0; kx < fw; ++kx) {
+          const int off = kx - px;  // image column x gets column row entry x - off
+          acc = _mm512_add_ps(acc, _mm512_maskz_loadu_ps(masks[kx], reinterpret_cast<const float*>(
+                                       reinterpret_cast<uintptr_t>(s + kx * ld) - off * 4L)));
+        }
+        _mm512_mask_storeu_ps(dst, rowMask, acc);
+      }
+    }
+  }
+}
+#endif
+
+// im2col: col[(c*fh + ky)*fw + kx, oy*ow + ox] = img[c, oy*sy - py + ky, ox*sx - px + kx] (0 outside).
+// Rows of col are `ld` floats apart (ld = 0: oh*ow), so several samples can share one
+// [C*fh*fw, samples*oh*ow] buffer, each writing its own column block.
+// Short-row kernels for im2col/col2im: rows are only ow floats long, where a memcpy call
+// or a vectorised loop with a scalar tail costs more than the copy (AVX-512: masked ops).
+inline void copyRow(float* __restrict d, const float* __restrict s, int n) {
+#if defined(__AVX512F__) && !defined(__CUDACC__)
+  for (; n >= 16; n -= 16, d += 16, s += 16) _mm512_storeu_ps(d, _mm512_loadu_ps(s));
+  if (n > 0) {
+    const __mmask16 m = static_cast<__mmask16>((1u << n) - 1);
+    _mm512_mask_storeu_ps(d, m, _mm512_maskz_loadu_ps(m, s));
+  }
+#else
+  for (int j = 0; j < n; ++j) d[j] = s[j];
+#endif
+}
+// (col2im's rows overlap from one kx to the next, so a masked store would stall the
+// next masked load of the same bytes: plain loops there.)
+inline void addRow(float* __restrict d, const float* __restrict s, int n) {
+  for (int j = 0; j < n; ++j) d[j] += s[j];
+}
+inline void zeroRow(float* __restrict d, int n) {
+  for (int j = 0; j < n; ++j) d[j] = 0;
+}
+
 inline void im2col(const float* __restrict img, int C, int H, int W, int fh, int fw, int sy, int sx, int py,
-                   int px, int oh, int ow, float* __restrict col) {
-  const int N = oh * ow;
+                   int px, int oh, int ow, float* __restrict col, size_t ld = 0) {
+  if (ld == 0) ld = static_cast<size_t>(oh) * ow;
+#if defined(__AVX512F__) && !defined(__CUDACC__)
+  if (sx == 1 && W <= 16 && fw <= kNarrowMaxFilter) return im2colNarrow(img, C, H, W, fh, fw, sy, py, px, oh, ow, col, ld);
+#endif
   for (int c = 0; c < C; ++c) {
     for (int ky = 0; ky < fh; ++ky) {
       for (int kx = 0; kx < fw; ++kx) {
-        float* __restrict dst = col + static_cast<size_t>((c * fh + ky) * fw + kx) * N;
+        float* __restrict dst = col + static_cast<size_t>((c * fh + ky) * fw + kx) * ld;
+        int lo, hi;
+        validRange(ow, sx, px, kx, W, lo, hi);
         for (int oy = 0; oy < oh; ++oy) {
           const int y = oy * sy - py + ky;
           float* __restrict d = dst + oy * ow;
           if (y < 0 || y >= H) {
-            for (int ox = 0; ox < ow; ++ox) d[ox] = 0;
+            zeroRow(d, ow);
             continue;
           }
           const float* __restrict src = img + (static_cast<size_t>(c) * H + y) * W;
-          for (int ox = 0; ox < ow; ++ox) {
-            const int x = ox * sx - px + kx;
-            d[ox] = (x >= 0 && x < W) ? src[x] : 0.0f;
+          const int off = kx - px;
+          zeroRow(d, lo);
+          if (sx == 1) {
+            copyRow(d + lo, src + lo + off, hi - lo);
+          } else {
+            for (int ox = lo; ox < hi; ++ox) d[ox] = src[ox * sx + off];
           }
+          zeroRow(d + hi, ow - hi);
         }
       }
     }
   }
 }
 
-// The adjoint of im2col: img += scatter(col).
+// The adjoint of im2col: img += scatter(col) (same `ld` convention).
 inline void col2im(const float* __restrict col, int C, int H, int W, int fh, int fw, int sy, int sx, int py,
-                   int px, int oh, int ow, float* __restrict img) {
-  const int N = oh * ow;
+                   int px, int oh, int ow, float* __restrict img, size_t ld = 0) {
+  if (ld == 0) ld = static_cast<size_t>(oh) * ow;
+#if defined(__AVX512F__) && !defined(__CUDACC__)
+  if (sx == 1 && W <= 16 && fw <= kNarrowMaxFilter) return col2imNarrow(col, C, H, W, fh, fw, sy, py, px, oh, ow, img, ld);
+#endif
   for (int c = 0; c < C; ++c) {
     for (int ky = 0; ky < fh; ++ky) {
       for (int kx = 0; kx < fw; ++kx) {
-        const float* __restrict src = col + static_cast<size_t>((c * fh + ky) * fw + kx) * N;
+        const float* __restrict src = col + static_cast<size_t>((c * fh + ky) * fw + kx) * ld;
+        int lo, hi;
+        validRange(ow, sx, px, kx, W, lo, hi);
         for (int oy = 0; oy < oh; ++oy) {
           const int y = oy * sy - py + ky;
           if (y < 0 || y >= H) continue;
           float* __restrict d = img + (static_cast<size_t>(c) * H + y) * W;
+          const int off = kx - px;
           const float* __restrict s = src + oy * ow;
-          for (int ox = 0; ox < ow; ++ox) {
-            const int x = ox * sx - px + kx;
-            if (x >= 0 && x < W) d[x] += s[ox];
+          if (sx == 1) {
+            addRow(d + lo + off, s + lo, hi - lo);
+          } else {
+            for (int ox = lo; ox < hi; ++ox) d[ox * sx + off] += s[ox];
           }
         }
       }
@@ -62,6 +182,42 @@ inline int outputSize(int img, int filter, int padding, int stride, bool caffeMo
   if (caffeMode || num <= 0) return 1 + (num >= 0 ? num / stride : -((-num + stride - 1) / stride));
   return 1 + (num + stride - 1) / stride;
 }
+
+// A conv_conf message (v1 ConvConfig): geometry of one convolution input; checks that
+// output_x/output_y agree with the image, filter, stride and padding.
+struct ConvGeom {
+  int channels, filterChannels, groups;
+  int fh, fw, sy, sx, py, px;
+  int imgH, imgW;  // the "image" side of conv_conf (input of conv, output of convt)
+  int outH, outW;  // the "output" side (output of conv, input of convt)
+
+  explicit ConvGeom(const Json& c) {
+    channels = static_cast<int>(c.getInt("channels", 0));
+    filterChannels = static_cast<int>(c.getInt("filter_channels", 0));
+    groups = static_cast<int>(c.getInt("groups", 1));
+    fw = static_cast<int>(c.getInt("filter_size", 0));
+    fh = static_cast<int>(c.getInt("filter_size_y", fw));
+    sx = static_cast<int>(c.getInt("stride", 1));
+    sy = static_cast<int>(c.getInt("stride_y", sx));
+    px = static_cast<int>(c.getInt("padding", 0));
+    py = static_cast<int>(c.getInt("padding_y", px));
+    imgW = static_cast<int>(c.getInt("img_size", 0));
+    imgH = static_cast<int>(c.getInt("img_size_y", imgW));
+    outW = static_cast<int>(c.getInt("output_x", 0));
+    outH = static_cast<int>(c.getInt("output_y", outW));
+    PADDLE_ENFORCE(channels > 0 && groups > 0 && fw > 0 && fh > 0 && sx > 0 && sy > 0 && px >= 0 && py >= 0,
+                   ConfigError, "conv_conf needs positive channels, groups, filter_size, stride (got channels ",
+                   channels, ", groups ", groups, ", filter ", fh, "x", fw, ", stride ", sy, "x", sx, ")");
+    PADDLE_ENFORCE(imgW > 0 && imgH > 0 && outW > 0 && outH > 0, ConfigError,
+                   "conv_conf needs img_size and output_x (got img ", imgH, "x", imgW, ", output ", outH, "x",
+                   outW, ")");
+    bool caffe = c.getBool("caffe_mode", true);
+    int ex = outputSize(imgW, fw, px, sx, caffe), ey = outputSize(imgH, fh, py, sy, caffe);
+    PADDLE_ENFORCE(ex == outW && ey == outH, ConfigError, "conv_conf.output_x/output_y ", outW, "/", outH,
+                   " disagree with img_size ", imgW, "/", imgH, ", filter, stride and padding (expected ", ex,
+                   "/", ey, ")");
+  }
+};
 
 // Reads an ImageConfig-like message (channels, img_size, img_size_y).
 struct ImageShape {

@@ -54,6 +54,24 @@ void Layer::checkInputSize(size_t i, size_t expected) {
                  "') has size ", inputs_[i]->size(), ", expected ", expected);
 }
 
+Argument* Layer::findOutput(const std::string& name) {
+  if (name.empty() || name == "default") return &output_;
+  auto it = namedOutputs_.find(name);
+  return it == namedOutputs_.end() ? nullptr : &it->second;
+}
+
+std::vector<std::string> Layer::outputNames() const {
+  std::vector<std::string> names{"default"};
+  for (auto& kv : namedOutputs_) names.push_back(kv.first);
+  return names;
+}
+
+Argument& Layer::publishOutput(const std::string& name) {
+  PADDLE_ENFORCE(!name.empty() && name != "default", ConfigError, "layer '", name_,
+                 "': a secondary output needs a name other than 'default'");
+  return namedOutputs_[name];
+}
+
 void Layer::resetOutput(size_t rows, size_t cols) {
   output_.value.setDevice(useGpu_);
   output_.value.resize(rows, cols);

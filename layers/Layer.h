@@ -50,8 +50,11 @@ class Layer {
   // Cost layers output one cost per sample; the batch cost is their sum.
   virtual bool isCost() const { return false; }
   Argument& output() { return output_; }
-  // Named extra outputs ("state" of lstm_step), read by get_output layers.
-  virtual Argument* secondaryOutput(const std::string& name) { (void)name; return nullptr; }
+  // Secondary outputs (v1 Layer::getOutput(name)): results a layer publishes under a name
+  // besides its main output, e.g. an LSTM step's "state"; the get_output layer exposes one
+  // as a layer of its own. "" and "default" name output(). Null when there is none.
+  Argument* findOutput(const std::string& name);
+  std::vector<std::string> outputNames() const;
   const std::vector<Layer*>& inputLayers() const { return inputs_; }
   const std::vector<Parameter*>& parameters() const { return ownParams_; }
   // Data layers are fed from outside; other layers whose grads nobody needs skip them.
@@ -73,6 +76,9 @@ class Layer {
   // For layers with CPU kernels only: throws UnsupportedError naming the layer on GPU.
   void requireCpu() const;
   void checkInputSize(size_t i, size_t expected);
+  // Declares a secondary output (in init); the layer fills it in forward (value, and grad
+  // sized and zeroed in training, which consumers add to) and reads its grad in backward.
+  Argument& publishOutput(const std::string& name);
 
   Json config_;
   std::string name_, type_;
@@ -83,6 +89,7 @@ class Layer {
   std::vector<Parameter*> ownParams_;
   std::unique_ptr<Activation> activation_;
   Argument output_;
+  std::map<std::string, Argument> namedOutputs_;  // secondary outputs (stable addresses)
   PassType pass_ = PASS_TEST;
   bool useGpu_ = false;
   bool needGrad_ = true;

@@ -4,6 +4,7 @@
 //   "concat2": act([proj_0(x_0) | proj_1(x_1) | ...] + bias)
 //   "addto":   act(x_0 + x_1 + ... + bias)
 //   "concat":  act([x_0 | x_1 | ...])
+// With conv projections (shared_biases) the bias has one value per channel block.
 // CPU kernels; on GPU these layers throw UnsupportedError.
 #include "Errors.h"
 #include "Layer.h"
@@ -62,19 +63,48 @@ class ProjectionLayerBase : public Layer {
         throw ConfigError(str("inputs[", i, "] ('", inputs_[i]->name(), "'): ", e.what()));
       }
     }
-    if (bias_) {
+    sharedBias_ = config_.getBool("shared_biases", false);
+    if (bias_ && sharedBias_) {  // conv projections: one bias per channel block (v1 addSharedBias)
+      PADDLE_ENFORCE(bias_->size() > 0 && size_ % bias_->size() == 0, ConfigError, "shared bias '",
+                     bias_->name(), "' has ", bias_->size(), " values, which do not divide the layer size ", size_);
+    } else if (bias_) {
       PADDLE_ENFORCE(bias_->size() == size_, ConfigError, "bias '", bias_->name(), "' has ", bias_->size(),
                      " values, expected ", size_);
     }
   }
 
  protected:
+  void addBias() {
+    if (!sharedBias_) return math::addRowVector(output_.value, bias_->value());
+    const size_t C = bias_->size(), block = size_ / C;
+    const float* __restrict b = bias_->value().data();
+    for (size_t r = 0; r < output_.value.height(); ++r) {
+      float* __restrict y = output_.value.row(r);
+      for (size_t c = 0; c < C; ++c)
+        for (size_t k = 0; k < block; ++k) y[c * block + k] += b[c];
+    }
+  }
+  void biasBackward(const Matrix& g) {
+    if (!bias_ || bias_->isStatic()) return;
+    if (!sharedBias_) return math::sumRows(g, bias_->grad());
+    const size_t C = bias_->size(), block = size_ / C;
+    float* __restrict gb = bias_->grad().data();
+    for (size_t r = 0; r < g.height(); ++r) {
+      const float* __restrict gr = g.row(r);
+      for (size_t c = 0; c < C; ++c) {
+        float s = 0;
+        for (size_t k = 0; k < block; ++k) s += gr[c * block + k];
+        gb[c] += s;
+      }
+    }
+  }
   size_t batchRows() {
     size_t rows = input(0).batchSize();
     for (size_t i = 1; i < inputs_.size(); ++i) checkRows(input(i), rows, name_, inputs_[i]->name());
     return rows;
   }
   std::vector<std::unique_ptr<Projection>> projections_;
+  bool sharedBias_ = false;
 };
 
 class MixedLayer : public ProjectionLayerBase {
@@ -121,7 +151,7 @@ class MixedLayer : public ProjectionLayerBase {
       for (int64_t j : operators_[k]->inputIndices()) opArgs_[k].push_back(&input(j));
       operators_[k]->forward(opArgs_[k], output_.value);
     }
-    if (bias_) math::addRowVector(output_.value, bias_->value());
+    if (bias_) addBias();
     passSequence(output_, input(0));
     forwardActivation();
   }
@@ -129,7 +159,7 @@ class MixedLayer : public ProjectionLayerBase {
   void backward() override {
     backwardActivation();
     const Matrix& g = output_.grad;
-    if (bias_ && !bias_->isStatic()) math::sumRows(g, bias_->grad());
+    biasBackward(g);
     for (size_t i = 0; i < inputs_.size(); ++i) {
       if (projections_[i]) projections_[i]->backward(input(i), g);
     }
@@ -172,7 +202,7 @@ class Concat2Layer : public ProjectionLayerBase {
       addColumns(output_.value, off, t);
       off += t.width();
     }
-    if (bias_) math::addRowVector(output_.value, bias_->value());
+    if (bias_) addBias();
     passSequence(output_, input(0));
     forwardActivation();
   }
@@ -180,7 +210,7 @@ class Concat2Layer : public ProjectionLayerBase {
   void backward() override {
     backwardActivation();
     const Matrix& g = output_.grad;
-    if (bias_ && !bias_->isStatic()) math::sumRows(g, bias_->grad());
+    biasBackward(g);
     size_t off = 0;
     for (size_t i = 0; i < inputs_.size(); ++i) {
       Matrix& t = tmp_[i];  // reused as this projection's output gradient

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "Errors.h"
+#include "ImageUtils.h"
 #include "math/MathOps.h"
 
 namespace paddle {
@@ -284,6 +285,128 @@ class DotMulOperator : public Operator {
  private:
   float scale_;
 };
+// Views of the per-group GEMM operands inside one sample's buffers.
+inline Matrix view(const float* p, size_t h, size_t w) { return Matrix::view(const_cast<float*>(p), h, w, false); }
+
+// Convolution of one sample with filters W ([F][C/groups][fh][fw], the cuDNN filter layout
+// v1's conv projection / operator use: group g's M = F/groups filters are the rows of an
+// [M, K] block, K = (C/groups)*fh*fw in im2col row order). im2col + GEMM per sample.
+struct SampleConv {
+  image::ConvGeom g;
+  int numFilters;
+  size_t K, M, N;
+  Matrix col;  // [K*groups, N], reused
+
+  SampleConv(const Json& convConf, int filters, const std::string& what) : g(convConf), numFilters(filters) {
+    PADDLE_ENFORCE(numFilters > 0 && numFilters % g.groups == 0 && g.channels % g.groups == 0, ConfigError, what,
+                   ": num_filters ", numFilters, " and channels ", g.channels, " must be positive multiples of groups ",
+                   g.groups);
+    PADDLE_ENFORCE(g.filterChannels == 0 || g.filterChannels == g.channels / g.groups, ConfigError, what,
+                   ": conv_conf.filter_channels ", g.filterChannels, " should be ", g.channels / g.groups);
+    g.filterChannels = g.channels / g.groups;
+    K = static_cast<size_t>(g.filterChannels) * g.fh * g.fw;
+    M = static_cast<size_t>(numFilters / g.groups);
+    N = static_cast<size_t>(g.outH) * g.outW;
+  }
+  size_t inSize() const { return static_cast<size_t>(g.channels) * g.imgH * g.imgW; }
+  size_t outSize() const { return static_cast<size_t>(numFilters) * N; }
+  size_t weightSize() const { return K * M * g.groups; }
+
+  // y [F*N] += conv(x, w)
+  void forward(const float* x, const float* w, float* y) {
+    col.resize(K * g.groups, N);
+    image::im2col(x, g.channels, g.imgH, g.imgW, g.fh, g.fw, g.sy, g.sx, g.py, g.px, g.outH, g.outW, col.data());
+    for (int gr = 0; gr < g.groups; ++gr) {
+      Matrix W = view(w + gr * M * K, M, K), C = view(col.data() + gr * K * N, K, N), Y = view(y + gr * M * N, M, N);
+      math::gemm(W, false, C, false, Y, 1.0f, 1.0f);
+    }
+  }
+  // gw += dy col^T (gw may be null), gx += col2im(W^T dy) (gx may be null)
+  void backward(const float* x, const float* w, const float* gy, float* gw, float* gx) {
+    col.resize(K * g.groups, N);
+    if (gw) {
+      image::im2col(x, g.channels, g.imgH, g.imgW, g.fh, g.fw, g.sy, g.sx, g.py, g.px, g.outH, g.outW, col.data());
+      for (int gr = 0; gr < g.groups; ++gr) {
+        Matrix G = view(gy + gr * M * N, M, N), C = view(col.data() + gr * K * N, K, N);
+        Matrix GW = view(gw + gr * M * K, M, K);
+        math::gemm(G, false, C, true, GW, 1.0f, 1.0f);
+      }
+    }
+    if (gx) {
+      for (int gr = 0; gr < g.groups; ++gr) {
+        Matrix W = view(w + gr * M * K, M, K), G = view(gy + gr * M * N, M, N);
+        Matrix C = view(col.data() + gr * K * N, K, N);
+        math::gemm(W, true, G, false, C, 1.0f, 0.0f);
+      }
+      image::col2im(col.data(), g.channels, g.imgH, g.imgW, g.fh, g.fw, g.sy, g.sx, g.py, g.px, g.outH, g.outW, gx);
+    }
+  }
+};
+
+const Json& convConf(const Json& c, const char* what) {
+  PADDLE_ENFORCE(c.has("conv_conf"), ConfigError, what, " needs a conv_conf");
+  return c["conv_conf"];
+}
+
+// "conv" projection (conv_projection): the input image convolved with the projection's
+// filters (proj_conf.num_filters, proj_conf.conv_conf); output [num_filters, output_y, output_x].
+class ConvProjection : public Projection {
+ public:
+  ConvProjection(const Json& c, Parameter* w, size_t in, const std::string& l)
+      : Projection(c, w, in, l),
+        conv_(convConf(c, "conv projection"), static_cast<int>(c.getInt("num_filters", 0)), "conv projection") {
+    PADDLE_ENFORCE(conv_.inSize() == inSize_, ConfigError, "conv projection: conv_conf describes an input of ",
+                   conv_.inSize(), " values, the input layer has ", inSize_);
+    PADDLE_ENFORCE(conv_.outSize() == outSize_, ConfigError, "conv projection: num_filters x output_y x output_x = ",
+                   conv_.outSize(), " differs from output_size ", outSize_);
+    PADDLE_ENFORCE(w_ && w_->size() == conv_.weightSize(), ConfigError, "conv projection needs a weight of ",
+                   conv_.weightSize(), " values (num_filters x channels/groups x filter_size_y x filter_size)",
+                   (w_ ? ", '" + w_->name() + "' has " + std::to_string(w_->size()) : std::string()));
+  }
+  void forward(const Argument& in, Matrix& out) override {
+    needDense(in, layer_, type_);
+    for (size_t r = 0; r < out.height(); ++r) conv_.forward(in.value.row(r), w_->value().data(), out.row(r));
+  }
+  void backward(Argument& in, const Matrix& g) override {
+    float* gw = w_->isStatic() ? nullptr : w_->grad().data();
+    for (size_t r = 0; r < g.height(); ++r)
+      conv_.backward(in.value.row(r), w_->value().data(), g.row(r), gw, in.grad.empty() ? nullptr : in.grad.row(r));
+  }
+
+ private:
+  SampleConv conv_;
+};
+
+// "conv" operator (conv_operator): inputs [image, filters]; each sample's image is
+// convolved with that sample's own filters (a row of num_filters x channels x fh x fw values).
+class ConvOperator : public Operator {
+ public:
+  ConvOperator(const Json& c, const std::string& l)
+      : Operator(c, l),
+        conv_(convConf(c, "conv operator"), static_cast<int>(c.getInt("num_filters", 0)), "conv operator") {
+    PADDLE_ENFORCE(indices_.size() == 2, ConfigError, "conv operator needs 2 inputs (image, filters)");
+    PADDLE_ENFORCE(conv_.outSize() == outSize_, ConfigError, "conv operator: num_filters x output_y x output_x = ",
+                   conv_.outSize(), " differs from output_size ", outSize_);
+  }
+  void forward(const std::vector<Argument*>& ins, Matrix& out) override {
+    const Matrix& x = ins[0]->value;
+    const Matrix& f = ins[1]->value;
+    PADDLE_ENFORCE(x.width() == conv_.inSize() && f.width() == conv_.weightSize() && f.height() == x.height(),
+                   DataError, "layer '", layer_, "': conv operator inputs are ", shapeStr(x), " and ", shapeStr(f),
+                   ", expected widths ", conv_.inSize(), " (image) and ", conv_.weightSize(), " (filters)");
+    for (size_t r = 0; r < out.height(); ++r) conv_.forward(x.row(r), f.row(r), out.row(r));
+  }
+  void backward(const std::vector<Argument*>& ins, const Matrix& g) override {
+    Argument& x = *ins[0];
+    Argument& f = *ins[1];
+    for (size_t r = 0; r < g.height(); ++r)
+      conv_.backward(x.value.row(r), f.value.row(r), g.row(r), f.grad.empty() ? nullptr : f.grad.row(r),
+                     x.grad.empty() ? nullptr : x.grad.row(r));
+  }
+
+ private:
+  SampleConv conv_;
+};
 }  // namespace
 
 Projection::Projection(const Json& conf, Parameter* w, size_t inputSize, const std::string& layerName)
@@ -318,8 +441,9 @@ std::unique_ptr<Projection> Projection::create(const Json& conf, Parameter* w, s
   if (t == "scaling") return std::unique_ptr<Projection>(new ScalingProjection(conf, w, inputSize, layer));
   if (t == "table") return std::unique_ptr<Projection>(new TableProjection(conf, w, inputSize, layer));
   if (t == "context") return std::unique_ptr<Projection>(new ContextProjection(conf, w, inputSize, layer));
+  if (t == "conv") return std::unique_ptr<Projection>(new ConvProjection(conf, w, inputSize, layer));
   throw ConfigError(str("proj_conf.type '", t, "' is not supported (known: fc, trans_fc, identity, "
-                        "identity_offset, dot_mul, scaling, table, context)"));
+                        "identity_offset, dot_mul, scaling, table, context, conv)"));
 }
 
 Operator::Operator(const Json& conf, const std::string& layerName)
@@ -334,7 +458,8 @@ Operator::Operator(const Json& conf, const std::string& layerName)
 std::unique_ptr<Operator> Operator::create(const Json& conf, const std::string& layer) {
   std::string t = conf.getString("type", "");
   if (t == "dot_mul") return std::unique_ptr<Operator>(new DotMulOperator(conf, layer));
-  throw ConfigError(str("operator_confs.type '", t, "' is not supported (known: dot_mul)"));
+  if (t == "conv") return std::unique_ptr<Operator>(new ConvOperator(conf, layer));
+  throw ConfigError(str("operator_confs.type '", t, "' is not supported (known: dot_mul, conv)"));
 }
 
 }  // namespace paddle

@@ -454,8 +454,6 @@ class LstmStepLayer : public Layer {
     scratch_.assign(H_, 0.0f);
   }
 
-  Argument* secondaryOutput(const std::string& name) override { return name == "state" ? &state_ : nullptr; }
-
   void forward(PassType pass) override {
     pass_ = pass;
     const Argument& in = input(0);
@@ -506,7 +504,7 @@ class LstmStepLayer : public Layer {
   }
   size_t H_ = 0;
   LstmCell cell_{};
-  Argument state_;  // the cell c, exposed as "state"
+  Argument& state_ = publishOutput("state");  // the cell c
   Matrix gates_, states_, gateGrad_;
   std::vector<float> zeros_, scratch_;
 };
@@ -588,44 +586,9 @@ class GruStepLayer : public Layer {
   Matrix zr_, cand_, rh_, dzr_, dcand_, drh_, inputGrad_, scratch_;
 };
 
-// "get_output": exposes a named secondary output of its input layer
-// (input_layer_argument), e.g. the cell state of lstm_step.
-class GetOutputLayer : public Layer {
- public:
-  using Layer::Layer;
-
-  void init(LayerContext& ctx) override {
-    Layer::init(ctx);
-    checkInputCount(1, 1);
-    arg_ = config_["inputs"][0].getString("input_layer_argument", "");
-    PADDLE_ENFORCE(inputLayers()[0]->secondaryOutput(arg_), ConfigError, "input '", inputLayers()[0]->name(),
-                   "' (type ", inputLayers()[0]->type(), ") has no output named '", arg_, "'");
-  }
-
-  void forward(PassType pass) override {
-    pass_ = pass;
-    Argument* src = inputLayers()[0]->secondaryOutput(arg_);
-    output_.value = src->value;  // shares the producer's memory
-    output_.seqStarts = src->seqStarts;
-    if (pass == PASS_TRAIN || pass == PASS_GC) {
-      output_.grad.resize(src->value.height(), src->value.width());
-      output_.grad.zero();
-    }
-  }
-
-  void backward() override {
-    Argument* src = inputLayers()[0]->secondaryOutput(arg_);
-    if (!src->grad.empty() && !output_.grad.empty()) math::axpby(1.0f, output_.grad, 1.0f, src->grad);
-  }
-
- private:
-  std::string arg_;
-};
-
 REGISTER_LAYER("lstmemory", LstmLayer);
 REGISTER_LAYER("lstm_step", LstmStepLayer);
 REGISTER_LAYER("gru_step", GruStepLayer);
-REGISTER_LAYER("get_output", GetOutputLayer);
 REGISTER_LAYER("gated_recurrent", GruLayer);
 REGISTER_LAYER("recurrent", SimpleRecurrentLayer);
 

@@ -355,7 +355,7 @@ class SeqTextPrinter : public Evaluator {
       }
     }
     for (auto& l : gm.layers()) {
-      if (l->secondaryOutput("scores")) scoreLayer_ = l.get();
+      if (l->findOutput("scores")) scoreLayer_ = l.get();
     }
     if (!resultFile_.empty()) {
       out_.open(resultFile_, std::ios::trunc);
@@ -381,7 +381,7 @@ class SeqTextPrinter : public Evaluator {
     }
     std::vector<float> scores;
     if (scoreLayer_) {
-      const Matrix& s = scoreLayer_->secondaryOutput("scores")->value;
+      const Matrix& s = scoreLayer_->findOutput("scores")->value;
       scores.resize(s.size());
       s.copyToHost(scores.data());
     }

