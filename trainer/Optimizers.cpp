@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <climits>
+#include <functional>
 #include <cmath>
 #include <sstream>
 
@@ -102,6 +103,7 @@ ParameterUpdater::ParameterUpdater(const Json& opt)
       beta2_(opt.getDouble("adam_beta2", 0.999)),
       adamEps_(opt.getDouble("adam_epsilon", 1e-8)),
       globalClip_(opt.getDouble("gradient_clipping_threshold", 0.0)),
+      clipNorm_(opt.getDouble("gradient_clipping_norm", 0.0)),
       averageWindow_(opt.getDouble("average_window", 0.0)),
       maxAverageWindow_(opt.getInt("max_average_window", INT64_MAX)),
       maxWindowSet_(opt.has("max_average_window")) {
@@ -261,6 +263,38 @@ void ParameterUpdater::update(Parameter& p) {
   }
   if (averaging()) math::axpby(1.0f, p.value(), 1.0f, p.buffer(PARAMETER_SUM1));
   p.zeroGrad();
+}
+
+double ParameterUpdater::clipByGlobalNorm(const std::vector<ParameterPtr>& params) {
+  if (clipNorm_ <= 0) return 0.0;
+  // Sparse-update gradients are zero outside the touched rows: only those count.
+  auto forRows = [](Parameter& p, const std::function<void(float*, size_t)>& f) {
+    Matrix& g = p.buffer(PARAMETER_GRADIENT);
+    if (p.sparseUpdate() && !p.allRowsTouched()) {
+      for (int r : p.touchedRows()) f(g.row(r), p.cols());
+    } else {
+      f(g.data(), g.size());
+    }
+  };
+  double sq = 0;
+  for (auto& p : params) {
+    if (p->isStatic()) continue;
+    PADDLE_ENFORCE(!p->useGpu(), UnsupportedError, "gradient_clipping_norm is CPU-only for now");
+    forRows(*p, [&](float* x, size_t n) {
+      for (size_t i = 0; i < n; ++i) sq += static_cast<double>(x[i]) * x[i];
+    });
+  }
+  const double norm = std::sqrt(sq);
+  if (norm > clipNorm_) {
+    const float scale = static_cast<float>(clipNorm_ / norm);
+    for (auto& p : params) {
+      if (p->isStatic()) continue;
+      forRows(*p, [&](float* x, size_t n) {
+        for (size_t i = 0; i < n; ++i) x[i] *= scale;
+      });
+    }
+  }
+  return norm;
 }
 
 void ParameterUpdater::catchUp() {

@@ -37,6 +37,9 @@ class ParameterUpdater {
   void startBatch(int64_t batchSize);
   // Clips the gradient, applies the rule (+ decay), and zeroes the gradient.
   void update(Parameter& p);
+  // gradient_clipping_norm (opt-in, not v1): scales every gradient by
+  // min(1, norm / ||all gradients||) before the updates. Returns the norm.
+  double clipByGlobalNorm(const std::vector<ParameterPtr>& params);
   // Advances the time step and the model-average window.
   void finishBatch();
   // Applies the decay that sparse_update rows still owe (v1 catchUpWith); the
@@ -88,7 +91,7 @@ class ParameterUpdater {
 
   std::string method_;
   LearningRateSchedule schedule_;
-  double baseLr_, rho_, eps_, beta1_, beta2_, adamEps_, globalClip_;
+  double baseLr_, rho_, eps_, beta1_, beta2_, adamEps_, globalClip_, clipNorm_;
   double lr_ = 0;
   int64_t numSamples_ = 0;
   int64_t step_ = 1;  // v1's Adam/Adamax time step starts at 1

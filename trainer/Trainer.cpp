@@ -232,6 +232,7 @@ void Trainer::trainOneBatch(const std::vector<Argument>& inArgs, int64_t numSamp
   ++batchesInPass_;
   updater_.startBatch(numSamples);
   runReplicas(inArgs, PASS_TRAIN);
+  updater_.clipByGlobalNorm(machines_[0]->parameters());
   for (auto& p : machines_[0]->parameters()) updater_.update(*p);
   updater_.finishBatch();
   accumulate(pass_, numSamples);

@@ -238,9 +238,12 @@ def settings(batch_size,
              regularization=None,
              is_async=False,
              model_average=None,
-             gradient_clipping_threshold=None):
+             gradient_clipping_threshold=None,
+             gradient_clipping_norm=None):
     """Optimisation settings: batch size, learning rate (+ schedule),
-    learning method, regularization, model averaging, gradient clipping."""
+    learning method, regularization, model averaging, gradient clipping
+    (v1's element-wise per parameter; gradient_clipping_norm, not in v1, opts
+    in to clipping by the global norm of all gradients)."""
     if isinstance(regularization, BaseRegularization):
         regularization = [regularization]
     if not isinstance(regularization, (list, tuple)):
@@ -271,6 +274,11 @@ def settings(batch_size,
     kwargs['learning_rate_schedule'] = learning_rate_schedule
     kwargs['learning_rate_args'] = learning_rate_args
     kwargs['algorithm'] = algorithm
+    if gradient_clipping_norm is not None:
+        if not isinstance(gradient_clipping_norm, (int, float)) or gradient_clipping_norm <= 0:
+            raise ConfigError('settings: gradient_clipping_norm must be a positive number, got %r' %
+                              (gradient_clipping_norm, ))
+        kwargs['gradient_clipping_norm'] = float(gradient_clipping_norm)
 
     _merge(kwargs, learning_method.to_setting_kwargs(), 'learning_method')
     learning_method.extra_settings()

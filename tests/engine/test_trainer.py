@@ -110,3 +110,27 @@ def test_engine_errors_are_python_exceptions():
         api.Trainer.create(json.dumps(broken), False, 1, 1)
     with pytest.raises(ValueError, match="invalid config JSON"):
         api.Trainer.create("{not json", False, 1, 1)
+
+
+def test_global_norm_clipping_scales_all_gradients_together():
+    cfg = mlp_config()
+    cfg["opt_config"]["gradient_clipping_norm"] = 0.5
+    cfg["opt_config"]["learning_rate"] = 1.0
+    clipped = api.Trainer.create(json.dumps(cfg), False, 1, 3)
+    plain_cfg = mlp_config()
+    plain_cfg["opt_config"]["learning_rate"] = 1.0
+    plain = api.Trainer.create(json.dumps(plain_cfg), False, 1, 3)
+    before = params(plain)
+    b = batches(1)[0]
+    # the unclipped gradient, from a forward/backward on the same weights
+    gm = plain.getGradientMachine()
+    out = api.Arguments.createArguments(0)
+    gm.forwardBackward(make_args(b), out, api.PASS_TRAIN)
+    grads = {p.getName(): p.getBuf(api.PARAMETER_GRADIENT).copyToNumpyArray() for p in gm.getParameters()}
+    norm = np.sqrt(sum(float((g.astype(np.float64) ** 2).sum()) for g in grads.values()))
+    assert norm > 0.5
+    clipped.startTrainPass(0)
+    clipped.trainOneDataBatch(10, make_args(b))
+    after = params(clipped)
+    for name in before:  # plain SGD step with lr 1: w - g * 0.5 / norm
+        np.testing.assert_allclose(after[name], before[name] - grads[name] * (0.5 / norm), rtol=1e-4, atol=1e-6)
