@@ -60,10 +60,50 @@ def _train_flops(macs):
     return 2 * sum(macs) + 2 * (sum(macs) + sum(macs[1:]))
 
 
+TEXT_VOCAB = 30000
+LSTM_TEXT_CONFIG = """
+from paddle.trainer_config_helpers import *
+settings(batch_size=64, learning_rate=2e-3, learning_method=AdamOptimizer())
+words = data_layer(name='words', size=30000)
+emb = embedding_layer(input=words, size=128)
+lstm = simple_lstm(input=emb, size=128)
+pooled = pooling_layer(input=lstm, pooling_type=MaxPooling())
+out = fc_layer(input=pooled, size=2, act=SoftmaxActivation())
+outputs(classification_cost(input=out, label=data_layer(name='label', size=2)))
+"""
+CNN_TEXT_CONFIG = """
+from paddle.trainer_config_helpers import *
+settings(batch_size=64, learning_rate=1e-3, learning_method=AdamOptimizer())
+words = data_layer(name='words', size=30000)
+emb = embedding_layer(input=words, size=128)
+conv = sequence_conv_pool(input=emb, context_len=3, hidden_size=128, fc_act=ReluActivation())
+out = fc_layer(input=conv, size=2, act=SoftmaxActivation())
+outputs(classification_cost(input=out, label=data_layer(name='label', size=2)))
+"""
+# per token: LSTM input projection 128x512 + recurrent 128x512; cnn: window 3*128 x 128
+_LSTM_TOKEN_MACS = 2 * 128 * 512
+_CNN_TOKEN_MACS = 3 * 128 * 128
+_MEAN_LEN = 105.0  # lengths uniform in 10..200
+
 BENCHES = {
     "mlp": {"batch": 128, "config": MLP_CONFIG, "flops_per_sample": _train_flops(_MLP_MACS)},
     "lenet": {"batch": 128, "config": LENET_CONFIG, "flops_per_sample": _train_flops(_LENET_MACS)},
+    # embedding lookups are not counted; the first GEMM's input gradient is (the embedding needs it)
+    "lstm_text": {"batch": 64, "config": LSTM_TEXT_CONFIG, "flops_per_sample": 6 * _LSTM_TOKEN_MACS * _MEAN_LEN},
+    "cnn_text": {"batch": 64, "config": CNN_TEXT_CONFIG, "flops_per_sample": 6 * _CNN_TOKEN_MACS * _MEAN_LEN},
 }
+TEXT_BENCHES = ("lstm_text", "cnn_text")
+
+
+def text_batches(batch, n=8, seed=0):
+    """Word-id sequences of lengths uniform in 10..200 and binary labels."""
+    rng = np.random.RandomState(seed)
+    out = []
+    for _ in range(n):
+        lengths = rng.randint(10, 201, batch)
+        ids = rng.randint(0, TEXT_VOCAB, int(lengths.sum())).astype(np.int32)
+        out.append((ids, lengths, rng.randint(0, 2, batch).astype(np.int32)))
+    return out
 
 
 def synthetic_batches(batch, n=8, seed=0):
@@ -104,11 +144,19 @@ def run_paddle(name, threads):
     trainer = api.Trainer.create(message_to_json(conf), False, 1, 1)
     trainer.startTrainPass(0)
     args = []
-    for x, y in synthetic_batches(b["batch"]):
-        a = api.Arguments.createArguments(2)
-        a.setSlotValueFromBuffer(0, x)
-        a.setSlotIdsFromBuffer(1, y)
-        args.append(a)
+    if name in TEXT_BENCHES:
+        for ids, lengths, y in text_batches(b["batch"]):
+            a = api.Arguments.createArguments(2)
+            a.setSlotIdsFromBuffer(0, ids)
+            a.setSlotSequenceStartPositionsFromBuffer(0, np.concatenate([[0], np.cumsum(lengths)]).astype(np.int32))
+            a.setSlotIdsFromBuffer(1, y)
+            args.append(a)
+    else:
+        for x, y in synthetic_batches(b["batch"]):
+            a = api.Arguments.createArguments(2)
+            a.setSlotValueFromBuffer(0, x)
+            a.setSlotIdsFromBuffer(1, y)
+            args.append(a)
     sec = time_steps(lambda a: trainer.trainOneDataBatch(b["batch"], a), args)
     return sec
 
@@ -119,6 +167,8 @@ def run_torch(name, threads):
 
     torch.set_num_threads(threads)
     b = BENCHES[name]
+    if name in TEXT_BENCHES:
+        return run_torch_text(name, b)
     if name == "mlp":
         model = nn.Sequential(nn.Linear(784, 512), nn.ReLU(), nn.Linear(512, 512), nn.ReLU(), nn.Linear(512, 10))
         opt = torch.optim.Adam(model.parameters(), lr=1e-3)
@@ -135,6 +185,53 @@ def run_torch(name, threads):
     def step(batch):
         opt.zero_grad(set_to_none=True)
         loss = loss_fn(model(batch[0]), batch[1])
+        loss.backward()
+        opt.step()
+
+    return time_steps(step, data)
+
+
+def run_torch_text(name, b):
+    """PyTorch's text models on padded batches (its fastest CPU path: fused LSTM)."""
+    import torch
+    import torch.nn as nn
+
+    class TextNet(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.emb = nn.Embedding(TEXT_VOCAB, 128)
+            if name == "lstm_text":
+                self.seq = nn.LSTM(128, 128, batch_first=True)
+            else:
+                self.seq = nn.Conv1d(128, 128, 3, padding=1)
+            self.out = nn.Linear(128, 2)
+
+        def forward(self, ids, mask):
+            x = self.emb(ids)
+            if name == "lstm_text":
+                h, _ = self.seq(x)
+            else:
+                h = torch.relu(self.seq(x.transpose(1, 2))).transpose(1, 2)
+            h = h.masked_fill(~mask.unsqueeze(-1), float("-inf")).max(1).values
+            return self.out(h)
+
+    model = TextNet()
+    opt = torch.optim.Adam(model.parameters(), lr=2e-3 if name == "lstm_text" else 1e-3)
+    loss_fn = nn.CrossEntropyLoss(reduction="sum")
+    data = []
+    for ids, lengths, y in text_batches(b["batch"]):
+        padded = np.zeros((len(lengths), lengths.max()), np.int64)
+        mask = np.zeros(padded.shape, bool)
+        at = 0
+        for i, n in enumerate(lengths):
+            padded[i, :n] = ids[at:at + n]
+            mask[i, :n] = True
+            at += n
+        data.append((torch.from_numpy(padded), torch.from_numpy(mask), torch.from_numpy(y).long()))
+
+    def step(batch):
+        opt.zero_grad(set_to_none=True)
+        loss = loss_fn(model(batch[0], batch[1]), batch[2])
         loss.backward()
         opt.step()
 
