@@ -22,6 +22,8 @@ class SequenceToBatch {
   size_t stepEnd(size_t t) const { return stepStarts_[t + 1]; }
   size_t stepRows(size_t t) const { return stepStarts_[t + 1] - stepStarts_[t]; }
 
+  // The sequence-order row of batch row b.
+  int sequenceRow(size_t b) const { return seqRow_[b]; }
   // Sequence indices, longest first (the order of the rows of every step).
   const std::vector<int>& sequenceOrder() const { return order_; }
   size_t numSequences() const { return order_.size(); }

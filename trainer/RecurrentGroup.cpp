@@ -100,8 +100,10 @@ class RecurrentLayerGroup : public Layer {
       PADDLE_ENFORCE(found, ConfigError, "sub-model layer '", n, "' has no layer config");
     }
     for (const Json& l : (*sub)["in_links"].items()) {
-      PADDLE_ENFORCE(!l.getBool("has_subseq", false), UnsupportedError, "recurrent group '", name_,
-                     "': nested sequence in-links (SubsequenceInput) are not supported yet");
+      bool subseq = l.getBool("has_subseq", false);
+      PADDLE_ENFORCE(inLinks_.empty() || subseq == nested_, ConfigError, "recurrent group '", name_,
+                     "': in-links must be all SubsequenceInput or all plain sequences");
+      nested_ = subseq;
       InLink in;
       in.parent = parentLayer(l.getString("layer_name", ""));
       in.agent = l.getString("link_name", "");
@@ -132,8 +134,6 @@ class RecurrentLayerGroup : public Layer {
       memories_.push_back(mem);
     }
     for (const Json& l : (*sub)["out_links"].items()) {
-      PADDLE_ENFORCE(!l.getBool("has_subseq", false), UnsupportedError, "recurrent group '", name_,
-                     "': nested sequence out-links are not supported yet");
       outLinks_.push_back({l.getString("layer_name", ""), l.getString("link_name", "")});
     }
     frames_.push_back(buildFrame());  // validates the sub-network now
@@ -157,33 +157,48 @@ class RecurrentLayerGroup : public Layer {
       return;
     }
     const Argument& first = inLinks_[0].parent->output();
-    const size_t rows = first.batchSize();
-    batch_.build(first.seqStarts, rows, reversed_);
+    // A schedule row ("unit") is a token, or with SubsequenceInput a sub-sequence.
+    const size_t units = schedule(first);
     const size_t T = batch_.numSteps();
     for (InLink& in : inLinks_) {
       const Argument& a = in.parent->output();
-      PADDLE_ENFORCE(a.batchSize() == rows && a.seqStarts.size() == first.seqStarts.size(), DataError,
-                     "recurrent group '", name_, "': in-link '", in.parent->name(),
+      PADDLE_ENFORCE(a.batchSize() == first.batchSize() && a.seqStarts.size() == first.seqStarts.size() &&
+                         a.subSeqStarts.size() == first.subSeqStarts.size(),
+                     DataError, "recurrent group '", name_, "': in-link '", in.parent->name(),
                      "' does not have the same sequences as '", inLinks_[0].parent->name(), "'");
-      if (!a.value.empty()) batch_.toBatch(a.value, in.value);
-      if (!a.ids.empty()) batch_.toBatch(a.ids, in.ids);
+      if (nested_) {
+        gatherTokens(a.value, in.value);
+        gatherIds(a.ids, in.ids);
+      } else {
+        if (!a.value.empty()) batch_.toBatch(a.value, in.value);
+        if (!a.ids.empty()) batch_.toBatch(a.ids, in.ids);
+      }
     }
     for (Memory& m : memories_) prepareBoot(m);
     while (frames_.size() < T) frames_.push_back(buildFrame());
     for (size_t t = 0; t < T; ++t) {
       Frame& f = *frames_[t];
-      const size_t b0 = batch_.stepBegin(t), r = batch_.stepRows(t);
+      const size_t r = batch_.stepRows(t);
+      // in-link rows of this step: a view (the tokens of a nested step are contiguous too)
+      const size_t b0 = nested_ ? tokStepBegin_[t] : batch_.stepBegin(t);
+      const size_t b1 = nested_ ? tokStepBegin_[t + 1] : batch_.stepEnd(t);
       for (InLink& in : inLinks_) {
-        IVector ids = in.ids.size() ? IVector::view(in.ids.data() + b0, 1, r, false) : IVector();
-        f.agent(in.agent)->set(in.value.empty() ? Matrix() : in.value.rows(b0, b0 + r), ids, IVector(), pass);
+        IVector ids = in.ids.size() ? IVector::view(in.ids.data() + b0, 1, b1 - b0, false) : IVector();
+        f.agent(in.agent)->set(in.value.empty() ? Matrix() : in.value.rows(b0, b1), ids,
+                               nested_ ? stepStarts_[t] : IVector(), pass);
       }
       for (Memory& m : memories_) connectMemory(m, t, r);
       for (Layer* l : f.compute) l->forward(pass);
     }
-    for (const OutLink& o : outLinks_) {
+    for (OutLink& o : outLinks_) {
       AgentLayer* g = gatherAgent(o.agent);
+      o.sequenceOut = frames_[0]->get(o.layer)->output().hasSeq();
+      if (o.sequenceOut) {
+        gatherSequenceOutput(o, g, pass);
+        continue;
+      }
       size_t width = g->size();
-      o.batchValue->resize(rows, width);
+      o.batchValue->resize(units, width);
       for (size_t t = 0; t < T; ++t) {
         const Matrix& v = frames_[t]->get(o.layer)->output().value;
         PADDLE_ENFORCE(v.width() == width && v.height() == batch_.stepRows(t), DataError, "recurrent group '",
@@ -191,10 +206,11 @@ class RecurrentLayerGroup : public Layer {
         Matrix dst = o.batchValue->rows(batch_.stepBegin(t), batch_.stepEnd(t));
         dst.copyFrom(v);
       }
-      g->reset(rows, pass);
+      g->reset(units, pass);
       batch_.toSequence(*o.batchValue, g->output().value, false);
-      g->output().seqStarts = first.seqStarts;
-      g->output().subSeqStarts = first.subSeqStarts;
+      // one row per unit: a sequence of tokens, or (nested) a sequence of sub-sequences
+      g->output().seqStarts = nested_ ? unitOuterStarts_ : first.seqStarts;
+      g->output().subSeqStarts = IVector();
     }
   }
 
@@ -203,9 +219,11 @@ class RecurrentLayerGroup : public Layer {
                    "' generates sequences (beam_search) and cannot be trained; train the same network "
                    "with the target sequence as an in-link instead");
     const Argument& first = inLinks_[0].parent->output();
-    const size_t rows = first.batchSize();
+    const size_t rows = nested_ ? tokenOrder_.size() : first.batchSize();
     const size_t T = batch_.numSteps();
-    for (const OutLink& o : outLinks_) batch_.toBatch(gatherAgent(o.agent)->output().grad, *o.batchGrad);
+    for (const OutLink& o : outLinks_) {
+      if (!o.sequenceOut) batch_.toBatch(gatherAgent(o.agent)->output().grad, *o.batchGrad);
+    }
     for (InLink& in : inLinks_) {
       in.grad.resize(rows, in.parent->size());
       in.grad.zero();
@@ -219,7 +237,12 @@ class RecurrentLayerGroup : public Layer {
       const size_t b0 = batch_.stepBegin(t), r = batch_.stepRows(t);
       for (const OutLink& o : outLinks_) {
         Matrix& g = f.get(o.layer)->output().grad;
-        if (!g.empty()) math::axpby(1.0f, o.batchGrad->rows(b0, b0 + r), 1.0f, g);
+        if (g.empty()) continue;
+        if (o.sequenceOut) {
+          scatterSequenceGrad(o, t, g);
+        } else {
+          math::axpby(1.0f, o.batchGrad->rows(b0, b0 + r), 1.0f, g);
+        }
       }
       for (auto it = f.compute.rbegin(); it != f.compute.rend(); ++it) (*it)->backward();
       for (Memory& m : memories_) {
@@ -233,13 +256,23 @@ class RecurrentLayerGroup : public Layer {
       for (InLink& in : inLinks_) {
         const Matrix& g = f.agent(in.agent)->output().grad;
         if (g.empty()) continue;
-        Matrix part = in.grad.rows(b0, b0 + r);
+        const size_t i0 = nested_ ? tokStepBegin_[t] : b0;
+        Matrix part = in.grad.rows(i0, i0 + g.height());
         math::axpby(1.0f, g, 1.0f, part);
       }
     }
     for (InLink& in : inLinks_) {
       Argument& a = in.parent->output();
-      if (!a.grad.empty()) batch_.toSequence(in.grad, a.grad, true);
+      if (a.grad.empty()) continue;
+      if (nested_) {
+        for (size_t i = 0; i < tokenOrder_.size(); ++i) {
+          float* d = a.grad.row(tokenOrder_[i]);
+          const float* src = in.grad.row(i);
+          for (size_t j = 0; j < a.grad.width(); ++j) d[j] += src[j];
+        }
+      } else {
+        batch_.toSequence(in.grad, a.grad, true);
+      }
     }
     for (Memory& m : memories_) finishBoot(m);
   }
@@ -282,8 +315,12 @@ class RecurrentLayerGroup : public Layer {
   };
   struct OutLink {
     std::string layer, agent;
+    bool sequenceOut = false;  // the step outputs a sequence per unit (nested output)
     std::shared_ptr<Matrix> batchValue = std::make_shared<Matrix>();
     std::shared_ptr<Matrix> batchGrad = std::make_shared<Matrix>();
+    // nested output: each unit's (step, index in step) and first gathered row
+    std::shared_ptr<std::vector<std::pair<int, int>>> where = std::make_shared<std::vector<std::pair<int, int>>>();
+    std::shared_ptr<std::vector<int>> subStarts = std::make_shared<std::vector<int>>();
   };
 
   Layer* parentLayer(const std::string& n) const {
@@ -602,8 +639,127 @@ class RecurrentLayerGroup : public Layer {
   int eosId_ = -1, bosId_ = 0;
   Argument& scores_ = publishOutput("scores");  // log probability of each generated result
 
+  // Builds the schedule over units; returns their number. With SubsequenceInput
+  // a unit is a sub-sequence and every sample is a sequence of them.
+  size_t schedule(const Argument& first) {
+    if (!nested_) {
+      batch_.build(first.seqStarts, first.batchSize(), reversed_);
+      return first.batchSize();
+    }
+    PADDLE_ENFORCE(first.hasSeq() && first.subSeqStarts.size() > 0, DataError, "recurrent group '", name_,
+                   "': SubsequenceInput '", inLinks_[0].parent->name(), "' is not a nested sequence");
+    const int* seq = first.seqStarts.data();
+    const int* sub = first.subSeqStarts.data();
+    const size_t K = first.subSeqStarts.size() - 1;
+    std::vector<int> outer(1, 0);
+    size_t k = 0;
+    for (size_t s = 1; s < first.seqStarts.size(); ++s) {
+      while (k < K && sub[k] < seq[s]) ++k;
+      PADDLE_ENFORCE(sub[k] == seq[s], DataError, "recurrent group '", name_, "': sequence ", s - 1,
+                     " does not end on a sub-sequence boundary");
+      outer.push_back(static_cast<int>(k));
+    }
+    unitOuterStarts_.copyFromHost(outer.data(), 1, outer.size());
+    batch_.build(unitOuterStarts_, K, reversed_);
+    // token order: the tokens of each step's units, unit after unit
+    tokenOrder_.clear();
+    tokStepBegin_.assign(1, 0);
+    stepStarts_.resize(batch_.numSteps());
+    for (size_t t = 0; t < batch_.numSteps(); ++t) {
+      std::vector<int> starts(1, 0);
+      for (size_t b = batch_.stepBegin(t); b < batch_.stepEnd(t); ++b) {
+        int u = batch_.sequenceRow(b);
+        for (int tok = sub[u]; tok < sub[u + 1]; ++tok) tokenOrder_.push_back(tok);
+        starts.push_back(static_cast<int>(tokenOrder_.size() - tokStepBegin_[t]));
+      }
+      tokStepBegin_.push_back(tokenOrder_.size());
+      stepStarts_[t].copyFromHost(starts.data(), 1, starts.size());
+    }
+    return K;
+  }
+
+  // dst row i = src row tokenOrder_[i] (nested in-links)
+  void gatherTokens(const Matrix& src, Matrix& dst) {
+    if (src.empty()) {
+      dst = Matrix();
+      return;
+    }
+    dst.resize(tokenOrder_.size(), src.width());
+    for (size_t i = 0; i < tokenOrder_.size(); ++i) {
+      std::copy(src.row(tokenOrder_[i]), src.row(tokenOrder_[i]) + src.width(), dst.row(i));
+    }
+  }
+  void gatherIds(const IVector& src, IVector& dst) {
+    if (src.empty()) {
+      dst = IVector();
+      return;
+    }
+    dst.resize(1, tokenOrder_.size());
+    for (size_t i = 0; i < tokenOrder_.size(); ++i) dst.data()[i] = src.data()[tokenOrder_[i]];
+  }
+
+  // Step outputs that are sequences (one per unit): the gathered output is
+  // nested, each sample a sequence of its units' sequences, in input order.
+  void gatherSequenceOutput(OutLink& o, AgentLayer* g, PassType pass) {
+    const size_t T = batch_.numSteps();
+    size_t units = 0;
+    for (size_t t = 0; t < T; ++t) units += batch_.stepRows(t);
+    std::vector<std::pair<int, int>>& where = *o.where;
+    where.assign(units, {0, 0});
+    for (size_t t = 0; t < T; ++t) {
+      for (size_t b = batch_.stepBegin(t); b < batch_.stepEnd(t); ++b) {
+        where[batch_.sequenceRow(b)] = {static_cast<int>(t), static_cast<int>(b - batch_.stepBegin(t))};
+      }
+    }
+    const size_t width = g->size();
+    std::vector<int>& sub = *o.subStarts;
+    sub.assign(1, 0);
+    for (size_t u = 0; u < units; ++u) {
+      const Argument& out = frames_[where[u].first]->get(o.layer)->output();
+      PADDLE_ENFORCE(out.value.width() == width && out.hasSeq(), DataError, "recurrent group '", name_,
+                     "': out-link '", o.layer, "' must give a sequence of width ", width, " at every step");
+      const int* s = out.seqStarts.data();
+      sub.push_back(sub.back() + s[where[u].second + 1] - s[where[u].second]);
+    }
+    g->reset(sub.back(), pass);
+    for (size_t u = 0; u < units; ++u) {
+      const Argument& out = frames_[where[u].first]->get(o.layer)->output();
+      const int* s = out.seqStarts.data();
+      const int i = where[u].second;
+      std::copy(out.value.row(s[i]), out.value.row(s[i + 1]), g->output().value.row(sub[u]));
+    }
+    const IVector& unitsOfSample = nested_ ? unitOuterStarts_ : inLinks_[0].parent->output().seqStarts;
+    std::vector<int> outer;
+    for (size_t s = 0; s < unitsOfSample.size(); ++s) outer.push_back(sub[unitsOfSample.data()[s]]);
+    g->output().seqStarts.copyFromHost(outer.data(), 1, outer.size());
+    g->output().subSeqStarts.copyFromHost(sub.data(), 1, sub.size());
+  }
+
+  // The nested output's gradient back into step t's output sequences.
+  void scatterSequenceGrad(const OutLink& o, size_t t, Matrix& grad) {
+    const Matrix& gathered = gatherAgent(o.agent)->output().grad;
+    if (gathered.empty()) return;
+    const int* s = frames_[t]->get(o.layer)->output().seqStarts.data();
+    for (size_t u = 0; u < o.where->size(); ++u) {
+      if (static_cast<size_t>((*o.where)[u].first) != t) continue;
+      const int i = (*o.where)[u].second;
+      for (int k = 0; k < s[i + 1] - s[i]; ++k) {
+        const float* src = gathered.row((*o.subStarts)[u] + k);
+        float* dst = grad.row(s[i] + k);
+        for (size_t j = 0; j < grad.width(); ++j) dst[j] += src[j];
+      }
+    }
+  }
+
+  bool nested_ = false;
+  IVector unitOuterStarts_;           // nested: each sample's first unit (sub-sequence index)
+  std::vector<int> tokenOrder_;       // nested: source token row of each gathered token
+  std::vector<size_t> tokStepBegin_;  // nested: first gathered token of each step
+  std::vector<IVector> stepStarts_;   // nested: sequence starts of each step's in-link agents
+
   const LayerMap* parentLayers_ = nullptr;
   ParameterMap* params_ = nullptr;
+
   std::vector<Json> innerConfigs_;
   bool reversed_ = false;
   std::vector<InLink> inLinks_;

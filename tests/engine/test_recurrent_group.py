@@ -241,3 +241,75 @@ def test_attention_over_a_static_sequence_input(tmp_path):
     np.testing.assert_allclose(after[0:3], before[0:3], rtol=1e-6)
     np.testing.assert_allclose(after[4:8], before[4:8], rtol=1e-6)
     assert not np.allclose(after[3], before[3])
+
+
+NESTED = """
+x = data_layer(name='x', size=3)
+y = data_layer(name='y', size=4)
+def step(sub):  # one sub-sequence per step
+    mem = memory(name='h', size=4)
+    pooled = pooling_layer(input=sub, pooling_type=AvgPooling())
+    return fc_layer(input=[pooled, mem], size=4, act=TanhActivation(), name='h',
+                    param_attr=[ParamAttr(name='w_in'), ParamAttr(name='w_rec')], bias_attr=ParamAttr(name='b'))
+out = recurrent_group(step=step, input=SubsequenceInput(x), reverse=%s)
+outputs(regression_cost(input=out, label=y))
+"""
+FLAT = """
+x = data_layer(name='x', size=3)
+y = data_layer(name='y', size=4)
+pooled = pooling_layer(input=x, pooling_type=AvgPooling(), agg_level=AggregateLevel.EACH_SEQUENCE)
+def step(v):
+    mem = memory(name='h', size=4)
+    return fc_layer(input=[v, mem], size=4, act=TanhActivation(), name='h',
+                    param_attr=[ParamAttr(name='w_in'), ParamAttr(name='w_rec')], bias_attr=ParamAttr(name='b'))
+out = recurrent_group(step=step, input=pooled, reverse=%s)
+outputs(regression_cost(input=out, label=y))
+"""
+# 3 samples: 2, 1 and 3 sub-sequences of lengths (2,1), (3), (1,2,2)
+SUB_STARTS = [0, 2, 3, 6, 7, 9, 11]
+OUTER_STARTS = [0, 3, 6, 11]
+
+
+@pytest.mark.parametrize("reverse", [False, True])
+def test_subsequence_input_steps_over_sub_sequences(tmp_path, reverse):
+    nested, _ = build(tmp_path, NESTED % reverse)
+    flat, _ = build(tmp_path, FLAT % reverse)
+    for name in ("w_in", "w_rec", "b"):
+        flat.getParameterByName(name).getBuf(0).copyFromNumpyArray(
+            nested.getParameterByName(name).getBuf(0).copyToNumpyArray())
+    rng = np.random.RandomState(13)
+    x = Seq(rng.randn(11, 3).astype(np.float32), OUTER_STARTS, SUB_STARTS)
+    y_units = Seq(rng.randn(6, 4).astype(np.float32), [0, 2, 3, 6])  # one target per sub-sequence
+    outs = []
+    for gm in (nested, flat):
+        out = api.Arguments.createArguments(0)
+        gm.forward(make_args([x, y_units]), out, api.PASS_TEST)
+        arg = gm.getLayerOutput("h")
+        outs.append(arg.getSlotValue(0).copyToNumpyMat())
+        assert list(arg.getSlotSequenceStartPositions(0).copyToNumpyArray()) == [0, 2, 3, 6]
+    np.testing.assert_allclose(outs[0], outs[1], rtol=1e-5, atol=1e-6)
+    gradient_check(nested, [x, y_units], input_slots=[0], samples=8)
+
+
+def test_nested_output_when_the_step_returns_sequences(tmp_path):
+    gm, _ = build(tmp_path, """
+    x = data_layer(name='x', size=3)
+    y = data_layer(name='y', size=2)
+    def step(sub):
+        return fc_layer(input=sub, size=2, act=TanhActivation(), name='tok',
+                        param_attr=ParamAttr(name='w'), bias_attr=ParamAttr(name='b'))
+    out = recurrent_group(step=step, input=SubsequenceInput(x))
+    outputs(regression_cost(input=out, label=y))
+    """)
+    rng = np.random.RandomState(14)
+    x = Seq(rng.randn(11, 3).astype(np.float32), OUTER_STARTS, SUB_STARTS)
+    y = Seq(rng.randn(11, 2).astype(np.float32), OUTER_STARTS, SUB_STARTS)
+    out = api.Arguments.createArguments(0)
+    gm.forward(make_args([x, y]), out, api.PASS_TEST)
+    arg = gm.getLayerOutput("tok")
+    w = gm.getParameterByName("w").getBuf(0).copyToNumpyArray().reshape(3, 2)
+    b = gm.getParameterByName("b").getBuf(0).copyToNumpyArray()
+    np.testing.assert_allclose(arg.getSlotValue(0).copyToNumpyMat(), np.tanh(x.data @ w + b), rtol=1e-5, atol=1e-6)
+    assert list(arg.getSlotSequenceStartPositions(0).copyToNumpyArray()) == OUTER_STARTS
+    assert list(arg.getSlotSubSequenceStartPositions(0).copyToNumpyArray()) == SUB_STARTS
+    gradient_check(gm, [x, y], input_slots=[0], samples=8)
