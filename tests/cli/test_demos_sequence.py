@@ -40,6 +40,7 @@ def test_crf_tagger_reaches_chunk_f1(tmp_path):
         import dataprovider
     finally:
         sys.path.pop(0)
+        sys.modules.pop("dataprovider", None)  # other demos have their own dataprovider module
     cwd = os.getcwd()
     os.chdir(TAGGING)
     try:
@@ -59,8 +60,9 @@ def test_crf_tagger_reaches_chunk_f1(tmp_path):
 @pytest.mark.parametrize("config,passes,check", [
     ("trainer_config.lr.py", 3, lambda err: err >= 0.4),      # bag of words: chance (0.5)
     ("trainer_config.emb.py", 3, lambda err: err >= 0.4),     # averaged embeddings: chance
+    ("trainer_config.cnn.py", 3, lambda err: err <= 0.3),     # 3-word windows: order nearby only
     ("trainer_config.lstm.py", 2, lambda err: err <= 0.05),   # the LSTM sees the order
-], ids=["bow", "emb-avg", "lstm"])
+], ids=["bow", "emb-avg", "cnn", "lstm"])
 def test_word_order_needs_a_sequence_model(config, passes, check, tmp_path):
     code, _, err = paddle(["train", "--config=" + config, "--save_dir=" + str(tmp_path / "out"),
                            "--num_passes=%d" % passes, "--log_period=1000", "--seed=1"], QUICK)

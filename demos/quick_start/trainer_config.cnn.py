@@ -1,0 +1,17 @@
+# Embedding -> text convolution (3-word windows) + max pooling -> softmax (v1
+# quick_start trainer_config.cnn.py, smaller). It sees word order only inside a
+# window: A and B are usually further apart, so it stays far from the LSTM.
+from paddle.trainer_config_helpers import *
+
+import dataprovider
+
+define_py_data_sources2(train_list='train.list', test_list='test.list', module='dataprovider',
+                        obj='process_emb', args={})
+settings(batch_size=32, learning_rate=1e-2, learning_method=AdamOptimizer(), gradient_clipping_threshold=25)
+
+word = data_layer(name='word', size=dataprovider.VOCAB_SIZE)
+emb = embedding_layer(input=word, size=16)
+conv = sequence_conv_pool(input=emb, context_len=3, hidden_size=32)
+output = fc_layer(input=conv, size=2, act=SoftmaxActivation())
+label = data_layer(name='label', size=2)
+outputs(classification_cost(input=output, label=label))
