@@ -40,13 +40,13 @@ def test_crf_tagger_reaches_chunk_f1(tmp_path):
         import dataprovider
     finally:
         sys.path.pop(0)
-        sys.modules.pop("dataprovider", None)  # other demos have their own dataprovider module
     cwd = os.getcwd()
     os.chdir(TAGGING)
     try:
-        conf = parse_config("trainer_config.crf.py", "is_predict=1")
+        conf = parse_config("trainer_config.crf.py", "is_predict=1")  # the config imports dataprovider
     finally:
         os.chdir(cwd)
+        sys.modules.pop("dataprovider", None)  # other demos have their own dataprovider module
     gm = api.GradientMachine.createFromConfigProto(conf.model_config)
     gm.loadParameters(os.path.join(out, "pass-00002"))
     sents = dataprovider.generate("test", 50)
