@@ -80,6 +80,24 @@ conv = sequence_conv_pool(input=emb, context_len=3, hidden_size=128, fc_act=Relu
 out = fc_layer(input=conv, size=2, act=SoftmaxActivation())
 outputs(classification_cost(input=out, label=data_layer(name='label', size=2)))
 """
+SPARSE_CTR_CONFIG = """
+from paddle.trainer_config_helpers import *
+settings(batch_size=512, learning_rate=0.05, learning_method=AdaGradOptimizer())
+feats = data_layer(name='feats', size=1000000)
+bag = fc_layer(input=feats, size=64, act=LinearActivation(), bias_attr=False,
+               param_attr=ParamAttr(sparse_update=True))  # embedding-bag sum over the active ids
+h = fc_layer(input=bag, size=64, act=ReluActivation())
+out = fc_layer(input=h, size=1, act=SigmoidActivation())
+outputs(multi_binary_label_cross_entropy(input=out, label=data_layer(name='label', size=1)))
+"""
+SEQ2SEQ_CONFIG = """
+import sys
+sys.path.insert(0, %r)
+from paddle.trainer_config_helpers import *
+from seq2seq_net import seq2seq_net
+settings(batch_size=32, learning_rate=1e-3, learning_method=AdamOptimizer())
+outputs(seq2seq_net(10000, word_dim=256, hidden=256))
+""" % os.path.join(ROOT, "demos", "seq2seq")
 # per token: LSTM input projection 128x512 + recurrent 128x512; cnn: window 3*128 x 128
 _LSTM_TOKEN_MACS = 2 * 128 * 512
 _CNN_TOKEN_MACS = 3 * 128 * 128
@@ -92,7 +110,43 @@ BENCHES = {
     "lstm_text": {"batch": 64, "config": LSTM_TEXT_CONFIG, "flops_per_sample": 6 * _LSTM_TOKEN_MACS * _MEAN_LEN},
     "cnn_text": {"batch": 64, "config": CNN_TEXT_CONFIG, "flops_per_sample": 6 * _CNN_TOKEN_MACS * _MEAN_LEN},
 }
+# FLOPs of these two as counted by ../shared/bench/torch_reference.py (same models)
+BENCHES["sparse_ctr"] = {"batch": 512, "config": SPARSE_CTR_CONFIG,
+                         "flops_per_sample": 2 * 40 * 64 + _train_flops([64 * 64, 64])}
+BENCHES["gru_seq2seq_attention"] = {"batch": 32, "config": SEQ2SEQ_CONFIG, "flops_per_sample": 0.0}
 TEXT_BENCHES = ("lstm_text", "cnn_text")
+REFERENCE_ONLY = ("sparse_ctr", "gru_seq2seq_attention")  # PyTorch side: torch_reference.py
+
+
+def ctr_batches(batch, n=8, seed=0):
+    """About 40 active ids (30..50) out of 1,000,000 per sample, binary labels."""
+    rng = np.random.RandomState(seed)
+    out = []
+    for _ in range(n):
+        counts = rng.randint(30, 51, batch)
+        rows = np.concatenate([[0], np.cumsum(counts)]).astype(np.int32)
+        cols = rng.randint(0, 1000000, int(counts.sum())).astype(np.int32)
+        out.append((rows, cols, rng.randint(0, 2, (batch, 1)).astype(np.float32)))
+    return out
+
+
+def seq2seq_batches(batch, n=8, seed=0):
+    """Source and target lengths uniform in 10..50 over a 10,000-word vocabulary."""
+    rng = np.random.RandomState(seed)
+    out = []
+    for _ in range(n):
+        src_len, trg_len = rng.randint(10, 51, batch), rng.randint(10, 51, batch)
+        src = rng.randint(3, 10000, int(src_len.sum())).astype(np.int32)
+        trg = rng.randint(3, 10000, int(trg_len.sum())).astype(np.int32)
+        trg_starts = np.concatenate([[0], np.cumsum(trg_len)]).astype(np.int32)
+        trg_in = trg.copy()
+        trg_in[trg_starts[:-1]] = 0  # <s> first, the rest shifted by one
+        for i in range(batch):
+            a, b = trg_starts[i], trg_starts[i + 1]
+            trg_in[a + 1:b] = trg[a:b - 1]
+        out.append({"source_words": (src, np.concatenate([[0], np.cumsum(src_len)]).astype(np.int32)),
+                    "target_words": (trg_in, trg_starts), "target_next_words": (trg, trg_starts)})
+    return out
 
 
 def text_batches(batch, n=8, seed=0):
@@ -144,7 +198,22 @@ def run_paddle(name, threads):
     trainer = api.Trainer.create(message_to_json(conf), False, 1, 1)
     trainer.startTrainPass(0)
     args = []
-    if name in TEXT_BENCHES:
+    if name == "sparse_ctr":
+        for rows, cols, y in ctr_batches(b["batch"]):
+            a = api.Arguments.createArguments(2)
+            a.setSlotSparseFromBuffers(0, rows, cols, np.zeros(0, np.float32), 1000000)
+            a.setSlotValueFromBuffer(1, y)
+            args.append(a)
+    elif name == "gru_seq2seq_attention":
+        names = list(conf.model_config.input_layer_names)
+        for batch in seq2seq_batches(b["batch"]):
+            a = api.Arguments.createArguments(len(names))
+            for i, n in enumerate(names):
+                ids, starts = batch[n]
+                a.setSlotIdsFromBuffer(i, ids)
+                a.setSlotSequenceStartPositionsFromBuffer(i, starts)
+            args.append(a)
+    elif name in TEXT_BENCHES:
         for ids, lengths, y in text_batches(b["batch"]):
             a = api.Arguments.createArguments(2)
             a.setSlotIdsFromBuffer(0, ids)
@@ -167,6 +236,8 @@ def run_torch(name, threads):
 
     torch.set_num_threads(threads)
     b = BENCHES[name]
+    if name in REFERENCE_ONLY:
+        return run_torch_reference(name)
     if name in TEXT_BENCHES:
         return run_torch_text(name, b)
     if name == "mlp":
@@ -189,6 +260,17 @@ def run_torch(name, threads):
         opt.step()
 
     return time_steps(step, data)
+
+
+def run_torch_reference(name):
+    """The PyTorch twin from ../shared/bench/torch_reference.py (BENCHMARKS.md's reference)."""
+    ref_dir = os.path.join(ROOT, "..", "shared", "bench")
+    if not os.path.exists(os.path.join(ref_dir, "torch_reference.py")):
+        raise RuntimeError("%s needs ../shared/bench/torch_reference.py for its PyTorch side" % name)
+    sys.path.insert(0, ref_dir)
+    import torch_reference as ref
+    w = ref.BUILDERS[name](False)
+    return time_steps(lambda batch: ref._step(w, batch), w.batches)
 
 
 def run_torch_text(name, b):
@@ -242,6 +324,8 @@ def child(args):
     sec = (run_paddle if args.framework == "paddle" else run_torch)(args.bench, args.threads)
     b = BENCHES[args.bench]
     peak_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0
+    if not b["flops_per_sample"]:
+        b = dict(b, flops_per_sample=0.0)
     print(json.dumps({"bench": args.bench, "framework": args.framework, "threads": args.threads,
                       "ms_per_step": sec * 1e3, "samples_per_s": b["batch"] / sec,
                       "gflops": b["flops_per_sample"] * b["batch"] / sec / 1e9, "peak_rss_mb": peak_mb}))

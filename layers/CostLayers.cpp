@@ -193,9 +193,10 @@ class BinaryCrossEntropy : public CostLayer {
       const float* y = label.value.row(i);
       double c = 0;
       for (size_t j = 0; j < w; ++j) {
-        PADDLE_ENFORCE(p[j] > 0 && p[j] < 1, DataError, "layer '", name_, "': sample ", i, " has probability ",
-                       p[j], " outside (0, 1) (use a sigmoid activation)");
-        c -= y[j] * std::log(p[j]) + (1 - y[j]) * std::log(1 - p[j]);
+        PADDLE_ENFORCE(p[j] >= 0 && p[j] <= 1, DataError, "layer '", name_, "': sample ", i, " has probability ",
+                       p[j], " outside [0, 1] (use a sigmoid activation)");
+        const double q = clampProb(p[j]);
+        c -= y[j] * std::log(q) + (1 - y[j]) * std::log(1 - q);
       }
       cost[i] = static_cast<float>(c);
     }
@@ -206,9 +207,16 @@ class BinaryCrossEntropy : public CostLayer {
       const float* p = in.value.row(i);
       const float* y = label.value.row(i);
       float* g = in.grad.row(i);
-      for (size_t j = 0; j < w; ++j) g[j] += scale[i] * (-y[j] / p[j] + (1 - y[j]) / (1 - p[j]));
+      for (size_t j = 0; j < w; ++j) {
+        const float q = clampProb(p[j]);
+        g[j] += scale[i] * (-y[j] / q + (1 - y[j]) / (1 - q));
+      }
     }
   }
+
+ private:
+  // A saturated sigmoid gives exactly 0 or 1 in float: keep the logs finite.
+  static float clampProb(float p) { return std::min(std::max(p, 1e-7f), 1.0f - 1e-7f); }
 };
 
 // "huber": two-class Huber loss on a = x * y, y = 2 * label - 1 (label ids 0/1, input width 1):

@@ -6,7 +6,7 @@
 
 namespace paddle {
 
-GradientMachine::GradientMachine(const Json& config, bool useGpu, uint64_t seed)
+GradientMachine::GradientMachine(const Json& config, bool useGpu, uint64_t seed, bool randomize)
     : config_(config), useGpu_(useGpu), rng_(seed) {
 #ifndef WITH_CUDA
   if (useGpu) throwNoCuda("use_gpu=1");
@@ -52,7 +52,7 @@ GradientMachine::GradientMachine(const Json& config, bool useGpu, uint64_t seed)
     dataLayers_.push_back(d);
   }
   for (const std::string& n : config.getStrings("output_layer_names")) outputLayers_.push_back(layer(n));
-  randomizeParameters();
+  if (randomize) randomizeParameters();
 }
 
 Layer* GradientMachine::layer(const std::string& name) const {

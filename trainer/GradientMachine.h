@@ -14,7 +14,8 @@ namespace paddle {
 class GradientMachine {
  public:
   // modelConfig: the JSON of a v1 ModelConfig. Throws ConfigError naming the layer.
-  GradientMachine(const Json& modelConfig, bool useGpu, uint64_t seed = 1);
+  // randomize: initialise the parameters (the Trainer does it once itself).
+  GradientMachine(const Json& modelConfig, bool useGpu, uint64_t seed = 1, bool randomize = true);
 
   // inArgs: one slot per input_layer_names entry, in that order.
   void forward(const std::vector<Argument>& inArgs, PassType pass);

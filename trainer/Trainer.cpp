@@ -62,7 +62,7 @@ Trainer::Trainer(const std::string& json, const TrainerOptions& options)
                  "trainer_count > 1 with use_gpu is not supported yet");
   const Json& model = config_["model_config"];
   for (int i = 0; i < options.trainerCount; ++i) {
-    machines_.emplace_back(new GradientMachine(model, options.useGpu, options.seed + i));
+    machines_.emplace_back(new GradientMachine(model, options.useGpu, options.seed + i, false));
   }
   // Replicas compute their own gradients but read the main copy of every value.
   for (size_t r = 1; r < machines_.size(); ++r) {

@@ -2,6 +2,7 @@
 
     paddle train --config=trainer_config.py [--config_args=a=1,b=x] [v1 flags ...]
     paddle dump_config CONFIG [CONFIG_ARGS] [--whole] [--format=text|yaml|json]
+    paddle make_diagram CONFIG DOT_FILE [CONFIG_ARGS]
     paddle version
 
 Flags follow v1's gflags spelling (`--name=value`, also `-name=value` and
@@ -391,6 +392,18 @@ def cmd_dump_config(argv):
     return 0
 
 
+def cmd_make_diagram(argv):
+    p = argparse.ArgumentParser(prog="paddle make_diagram",
+                                description="write a Graphviz dot diagram of a config's network")
+    p.add_argument("config")
+    p.add_argument("dot_file")
+    p.add_argument("config_args", nargs="?", default="")
+    args = p.parse_args(argv)
+    from paddle.utils.make_model_diagram import make_diagram
+    make_diagram(args.config, args.dot_file, args.config_args)
+    return 0
+
+
 def cmd_version(argv):
     from py_paddle import swig_paddle as api
     sys.stdout.write("PaddlePaddle %s, compiled with\n    with_avx: ON\n    with_gpu: %s\n"
@@ -400,12 +413,14 @@ def cmd_version(argv):
     return 0
 
 
-COMMANDS = {"train": cmd_train, "dump_config": cmd_dump_config, "version": cmd_version}
+COMMANDS = {"train": cmd_train, "dump_config": cmd_dump_config, "make_diagram": cmd_make_diagram,
+            "version": cmd_version}
 USAGE = """usage: paddle <command> [args]
 
 commands:
   train        train (or --job=test) a trainer config:  paddle train --config=conf.py
   dump_config  print the ModelConfig of a config:        paddle dump_config conf.py [args] [--whole]
+  make_diagram write a Graphviz dot file of the network:  paddle make_diagram conf.py model.dot [args]
   version      print the version and build options
 """
 

@@ -2551,6 +2551,31 @@ class RotateLayer(LayerBase):
         self.set_layer_size(self.get_input_layer(0).size)
 
 
+@config_layer('priorbox')
+class PriorBoxLayer(LayerBase):
+    def __init__(self, name, inputs, size, min_size, max_size, aspect_ratio,
+                 variance, device=None):
+        LayerBase.__init__(self, name, 'priorbox', 0, inputs=inputs,
+                           device=device)
+        config_assert(len(self.inputs) == 2, 'priorbox needs 2 inputs '
+                      '(feature map, image)')
+        image = self.get_input_layer(1)
+        config_assert(image.type == 'data', "priorbox: the second input "
+                      "'%s' must be a data layer" % image.name)
+        config_assert(image.width > 0 and image.height > 0,
+                      "priorbox: data layer '%s' must set height and width"
+                      % image.name)
+        config_assert(len(variance) == 4,
+                      'priorbox: variance must have 4 values, got %d' %
+                      len(variance))
+        conf = self.config.inputs[0].priorbox_conf
+        conf.min_size.extend(min_size)
+        conf.max_size.extend(max_size)
+        conf.aspect_ratio.extend(aspect_ratio)
+        conf.variance.extend(variance)
+        self.config.size = as_int(size, 'priorbox size')
+
+
 # image layers ---------------------------------------------------------------
 
 

@@ -17,6 +17,11 @@ __all__ = [
 
 
 def _positional_limit(func):
+    """How many arguments may be passed by position: the required ones,
+    or func.v1_positional where a b1 signature made required arguments
+    optional to also accept a b0 spelling."""
+    if getattr(func, 'v1_positional', None) is not None:
+        return func.v1_positional
     spec = inspect.getfullargspec(func)
     if spec.varargs:
         return None

@@ -128,10 +128,21 @@ def auc_evaluator(input, label, name=None, weight=None):
 
 @evaluator(EvaluatorAttribute.FOR_RANK)
 @wrap_name_default()
-def pnpair_evaluator(input, label, query_id, weight=None, name=None):
-    inputs = _names(input, 'input', 'pnpair') + _names(
-        label, 'label', 'pnpair') + _names(query_id, 'query_id', 'pnpair')
-    evaluator_base(name=name, type='pnpair', input=inputs, weight=weight)
+def pnpair_evaluator(input, label, query_id=None, weight=None, name=None,
+                     info=None):
+    """Positive-negative pair rate within each query. (`info` is the
+    b0...v0.10 spelling of query_id, which those versions could not pass
+    on.)"""
+    if query_id is None:
+        query_id = info
+    if query_id is None:
+        raise ConfigError('pnpair_evaluator: query_id (the query id layer) '
+                          'is required')
+    for what, x in (('input', input), ('label', label),
+                    ('query_id', query_id)):
+        _names(x, what, 'pnpair_evaluator')  # type check
+    evaluator_base(name=name, type='pnpair', input=[input, label, query_id],
+                   weight=weight)
 
 
 @evaluator(EvaluatorAttribute.FOR_CLASSIFICATION)

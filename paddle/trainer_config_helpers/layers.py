@@ -251,6 +251,30 @@ def _size_arg(size, helper, what='size'):
     return v
 
 
+def _positional(n):
+    """The first n parameters may be given by position (see
+    default_decorators._positional_limit)."""
+
+    def mark(func):
+        func.v1_positional = n
+        return func
+
+    return mark
+
+
+def _b0_pair(a, b, input, helper):
+    """b0 helpers took two layers as input=[a, b]; b1 made them a, b."""
+    if input is None:
+        return a, b
+    if a is not None or b is not None:
+        raise ConfigError('%s: give either input=[a, b] (b0) or the two '
+                          'layers, not both' % helper)
+    if not isinstance(input, (list, tuple)) or len(input) != 2:
+        raise ConfigError('%s: input must be a list of 2 layers, got %s' %
+                          (helper, _type_desc(input)))
+    return input[0], input[1]
+
+
 def layer_support(*attrs):
     """Declare which ExtraAttr fields (besides device) a helper supports."""
     supported = set(attrs) | {DEVICE}
@@ -701,8 +725,20 @@ def identity_projection(input, offset=None, size=None):
 
 
 @wrap_param_attr_default()
-def dotmul_projection(input, param_attr=None):
-    """x .* w (element-wise weight of dims [1, size])."""
+def dotmul_projection(input, param_attr=None, scale=None):
+    """x .* w (element-wise weight of dims [1, size]).
+
+    b0 spelling: dotmul_projection(input=[a, b], scale=s) is the
+    parameter-free operator s * a .* b (dotmul_operator since b1)."""
+    if isinstance(input, (list, tuple)):
+        if len(input) != 2:
+            raise ConfigError('dotmul_projection: the b0 form takes input=[a, '
+                              'b] (2 layers), got %d items' % len(input))
+        return dotmul_operator(a=input[0], b=input[1],
+                               scale=1 if scale is None else scale)
+    if scale is not None:
+        raise ConfigError('dotmul_projection: scale is only valid with '
+                          'input=[a, b] (use dotmul_operator)')
     _check_input(input, 'input', 'dotmul_projection')
     _check_param_attr(param_attr, 'dotmul_projection')
     return _proj(cp.DotMulProjection, input, 'dotmul_projection',
@@ -812,18 +848,28 @@ def conv_projection(input,
     return proj
 
 
-def conv_operator(img,
-                  filter,
-                  filter_size,
-                  num_filters,
+def conv_operator(img=None,
+                  filter=None,
+                  filter_size=None,
+                  num_filters=None,
                   num_channels=None,
                   stride=1,
                   padding=0,
                   filter_size_y=None,
                   stride_y=None,
                   padding_y=None,
-                  trans=False):
-    """Convolution of img by a per-sample filter given by another layer."""
+                  trans=False,
+                  input=None):
+    """Convolution of img by a per-sample filter given by another layer.
+    (b0 spelling: conv_operator(input=[img, filter], ...).)"""
+    if input is not None:
+        if not isinstance(input, (list, tuple)) or len(input) != 2:
+            raise ConfigError('conv_operator: input must be [img, filter]')
+        img, filter = input
+    if filter_size is None:
+        raise ConfigError('conv_operator: filter_size is required')
+    if num_filters is None:
+        raise ConfigError('conv_operator: num_filters is required')
     _check_input(img, 'img', 'conv_operator')
     _check_input(filter, 'filter', 'conv_operator')
     filter_size, filter_size_y = _pair(filter_size, filter_size_y,
@@ -1242,7 +1288,12 @@ def out_prod_layer(input1, input2, name=None, layer_attr=None):
 
 @wrap_name_default()
 @layer_support()
-def conv_shift_layer(a, b, name=None, layer_attr=None):
+@_positional(2)
+def conv_shift_layer(a=None, b=None, name=None, layer_attr=None,
+                     input=None):
+    """Circular convolution of a by the odd-sized kernel b
+    (b0 spelling: conv_shift_layer(input=[a, b]))."""
+    a, b = _b0_pair(a, b, input, 'conv_shift_layer')
     _check_input(a, 'a', 'conv_shift_layer')
     _check_input(b, 'b', 'conv_shift_layer')
     if b.size is not None and b.size % 2 != 1:
@@ -1259,9 +1310,12 @@ def conv_shift_layer(a, b, name=None, layer_attr=None):
 
 @wrap_name_default()
 @layer_support()
-def linear_comb_layer(weights, vectors, size=None, name=None,
-                      layer_attr=None):
-    """out = sum_i weights[i] * vectors[i*size:(i+1)*size]."""
+@_positional(2)
+def linear_comb_layer(weights=None, vectors=None, size=None, name=None,
+                      layer_attr=None, input=None):
+    """out = sum_i weights[i] * vectors[i*size:(i+1)*size]
+    (b0 spelling: convex_comb_layer(input=[weights, vectors], size))."""
+    weights, vectors = _b0_pair(weights, vectors, input, 'linear_comb_layer')
     _check_input(weights, 'weights', 'linear_comb_layer')
     _check_input(vectors, 'vectors', 'linear_comb_layer')
     if size is None:
@@ -1284,9 +1338,14 @@ convex_comb_layer = linear_comb_layer
 @wrap_bias_attr_default()
 @wrap_act_default(act=LinearActivation())
 @layer_support(ERROR_CLIPPING, DROPOUT)
-def tensor_layer(a, b, size, act=None, name=None, param_attr=None,
-                 bias_attr=None, layer_attr=None):
-    """y_k = a^T W_k b (+ bias)."""
+@_positional(3)
+def tensor_layer(a=None, b=None, size=None, act=None, name=None,
+                 param_attr=None, bias_attr=None, layer_attr=None,
+                 input=None):
+    """y_k = a^T W_k b (+ bias) (b0 spelling: tensor_layer(input=[a, b],
+    size))."""
+    a, b = _b0_pair(a, b, input, 'tensor_layer')
+    size = _size_arg(size, 'tensor_layer')
     _check_input(a, 'a', 'tensor_layer')
     _check_input(b, 'b', 'tensor_layer')
     Layer(
@@ -1531,6 +1590,58 @@ def gru_step_layer(input, output_mem, size=None, act=None, name=None,
                        parents=[input, output_mem], size=size, activation=act)
 
 
+@wrap_bias_attr_default()
+@wrap_param_attr_default()
+@wrap_act_default(param_names=['gate_act'], act=SigmoidActivation())
+@wrap_act_default(act=TanhActivation())
+@wrap_name_default('gru_step_naive')
+@layer_support(ERROR_CLIPPING, DROPOUT)
+def gru_step_naive_layer(input, output_mem, size=None, name=None, act=None,
+                         gate_act=None, bias_attr=None, param_attr=None,
+                         layer_attr=None):
+    """One GRU step built from mixed layers (v0.10), so that ExtraAttr
+    dropout / error clipping apply. input holds [update | reset |
+    candidate] pre-activations (3*size); output_mem is the previous output.
+
+    Layers: NAME_update, NAME_reset (gates), NAME_reset_output
+    (mem .* reset), NAME_output_candidate, and NAME =
+    mem - mem .* update + candidate .* update."""
+    _check_input(input, 'input', 'gru_step_naive_layer')
+    _check_input(output_mem, 'output_mem', 'gru_step_naive_layer')
+    if input.size is None or input.size % 3 != 0:
+        raise ConfigError("gru_step_naive_layer: input '%s' has size %s, "
+                          "which is not a multiple of 3" %
+                          (input.name, input.size))
+    if size is None:
+        size = input.size // 3
+
+    def gate(suffix, offset):
+        with mixed_layer(name='%s_%s' % (name, suffix), size=size,
+                         layer_attr=layer_attr, bias_attr=bias_attr,
+                         act=gate_act) as g:
+            g += identity_projection(input=input, offset=offset)
+            g += full_matrix_projection(input=output_mem,
+                                        param_attr=param_attr)
+        return g
+
+    update_gate = gate('update', 0)
+    reset_gate = gate('reset', size)
+    with mixed_layer(name=name + '_reset_output',
+                     bias_attr=False) as reset_output:
+        reset_output += dotmul_operator(a=output_mem, b=reset_gate)
+    with mixed_layer(name=name + '_output_candidate', size=size,
+                     layer_attr=layer_attr, bias_attr=bias_attr,
+                     act=act) as candidate:
+        candidate += identity_projection(input=input, offset=2 * size)
+        candidate += full_matrix_projection(input=reset_output,
+                                            param_attr=param_attr)
+    with mixed_layer(name=name) as output:
+        output += identity_projection(output_mem)
+        output += dotmul_operator(a=output_mem, b=update_gate, scale=-1.0)
+        output += dotmul_operator(a=candidate, b=update_gate)
+    return output
+
+
 @wrap_name_default('memory', 'memory_name')
 def memory(name, size, is_seq=False, boot_layer=None, boot_bias=None,
            boot_bias_active_type=None, boot_with_const_id=None,
@@ -1705,9 +1816,16 @@ def recurrent_group(step, input, reverse=False, name=None,
 
 @wrap_name_default()
 def beam_search(step, input, bos_id, eos_id, beam_size, max_length=500,
-                name=None, num_results_per_sample=None):
+                name=None, num_results_per_sample=None, result_file=None,
+                dict_file='', id_input=None):
     """Generate sequences with beam search; exactly one input must be a
-    GeneratedInput, the others StaticInput."""
+    GeneratedInput, the others StaticInput.
+
+    b0 spelling: result_file (+ dict_file, id_input) also adds the
+    seq_text_printer evaluator 'target_printer' (b1+: call
+    seqtext_printer_evaluator yourself)."""
+    if id_input is not None:
+        _check_input(id_input, 'id_input', 'beam_search')
     if num_results_per_sample is None:
         num_results_per_sample = beam_size
     if isinstance(input, (StaticInput, BaseGeneratedInput)):
@@ -1744,8 +1862,15 @@ def beam_search(step, input, bos_id, eos_id, beam_size, max_length=500,
         eos_layer(input=predict, eos_id=eos_id, name=eos_name)
         return predict
 
-    return recurrent_group(step=__real_step__, input=real_input,
-                           reverse=False, name=name, is_generating=True)
+    gen = recurrent_group(step=__real_step__, input=real_input,
+                          reverse=False, name=name, is_generating=True)
+    if result_file is not None:
+        from .evaluators import seqtext_printer_evaluator
+        seqtext_printer_evaluator(input=gen, id_input=id_input,
+                                  dict_file=dict_file or None,
+                                  result_file=result_file,
+                                  name='target_printer')
+    return gen
 
 
 # ---------------------------------------------------------------------------
@@ -1835,8 +1960,12 @@ def _pool_type_name(pool_type, helper):
 def img_pool_layer(input, pool_size, name=None, num_channels=None,
                    pool_type=None, stride=1, padding=0, layer_attr=None,
                    pool_size_y=None, stride_y=None, padding_y=None,
-                   ceil_mode=True):
-    """Max/average pooling over image windows."""
+                   ceil_mode=True, start=None):
+    """Max/average pooling over image windows. (`start` is the b0/b1
+    spelling; like v0.9+ only start=None/0 is accepted.)"""
+    if start:
+        raise ConfigError('img_pool_layer: start is deprecated in pooling '
+                          '(v0.9+); use padding')
     _check_input(input, 'input', 'img_pool_layer')
     num_channels = _img_channels(input, num_channels, 'img_pool_layer')
     if pool_type is None:
@@ -1895,8 +2024,9 @@ def spp_layer(input, name=None, num_channels=None, pool_type=None,
 @wrap_name_default('crmnorm')
 @layer_support()
 def img_cmrnorm_layer(input, size, scale=0.0128, power=0.75, name=None,
-                      num_channels=None, layer_attr=None):
-    """Local response normalisation across channels."""
+                      num_channels=None, layer_attr=None, blocked=0):
+    """Local response normalisation across channels (`blocked` is the b0
+    spelling; it is written to norm_conf)."""
     _check_input(input, 'input', 'img_cmrnorm_layer')
     num_channels = _img_channels(input, num_channels, 'img_cmrnorm_layer')
     l = Layer(
@@ -1910,12 +2040,88 @@ def img_cmrnorm_layer(input, size, scale=0.0128, power=0.75, name=None,
                 size=size,
                 scale=scale,
                 pow=power,
-                blocked=0)),
+                blocked=blocked)),
         **_extra(layer_attr))
     return LayerOutput(name, LayerType.NORM_LAYER, parents=[input],
                        num_filters=num_channels,
                        img_norm_type='cmrnorm-projection',
                        size=l.config.size)
+
+
+@wrap_name_default('rnorm')
+@layer_support()
+def img_rnorm_layer(input, size, scale, power, name=None, num_channels=None,
+                    layer_attr=None):
+    """b0 only (removed in b1): response normalisation within a channel,
+    norm type 'rnorm' (stored scale = scale / size**2)."""
+    _check_input(input, 'input', 'img_rnorm_layer')
+    num_channels = _img_channels(input, num_channels, 'img_rnorm_layer')
+    l = Layer(
+        name=name,
+        type=LayerType.NORM_LAYER,
+        inputs=Input(
+            input.name,
+            norm=cp.Norm(norm_type='rnorm', channels=num_channels,
+                         size=size, scale=scale, pow=power)),
+        **_extra(layer_attr))
+    return LayerOutput(name, LayerType.NORM_LAYER, parents=[input],
+                       num_filters=num_channels, img_norm_type='rnorm',
+                       size=l.config.size)
+
+
+@wrap_name_default('cross_channel_norm')
+@wrap_param_attr_default()
+def cross_channel_norm_layer(input, name=None, param_attr=None):
+    """v0.10 (SSD): L2-normalise each pixel across channels, then scale
+    each channel by a learned weight (dims [C, 1])."""
+    _check_input(input, 'input', 'cross_channel_norm_layer')
+    _check_param_attr(param_attr, 'cross_channel_norm_layer')
+    if input.num_filters is None:
+        raise ConfigError("cross_channel_norm_layer: input '%s' does not "
+                          "carry a channel count (use an image layer)" %
+                          input.name)
+    Layer(
+        name=name,
+        type=LayerType.NORM_LAYER,
+        inputs=[
+            Input(
+                input.name,
+                norm=cp.Norm(norm_type='cross-channel-norm',
+                             channels=input.num_filters, size=input.size,
+                             scale=0, pow=0, blocked=0),
+                **param_attr.attr)
+        ])
+    return LayerOutput(name, LayerType.NORM_LAYER, parents=[input],
+                       num_filters=input.num_filters, size=input.size)
+
+
+@wrap_name_default('priorbox')
+def priorbox_layer(input, image, aspect_ratio, variance, min_size,
+                   max_size=[], name=None):
+    """v0.10 (SSD): prior boxes for each position of the feature map
+    `input` over the data layer `image` (which must have height/width).
+    Output: 2 * (H*W of input) * num_filters values, num_filters =
+    (2*len(aspect_ratio) + 1 + len(max_size)) * 4 (boxes, then
+    variances)."""
+    _check_input(input, 'input', 'priorbox_layer')
+    _check_input(image, 'image', 'priorbox_layer')
+    if input.num_filters is None or input.size is None:
+        raise ConfigError("priorbox_layer: input '%s' does not carry a "
+                          "channel count (use an image layer)" % input.name)
+    num_filters = (len(aspect_ratio) * 2 + 1 + len(max_size)) * 4
+    size = (input.size // input.num_filters) * num_filters * 2
+    Layer(
+        name=name,
+        type=LayerType.PRIORBOX_LAYER,
+        inputs=[input.name, image.name],
+        size=size,
+        min_size=min_size,
+        max_size=max_size,
+        aspect_ratio=aspect_ratio,
+        variance=variance)
+    return LayerOutput(name, LayerType.PRIORBOX_LAYER,
+                       parents=[input, image], num_filters=num_filters,
+                       size=size)
 
 
 @wrap_bias_attr_default()
@@ -1956,9 +2162,12 @@ def batch_norm_layer(input, act=None, name=None, num_channels=None,
 @layer_support()
 def block_expand_layer(input, block_x=0, block_y=0, stride_x=0, stride_y=0,
                        padding_x=0, padding_y=0, num_channels=None,
-                       name=None, layer_attr=None):
-    """im2col: image -> sequence of block_x*block_y*C vectors."""
+                       name=None, layer_attr=None, channel=None):
+    """im2col: image -> sequence of block_x*block_y*C vectors.
+    (`channel` is the b0 spelling of num_channels.)"""
     _check_input(input, 'input', 'block_expand_layer')
+    if channel and num_channels is None:
+        num_channels = channel
     num_channels = _img_channels(input, num_channels, 'block_expand_layer')
     l = Layer(
         name=name,
@@ -2202,5 +2411,6 @@ __all__ += [
     'img_pool_layer', 'spp_layer', 'img_cmrnorm_layer', 'batch_norm_layer',
     'block_expand_layer', 'maxout_layer', 'bilinear_interp_layer',
     'pad_layer', 'crf_layer', 'crf_decoding_layer', 'ctc_layer',
-    'warp_ctc_layer', 'hsigmoid', 'nce_layer'
+    'warp_ctc_layer', 'hsigmoid', 'nce_layer', 'gru_step_naive_layer',
+    'cross_channel_norm_layer', 'priorbox_layer', 'img_rnorm_layer'
 ]

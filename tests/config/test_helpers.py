@@ -198,9 +198,10 @@ inputs { input_layer_name: "w" } coeff: 1.0'''),
 
 
 @pytest.mark.parametrize('case', LAYER_CASES, ids=[c[0] for c in LAYER_CASES])
-def test_layer(parse, case):
+def test_layer(write_config, case):
+    from test_helper_protostr import dump_whole
     _, body, lname, expected = case
-    conf = parse(H + body)
+    conf = dump_whole(write_config(H + body))  # via paddle dump_config
     layers = {l.name: l for l in conf.model_config.layers}
     assert lname in layers, sorted(layers)
     assert_proto_equal(layers[lname], expected)
@@ -269,9 +270,10 @@ dims: 1 dims: 5 initial_strategy: 0 initial_smart: true'''),
 
 
 @pytest.mark.parametrize('case', PARAM_CASES, ids=[c[0] for c in PARAM_CASES])
-def test_parameter(parse, case):
+def test_parameter(write_config, case):
+    from test_helper_protostr import dump_whole
     _, body, pname, expected = case
-    conf = parse(H + body)
+    conf = dump_whole(write_config(H + body))  # via paddle dump_config
     params = {p.name: p for p in conf.model_config.parameters}
     assert pname in params, sorted(params)
     assert_proto_equal(params[pname], expected)
