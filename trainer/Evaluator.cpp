@@ -43,11 +43,21 @@ std::string Evaluator::toString() const {
 namespace {
 
 // A layer output copied to host memory, so evaluators run the same on any device.
+// (host matrices are read in place; GPU ones are copied)
 struct HostMatrix {
-  std::vector<float> v;
+  std::vector<float> copy;
+  const float* data = nullptr;
   size_t rows = 0, cols = 0;
-  explicit HostMatrix(const Matrix& m) : v(m.size()), rows(m.height()), cols(m.width()) { m.copyToHost(v.data()); }
-  const float* row(size_t i) const { return v.data() + i * cols; }
+  explicit HostMatrix(const Matrix& m) : rows(m.height()), cols(m.width()) {
+    if (m.useGpu()) {
+      copy.resize(m.size());
+      m.copyToHost(copy.data());
+      data = copy.data();
+    } else {
+      data = m.data();
+    }
+  }
+  const float* row(size_t i) const { return data + i * cols; }
 };
 
 std::vector<int> hostIds(const Argument& a, size_t rows, const std::string& who) {

@@ -43,12 +43,21 @@ class AgentLayer : public Layer {
     }
   }
   // For gather agents: an owned output of the given shape.
+  // (into its own buffer, kept across batches: no allocation in steady state)
   void reset(size_t rows, PassType pass) {
     pass_ = pass;
-    output_.value = Matrix();
+    owned_.setDevice(useGpu_);
+    owned_.resize(rows, size_);
+    output_.value = owned_;
     output_.ids = IVector();
-    resetOutput(rows, size_);
+    if (pass == PASS_TRAIN || pass == PASS_GC) {
+      output_.grad.resize(rows, size_);
+      output_.grad.zero();
+    }
   }
+
+ private:
+  Matrix owned_;
 };
 
 REGISTER_LAYER("agent", AgentLayer);

@@ -15,6 +15,13 @@ def seq2seq_net(vocab, word_dim=32, hidden=64, generating=False, beam_size=3, ma
     with mixed_layer(size=hidden, act=TanhActivation()) as decoder_boot:
         decoder_boot += full_matrix_projection(input=first_seq(input=bwd))
 
+    def output_layer(state):
+        # the vocabulary projection; named parameters so training and generation share it
+        with mixed_layer(size=vocab, act=SoftmaxActivation(),
+                         bias_attr=ParamAttr(name='_output.wbias', initial_std=0)) as out:
+            out += full_matrix_projection(input=state, param_attr=ParamAttr(name='_output.w'))
+        return out
+
     def step(enc_seq, enc_proj, word):
         state = memory(name='gru_decoder', size=hidden, boot_layer=decoder_boot)
         context = simple_attention(encoded_sequence=enc_seq, encoded_proj=enc_proj, decoder_state=state)
@@ -22,9 +29,9 @@ def seq2seq_net(vocab, word_dim=32, hidden=64, generating=False, beam_size=3, ma
             inputs += full_matrix_projection(input=context)
             inputs += full_matrix_projection(input=word)
         gru = gru_step_layer(name='gru_decoder', input=inputs, output_mem=state, size=hidden)
-        with mixed_layer(size=vocab, bias_attr=True, act=SoftmaxActivation()) as out:
-            out += full_matrix_projection(input=gru)
-        return out
+        # generating needs the next-word probabilities inside the step; training
+        # projects all decoder states at once after the loop (one large GEMM)
+        return output_layer(gru) if generating else gru
 
     statics = [StaticInput(encoded, is_seq=True), StaticInput(encoded_proj, is_seq=True)]
     if generating:
@@ -35,4 +42,4 @@ def seq2seq_net(vocab, word_dim=32, hidden=64, generating=False, beam_size=3, ma
     trg_emb = embedding_layer(input=trg, size=word_dim, param_attr=ParamAttr(name='_target_emb'))
     decoder = recurrent_group(name='decoder_group', step=step, input=statics + [trg_emb])
     label = data_layer(name='target_next_words', size=vocab)
-    return classification_cost(input=decoder, label=label)
+    return classification_cost(input=output_layer(decoder), label=label)
