@@ -219,10 +219,11 @@ void ParameterUpdater::update(Parameter& p) {
   if (sparse) catchUpState(p, span.rows, count);  // rows skipped by earlier updates
   auto buf = [&](ParameterType t) { return p.buffer(t).data(); };
   float* rate = nullptr;  // per-element rate of the AdaGrad family
+  float* m = mu != 0 ? buf(PARAMETER_MOMENTUM) : nullptr;  // no buffer without momentum
 
   const float rho = static_cast<float>(rho_), eps = static_cast<float>(eps_);
   if (method_ == "momentum") {
-    span.apply(rule::Momentum{w, buf(PARAMETER_MOMENTUM), g, lr, mu, decay});
+    span.apply(rule::Momentum{w, m, g, lr, mu, decay});
   } else if (method_ == "adagrad") {
     float* sum0 = buf(PARAMETER_GRADIENT_SQURESUM);
     float* sum1 = buf(PARAMETER_GRADIENT_SQURESUM1);
@@ -232,19 +233,19 @@ void ParameterUpdater::update(Parameter& p) {
       s1.zero();
     }
     rate = buf(PARAMETER_LEARNING_RATE);
-    span.apply(rule::AdaGrad{w, buf(PARAMETER_MOMENTUM), sum0, sum1, rate, g, lr, mu, decay, eps});
+    span.apply(rule::AdaGrad{w, m, sum0, sum1, rate, g, lr, mu, decay, eps});
   } else if (method_ == "adadelta") {
     rate = buf(PARAMETER_LEARNING_RATE);
-    span.apply(rule::AdaDelta{w, buf(PARAMETER_MOMENTUM), buf(PARAMETER_GRADIENT_SQURESUM),
+    span.apply(rule::AdaDelta{w, m, buf(PARAMETER_GRADIENT_SQURESUM),
                               buf(PARAMETER_GRADIENT_SQURESUM1), rate, g, lr, mu, decay, rho, eps});
   } else if (method_ == "rmsprop") {
     rate = buf(PARAMETER_LEARNING_RATE);
-    span.apply(rule::RMSProp{w, buf(PARAMETER_MOMENTUM), buf(PARAMETER_GRADIENT_SQURESUM),
+    span.apply(rule::RMSProp{w, m, buf(PARAMETER_GRADIENT_SQURESUM),
                              buf(PARAMETER_GRADIENT_SQURESUM1), rate, g, lr, mu, decay, rho, eps, count == 0});
     if (sparse) markStateCurrent(p, span.rows, count + 1);
   } else if (method_ == "decayed_adagrad") {
     rate = buf(PARAMETER_LEARNING_RATE);
-    span.apply(rule::DecayedAdaGrad{w, buf(PARAMETER_MOMENTUM), buf(PARAMETER_GRADIENT_SQURESUM), rate, g, lr, mu,
+    span.apply(rule::DecayedAdaGrad{w, m, buf(PARAMETER_GRADIENT_SQURESUM), rate, g, lr, mu,
                                     decay, rho, eps, count == 0});
     if (sparse) markStateCurrent(p, span.rows, count + 1);
   } else if (method_ == "adam") {

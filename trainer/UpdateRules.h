@@ -10,23 +10,27 @@
 namespace paddle {
 namespace rule {
 
+// m = mu m - lr * rate (g + decay w); w += m. Without momentum (m null: no
+// buffer is kept for it) this is w -= lr * rate (g + decay w).
+PD_HD void momentumStep(float* w, float* m, float g, float rate, float lr, float mu, float decay, size_t i) {
+  float step = -lr * rate * (g + decay * w[i]);
+  if (m) {
+    m[i] = mu * m[i] + step;
+    step = m[i];
+  }
+  w[i] += step;
+}
+
 // momentum SGD: m = mu m - lr (g + decay w); w += m
 struct Momentum {
   float *w, *m;
   const float* g;
   float lr, mu, decay;
-  PD_HD void operator()(size_t i) const {
-    m[i] = mu * m[i] - lr * (g[i] + decay * w[i]);
-    w[i] += m[i];
-  }
+  PD_HD void operator()(size_t i) const { momentumStep(w, m, g[i], 1.0f, lr, mu, decay, i); }
 };
 
-// The AdaGrad family shares the last step: m = mu m - lr * rate (g + decay w); w += m,
-// where rate is the per-element rate each rule computes (kept in `rate` for L1/L2).
-PD_HD void momentumStep(float* w, float* m, float g, float rate, float lr, float mu, float decay, size_t i) {
-  m[i] = mu * m[i] - lr * rate * (g + decay * w[i]);
-  w[i] += m[i];
-}
+// The AdaGrad family below ends with the same momentum step, where rate is the
+// per-element rate each rule computes (kept in `rate` for L1/L2).
 
 // adagrad: sum1 += g^2; rate = 1 / sqrt(sum0 + sum1 + eps)
 struct AdaGrad {
