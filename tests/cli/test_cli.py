@@ -257,3 +257,22 @@ def test_yaml_twin_trains_byte_identically(tmp_path):
     for name in params:
         with open(os.path.join(outs["mlp.py"], name), "rb") as a, open(os.path.join(outs["mlp.yaml"], name), "rb") as b:
             assert a.read() == b.read(), name
+
+
+def test_save_only_one_test_period_and_missing_parameters(tmp_path):
+    out = str(tmp_path / "out")
+    code, _, err = paddle(["train", "--config=mlp.py", "--save_dir=" + out, "--num_passes=3", "--dot_period=0",
+                           "--save_only_one=1", "--test_period=20", "--log_period=1000"], DEMO)
+    assert code == 0, err
+    assert sorted(os.listdir(out)) == ["pass-00002"]
+    # 45 batches a pass: tests after batches 20 and 40, and at the end of each pass
+    assert len(LOG_TEST.findall(err)) == 3 * 3
+    model = os.path.join(out, "pass-00002")
+    os.remove(os.path.join(model, "___fc_layer_2__.wbias"))
+    code, _, err = paddle(["train", "--config=mlp.py", "--job=test", "--init_model_path=" + model], DEMO)
+    assert code != 0 and "___fc_layer_2__.wbias is missing" in err and "Traceback" not in err
+    code, _, err = paddle(["train", "--config=mlp.py", "--job=test", "--init_model_path=" + model,
+                           "--load_missing_parameter_strategy=zero"], DEMO)
+    assert code == 0, err
+    m = re.search(r"\]  Pass=\S+ samples=360 AvgCost=\S+ Eval: classification_error_evaluator=(\S+) $", err, re.M)
+    assert m and float(m.group(1)) < 0.2, err[-1000:]  # a zero output bias still classifies
