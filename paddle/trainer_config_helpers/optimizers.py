@@ -111,8 +111,10 @@ class AdaGradOptimizer(BaseSGDOptimizer):
         return {'learning_method': 'adagrad'}
 
 
-class RMSPropOptimizer(BaseSGDOptimizer):
-    """RMSProp(rho, epsilon) -> ada_rou, ada_epsilon."""
+class _DecayedSquareOptimizer(BaseSGDOptimizer):
+    """Base of the methods keeping a decayed average of squared gradients:
+    rho -> ada_rou, epsilon -> ada_epsilon."""
+    method = None
 
     def __init__(self, rho=0.95, epsilon=1e-6, **kwargs):
         BaseSGDOptimizer.__init__(self, **kwargs)
@@ -121,42 +123,25 @@ class RMSPropOptimizer(BaseSGDOptimizer):
 
     def to_setting_kwargs(self):
         return {
-            'learning_method': 'rmsprop',
+            'learning_method': self.method,
             'ada_rou': self.rho,
             'ada_epsilon': self.epsilon
         }
 
 
-class DecayedAdaGradOptimizer(BaseSGDOptimizer):
+class RMSPropOptimizer(_DecayedSquareOptimizer):
+    """RMSProp(rho, epsilon), centred as in v1."""
+    method = 'rmsprop'
+
+
+class DecayedAdaGradOptimizer(_DecayedSquareOptimizer):
     """AdaGrad with an exponentially decayed sum (rho, epsilon)."""
-
-    def __init__(self, rho=0.95, epsilon=1e-6, **kwargs):
-        BaseSGDOptimizer.__init__(self, **kwargs)
-        self.rho = rho
-        self.epsilon = epsilon
-
-    def to_setting_kwargs(self):
-        return {
-            'learning_method': 'decayed_adagrad',
-            'ada_rou': self.rho,
-            'ada_epsilon': self.epsilon
-        }
+    method = 'decayed_adagrad'
 
 
-class AdaDeltaOptimizer(BaseSGDOptimizer):
+class AdaDeltaOptimizer(_DecayedSquareOptimizer):
     """AdaDelta(rho, epsilon)."""
-
-    def __init__(self, rho=0.95, epsilon=1e-6, **kwargs):
-        BaseSGDOptimizer.__init__(self, **kwargs)
-        self.rho = rho
-        self.epsilon = epsilon
-
-    def to_setting_kwargs(self):
-        return {
-            'learning_method': 'adadelta',
-            'ada_rou': self.rho,
-            'ada_epsilon': self.epsilon
-        }
+    method = 'adadelta'
 
 
 class BaseRegularization(Optimizer):
