@@ -134,3 +134,20 @@ def test_global_norm_clipping_scales_all_gradients_together():
     after = params(clipped)
     for name in before:  # plain SGD step with lr 1: w - g * 0.5 / norm
         np.testing.assert_allclose(after[name], before[name] - grads[name] * (0.5 / norm), rtol=1e-4, atol=1e-6)
+
+
+def test_static_parameter_is_never_updated():
+    cfg = mlp_config()
+    for p in cfg["model_config"]["parameters"]:
+        if p["name"] == "_h.w0":
+            p["is_static"] = True
+    t = api.Trainer.create(json.dumps(cfg), False, 1, 5)
+    before = params(t)
+    t.startTrainPass(0)
+    for b in batches(3):
+        t.trainOneDataBatch(10, make_args(b))
+    after = params(t)
+    np.testing.assert_array_equal(after["_h.w0"], before["_h.w0"])
+    assert not np.array_equal(after["_p.w0"], before["_p.w0"])
+    with pytest.raises(ValueError, match="static parameter '_h.w0' has no gradient"):
+        t.getGradientMachine().getParameterByName("_h.w0").getBuf(api.PARAMETER_GRADIENT)
