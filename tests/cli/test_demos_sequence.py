@@ -70,3 +70,16 @@ def test_word_order_needs_a_sequence_model(config, passes, check, tmp_path):
     tests = CLS_TEST.findall(err)
     assert len(tests) == passes and all(int(t[0]) == 500 for t in tests), err[-2000:]
     assert check(float(tests[-1][2])), tests
+
+
+def test_lstm_and_attention_groups_train_data_parallel(tmp_path):
+    """--trainer_count=2 splits batches of sequences across two replicas."""
+    code, _, err = paddle(["train", "--config=trainer_config.lstm.py", "--save_dir=" + str(tmp_path / "lstm"),
+                           "--num_passes=2", "--trainer_count=2", "--log_period=1000", "--seed=1"], QUICK)
+    assert code == 0, err[-3000:]
+    assert float(CLS_TEST.findall(err)[-1][2]) <= 0.05
+    seq2seq = os.path.join(ROOT, "demos", "seq2seq")
+    code, _, err = paddle(["train", "--config=train.conf", "--save_dir=" + str(tmp_path / "s2s"), "--num_passes=1",
+                           "--trainer_count=2", "--log_period=1000", "--seed=1"], seq2seq)
+    assert code == 0, err[-3000:]
+    assert float(CLS_TEST.findall(err)[-1][2]) <= 0.05  # per-token error on held-out sequences
