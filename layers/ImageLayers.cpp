@@ -20,8 +20,7 @@ class BilinearInterpLayer : public Layer {
     Layer::init(ctx);
     requireCpu();
     checkInputCount(1, 1);
-    const Json& c = config_["inputs"][size_t(0)]["bilinear_interp_conf"];
-    PADDLE_ENFORCE(!c.isNull(), ConfigError, "inputs[0] has no bilinear_interp_conf");
+    const Json& c = inputConf(0, "bilinear_interp_conf");
     in_ = image::readImage(c["image_conf"]);
     outW_ = static_cast<int>(c.getInt("out_size_x", 0));
     outH_ = static_cast<int>(c.getInt("out_size_y", 0));
@@ -102,8 +101,7 @@ class BlockExpandLayer : public Layer {
     Layer::init(ctx);
     requireCpu();
     checkInputCount(1, 1);
-    const Json& c = config_["inputs"][size_t(0)]["block_expand_conf"];
-    PADDLE_ENFORCE(!c.isNull(), ConfigError, "inputs[0] has no block_expand_conf");
+    const Json& c = inputConf(0, "block_expand_conf");
     C_ = static_cast<int>(c.getInt("channels", 0));
     bx_ = static_cast<int>(c.getInt("block_x", 0));
     by_ = static_cast<int>(c.getInt("block_y", 0));

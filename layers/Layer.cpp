@@ -49,6 +49,12 @@ void Layer::requireCpu() const {
                  ") has no GPU kernel yet; run it with use_gpu=0");
 }
 
+const Json& Layer::inputConf(size_t i, const std::string& field) const {
+  const Json& c = config_["inputs"][i][field];
+  PADDLE_ENFORCE(!c.isNull(), ConfigError, "inputs[", i, "] has no ", field);
+  return c;
+}
+
 void Layer::checkInputSize(size_t i, size_t expected) {
   PADDLE_ENFORCE(inputs_[i]->size() == expected, ConfigError, "input ", i, " ('", inputs_[i]->name(),
                  "') has size ", inputs_[i]->size(), ", expected ", expected);
@@ -90,10 +96,10 @@ void Layer::forwardActivation() {
   Matrix& v = output_.value;
   if (pass_ == PASS_TRAIN) {
     std::bernoulli_distribution keep(1.0 - dropRate_);
-    std::vector<float> mask(v.size());
-    for (auto& m : mask) m = keep(*rng_) ? 1.0f : 0.0f;
+    hostMask_.resize(v.size());  // kept across batches
+    for (auto& m : hostMask_) m = keep(*rng_) ? 1.0f : 0.0f;
     dropMask_.setDevice(useGpu_);
-    dropMask_.copyFromHost(mask.data(), v.height(), v.width());
+    dropMask_.copyFromHost(hostMask_.data(), v.height(), v.width());
     math::dotMul(v, dropMask_);
   } else {
     math::axpby(0.0f, v, 1.0f - dropRate_, v);

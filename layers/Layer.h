@@ -73,6 +73,8 @@ class Layer {
   // Creates or fetches (shared by name) a parameter; checks size and dims agree.
   Parameter* getParameter(LayerContext& ctx, const std::string& name);
   void checkInputCount(size_t lo, size_t hi);
+  // inputs[i].<field> (conv_conf, pool_conf ...); ConfigError when it is missing.
+  const Json& inputConf(size_t i, const std::string& field) const;
   // For layers with CPU kernels only: throws UnsupportedError naming the layer on GPU.
   void requireCpu() const;
   void checkInputSize(size_t i, size_t expected);
@@ -95,6 +97,7 @@ class Layer {
   bool needGrad_ = true;
   float dropRate_ = 0;
   Matrix dropMask_;
+  std::vector<float> hostMask_;
   std::mt19937* rng_ = nullptr;
 };
 

@@ -184,8 +184,7 @@ class CMRNormLayer : public Layer {
     Layer::init(ctx);
     requireCpu();
     checkInputCount(1, 1);
-    const Json& c = config_["inputs"][size_t(0)]["norm_conf"];
-    PADDLE_ENFORCE(!c.isNull(), ConfigError, "inputs[0] has no norm_conf");
+    const Json& c = inputConf(0, "norm_conf");
     std::string t = c.getString("norm_type", "");
     PADDLE_ENFORCE(t == "cmrnorm-projection", ConfigError, "norm_conf.norm_type '", t,
                    "' is not supported (cmrnorm-projection)");

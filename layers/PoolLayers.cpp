@@ -148,8 +148,7 @@ class PoolLayer : public PoolingLayerBase {
     Layer::init(ctx);
     requireCpu();
     checkInputCount(1, 1);
-    const Json& c = config_["inputs"][size_t(0)]["pool_conf"];
-    PADDLE_ENFORCE(!c.isNull(), ConfigError, "inputs[0] has no pool_conf");
+    const Json& c = inputConf(0, "pool_conf");
     PoolGeom g;
     g.isMax = parsePoolType(c.getString("pool_type", ""));
     g.C = static_cast<int>(c.getInt("channels", 0));
@@ -184,8 +183,7 @@ class SppLayer : public PoolingLayerBase {
     Layer::init(ctx);
     requireCpu();
     checkInputCount(1, 1);
-    const Json& c = config_["inputs"][size_t(0)]["spp_conf"];
-    PADDLE_ENFORCE(!c.isNull(), ConfigError, "inputs[0] has no spp_conf");
+    const Json& c = inputConf(0, "spp_conf");
     image::ImageShape s = image::readImage(c["image_conf"]);
     PADDLE_ENFORCE(s.channels > 0 && s.width > 0 && s.height > 0, ConfigError,
                    "spp_conf.image_conf needs channels and img_size");
@@ -225,8 +223,7 @@ class MaxOutLayer : public Layer {
     Layer::init(ctx);
     requireCpu();
     checkInputCount(1, 1);
-    const Json& c = config_["inputs"][size_t(0)]["maxout_conf"];
-    PADDLE_ENFORCE(!c.isNull(), ConfigError, "inputs[0] has no maxout_conf");
+    const Json& c = inputConf(0, "maxout_conf");
     shape_ = image::readImage(c["image_conf"]);
     groups_ = static_cast<int>(c.getInt("groups", 0));
     PADDLE_ENFORCE(groups_ > 0 && shape_.channels > 0 && shape_.channels % groups_ == 0, ConfigError,

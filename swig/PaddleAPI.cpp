@@ -361,12 +361,8 @@ Parameter* GradientMachine::getParameterByName(const std::string& name) const {
   throw std::invalid_argument(str("no parameter named '", name, "'"));
 }
 void GradientMachine::randParameters() { m_->randomizeParameters(); }
-void GradientMachine::loadParameters(const std::string& dir) {
-  for (auto& p : m_->parameters()) p->load(dir + "/" + p->name());
-}
-void GradientMachine::saveParameters(const std::string& dir) const {
-  for (auto& p : m_->parameters()) p->save(dir + "/" + p->name());
-}
+void GradientMachine::loadParameters(const std::string& dir) { m_->loadParameters(dir); }
+void GradientMachine::saveParameters(const std::string& dir) const { m_->saveParameters(dir); }
 Arguments* GradientMachine::getLayerOutput(const std::string& name) const {
   auto* a = Arguments::createArguments(0);
   a->args_->push_back(m_->layer(name)->output());

@@ -71,6 +71,14 @@ void GradientMachine::randomizeParameters() {
   for (auto& p : params_) p->randomize(rng_);
 }
 
+void GradientMachine::loadParameters(const std::string& dir) {
+  for (auto& p : params_) p->load(dir + "/" + p->name());
+}
+
+void GradientMachine::saveParameters(const std::string& dir) const {
+  for (auto& p : params_) p->save(dir + "/" + p->name());
+}
+
 void GradientMachine::setNeedInputGradient(bool need) {
   for (DataLayer* d : dataLayers_) d->setNeedGradient(need);
 }

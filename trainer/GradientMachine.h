@@ -36,6 +36,9 @@ class GradientMachine {
   std::mt19937& rng() { return rng_; }
 
   void randomizeParameters();
+  // One v1 parameter file per parameter, named after it, in dir.
+  void loadParameters(const std::string& dir);
+  void saveParameters(const std::string& dir) const;
   // Data layers also get gradients (for gradient checks and input saliency).
   void setNeedInputGradient(bool need);
 

@@ -100,15 +100,13 @@ void Trainer::randomizeParameters() {
   for (auto& p : machines_[0]->parameters()) p->randomize(rng);
 }
 
-void Trainer::loadParameters(const std::string& dir) {
-  for (auto& p : machines_[0]->parameters()) p->load(dir + "/" + p->name());
-}
+void Trainer::loadParameters(const std::string& dir) { machines_[0]->loadParameters(dir); }
 
 void Trainer::saveParameters(const std::string& dir) {
   updater_.catchUp();
   updater_.apply();
   try {
-    for (auto& p : machines_[0]->parameters()) p->save(dir + "/" + p->name());
+    machines_[0]->saveParameters(dir);
   } catch (...) {
     updater_.restore();
     throw;

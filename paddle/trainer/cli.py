@@ -450,7 +450,7 @@ def main(argv=None):
         sys.stderr.write("paddle %s: data error: %s\n" % (argv[0], e))
     except UsageError as e:
         sys.stderr.write("paddle %s: %s\n" % (argv[0], e))
-    except (ValueError, OSError, RuntimeError, IndexError, NotImplementedError) as e:
+    except (ValueError, OSError, RuntimeError, IndexError) as e:
         # Engine errors (C++ exceptions surfaced through SWIG) and I/O problems.
         sys.stderr.write("paddle %s: error: %s\n" % (argv[0], e))
     except KeyboardInterrupt:

@@ -465,11 +465,12 @@ class Projection(Input):
     def calc_output_size(self, input_layer_config):
         return self.size
 
+    # Projections without a weight keep these; the others say their shape.
     def calc_parameter_size(self, input_size, output_size):
-        raise NotImplementedError
+        return 0
 
     def calc_parameter_dims(self, input_size, output_size):
-        raise NotImplementedError
+        return []
 
 
 @config_class
@@ -479,11 +480,6 @@ class IdentityProjection(Projection):
     def calc_output_size(self, input_layer_config):
         return input_layer_config.size
 
-    def calc_parameter_size(self, input_size, output_size):
-        return 0
-
-    def calc_parameter_dims(self, input_size, output_size):
-        return []
 
 
 @config_class
@@ -497,11 +493,6 @@ class IdentityOffsetProjection(Projection):
     def calc_output_size(self, input_layer_config):
         return 0
 
-    def calc_parameter_size(self, input_size, output_size):
-        return 0
-
-    def calc_parameter_dims(self, input_size, output_size):
-        return []
 
 
 @config_class

@@ -5,6 +5,7 @@ and returns a LayerOutput (name, type, parents, size ...), which later
 helpers take as input and outputs() walks to find data and cost layers.
 """
 
+import abc
 import collections
 import copy
 import functools
@@ -1700,16 +1701,22 @@ class StaticInput(object):
             input.size = size
 
 
-class BaseGeneratedInput(object):
+class BaseGeneratedInput(abc.ABC):
+    """What beam_search feeds back into the step: before_real_step gives the
+    step its input for the previous id, after_real_step turns the step's
+    output into the next id."""
+
     def __init__(self):
         self.bos_id = None
         self.eos_id = None
 
+    @abc.abstractmethod
     def before_real_step(self):
-        raise NotImplementedError()
+        pass
 
+    @abc.abstractmethod
     def after_real_step(self, *args):
-        raise NotImplementedError()
+        pass
 
 
 class GeneratedInput(BaseGeneratedInput):

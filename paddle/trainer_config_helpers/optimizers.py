@@ -5,6 +5,8 @@ TrainerConfig.opt_config) and sets the default_* values (momentum, L2
 decay, gradient clipping) that every parameter created afterwards gets.
 """
 
+import abc
+
 from paddle.trainer.config_parser import (
     ConfigError, Settings, default_decay_rate,
     default_gradient_clipping_threshold, default_momentum)
@@ -19,9 +21,10 @@ __all__ = [
 ]
 
 
-class Optimizer(object):
+class Optimizer(abc.ABC):
+    @abc.abstractmethod
     def to_setting_kwargs(self):
-        raise NotImplementedError()
+        """The settings() keyword arguments this object contributes."""
 
     def extra_settings(self):
         pass
@@ -42,9 +45,6 @@ class BaseSGDOptimizer(Optimizer):
     def extra_settings(self):
         if self.momentum is not None:
             default_momentum(self.momentum)
-
-    def to_setting_kwargs(self):
-        raise NotImplementedError()
 
 
 class MomentumOptimizer(BaseSGDOptimizer):
