@@ -524,8 +524,8 @@ class ScalingProjection(Projection):
 
 
 @config_class
-class TableProjection(Projection):
-    type = 'table'
+class FullMatrixProjection(Projection):
+    type = 'fc'
 
     def calc_parameter_size(self, input_size, output_size):
         return input_size * output_size
@@ -535,14 +535,8 @@ class TableProjection(Projection):
 
 
 @config_class
-class FullMatrixProjection(Projection):
-    type = 'fc'
-
-    def calc_parameter_size(self, input_size, output_size):
-        return input_size * output_size
-
-    def calc_parameter_dims(self, input_size, output_size):
-        return [input_size, output_size]
+class TableProjection(FullMatrixProjection):
+    type = 'table'  # a [vocabulary, size] table: the same weight shape as fc
 
 
 @config_class
