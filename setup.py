@@ -1,8 +1,9 @@
 """Builds the C++ engine and its SWIG module py_paddle._swig_paddle.
 
-CUDA kernels (*.cu) are compiled with nvcc when nvcc and cuBLAS are found and
-WITH_CUDA is not "0"; otherwise the engine is CPU-only and GPU entry points
-raise "built without CUDA". Environment knobs:
+When nvcc and cuBLAS are found and WITH_CUDA is not "0", the CUDA kernels (*.cu)
+and the engine's .cpp sources (whose PD_HD loop bodies double as kernels) are
+compiled with nvcc; otherwise the engine is CPU-only and GPU entry points raise
+"built without CUDA". Environment knobs:
   WITH_CUDA=0|1      force CUDA off / require it
   PADDLE_MARCH=...   -march value (default "native"; e.g. x86-64-v3 for portable wheels)
   CUBLAS_HOME=DIR    a directory with include/cublas_v2.h and lib/libcublas.so.*
@@ -81,33 +82,45 @@ def compile_flags():
     return flags
 
 
+# nvcc flags shared by the .cu kernels and, in CUDA builds, the engine's .cpp
+# sources (their PD_HD lambdas become kernels; see layers/math/Kernel.h).
+# Per-thread default streams give every trainer thread its own CUDA stream.
+NVCC_FLAGS = ["-std=c++17", "-O3", "-DWITH_CUDA=1", "--extended-lambda", "--expt-relaxed-constexpr",
+              "--default-stream", "per-thread", "-Werror", "cross-execution-space-call"]
+
+
 class build_ext(_build_ext):
-    """Compiles sources in parallel (2-core CI), and .cu files with nvcc."""
+    """Compiles sources in parallel (2-core CI); with CUDA, the engine with nvcc."""
 
     def build_extension(self, ext):
         cuda = cuda_config()
+        sources = self.swig_sources(list(ext.sources), ext)
+        macros = ext.define_macros + [(m,) for m in ext.undef_macros]
+        gpu_sources = []
         if cuda:
             nvcc, (cu_inc, cu_lib, soname) = cuda
+            gpu_sources = CUDA_SOURCES + [s for s in sources if s.startswith(("layers/", "trainer/"))]
+            sources = [s for s in sources if s not in gpu_sources]
             ext.define_macros.append(("WITH_CUDA", "1"))
-            ext.extra_objects += self.compile_cuda(nvcc, cu_inc)
+            macros.append(("WITH_CUDA", "1"))
             ext.extra_link_args += ["-L" + cu_lib, "-l:" + soname, "-lcudart_static" if self.has_static_cudart(nvcc) else "-lcudart",
                                     "-Wl,-rpath," + cu_lib, "-Wl,-rpath,$ORIGIN/../nvidia/cu13/lib"]
             ext.library_dirs.append(os.path.join(os.path.dirname(os.path.dirname(nvcc)), "lib64"))
-        # Run SWIG, then compile every C++ source concurrently and hand the
-        # objects to distutils, which only links.
-        sources = self.swig_sources(list(ext.sources), ext)
-        macros = ext.define_macros + [(m,) for m in ext.undef_macros]
 
+        # Compile every source concurrently and hand the objects to distutils,
+        # which only links.
         def compile_one(src):
+            if src in gpu_sources:
+                return [self.compile_cuda(nvcc, cu_inc, src, ext)]
             return self.compiler.compile([src], output_dir=self.build_temp, macros=macros,
                                          include_dirs=ext.include_dirs,
                                          extra_postargs=ext.extra_compile_args, depends=ext.depends)
 
         jobs = int(os.environ.get("PADDLE_BUILD_JOBS", os.cpu_count() or 1))
         with ThreadPoolExecutor(max_workers=jobs) as pool:
-            for objs in pool.map(compile_one, sources):
+            for objs in pool.map(compile_one, sources + gpu_sources):
                 ext.extra_objects += objs
-        ext.depends = list(ext.depends) + sources + CUDA_SOURCES  # so the link is not skipped as up to date
+        ext.depends = list(ext.depends) + sources + gpu_sources  # so the link is not skipped as up to date
         ext.sources = []
         super().build_extension(ext)
 
@@ -117,21 +130,24 @@ class build_ext(_build_ext):
         return os.path.exists(os.path.join(lib, "libcudart_static.a")) or os.path.exists(
             "/usr/local/cuda/lib64/libcudart_static.a")
 
-    def compile_cuda(self, nvcc, cublas_inc):
-        objects = []
+    def compile_cuda(self, nvcc, cublas_inc, src, ext):
+        """One source through nvcc (a .cpp as CUDA C++); skipped when up to date."""
+        obj = os.path.join(self.build_temp, src.replace("/", "_") + ".o")
+        deps = [src] + list(ext.depends)
+        if os.path.exists(obj) and all(os.path.getmtime(d) <= os.path.getmtime(obj) for d in deps):
+            return obj
         os.makedirs(self.build_temp, exist_ok=True)
         gencode = []
         for arch in CUDA_ARCHS:
             gencode += ["-gencode", "arch=compute_%s,code=sm_%s" % (arch, arch)]
         gencode += ["-gencode", "arch=compute_%s,code=compute_%s" % (CUDA_ARCHS[-1], CUDA_ARCHS[-1])]
-        for src in CUDA_SOURCES:
-            obj = os.path.join(self.build_temp, src.replace("/", "_") + ".o")
-            cmd = [nvcc, "-std=c++17", "-O3", "-Xcompiler", "-fPIC", "-DWITH_CUDA=1",
-                   "--expt-relaxed-constexpr", "-isystem", cublas_inc, "-c", src, "-o", obj] + gencode
-            print(" ".join(cmd))
-            subprocess.check_call(cmd)
-            objects.append(obj)
-        return objects
+        host = ",".join(f for f in compile_flags() if f.startswith(("-O", "-march", "-fno-math")))
+        cmd = ([nvcc] + NVCC_FLAGS + ["-Xcompiler", "-fPIC," + host, "-isystem", cublas_inc]
+               + ["-I" + d for d in ext.include_dirs] + ["-D%s=%s" % m for m in ext.define_macros if len(m) == 2]
+               + (["-x", "cu"] if src.endswith(".cpp") else []) + ["-c", src, "-o", obj] + gencode)
+        print(" ".join(cmd))
+        subprocess.check_call(cmd)
+        return obj
 
 
 class build_py(_build_py):

@@ -16,6 +16,7 @@ cublasHandle_t handle() {
   thread_local cublasHandle_t h = [] {
     cublasHandle_t created;
     if (cublasCreate(&created) != CUBLAS_STATUS_SUCCESS) throw std::runtime_error("cublasCreate failed");
+    cublasSetStream(created, cudaStreamPerThread);  // the calling thread's stream, as kernels use
     return created;
   }();
   return h;

@@ -85,6 +85,8 @@ void copy(void* dst, bool dstGpu, const void* src, bool srcGpu, size_t bytes) {
 
 void zero(void* p, size_t bytes) { check(cudaMemset(p, 0, bytes), "cudaMemset"); }
 
+void checkLaunch(cudaError_t e) { check(e, "kernel launch"); }
+
 void synchronize() { check(cudaDeviceSynchronize(), "cudaDeviceSynchronize"); }
 
 }  // namespace gpu

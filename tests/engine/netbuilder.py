@@ -1,9 +1,22 @@
-"""Builds v1 ModelConfig dicts directly (no config parser) for engine tests."""
+"""Builds v1 ModelConfig dicts directly (no config parser) for engine tests.
+
+GPU runs of the engine tests:
+  - with a visible GPU, every gradient_check first runs the same network on the
+    CPU and on the GPU and compares outputs and gradients (check_gpu_parity);
+  - PADDLE_TEST_USE_GPU=1 builds every test's network on the GPU, so the whole
+    gradient-check suite runs there (tests/engine/conftest.py skips it all when
+    no GPU is visible).
+"""
 import json
+import os
 
 import numpy as np
 
 from py_paddle import swig_paddle as api
+
+
+GPU_COUNT = api.getGpuCount()
+ON_GPU = os.environ.get("PADDLE_TEST_USE_GPU", "0") == "1"
 
 
 class Net(object):
@@ -46,8 +59,11 @@ class Net(object):
         return {"type": "nn", "layers": self.layers, "parameters": self.params,
                 "input_layer_names": self.inputs, "output_layer_names": self.outputs}
 
-    def build(self, seed=1):
-        return api.GradientMachine.createByConfigJson(json.dumps(self.config()), False, seed)
+    def build(self, seed=1, use_gpu=None):
+        config = json.dumps(self.config())
+        gm = api.GradientMachine.createByConfigJson(config, ON_GPU if use_gpu is None else use_gpu, seed)
+        gm.config_json = config  # for check_gpu_parity's twin
+        return gm
 
 
 class Seq(object):
@@ -142,6 +158,8 @@ def gradient_check(gm, slots, input_slots=(), samples=12, eps=1e-3, rtol=2e-2, a
     (v1), so backward is compared with grad_scale * the numeric derivative.
     Returns the worst relative error seen.
     """
+    if GPU_COUNT and not ON_GPU and hasattr(gm, "config_json"):
+        check_gpu_parity(gm, slots)
     rng = np.random.RandomState(seed)
     gm.setNeedInputGradient(True)
     out = api.Arguments.createArguments(0)
@@ -193,6 +211,47 @@ def gradient_check(gm, slots, input_slots=(), samples=12, eps=1e-3, rtol=2e-2, a
             flat[j] = old
             compare("input %s[%d]" % (names[k], j), (up - down) / (2 * eps), in_grads[k].reshape(-1)[j])
     return worst
+
+
+def _run_and_collect(gm, slots, layers):
+    """forwardBackward (PASS_GC); the cost, every named layer's value/ids/grad and
+    every parameter's gradient, as host arrays."""
+    gm.setNeedInputGradient(True)
+    out = api.Arguments.createArguments(0)
+    gm.forwardBackward(make_args(slots), out, api.PASS_GC)
+    got = {"cost": np.array([out.sum()])}
+    for name in layers:
+        a = gm.getLayerOutput(name)
+        for what, get in (("value", a.getSlotValue), ("grad", a.getSlotGrad), ("ids", a.getSlotIds)):
+            m = get(0)
+            if m is not None:
+                got["%s.%s" % (name, what)] = m.copyToNumpyMat() if what != "ids" else m.copyToNumpyArray()
+    for p in gm.getParameters():
+        if not p.isStatic():
+            got[p.getName() + ".grad"] = p.getBuf(api.PARAMETER_GRADIENT).copyToNumpyArray()
+    return got
+
+
+def check_gpu_parity(gm, slots, rtol=1e-3, atol=1e-4):
+    """Runs gm's network on the GPU with gm's parameter values and asserts that the
+    cost, every top-level layer's output and gradient and every parameter gradient
+    agree with the CPU within |gpu - cpu| <= atol * scale + rtol * |cpu| (scale: the
+    largest |cpu| of that array, at least 1). Sums run in another order on the GPU."""
+    twin = api.GradientMachine.createByConfigJson(gm.config_json, True, 1)
+    for p, q in zip(gm.getParameters(), twin.getParameters()):
+        q.getBuf(api.PARAMETER_VALUE).copyFromNumpyArray(p.getBuf(api.PARAMETER_VALUE).copyToNumpyArray())
+    config = json.loads(gm.config_json)
+    root = [sm["layer_names"] for sm in config.get("sub_models", []) if sm["name"] == "root"]
+    layers = root[0] if root else [l["name"] for l in config["layers"]]
+    cpu, gpu = _run_and_collect(gm, slots, layers), _run_and_collect(twin, slots, layers)
+    assert sorted(cpu) == sorted(gpu), "CPU and GPU runs produced different outputs"
+    for key in cpu:
+        if key.endswith(".ids"):
+            np.testing.assert_array_equal(gpu[key], cpu[key], err_msg=key)
+            continue
+        scale = max(1.0, float(np.abs(cpu[key]).max(initial=0)))
+        np.testing.assert_allclose(gpu[key], cpu[key], rtol=rtol, atol=atol * scale,
+                                   err_msg="GPU/CPU parity: " + key)
 
 
 # Weight dims of each projection type, as the config parser writes them (v1 §6.4).

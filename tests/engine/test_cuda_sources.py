@@ -1,6 +1,13 @@
-"""The CUDA kernels must keep compiling wherever nvcc exists, even without a GPU."""
+"""The CUDA code must keep compiling wherever nvcc exists, even without a GPU.
+
+In CUDA builds setup.py compiles the .cu kernels and every engine .cpp with
+nvcc (the PD_HD loop bodies of layers/math/Kernel.h become kernels). Here each
+one goes through nvcc's front end and device code generation (-ptx), with calls
+from device code to host-only functions as errors.
+"""
 import glob
 import os
+import re
 import shutil
 import subprocess
 
@@ -9,7 +16,13 @@ import pytest
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 CU_FILES = sorted(glob.glob(os.path.join(ROOT, "layers", "**", "*.cu"), recursive=True)
                   + glob.glob(os.path.join(ROOT, "trainer", "*.cu")))
+ENGINE_CPP = sorted(glob.glob(os.path.join(ROOT, "layers", "**", "*.cpp"), recursive=True)
+                    + glob.glob(os.path.join(ROOT, "trainer", "*.cpp")))
 NVCC = shutil.which("nvcc")
+
+
+def rel(path):
+    return os.path.relpath(path, ROOT)
 
 
 def cublas_include():
@@ -29,16 +42,47 @@ def test_cuda_sources_exist():
 
 
 @pytest.mark.skipif(NVCC is None, reason="nvcc not found: CUDA sources cannot be compile-checked")
-@pytest.mark.parametrize("cu", CU_FILES, ids=lambda f: os.path.relpath(f, ROOT))
-def test_cuda_source_compiles(cu, tmp_path):
-    with open(cu) as f:
+@pytest.mark.parametrize("src", CU_FILES + ENGINE_CPP, ids=rel)
+def test_cuda_source_compiles(src, tmp_path):
+    with open(src) as f:
         needs_cublas = "cublas_v2.h" in f.read()
     inc = cublas_include()
     if needs_cublas and inc is None:
         pytest.skip("cuBLAS headers not installed (pip install nvidia-cublas)")
-    cmd = [NVCC, "-std=c++17", "-O1", "-Xcompiler", "-fPIC", "-DWITH_CUDA=1", "--expt-relaxed-constexpr",
-           "-gencode", "arch=compute_80,code=sm_80", "-c", cu, "-o", str(tmp_path / "out.o")]
+    import scipy_openblas32
+    cmd = [NVCC, "-std=c++17", "-DWITH_CUDA=1", "--extended-lambda", "--expt-relaxed-constexpr",
+           "--default-stream", "per-thread", "-Werror", "cross-execution-space-call",
+           "-I", ROOT, "-I", scipy_openblas32.get_include_dir(), "-arch=sm_80", "-ptx",
+           "-x", "cu", src, "-o", str(tmp_path / "out.ptx")]
     if inc:
         cmd[1:1] = ["-isystem", inc]
     p = subprocess.run(cmd, capture_output=True, text=True, cwd=ROOT)
     assert p.returncode == 0, p.stderr[-4000:]
+
+
+LAMBDA = re.compile(r"\[=\]\s*PD_HD\s*\(")
+MEMBER = re.compile(r"(?<![.>:\w])(this\b|[A-Za-z]\w*_)(?![\w(])")
+
+
+def kernel_bodies(text):
+    """The bodies of the PD_HD lambdas in a source text, with their line numbers."""
+    for m in LAMBDA.finditer(text):
+        start = text.index("{", m.end())
+        depth, i = 0, start
+        while True:
+            depth += {"{": 1, "}": -1}.get(text[i], 0)
+            if depth == 0:
+                break
+            i += 1
+        yield text.count("\n", 0, m.start()) + 1, text[start:i + 1]
+
+
+@pytest.mark.parametrize("src", ENGINE_CPP + [os.path.join(ROOT, "layers", "math", "Kernel.h")], ids=rel)
+def test_kernel_bodies_capture_no_members(src):
+    """A PD_HD body that names a member (members end in '_') captures `this`, a host
+    pointer: it works on the CPU and faults on the GPU. Copy the member to a local."""
+    with open(src) as f:
+        text = re.sub(r"//[^\n]*", "", f.read())
+    bad = ["line %d: %s" % (line, sorted(set(MEMBER.findall(body))))
+           for line, body in kernel_bodies(text) if MEMBER.search(body)]
+    assert not bad, "kernel bodies that capture this: " + "; ".join(bad)

@@ -1,0 +1,94 @@
+// Device-generic loops: a kernel body is written once, as a lambda marked PD_HD,
+// and runs as a plain loop on the CPU or as a CUDA grid (one thread per index)
+// on the GPU. The CPU gradient checks thereby exercise the very code the GPU runs.
+//
+// Rules for a body (the GPU runs the indices concurrently, in no order):
+//  - capture raw pointers and scalars by value: never `this` (copy members into
+//    locals first) and never a Matrix (it holds a shared_ptr);
+//  - write only what the index owns, or accumulate with atomicAddF;
+//  - define it in a public function (an nvcc rule for __host__ __device__ lambdas).
+// In CUDA builds every engine source is compiled by nvcc (setup.py), so any
+// file may use these loops.
+#pragma once
+#include <algorithm>
+#include <cmath>
+#include <cstddef>
+
+#include "Buffer.h"
+
+#ifdef __CUDACC__
+#include <cuda_runtime.h>
+#define PD_HD __host__ __device__
+#else
+#define PD_HD
+#endif
+
+#if defined(WITH_CUDA) && !defined(__CUDACC__)
+#error "CUDA builds compile the engine sources with nvcc (see setup.py)"
+#endif
+
+namespace paddle {
+
+#ifdef __CUDACC__
+namespace gpu {
+void checkLaunch(cudaError_t e);  // GpuRuntime.cu: throws with CUDA's message
+}
+
+template <typename F>
+__global__ void forEachKernel(size_t n, F f) {
+  const size_t stride = static_cast<size_t>(gridDim.x) * blockDim.x;
+  for (size_t i = blockIdx.x * static_cast<size_t>(blockDim.x) + threadIdx.x; i < n; i += stride) f(i);
+}
+#endif
+
+// f(i) for i in [0, n).
+template <typename F>
+void forEach(bool gpu, size_t n, F f) {
+  if (n == 0) return;
+  if (!gpu) {
+    for (size_t i = 0; i < n; ++i) f(i);
+    return;
+  }
+#ifdef __CUDACC__
+  const size_t threads = 256;
+  const size_t blocks = std::min<size_t>((n + threads - 1) / threads, 65536);
+  forEachKernel<<<static_cast<unsigned>(blocks), static_cast<unsigned>(threads)>>>(n, f);
+  gpu::checkLaunch(cudaGetLastError());
+#else
+  throwNoCuda("GPU kernel");
+#endif
+}
+
+// f(r, c) over a rows x cols grid; the CPU walks it row by row so that the
+// inner loop vectorizes, the GPU flattens it.
+template <typename F>
+void forEach2(bool gpu, size_t rows, size_t cols, F f) {
+  if (!gpu) {
+    for (size_t r = 0; r < rows; ++r)
+      for (size_t c = 0; c < cols; ++c) f(r, c);
+    return;
+  }
+  if (cols == 0) return;
+  forEach(true, rows * cols, [=] PD_HD(size_t i) { f(i / cols, i % cols); });
+}
+
+// *p += v, atomically on the GPU (several indices may add to one place).
+PD_HD inline void atomicAddF(float* p, float v) {
+#ifdef __CUDA_ARCH__
+  atomicAdd(p, v);
+#else
+  *p += v;
+#endif
+}
+
+// Host-side metadata (sequence starts, ids) as kernels need it: the host
+// pointer on the CPU, else a copy in `scratch` on the GPU.
+template <typename T>
+const T* kernelView(const DenseBuffer<T>& src, DenseBuffer<T>& scratch, bool gpu) {
+  if (src.useGpu() == gpu) return src.data();
+  scratch.setDevice(gpu);
+  scratch.copyFrom(src);
+  return scratch.data();
+}
+
+}  // namespace paddle
