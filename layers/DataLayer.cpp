@@ -50,11 +50,16 @@ void DataLayer::setData(const Argument& data) {
     }
   }
   output_ = data;
-  if (useGpu_) {  // the one copy of the batch onto the device
+  if (useGpu_) {  // the one copy of the batch onto the device (sequence starts stay on the host)
     if (!data.value.empty() && !data.value.useGpu()) {
       output_.value = Matrix();
       output_.value.setDevice(true);
       output_.value.copyFrom(data.value);
+    }
+    if (!data.ids.empty() && !data.ids.useGpu()) {
+      output_.ids = IVector();
+      output_.ids.setDevice(true);
+      output_.ids.copyFrom(data.ids);
     }
   }
 }
