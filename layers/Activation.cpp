@@ -6,6 +6,7 @@
 
 #include "Errors.h"
 #include "math/GpuOps.h"
+#include "math/Kernel.h"
 
 namespace paddle {
 
@@ -97,12 +98,15 @@ void Activation::forward(Argument& a) {
   if (kind_ == act::kSequenceSoftmax) {
     PADDLE_ENFORCE(v.width() == 1 && a.hasSeq(), DataError,
                    "sequence_softmax needs a sequence input of width 1, got ", shapeStr(v));
-    PADDLE_ENFORCE(!v.useGpu(), UnsupportedError, "sequence_softmax is CPU-only for now");
-    const int* s = a.seqStarts.data();
-    for (size_t i = 0; i + 1 < a.seqStarts.size(); ++i) {
-      // a sequence's column, viewed as one row
-      softmaxRows(v.data() + s[i], 1, s[i + 1] - s[i]);
-    }
+    const int* s = kernelView(a.seqStarts, starts_, v.useGpu());
+    float* x = v.data();
+    forEach(v.useGpu(), a.numSequences(), [=] PD_HD(size_t i) {  // one index per sequence
+      float m = -INFINITY;
+      for (int k = s[i]; k < s[i + 1]; ++k) m = x[k] > m ? x[k] : m;
+      double sum = 0;
+      for (int k = s[i]; k < s[i + 1]; ++k) sum += (x[k] = std::exp(x[k] - m));
+      for (int k = s[i]; k < s[i + 1]; ++k) x[k] = static_cast<float>(x[k] / sum);
+    });
     return;
   }
   if (v.useGpu()) {
@@ -130,10 +134,14 @@ void Activation::backward(Argument& a) {
   const Matrix& y = a.value;
   Matrix& g = a.grad;
   if (kind_ == act::kSequenceSoftmax) {
-    const int* s = a.seqStarts.data();
-    for (size_t i = 0; i + 1 < a.seqStarts.size(); ++i) {
-      softmaxRowsBackward(y.data() + s[i], g.data() + s[i], 1, s[i + 1] - s[i]);
-    }
+    const int* s = kernelView(a.seqStarts, starts_, g.useGpu());
+    const float* yv = y.data();
+    float* gv = g.data();
+    forEach(g.useGpu(), a.numSequences(), [=] PD_HD(size_t i) {  // g = y * (g - sum(y * g))
+      double dot = 0;
+      for (int k = s[i]; k < s[i + 1]; ++k) dot += yv[k] * gv[k];
+      for (int k = s[i]; k < s[i + 1]; ++k) gv[k] = yv[k] * (gv[k] - static_cast<float>(dot));
+    });
     return;
   }
   if (y.useGpu()) {

@@ -32,6 +32,7 @@ class Activation {
   act::Kind kind_;
   std::string type_;
   Matrix input_;  // pre-activation copy, kept only for kinds whose derivative needs x
+  IVector starts_;  // sequence_softmax: the sequence starts where kernels read them
 };
 
 }  // namespace paddle

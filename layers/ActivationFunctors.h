@@ -4,18 +4,14 @@
 #pragma once
 #include <cmath>
 
-#ifdef __CUDACC__
-#define PD_HD __host__ __device__ inline
-#else
-#define PD_HD inline
-#endif
+#include "math/HostDevice.h"
 
 namespace paddle {
 namespace act {
 
 constexpr float kExpClip = 40.0f;  // v1 clips exp() arguments to avoid overflow
 
-PD_HD float clip(float x, float lo, float hi) { return x < lo ? lo : (x > hi ? hi : x); }
+PD_HD inline float clip(float x, float lo, float hi) { return x < lo ? lo : (x > hi ? hi : x); }
 
 struct Linear {
   static constexpr bool kNeedsInput = false;
@@ -82,7 +78,7 @@ enum Kind {
 
 // Calls f(Functor{}) for an element-wise kind; returns false for row-wise kinds.
 template <typename F>
-PD_HD bool visit(Kind k, F&& f) {
+PD_HD inline bool visit(Kind k, F&& f) {
   switch (k) {
     case kLinear: f(Linear{}); return true;
     case kSigmoid: f(Sigmoid{}); return true;

@@ -3,17 +3,63 @@
 // "selective_fc": y = act(sum_i x_i * W_i^T + b), W_i of shape [size, in_i] (v1 layout); with
 //   has_selected_colums, the last input (dense [rows, size], nonzero = selected) picks the
 //   columns each row computes: the others are 0 and get no gradient, and a softmax
-//   activation normalises over the selected columns only (v1's sparse output).
+//   activation normalises over the selected columns only (v1's sparse output). The CPU
+//   computes just the selected entries; the GPU runs dense GEMMs and masks (the same values:
+//   unselected gradients are zero).
+#include <algorithm>
 #include <cmath>
 #include <vector>
 
 #include "Activation.h"
 #include "Errors.h"
 #include "Layer.h"
+#include "math/Kernel.h"
 #include "math/MathOps.h"
-#include <algorithm>
 
 namespace paddle {
+
+namespace {
+// m = 0 where sel is 0
+void zeroUnselected(Matrix& m, const Matrix& sel) {
+  if (m.empty()) return;
+  const float* s = sel.data();
+  float* y = m.data();
+  forEach(m.useGpu(), m.size(), [=] PD_HD(size_t i) { y[i] = s[i] != 0 ? y[i] : 0.0f; });
+}
+
+// Softmax of each row over its selected columns (unselected entries are left alone).
+void maskedSoftmax(Matrix& m, const Matrix& sel) {
+  const size_t w = m.width();
+  const float* sm = sel.data();
+  float* ym = m.data();
+  forEach(m.useGpu(), m.height(), [=] PD_HD(size_t r) {
+    float* y = ym + r * w;
+    const float* s = sm + r * w;
+    float mx = -INFINITY;
+    for (size_t j = 0; j < w; ++j)
+      if (s[j] != 0) mx = y[j] > mx ? y[j] : mx;
+    double sum = 0;
+    for (size_t j = 0; j < w; ++j)
+      if (s[j] != 0) sum += (y[j] = std::exp(y[j] - mx));
+    for (size_t j = 0; j < w; ++j)
+      if (s[j] != 0) y[j] = static_cast<float>(y[j] / sum);
+  });
+}
+
+// g = y * (g - sum(y * g)) per row (unselected entries: y = g = 0)
+void maskedSoftmaxBackward(const Matrix& value, Matrix& grad) {
+  const size_t w = grad.width();
+  const float* ym = value.data();
+  float* gm = grad.data();
+  forEach(grad.useGpu(), grad.height(), [=] PD_HD(size_t r) {
+    const float* y = ym + r * w;
+    float* g = gm + r * w;
+    double dotYG = 0;
+    for (size_t j = 0; j < w; ++j) dotYG += y[j] * g[j];
+    for (size_t j = 0; j < w; ++j) g[j] = y[j] * (g[j] - static_cast<float>(dotYG));
+  });
+}
+}  // namespace
 
 class FullyConnectedLayer : public Layer {
  public:
@@ -84,7 +130,6 @@ class SelectiveFullyConnectedLayer : public Layer {
 
   void init(LayerContext& ctx) override {
     Layer::init(ctx);
-    requireCpu();
     PADDLE_ENFORCE(size_ > 0, ConfigError, "selective_fc layer '", name_, "' needs a positive size");
     selected_ = config_.getBool("has_selected_colums", true);
     numIn_ = inputs_.size() - (selected_ ? 1 : 0);
@@ -123,7 +168,7 @@ class SelectiveFullyConnectedLayer : public Layer {
                      shapeStr(input(i).value), ", expected ", rows, "x", inputs_[i]->size());
     }
     resetOutput(rows, size_);
-    if (!selected_) {
+    if (!selected_ || useGpu_) {
       for (size_t i = 0; i < numIn_; ++i)
         math::gemm(input(i).value, false, weight(i)->value(), true, output_.value, 1.0f, i == 0 ? 0.0f : 1.0f);
       if (bias_) math::addRowVector(output_.value, bias_->value());
@@ -149,19 +194,20 @@ class SelectiveFullyConnectedLayer : public Layer {
     output_.subSeqStarts = input(0).subSeqStarts;
     forwardActivation();
     if (selected_) {
-      if (softmax_) maskedSoftmax();
-      zeroUnselected(output_.value);
+      const Matrix& sel = input(numIn_).value;
+      if (softmax_) maskedSoftmax(output_.value, sel);
+      zeroUnselected(output_.value, sel);
     }
   }
 
   void backward() override {
     Matrix& g = output_.grad;
     if (selected_) {
-      zeroUnselected(g);
-      if (softmax_) maskedSoftmaxBackward();
+      zeroUnselected(g, input(numIn_).value);
+      if (softmax_) maskedSoftmaxBackward(output_.value, g);
     }
     backwardActivation();
-    if (!selected_) {
+    if (!selected_ || useGpu_) {
       if (bias_ && !bias_->isStatic()) math::sumRows(g, bias_->grad());
       for (size_t i = 0; i < numIn_; ++i) {
         Argument& in = input(i);
@@ -198,40 +244,6 @@ class SelectiveFullyConnectedLayer : public Layer {
   }
   static void axpy(float g, const float* __restrict x, float* __restrict y, size_t n) {
     for (size_t k = 0; k < n; ++k) y[k] += g * x[k];
-  }
-  void zeroUnselected(Matrix& m) {
-    if (m.empty()) return;
-    const Matrix& sel = input(numIn_).value;
-    for (size_t r = 0; r < m.height(); ++r) {
-      float* y = m.row(r);
-      const float* s = sel.row(r);
-      for (size_t j = 0; j < size_; ++j) y[j] = s[j] != 0 ? y[j] : 0.0f;
-    }
-  }
-  void maskedSoftmax() {
-    const Matrix& sel = input(numIn_).value;
-    for (size_t r = 0; r < output_.value.height(); ++r) {
-      float* y = output_.value.row(r);
-      const float* s = sel.row(r);
-      float mx = -INFINITY;
-      for (size_t j = 0; j < size_; ++j)
-        if (s[j] != 0) mx = std::max(mx, y[j]);
-      double sum = 0;
-      for (size_t j = 0; j < size_; ++j)
-        if (s[j] != 0) sum += (y[j] = std::exp(y[j] - mx));
-      for (size_t j = 0; j < size_; ++j)
-        if (s[j] != 0) y[j] = static_cast<float>(y[j] / sum);
-    }
-  }
-  void maskedSoftmaxBackward() {  // g = y * (g - sum(y * g)) over the selected columns
-    Matrix& g = output_.grad;
-    for (size_t r = 0; r < g.height(); ++r) {
-      const float* y = output_.value.row(r);
-      float* gr = g.row(r);
-      double dotYG = 0;
-      for (size_t j = 0; j < size_; ++j) dotYG += y[j] * gr[j];  // unselected: y = g = 0
-      for (size_t j = 0; j < size_; ++j) gr[j] = y[j] * (gr[j] - static_cast<float>(dotYG));
-    }
   }
 
   bool selected_ = true, softmax_ = false;

@@ -5,10 +5,10 @@
 //   "addto":   act(x_0 + x_1 + ... + bias)
 //   "concat":  act([x_0 | x_1 | ...])
 // With conv projections (shared_biases) the bias has one value per channel block.
-// CPU kernels; on GPU these layers throw UnsupportedError.
 #include "Errors.h"
 #include "Layer.h"
 #include "Projections.h"
+#include "math/Kernel.h"
 #include "math/MathOps.h"
 
 namespace paddle {
@@ -24,22 +24,23 @@ void checkRows(const Argument& in, size_t rows, const std::string& layer, const 
                  in.batchSize(), " rows, expected ", rows);
 }
 
-// Copies columns: dst[:, off:off+src.w] (+)= src, or the reverse.
-void addColumns(Matrix& dst, size_t off, const Matrix& src) {
-  const size_t n = src.width();
-  for (size_t i = 0; i < src.height(); ++i) {
-    const float* __restrict s = src.row(i);
-    float* __restrict d = dst.row(i) + off;
-    for (size_t j = 0; j < n; ++j) d[j] += s[j];
-  }
+// With shared biases (conv projections) bias c covers `block` consecutive columns.
+void addSharedBias(Matrix& y, const Matrix& bias) {
+  const size_t C = bias.size(), block = y.width() / C, w = y.width();
+  const float* b = bias.data();
+  float* v = y.data();
+  forEach2(y.useGpu(), y.height(), w, [=] PD_HD(size_t r, size_t j) { v[r * w + j] += b[j / block]; });
 }
-void copyColumnsOut(const Matrix& src, size_t off, Matrix& dst) {
-  const size_t n = dst.width();
-  for (size_t i = 0; i < dst.height(); ++i) {
-    const float* __restrict s = src.row(i) + off;
-    float* __restrict d = dst.row(i);
-    for (size_t j = 0; j < n; ++j) d[j] = s[j];
-  }
+void sharedBiasGrad(const Matrix& g, Matrix& biasGrad) {
+  const size_t C = biasGrad.size(), block = g.width() / C, w = g.width(), rows = g.height();
+  const float* gy = g.data();
+  float* gb = biasGrad.data();
+  forEach(g.useGpu(), C, [=] PD_HD(size_t c) {  // one index per bias value
+    float s = 0;
+    for (size_t r = 0; r < rows; ++r)
+      for (size_t k = 0; k < block; ++k) s += gy[r * w + c * block + k];
+    gb[c] += s;
+  });
 }
 }  // namespace
 
@@ -50,7 +51,6 @@ class ProjectionLayerBase : public Layer {
 
   void init(LayerContext& ctx) override {
     Layer::init(ctx);
-    requireCpu();
     PADDLE_ENFORCE(size_ > 0, ConfigError, type_, " layer needs a positive size");
     PADDLE_ENFORCE(!inputs_.empty(), ConfigError, type_, " layer needs at least one input");
     const auto& ins = config_["inputs"].items();
@@ -75,28 +75,13 @@ class ProjectionLayerBase : public Layer {
 
  protected:
   void addBias() {
-    if (!sharedBias_) return math::addRowVector(output_.value, bias_->value());
-    const size_t C = bias_->size(), block = size_ / C;
-    const float* __restrict b = bias_->value().data();
-    for (size_t r = 0; r < output_.value.height(); ++r) {
-      float* __restrict y = output_.value.row(r);
-      for (size_t c = 0; c < C; ++c)
-        for (size_t k = 0; k < block; ++k) y[c * block + k] += b[c];
-    }
+    if (sharedBias_) return addSharedBias(output_.value, bias_->value());
+    math::addRowVector(output_.value, bias_->value());
   }
   void biasBackward(const Matrix& g) {
     if (!bias_ || bias_->isStatic()) return;
-    if (!sharedBias_) return math::sumRows(g, bias_->grad());
-    const size_t C = bias_->size(), block = size_ / C;
-    float* __restrict gb = bias_->grad().data();
-    for (size_t r = 0; r < g.height(); ++r) {
-      const float* __restrict gr = g.row(r);
-      for (size_t c = 0; c < C; ++c) {
-        float s = 0;
-        for (size_t k = 0; k < block; ++k) s += gr[c * block + k];
-        gb[c] += s;
-      }
-    }
+    if (sharedBias_) return sharedBiasGrad(g, bias_->grad());
+    math::sumRows(g, bias_->grad());
   }
   size_t batchRows() {
     size_t rows = input(0).batchSize();
@@ -186,6 +171,7 @@ class Concat2Layer : public ProjectionLayerBase {
     PADDLE_ENFORCE(total == size_, ConfigError, "the projections' output sizes add up to ", total,
                    ", but the layer size is ", size_);
     tmp_.resize(inputs_.size());
+    for (Matrix& t : tmp_) t.setDevice(useGpu_);
   }
 
   void forward(PassType pass) override {
@@ -199,7 +185,7 @@ class Concat2Layer : public ProjectionLayerBase {
       t.resize(rows, projections_[i]->outputSize());
       t.zero();
       projections_[i]->forward(input(i), t);
-      addColumns(output_.value, off, t);
+      math::addColumns(output_.value, off, t, 0, t.width());
       off += t.width();
     }
     if (bias_) addBias();
@@ -214,7 +200,7 @@ class Concat2Layer : public ProjectionLayerBase {
     size_t off = 0;
     for (size_t i = 0; i < inputs_.size(); ++i) {
       Matrix& t = tmp_[i];  // reused as this projection's output gradient
-      copyColumnsOut(g, off, t);
+      math::addColumns(t, 0, g, off, t.width(), 0.0f);
       projections_[i]->backward(input(i), t);
       off += t.width();
     }
@@ -230,7 +216,6 @@ class AddtoLayer : public Layer {
 
   void init(LayerContext& ctx) override {
     Layer::init(ctx);
-    requireCpu();
     PADDLE_ENFORCE(!inputs_.empty(), ConfigError, "addto layer needs at least one input");
     for (size_t i = 0; i < inputs_.size(); ++i) checkInputSize(i, size_);
     if (bias_) {
@@ -268,7 +253,6 @@ class ConcatLayer : public Layer {
 
   void init(LayerContext& ctx) override {
     Layer::init(ctx);
-    requireCpu();
     PADDLE_ENFORCE(!inputs_.empty(), ConfigError, "concat layer needs at least one input");
     size_t total = 0;
     for (Layer* l : inputs_) total += l->size();
@@ -286,7 +270,7 @@ class ConcatLayer : public Layer {
       checkRows(input(i), rows, name_, inputs_[i]->name());
       PADDLE_ENFORCE(!input(i).value.empty(), DataError, "layer '", name_, "': input '", inputs_[i]->name(),
                      "' has no dense value");
-      addColumns(output_.value, off, input(i).value);
+      math::addColumns(output_.value, off, input(i).value, 0, inputs_[i]->size());
       off += inputs_[i]->size();
     }
     passSequence(output_, input(0));
@@ -299,14 +283,7 @@ class ConcatLayer : public Layer {
     size_t off = 0;
     for (size_t i = 0; i < inputs_.size(); ++i) {
       Matrix& gi = input(i).grad;
-      if (!gi.empty()) {
-        const size_t n = gi.width();
-        for (size_t r = 0; r < gi.height(); ++r) {
-          const float* __restrict s = g.row(r) + off;
-          float* __restrict d = gi.row(r);
-          for (size_t j = 0; j < n; ++j) d[j] += s[j];
-        }
-      }
+      if (!gi.empty()) math::addColumns(gi, 0, g, off, gi.width());
       off += inputs_[i]->size();
     }
   }

@@ -4,6 +4,7 @@
 
 #include "Errors.h"
 #include "ImageUtils.h"
+#include "math/Kernel.h"
 #include "math/MathOps.h"
 
 namespace paddle {
@@ -12,6 +13,11 @@ namespace {
 void needDense(const Argument& in, const std::string& layer, const std::string& type) {
   PADDLE_ENFORCE(!in.value.empty(), DataError, "layer '", layer, "': ", type,
                  " projection needs a dense input (got ids only)");
+}
+
+void cpuOnly(const Matrix& out, const std::string& layer, const char* what) {
+  PADDLE_ENFORCE(!out.useGpu(), UnsupportedError, "layer '", layer, "': the ", what,
+                 " has no GPU kernel yet; run it with use_gpu=0");
 }
 
 // x . W, W of dims [in, out]; x dense or sparse (CSR: gather-add rows of W)
@@ -71,21 +77,10 @@ class IdentityProjection : public Projection {
   }
   void forward(const Argument& in, Matrix& out) override {
     needDense(in, layer_, type_);
-    const size_t n = outSize_, rows = out.height();
-    for (size_t i = 0; i < rows; ++i) {
-      const float* __restrict x = in.value.row(i) + offset_;
-      float* __restrict y = out.row(i);
-      for (size_t j = 0; j < n; ++j) y[j] += x[j];
-    }
+    math::addColumns(out, 0, in.value, offset_, outSize_);
   }
   void backward(Argument& in, const Matrix& g) override {
-    if (in.grad.empty()) return;
-    const size_t n = outSize_, rows = g.height();
-    for (size_t i = 0; i < rows; ++i) {
-      const float* __restrict gy = g.row(i);
-      float* __restrict gx = in.grad.row(i) + offset_;
-      for (size_t j = 0; j < n; ++j) gx[j] += gy[j];
-    }
+    if (!in.grad.empty()) math::addColumns(in.grad, offset_, g, 0, outSize_);
   }
 
  private:
@@ -102,25 +97,29 @@ class DotMulProjection : public Projection {
   }
   void forward(const Argument& in, Matrix& out) override {
     needDense(in, layer_, type_);
-    const float* __restrict w = w_->value().data();
-    for (size_t i = 0, n = outSize_; i < out.height(); ++i) {
-      const float* __restrict x = in.value.row(i);
-      float* __restrict y = out.row(i);
-      for (size_t j = 0; j < n; ++j) y[j] += x[j] * w[j];
-    }
+    const size_t n = outSize_;
+    const float* w = w_->value().data();
+    const float* x = in.value.data();
+    float* y = out.data();
+    forEach2(out.useGpu(), out.height(), n, [=] PD_HD(size_t r, size_t j) { y[r * n + j] += x[r * n + j] * w[j]; });
   }
   void backward(Argument& in, const Matrix& g) override {
-    const size_t n = outSize_;
-    const float* __restrict w = w_->value().data();
-    float* __restrict gw = w_->isStatic() ? nullptr : w_->grad().data();
-    for (size_t i = 0; i < g.height(); ++i) {
-      const float* __restrict gy = g.row(i);
-      const float* __restrict x = in.value.row(i);
-      if (gw) for (size_t j = 0; j < n; ++j) gw[j] += gy[j] * x[j];
-      if (!in.grad.empty()) {
-        float* __restrict gx = in.grad.row(i);
-        for (size_t j = 0; j < n; ++j) gx[j] += gy[j] * w[j];
-      }
+    const size_t n = outSize_, rows = g.height();
+    const bool gpu = g.useGpu();
+    const float* w = w_->value().data();
+    const float* x = in.value.data();
+    const float* gy = g.data();
+    if (!w_->isStatic()) {
+      float* gw = w_->grad().data();
+      forEach(gpu, n, [=] PD_HD(size_t j) {  // one index per weight: sums its column
+        float s = 0;
+        for (size_t r = 0; r < rows; ++r) s += gy[r * n + j] * x[r * n + j];
+        gw[j] += s;
+      });
+    }
+    if (!in.grad.empty()) {
+      float* gx = in.grad.data();
+      forEach2(gpu, rows, n, [=] PD_HD(size_t r, size_t j) { gx[r * n + j] += gy[r * n + j] * w[j]; });
     }
   }
 };
@@ -135,17 +134,18 @@ class ScalingProjection : public Projection {
   }
   void forward(const Argument& in, Matrix& out) override {
     needDense(in, layer_, type_);
-    math::axpby(w_->value().data()[0], in.value, 1.0f, out);
+    addScaled(in.value, out);
   }
   void backward(Argument& in, const Matrix& g) override {
-    if (!w_->isStatic()) {
-      const float* __restrict x = in.value.data();
-      const float* __restrict gy = g.data();
-      double s = 0;
-      for (size_t i = 0, n = g.size(); i < n; ++i) s += gy[i] * x[i];
-      w_->grad().data()[0] += static_cast<float>(s);
-    }
-    if (!in.grad.empty()) math::axpby(w_->value().data()[0], g, 1.0f, in.grad);
+    if (!w_->isStatic()) math::addDot(g, in.value, w_->grad().data());
+    if (!in.grad.empty()) addScaled(g, in.grad);
+  }
+  // y += w * x, with the scalar w read where it lives
+  void addScaled(const Matrix& x, Matrix& y) const {
+    const float* w = w_->value().data();
+    const float* a = x.data();
+    float* b = y.data();
+    forEach(y.useGpu(), y.size(), [=] PD_HD(size_t i) { b[i] += w[0] * a[i]; });
   }
 };
 
@@ -158,28 +158,37 @@ class TableProjection : public Projection {
   void forward(const Argument& in, Matrix& out) override {
     PADDLE_ENFORCE(!in.ids.empty(), DataError, "layer '", layer_,
                    "': table projection needs integer ids (integer_value input)");
-    const int* ids = in.ids.data();
-    const size_t n = outSize_;
-    w_->catchUpRows(ids, out.height());  // sparse_update: pending decay first
-    for (size_t i = 0; i < out.height(); ++i) {
-      PADDLE_ENFORCE(ids[i] >= 0 && static_cast<size_t>(ids[i]) < inSize_, DataError, "layer '", layer_,
-                     "': sample ", i, " has id ", ids[i], ", outside the table [0, ", inSize_, ")");
-      const float* __restrict wr = w_->value().row(ids[i]);
-      float* __restrict y = out.row(i);
-      for (size_t j = 0; j < n; ++j) y[j] += wr[j];
+    PADDLE_ENFORCE(in.ids.size() == out.height(), DataError, "layer '", layer_, "': ", in.ids.size(),
+                   " ids for ", out.height(), " rows");
+    const bool gpu = out.useGpu();
+    if (!in.ids.useGpu()) {  // host ids: check them (GPU ids come from data layers, which check theirs)
+      const int* h = in.ids.data();
+      for (size_t i = 0; i < out.height(); ++i) {
+        PADDLE_ENFORCE(h[i] >= 0 && static_cast<size_t>(h[i]) < inSize_, DataError, "layer '", layer_,
+                       "': sample ", i, " has id ", h[i], ", outside the table [0, ", inSize_, ")");
+      }
+      w_->catchUpRows(h, out.height());  // sparse_update (CPU only): pending decay first
     }
+    const int* ids = kernelView(in.ids, idScratch_, gpu);
+    const float* w = w_->value().data();
+    float* y = out.data();
+    const size_t n = outSize_;
+    forEach2(gpu, out.height(), n, [=] PD_HD(size_t r, size_t j) { y[r * n + j] += w[ids[r] * n + j]; });
   }
   void backward(Argument& in, const Matrix& g) override {
     if (w_->isStatic()) return;
-    const int* ids = in.ids.data();
+    const bool gpu = g.useGpu();
+    const int* ids = kernelView(in.ids, idScratch_, gpu);
+    // sparse_update tracks the looked-up rows (host ids; sparse parameters are CPU-only)
+    float* gw = (in.ids.useGpu() ? w_->grad() : w_->gradRows(in.ids.data(), g.height())).data();
+    const float* gy = g.data();
     const size_t n = outSize_;
-    Matrix& grad = w_->gradRows(ids, g.height());  // only the looked-up rows
-    for (size_t i = 0; i < g.height(); ++i) {
-      float* __restrict gw = grad.row(ids[i]);
-      const float* __restrict gy = g.row(i);
-      for (size_t j = 0; j < n; ++j) gw[j] += gy[j];
-    }
+    // repeated ids add into the same row
+    forEach2(gpu, g.height(), n, [=] PD_HD(size_t r, size_t j) { atomicAddF(gw + ids[r] * n + j, gy[r * n + j]); });
   }
+
+ private:
+  IVector idScratch_;
 };
 
 // "context": row t of a sequence [s, e) becomes [x[t+c] | x[t+c+1] | ... ] for
@@ -204,50 +213,70 @@ class ContextProjection : public Projection {
   void forward(const Argument& in, Matrix& out) override {
     needDense(in, layer_, type_);
     PADDLE_ENFORCE(in.hasSeq(), DataError, "layer '", layer_, "': context projection needs a sequence input");
-    visit(in, [&](float* y, const float* x) { add(y, x); },
-          [&](float* y, size_t padRow) { add(y, w_->value().row(padRow)); }, out);
+    const bool gpu = out.useGpu();
+    const int* starts = kernelView(in.seqStarts, startsDev_, gpu);
+    const int* seqOf = rowSequences(in, gpu);
+    const float* x = in.value.data();
+    const float* pad = trainable_ ? w_->value().data() : nullptr;
+    float* y = out.data();
+    const int64_t start = start_, beginPad = beginPad_;
+    const size_t d = inSize_, outW = out.width();
+    forEach2(gpu, out.height(), static_cast<size_t>(length_), [=] PD_HD(size_t r, size_t j) {
+      const int64_t b = starts[seqOf[r]], len = starts[seqOf[r] + 1] - b;
+      const int64_t rel = static_cast<int64_t>(r) - b + start + static_cast<int64_t>(j);
+      const float* src = rel >= 0 && rel < len ? x + (b + rel) * d
+                         : pad                ? pad + (beginPad + (rel < 0 ? rel : rel - len)) * d
+                                              : nullptr;
+      if (!src) return;  // zero padding
+      float* dst = y + r * outW + j * d;
+      for (size_t k = 0; k < d; ++k) dst[k] += src[k];
+    });
   }
   void backward(Argument& in, const Matrix& g) override {
     const bool padGrad = trainable_ && !w_->isStatic();
     if (in.grad.empty() && !padGrad) return;
-    Matrix& gx = in.grad;
-    // visit() hands out const pointers into the input; map them to grad rows
-    const float* x0 = in.value.data();
-    visit(in,
-          [&](const float* gy, const float* x) {
-            if (!gx.empty()) add(gx.data() + (x - x0), gy);
-          },
-          [&](const float* gy, size_t padRow) {
-            if (padGrad) add(w_->grad().row(padRow), gy);
-          },
-          const_cast<Matrix&>(g));
+    const bool gpu = g.useGpu();
+    const int* starts = kernelView(in.seqStarts, startsDev_, gpu);
+    const int* seqOf = rowSequences(in, gpu);
+    const float* gy = g.data();
+    const int64_t start = start_, length = length_, beginPad = beginPad_;
+    const size_t d = inSize_, outW = g.width();
+    if (!in.grad.empty()) {  // gather: input row u feeds output row t = u - start - j at block j
+      float* gx = in.grad.data();
+      forEach(gpu, g.height(), [=] PD_HD(size_t u) {
+        const int64_t b = starts[seqOf[u]], len = starts[seqOf[u] + 1] - b;
+        for (int64_t j = 0; j < length; ++j) {
+          const int64_t t = static_cast<int64_t>(u) - b - start - j;
+          if (t < 0 || t >= len) continue;
+          const float* src = gy + (b + t) * outW + j * d;
+          for (size_t k = 0; k < d; ++k) gx[u * d + k] += src[k];
+        }
+      });
+    }
+    if (padGrad) {  // padding rows are shared by many positions
+      float* gw = w_->grad().data();
+      forEach2(gpu, g.height(), static_cast<size_t>(length), [=] PD_HD(size_t r, size_t j) {
+        const int64_t b = starts[seqOf[r]], len = starts[seqOf[r] + 1] - b;
+        const int64_t rel = static_cast<int64_t>(r) - b + start + static_cast<int64_t>(j);
+        if (rel >= 0 && rel < len) return;
+        float* dst = gw + (beginPad + (rel < 0 ? rel : rel - len)) * d;
+        const float* src = gy + r * outW + j * d;
+        for (size_t k = 0; k < d; ++k) atomicAddF(dst + k, src[k]);
+      });
+    }
   }
 
  private:
-  void add(float* __restrict y, const float* __restrict x) const {
-    for (size_t j = 0; j < inSize_; ++j) y[j] += x[j];
-  }
-  // Calls onInput(out block, input row) or onPad(out block, padding row) for
-  // every (row, context position) whose source is not a zero.
-  template <typename OnInput, typename OnPad>
-  void visit(const Argument& in, OnInput onInput, OnPad onPad, Matrix& out) const {
+  // The sequence of every row (built on the host from the starts; a device copy on the GPU).
+  const int* rowSequences(const Argument& in, bool gpu) {
     const int* s = in.seqStarts.data();
-    for (size_t i = 0; i + 1 < in.seqStarts.size(); ++i) {
-      const int64_t b = s[i], len = s[i + 1] - s[i];
-      for (int64_t t = 0; t < len; ++t) {
-        float* y = out.row(b + t);
-        for (int64_t j = 0; j < length_; ++j) {
-          const int64_t rel = t + start_ + j;
-          float* yj = y + j * inSize_;
-          if (rel >= 0 && rel < len) {
-            onInput(yj, in.value.row(b + rel));
-          } else if (trainable_) {
-            onPad(yj, static_cast<size_t>(beginPad_ + (rel < 0 ? rel : rel - len)));
-          }
-        }
-      }
-    }
+    rowSeq_.resize(1, in.batchSize());
+    int* m = rowSeq_.data();
+    for (size_t i = 0; i + 1 < in.seqStarts.size(); ++i)
+      for (int r = s[i]; r < s[i + 1]; ++r) m[r] = static_cast<int>(i);
+    return kernelView(rowSeq_, rowSeqDev_, gpu);
   }
+  IVector startsDev_, rowSeq_, rowSeqDev_;
   int64_t start_, length_, beginPad_;
   bool trainable_;
 };
@@ -265,20 +294,21 @@ class DotMulOperator : public Operator {
     PADDLE_ENFORCE(a.width() == outSize_ && b.width() == outSize_, DataError, "layer '", layer_,
                    "': dot_mul operator inputs have widths ", a.width(), " and ", b.width(),
                    ", expected ", outSize_);
-    const float* __restrict x = a.data();
-    const float* __restrict y = b.data();
-    float* __restrict o = out.data();
-    for (size_t i = 0, n = out.size(); i < n; ++i) o[i] += scale_ * x[i] * y[i];
+    const float* x = a.data();
+    const float* y = b.data();
+    float* o = out.data();
+    const float scale = scale_;
+    forEach(out.useGpu(), out.size(), [=] PD_HD(size_t i) { o[i] += scale * x[i] * y[i]; });
   }
   void backward(const std::vector<Argument*>& ins, const Matrix& g) override {
-    const float* __restrict gy = g.data();
-    const size_t n = g.size();
+    const float* gy = g.data();
+    const float scale = scale_;
     for (int k = 0; k < 2; ++k) {
       Matrix& gx = ins[k]->grad;
       if (gx.empty()) continue;
-      const float* __restrict other = ins[1 - k]->value.data();
-      float* __restrict d = gx.data();
-      for (size_t i = 0; i < n; ++i) d[i] += scale_ * gy[i] * other[i];
+      const float* other = ins[1 - k]->value.data();
+      float* d = gx.data();
+      forEach(g.useGpu(), g.size(), [=] PD_HD(size_t i) { d[i] += scale * gy[i] * other[i]; });
     }
   }
 
@@ -365,6 +395,7 @@ class ConvProjection : public Projection {
   }
   void forward(const Argument& in, Matrix& out) override {
     needDense(in, layer_, type_);
+    cpuOnly(out, layer_, "conv projection");
     for (size_t r = 0; r < out.height(); ++r) conv_.forward(in.value.row(r), w_->value().data(), out.row(r));
   }
   void backward(Argument& in, const Matrix& g) override {
@@ -394,6 +425,7 @@ class ConvOperator : public Operator {
     PADDLE_ENFORCE(x.width() == conv_.inSize() && f.width() == conv_.weightSize() && f.height() == x.height(),
                    DataError, "layer '", layer_, "': conv operator inputs are ", shapeStr(x), " and ", shapeStr(f),
                    ", expected widths ", conv_.inSize(), " (image) and ", conv_.weightSize(), " (filters)");
+    cpuOnly(out, layer_, "conv operator");
     for (size_t r = 0; r < out.height(); ++r) conv_.forward(x.row(r), f.row(r), out.row(r));
   }
   void backward(const std::vector<Argument*>& ins, const Matrix& g) override {

@@ -2,7 +2,7 @@
 // (side by side) layer. A projection maps one input layer (with an optional
 // weight) to output_size columns; an operator combines several input layers
 // without weights. Both accumulate: forward adds into `out`, backward adds
-// into the inputs' and weights' gradients. CPU kernels.
+// into the inputs' and weights' gradients. They run on the device of `out`.
 #pragma once
 #include <memory>
 #include <string>

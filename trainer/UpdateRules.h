@@ -12,7 +12,7 @@ namespace rule {
 
 // m = mu m - lr * rate (g + decay w); w += m. Without momentum (m null: no
 // buffer is kept for it) this is w -= lr * rate (g + decay w).
-PD_HD void momentumStep(float* w, float* m, float g, float rate, float lr, float mu, float decay, size_t i) {
+PD_HD inline void momentumStep(float* w, float* m, float g, float rate, float lr, float mu, float decay, size_t i) {
   float step = -lr * rate * (g + decay * w[i]);
   if (m) {
     m[i] = mu * m[i] + step;

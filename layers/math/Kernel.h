@@ -15,12 +15,10 @@
 #include <cstddef>
 
 #include "Buffer.h"
+#include "HostDevice.h"
 
 #ifdef __CUDACC__
 #include <cuda_runtime.h>
-#define PD_HD __host__ __device__
-#else
-#define PD_HD
 #endif
 
 #if defined(WITH_CUDA) && !defined(__CUDACC__)

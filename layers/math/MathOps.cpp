@@ -4,6 +4,7 @@
 
 #include "../Errors.h"
 #include "GpuOps.h"
+#include "Kernel.h"
 
 namespace paddle {
 namespace math {
@@ -114,6 +115,32 @@ void dotMul(Matrix& y, const Matrix& x) {
   const float* __restrict a = x.data();
   float* __restrict b = y.data();
   for (size_t i = 0, n = y.size(); i < n; ++i) b[i] *= a[i];
+}
+
+void addColumns(Matrix& dst, size_t dstCol, const Matrix& src, size_t srcCol, size_t width, float beta) {
+  PADDLE_ENFORCE(dst.height() == src.height() && dstCol + width <= dst.width() && srcCol + width <= src.width(),
+                 DataError, "addColumns: columns [", srcCol, ", +", width, ") of ", shapeStr(src), " into [", dstCol,
+                 ", +", width, ") of ", shapeStr(dst));
+  sameDevice(dst, src, "addColumns");
+  const size_t dw = dst.width(), sw = src.width();
+  float* d = dst.data() + dstCol;
+  const float* s = src.data() + srcCol;
+  forEach2(dst.useGpu(), dst.height(), width, [=] PD_HD(size_t r, size_t j) {
+    d[r * dw + j] = (beta == 0.0f ? 0.0f : beta * d[r * dw + j]) + s[r * sw + j];
+  });
+}
+
+void addDot(const Matrix& x, const Matrix& y, float* out) {
+  PADDLE_ENFORCE(x.size() == y.size(), DataError, "addDot: sizes differ (", x.size(), " vs ", y.size(), ")");
+  sameDevice(x, y, "addDot");
+  const float* a = x.data();
+  const float* b = y.data();
+  const size_t n = x.size();
+  forEach(x.useGpu(), 1, [=] PD_HD(size_t) {
+    double s = 0;
+    for (size_t i = 0; i < n; ++i) s += a[i] * b[i];
+    *out += static_cast<float>(s);
+  });
 }
 
 void setCpuThreads(int n) { scipy_openblas_set_num_threads(n); }

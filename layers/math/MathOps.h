@@ -23,6 +23,13 @@ void axpby(float alpha, const Matrix& x, float beta, Matrix& y);
 // y *= x (element-wise; equal sizes)
 void dotMul(Matrix& y, const Matrix& x);
 
+// dst[:, dstCol, +width) = beta * dst[:, dstCol, +width) + src[:, srcCol, +width) (equal heights)
+void addColumns(Matrix& dst, size_t dstCol, const Matrix& src, size_t srcCol, size_t width, float beta = 1.0f);
+
+// *out += sum_i x_i * y_i, where out points into memory on the operands' device
+// (a scalar weight's gradient). One GPU thread walks all of it: for small sizes only.
+void addDot(const Matrix& x, const Matrix& y, float* out);
+
 // Number of threads OpenBLAS uses on the CPU.
 void setCpuThreads(int n);
 
