@@ -6,6 +6,7 @@
 #include <cstring>
 
 #include "../layers/Errors.h"
+#include "../layers/math/GpuRuntime.h"
 #include "../layers/math/MathOps.h"
 #include "../trainer/Trainer.h"
 
@@ -51,6 +52,34 @@ unsigned long long hostPointer(const paddle::DenseBuffer<T>& m) {
                  "a GPU buffer has no host view: use copyToNumpy* instead");
   return reinterpret_cast<unsigned long long>(m.data());
 }
+
+// The engine's kernels run asynchronously; a pointer handed to (or taken from)
+// another library is only valid once the device has caught up.
+void syncDevice() {
+#ifdef WITH_CUDA
+  paddle::gpu::synchronize();
+#else
+  paddle::throwNoCuda("device pointers");
+#endif
+}
+
+template <typename T>
+unsigned long long devicePointer(const paddle::DenseBuffer<T>& m) {
+  PADDLE_ENFORCE(m.useGpu(), paddle::UnsupportedError,
+                 "a CPU buffer has no device pointer: use the numpy views instead");
+  syncDevice();
+  return reinterpret_cast<unsigned long long>(m.data());
+}
+
+template <typename T>
+std::shared_ptr<paddle::DenseBuffer<T>> fromDevice(unsigned long long ptr, size_t h, size_t w, bool copy) {
+  syncDevice();
+  auto view = paddle::DenseBuffer<T>::view(reinterpret_cast<T*>(ptr), h, w, true);
+  if (!copy) return std::make_shared<paddle::DenseBuffer<T>>(view);
+  auto m = std::make_shared<paddle::DenseBuffer<T>>(0, 0, true);
+  m->copyFrom(view);
+  return m;
+}
 }  // namespace
 
 void initPaddle(const std::vector<std::string>& args) {
@@ -78,6 +107,15 @@ void setUseGpu(bool useGpu) {
 }
 int getTrainerCount() { return gTrainerCount; }
 int getGpuCount() { return paddle::gpuDeviceCount(); }
+
+std::vector<size_t> getGpuMemoryStats() {
+#ifdef WITH_CUDA
+  paddle::gpu::MemoryStats s = paddle::gpu::memoryStats();
+  return {s.mallocs, s.heldBytes, s.peakBytes};
+#else
+  return {0, 0, 0};
+#endif
+}
 std::string getVersion() { return PADDLE_VERSION; }
 
 // ---------------------------------------------------------------- Matrix
@@ -130,6 +168,12 @@ void Matrix::copyToNumpyMat(float* data, size_t h, size_t w) const {
 }
 void Matrix::copyFromNumpyMat(float* data, size_t h, size_t w) { m_->copyFromHost(data, h, w); }
 unsigned long long Matrix::dataPointer() const { return hostPointer(*m_); }
+unsigned long long Matrix::devicePointer() const { return ::devicePointer(*m_); }
+Matrix* Matrix::createDenseFromDevicePointer(unsigned long long ptr, size_t h, size_t w, bool copy) {
+  auto* m = new Matrix;
+  m->m_ = fromDevice<float>(ptr, h, w, copy);
+  return m;
+}
 
 // ---------------------------------------------------------------- IVector
 IVector::IVector() = default;
@@ -162,6 +206,12 @@ void IVector::copyToNumpyArray(int* data, size_t n) const {
 }
 void IVector::copyFromNumpyArray(int* data, size_t n) { v_->copyFromHost(data, 1, n); }
 unsigned long long IVector::dataPointer() const { return hostPointer(*v_); }
+unsigned long long IVector::devicePointer() const { return ::devicePointer(*v_); }
+IVector* IVector::createVectorFromDevicePointer(unsigned long long ptr, size_t n, bool copy) {
+  auto* v = new IVector;
+  v->v_ = fromDevice<int>(ptr, 1, n, copy);
+  return v;
+}
 
 // ---------------------------------------------------------------- Vector
 Vector::Vector() = default;
@@ -197,6 +247,12 @@ void Vector::copyFromNumpyArray(float* data, size_t n) {
   v_->copyFromHost(data, v_->height(), v_->width());
 }
 unsigned long long Vector::dataPointer() const { return hostPointer(*v_); }
+unsigned long long Vector::devicePointer() const { return ::devicePointer(*v_); }
+Vector* Vector::createVectorFromDevicePointer(unsigned long long ptr, size_t n, bool copy) {
+  auto* v = new Vector;
+  v->v_ = fromDevice<float>(ptr, 1, n, copy);
+  return v;
+}
 
 // ---------------------------------------------------------------- Arguments
 Arguments::Arguments() : args_(std::make_shared<std::vector<paddle::Argument>>()) {}

@@ -35,6 +35,8 @@ bool isUsingGpu();
 void setUseGpu(bool useGpu);
 int getTrainerCount();
 int getGpuCount();      // visible GPUs (0 without CUDA or driver)
+// The engine's pooled GPU memory: (cudaMalloc calls, bytes held, peak bytes held); zeros without CUDA.
+std::vector<size_t> getGpuMemoryStats();
 std::string getVersion();
 
 class Matrix {
@@ -54,6 +56,10 @@ class Matrix {
   void copyToNumpyMat(float* out, size_t height, size_t width) const;  // into a buffer of equal shape
   void copyFromNumpyMat(float* data, size_t height, size_t width);      // resizes to the buffer's shape
   unsigned long long dataPointer() const;  // CPU address for numpy views
+  // GPU matrices: the device address (after the device has finished its work), for
+  // __cuda_array_interface__; and a matrix over a device buffer (copy=false aliases it).
+  unsigned long long devicePointer() const;
+  static Matrix* createDenseFromDevicePointer(unsigned long long ptr, size_t height, size_t width, bool copy = true);
 
  private:
   Matrix();
@@ -77,6 +83,8 @@ class IVector {
   void copyToNumpyArray(int* out, size_t size) const;
   void copyFromNumpyArray(int* data, size_t size);
   unsigned long long dataPointer() const;
+  unsigned long long devicePointer() const;
+  static IVector* createVectorFromDevicePointer(unsigned long long ptr, size_t size, bool copy = true);
 
  private:
   IVector();
@@ -99,6 +107,8 @@ class Vector {
   void copyToNumpyArray(float* out, size_t size) const;
   void copyFromNumpyArray(float* data, size_t size);
   unsigned long long dataPointer() const;
+  unsigned long long devicePointer() const;
+  static Vector* createVectorFromDevicePointer(unsigned long long ptr, size_t size, bool copy = true);
 
  private:
   Vector();

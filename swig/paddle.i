@@ -231,4 +231,60 @@ def _vec_helpers(cls, dtype, typestr):
 
 _vec_helpers(Vector, _np.float32, "<f4")
 _vec_helpers(IVector, _np.int32, "<i4")
+
+
+# Zero-copy exchange with cupy, PyTorch and other CUDA libraries
+# (__cuda_array_interface__ v3). Handing out or taking in a pointer first waits
+# for the device, so no stream synchronisation is left to the other side.
+def _cuda_array_interface(shape_of, typestr):
+    def get(self):
+        if not self.isGpu():
+            raise AttributeError("__cuda_array_interface__: this buffer is in host memory")
+        return {"version": 3, "shape": shape_of(self), "typestr": typestr, "strides": None,
+                "data": (self.devicePointer(), False)}
+    return property(get)
+
+
+def _device_buffer(obj, typestr):
+    """(pointer, shape) of a C-contiguous CUDA array of the given element type."""
+    cai = getattr(obj, "__cuda_array_interface__", None)
+    if cai is None:
+        raise TypeError("%s is not a CUDA array (no __cuda_array_interface__)" % type(obj).__name__)
+    if cai["typestr"] != typestr:
+        raise TypeError("expected a CUDA array of %s, got %s" % (typestr, cai["typestr"]))
+    shape = tuple(cai["shape"])
+    itemsize = int(typestr[2:])
+    contiguous = tuple(itemsize * int(_np.prod(shape[i + 1:], dtype=_np.int64)) for i in range(len(shape)))
+    if cai.get("strides") is not None and tuple(cai["strides"]) != contiguous:
+        raise ValueError("the CUDA array is not C-contiguous (strides %s)" % (cai["strides"],))
+    return cai["data"][0], shape
+
+
+def _matrix_from_cuda_array(obj, copy=True):
+    ptr, shape = _device_buffer(obj, "<f4")
+    if len(shape) not in (1, 2):
+        raise ValueError("a Matrix needs a 1-D or 2-D array, got shape %s" % (shape,))
+    h, w = (1, shape[0]) if len(shape) == 1 else shape
+    m = Matrix.createDenseFromDevicePointer(ptr, h, w, copy)
+    if not copy:
+        m._owner = obj  # the matrix aliases the array's memory
+    return m
+
+
+def _vector_from_cuda_array(cls, typestr):
+    def create(obj, copy=True):
+        ptr, shape = _device_buffer(obj, typestr)
+        v = cls.createVectorFromDevicePointer(ptr, int(_np.prod(shape, dtype=_np.int64)), copy)
+        if not copy:
+            v._owner = obj
+        return v
+    return staticmethod(create)
+
+
+Matrix.__cuda_array_interface__ = _cuda_array_interface(lambda m: (m.getHeight(), m.getWidth()), "<f4")
+Matrix.createFromCudaArray = staticmethod(_matrix_from_cuda_array)
+Vector.__cuda_array_interface__ = _cuda_array_interface(lambda v: (len(v),), "<f4")
+Vector.createFromCudaArray = _vector_from_cuda_array(Vector, "<f4")
+IVector.__cuda_array_interface__ = _cuda_array_interface(lambda v: (len(v),), "<i4")
+IVector.createFromCudaArray = _vector_from_cuda_array(IVector, "<i4")
 %}

@@ -11,6 +11,8 @@ GradientMachine::GradientMachine(const Json& config, bool useGpu, uint64_t seed,
 #ifndef WITH_CUDA
   if (useGpu) throwNoCuda("use_gpu=1");
 #endif
+  PADDLE_ENFORCE(!useGpu || gpuDeviceCount() > 0, UnsupportedError,
+                 "use_gpu=1: no CUDA device is visible (check the driver and CUDA_VISIBLE_DEVICES)");
   std::string type = config.getString("type", "nn");
   PADDLE_ENFORCE(type == "nn" || type == "recurrent_nn", ConfigError, "model type '", type,
                  "' is not supported (expected 'nn' or 'recurrent_nn')");

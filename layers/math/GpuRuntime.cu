@@ -1,5 +1,6 @@
 #include <cuda_runtime.h>
 
+#include <algorithm>
 #include <map>
 #include <mutex>
 #include <stdexcept>
@@ -32,12 +33,23 @@ class Pool {
     }
     void* p = nullptr;
     if (cudaMalloc(&p, bytes) != cudaSuccess) {  // release the cache and retry once
-      for (auto& kv : free_) cudaFree(kv.second);
+      cudaGetLastError();
+      for (auto& kv : free_) {
+        cudaFree(kv.second);
+        stats_.heldBytes -= kv.first;
+      }
       free_.clear();
       check(cudaMalloc(&p, bytes), "cudaMalloc");
     }
+    ++stats_.mallocs;
+    stats_.heldBytes += bytes;
+    stats_.peakBytes = std::max(stats_.peakBytes, stats_.heldBytes);
     used_[p] = bytes;
     return p;
+  }
+  MemoryStats stats() {
+    std::lock_guard<std::mutex> lock(mu_);
+    return stats_;
   }
   void put(void* p) {
     std::lock_guard<std::mutex> lock(mu_);
@@ -55,6 +67,7 @@ class Pool {
   std::mutex mu_;
   std::multimap<size_t, void*> free_;
   std::unordered_map<void*, size_t> used_;
+  MemoryStats stats_;
 };
 
 Pool& pool() {
@@ -84,6 +97,8 @@ void copy(void* dst, bool dstGpu, const void* src, bool srcGpu, size_t bytes) {
 }
 
 void zero(void* p, size_t bytes) { check(cudaMemset(p, 0, bytes), "cudaMemset"); }
+
+MemoryStats memoryStats() { return pool().stats(); }
 
 void checkLaunch(cudaError_t e) { check(e, "kernel launch"); }
 

@@ -16,5 +16,12 @@ void copy(void* dst, bool dstGpu, const void* src, bool srcGpu, size_t bytes);
 void zero(void* p, size_t bytes);
 void synchronize();
 
+struct MemoryStats {
+  size_t mallocs = 0;    // cudaMalloc calls so far (flat in steady-state training)
+  size_t heldBytes = 0;  // device memory the pool holds: in use plus cached
+  size_t peakBytes = 0;  // the most it ever held
+};
+MemoryStats memoryStats();
+
 }  // namespace gpu
 }  // namespace paddle
