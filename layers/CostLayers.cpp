@@ -1,9 +1,11 @@
 // Cost layers: one cost per sample in a [rows, 1] output. Their backward seeds
 // the network's gradient with coeff * d(cost)/d(input): gradients are summed
 // over the batch (v1), never averaged. An optional last input of size 1
-// weights each sample's cost.
+// weights each sample's cost. CPU and GPU alike (forEach loops, Kernel.h);
+// label ids may sit on either side (kernelView).
 #include <algorithm>
 #include <cfloat>
+#include <climits>
 #include <cmath>
 #include <random>
 #include <string>
@@ -11,8 +13,94 @@
 
 #include "Errors.h"
 #include "Layer.h"
+#include "math/Kernel.h"
+#include "math/MathOps.h"
 
 namespace paddle {
+
+namespace {
+// Data checks inside kernels: a body that finds row r invalid calls flagRow(flag, r).
+PD_HD inline void flagRow(int* flag, int r) {
+#ifdef __CUDA_ARCH__
+  atomicMin(flag, r);
+#else
+  if (r < *flag) *flag = r;
+#endif
+}
+
+// The flag such a check writes to, in the layer's memory. Reading it back in a GPU run is a
+// 4-byte device-to-host copy that waits for the kernel.
+class RowFlag {
+ public:
+  int* reset(bool gpu) {
+    const int none = INT_MAX;
+    buf_.setDevice(gpu);
+    buf_.copyFromHost(&none, 1, 1);
+    return buf_.data();
+  }
+  // The smallest flagged row, or -1.
+  int first() const {
+    int r = INT_MAX;
+    buf_.copyToHost(&r);
+    return r == INT_MAX ? -1 : r;
+  }
+
+ private:
+  IVector buf_;
+};
+
+// Row r of m in host memory (error messages only).
+std::vector<float> hostRow(const Matrix& m, size_t r) {
+  std::vector<float> v(m.width());
+  m.rows(r, r + 1).copyToHost(v.data());
+  return v;
+}
+
+// The first `rows` label ids as kernels read them (kernelView); an id outside
+// [0, numClasses) is a DataError "<who>: sample i has label v, outside [0, n)".
+const int* checkedLabels(const IVector& ids, size_t rows, size_t numClasses, bool gpu, IVector& scratch,
+                         RowFlag& flag, const std::string& who) {
+  const int* v = kernelView(ids, scratch, gpu);
+  int* bad = flag.reset(gpu);
+  const int n = static_cast<int>(numClasses);
+  forEach(gpu, rows, [=] PD_HD(size_t i) {
+    if (v[i] < 0 || v[i] >= n) flagRow(bad, static_cast<int>(i));
+  });
+  const int r = flag.first();
+  if (r >= 0) {
+    std::vector<int> host(ids.size());
+    ids.copyToHost(host.data());
+    throw DataError(str(who, ": sample ", r, " has label ", host[r], ", outside [0, ", numClasses, ")"));
+  }
+  return v;
+}
+
+// coeff times sample i's weight (weight null: no weight input).
+PD_HD inline float sampleScale(float coeff, const float* weight, size_t i) {
+  return weight ? coeff * weight[i] : coeff;
+}
+
+// A saturated sigmoid gives exactly 0 or 1 in float: keep the logs finite.
+PD_HD inline float clampProb(float p) { return std::min(std::max(p, 1e-7f), 1.0f - 1e-7f); }
+
+// 1-based position of the highest set bit (0 for 0).
+PD_HD inline int findLastSet(size_t x) {
+  int n = 0;
+  while (x) ++n, x >>= 1;
+  return n;
+}
+
+PD_HD inline float dot(const float* __restrict a, const float* __restrict b, size_t n) {
+  float s = 0;
+  for (size_t k = 0; k < n; ++k) s += a[k] * b[k];
+  return s;
+}
+
+// y[k] += g * x[k] for k < n, atomically on the GPU (several indices add into one row).
+PD_HD inline void addScaled(float g, const float* __restrict x, float* __restrict y, size_t n) {
+  for (size_t k = 0; k < n; ++k) atomicAddF(y + k, g * x[k]);
+}
+}  // namespace
 
 class CostLayer : public Layer {
  public:
@@ -29,50 +117,41 @@ class CostLayer : public Layer {
   void forward(PassType pass) override {
     pass_ = pass;
     rows_ = input(0).batchSize();
-    PADDLE_ENFORCE(!useGpu_, UnsupportedError, "cost layer '", name_, "' (", type_,
-                   ") has no GPU kernel yet");
     PADDLE_ENFORCE(input(1).batchSize() == rows_, DataError, "label '", inputs_[1]->name(),
                    "' has ", input(1).batchSize(), " rows but the prediction has ", rows_);
     resetOutput(rows_, 1);
     computeCost(input(0), input(1), output_.value.data());
-    if (hasWeight()) {
-      const float* w = input(2).value.data();
-      for (size_t i = 0; i < rows_; ++i) output_.value.data()[i] *= w[i];
-    }
+    if (hasWeight()) math::dotMul(output_.value, input(2).value);
   }
 
   void backward() override {
     Argument& in = input(0);
     if (in.grad.empty()) return;
-    scale_.assign(rows_, coeff_);
-    if (hasWeight()) {
-      const float* w = input(2).value.data();
-      for (size_t i = 0; i < rows_; ++i) scale_[i] *= w[i];
-    }
-    addGradient(in, input(1), scale_.data());
+    addGradient(in, input(1), hasWeight() ? input(2).value.data() : nullptr);
   }
+
+  // Public because they hold kernels (an nvcc rule for PD_HD lambdas).
+  // cost[i] for every row i
+  virtual void computeCost(const Argument& in, const Argument& label, float* cost) = 0;
+  // in.grad[i, :] += sampleScale(coeff, weight, i) * d cost[i] / d in[i, :]
+  virtual void addGradient(Argument& in, const Argument& label, const float* weight) = 0;
 
  protected:
   bool hasWeight() const { return inputs_.size() == 3; }
-  // cost[i] for every row i
-  virtual void computeCost(const Argument& in, const Argument& label, float* cost) = 0;
-  // in.grad[i, :] += scale[i] * d cost[i] / d in[i, :]
-  virtual void addGradient(Argument& in, const Argument& label, const float* scale) = 0;
 
+  // The label ids for kernels, checked to lie in [0, numClasses).
   const int* labelIds(const Argument& label, size_t numClasses) {
     PADDLE_ENFORCE(!label.ids.empty(), DataError, "layer '", name_, "': label '", inputs_[1]->name(),
                    "' must be integer ids (integer_value)");
-    const int* ids = label.ids.data();
-    for (size_t i = 0; i < rows_; ++i) {
-      PADDLE_ENFORCE(ids[i] >= 0 && static_cast<size_t>(ids[i]) < numClasses, DataError, "layer '",
-                     name_, "': sample ", i, " has label ", ids[i], ", outside [0, ", numClasses, ")");
-    }
-    return ids;
+    return checkedLabels(label.ids, rows_, numClasses, useGpu_, idScratch_, badLabel_, str("layer '", name_, "'"));
   }
+  // The same ids again in backward (checked in forward).
+  const int* labelView(const Argument& label) { return kernelView(label.ids, idScratch_, useGpu_); }
 
   float coeff_ = 1;
   size_t rows_ = 0;
-  std::vector<float> scale_;
+  IVector idScratch_;
+  RowFlag badLabel_;
 };
 
 // "multi-class-cross-entropy": -log p[label]; input rows are probabilities.
@@ -80,20 +159,22 @@ class MultiClassCrossEntropy : public CostLayer {
  public:
   using CostLayer::CostLayer;
 
- protected:
   void computeCost(const Argument& in, const Argument& label, float* cost) override {
     const size_t w = in.value.width();
     const int* ids = labelIds(label, w);
-    for (size_t i = 0; i < rows_; ++i) {
-      cost[i] = -std::log(std::max(in.value.row(i)[ids[i]], FLT_MIN));
-    }
+    const float* x = in.value.data();
+    forEach(useGpu_, rows_, [=] PD_HD(size_t i) { cost[i] = -std::log(std::max(x[i * w + ids[i]], FLT_MIN)); });
   }
-  void addGradient(Argument& in, const Argument& label, const float* scale) override {
-    const int* ids = label.ids.data();
-    for (size_t i = 0; i < rows_; ++i) {
-      float p = std::max(in.value.row(i)[ids[i]], FLT_MIN);
-      in.grad.row(i)[ids[i]] -= scale[i] / p;
-    }
+  void addGradient(Argument& in, const Argument& label, const float* weight) override {
+    const size_t w = in.value.width();
+    const int* ids = labelView(label);
+    const float* x = in.value.data();
+    float* g = in.grad.data();
+    const float coeff = coeff_;
+    forEach(useGpu_, rows_, [=] PD_HD(size_t i) {
+      const size_t at = i * w + ids[i];
+      g[at] -= sampleScale(coeff, weight, i) / std::max(x[at], FLT_MIN);
+    });
   }
 };
 
@@ -107,27 +188,27 @@ class SquareError : public CostLayer {
     checkInputSize(1, inputs_[0]->size());
   }
 
- protected:
   void computeCost(const Argument& in, const Argument& label, float* cost) override {
     PADDLE_ENFORCE(!label.value.empty(), DataError, "layer '", name_, "': label '",
                    inputs_[1]->name(), "' must be a dense vector");
     const size_t w = in.value.width();
-    for (size_t i = 0; i < rows_; ++i) {
-      const float* x = in.value.row(i);
-      const float* y = label.value.row(i);
+    const float* x = in.value.data();
+    const float* y = label.value.data();
+    forEach(useGpu_, rows_, [=] PD_HD(size_t i) {
       float s = 0;
-      for (size_t j = 0; j < w; ++j) s += (x[j] - y[j]) * (x[j] - y[j]);
+      for (size_t j = i * w; j < (i + 1) * w; ++j) s += (x[j] - y[j]) * (x[j] - y[j]);
       cost[i] = s;
-    }
+    });
   }
-  void addGradient(Argument& in, const Argument& label, const float* scale) override {
+  void addGradient(Argument& in, const Argument& label, const float* weight) override {
     const size_t w = in.value.width();
-    for (size_t i = 0; i < rows_; ++i) {
-      const float* x = in.value.row(i);
-      const float* y = label.value.row(i);
-      float* g = in.grad.row(i);
-      for (size_t j = 0; j < w; ++j) g[j] += 2.0f * scale[i] * (x[j] - y[j]);
-    }
+    const float* x = in.value.data();
+    const float* y = label.value.data();
+    float* g = in.grad.data();
+    const float coeff = coeff_;
+    forEach2(useGpu_, rows_, w, [=] PD_HD(size_t i, size_t j) {
+      g[i * w + j] += 2.0f * sampleScale(coeff, weight, i) * (x[i * w + j] - y[i * w + j]);
+    });
   }
 };
 
@@ -141,35 +222,46 @@ class MultiClassCrossEntropyWithSelfNorm : public CostLayer {
     alpha_ = static_cast<float>(config_.getDouble("softmax_selfnorm_alpha", 0.1));
   }
 
- protected:
   void computeCost(const Argument& in, const Argument& label, float* cost) override {
     const size_t w = in.value.width();
     const int* ids = labelIds(label, w);
-    sums_.resize(rows_);
-    for (size_t i = 0; i < rows_; ++i) {
-      const float* x = in.value.row(i);
+    const float* x = in.value.data();
+    const float alpha = alpha_;
+    normGrad_.setDevice(useGpu_);
+    normGrad_.resize(1, rows_);
+    double* normGrad = normGrad_.data();
+    int* bad = badSum_.reset(useGpu_);
+    forEach(useGpu_, rows_, [=] PD_HD(size_t i) {
+      const float* xi = x + i * w;
       double s = 0;
-      for (size_t j = 0; j < w; ++j) s += x[j];
-      PADDLE_ENFORCE(s > 0, DataError, "layer '", name_, "': sample ", i, " has a non-positive score sum");
-      sums_[i] = s;
-      double ls = std::log(s);
-      cost[i] = static_cast<float>(-std::log(std::max<double>(x[ids[i]], FLT_MIN)) + ls + alpha_ * ls * ls);
-    }
+      for (size_t j = 0; j < w; ++j) s += xi[j];
+      if (!(s > 0)) flagRow(bad, static_cast<int>(i));
+      const double ls = std::log(s);
+      normGrad[i] = (1 + 2 * alpha * ls) / s;
+      cost[i] = static_cast<float>(-std::log(std::max<double>(xi[ids[i]], FLT_MIN)) + ls + alpha * ls * ls);
+    });
+    const int r = badSum_.first();
+    PADDLE_ENFORCE(r < 0, DataError, "layer '", name_, "': sample ", r, " has a non-positive score sum");
   }
-  void addGradient(Argument& in, const Argument& label, const float* scale) override {
+  void addGradient(Argument& in, const Argument& label, const float* weight) override {
     const size_t w = in.value.width();
-    const int* ids = label.ids.data();
-    for (size_t i = 0; i < rows_; ++i) {
-      float* g = in.grad.row(i);
-      const float common = static_cast<float>(scale[i] * (1 + 2 * alpha_ * std::log(sums_[i])) / sums_[i]);
-      for (size_t j = 0; j < w; ++j) g[j] += common;
-      g[ids[i]] -= scale[i] / std::max(in.value.row(i)[ids[i]], FLT_MIN);
-    }
+    const int* ids = labelView(label);
+    const float* x = in.value.data();
+    const double* normGrad = normGrad_.data();
+    float* g = in.grad.data();
+    const float coeff = coeff_;
+    forEach2(useGpu_, rows_, w, [=] PD_HD(size_t i, size_t j) {
+      const float scale = sampleScale(coeff, weight, i);
+      float v = g[i * w + j] + static_cast<float>(scale * normGrad[i]);
+      if (static_cast<int>(j) == ids[i]) v -= scale / std::max(x[i * w + j], FLT_MIN);
+      g[i * w + j] = v;
+    });
   }
 
  private:
   float alpha_ = 0.1f;
-  std::vector<double> sums_;
+  DenseBuffer<double> normGrad_;  // per row: d(log S + alpha (log S)^2) / dS
+  RowFlag badSum_;
 };
 
 // "multi_binary_label_cross_entropy" (0/1 labels) and "soft_binary_class_cross_entropy"
@@ -183,40 +275,45 @@ class BinaryCrossEntropy : public CostLayer {
     checkInputSize(1, inputs_[0]->size());
   }
 
- protected:
   void computeCost(const Argument& in, const Argument& label, float* cost) override {
     PADDLE_ENFORCE(!label.value.empty(), DataError, "layer '", name_, "': label '", inputs_[1]->name(),
                    "' must be a dense vector of 0/1 (or soft) labels");
     const size_t w = in.value.width();
-    for (size_t i = 0; i < rows_; ++i) {
-      const float* p = in.value.row(i);
-      const float* y = label.value.row(i);
+    const float* p = in.value.data();
+    const float* y = label.value.data();
+    int* bad = badProb_.reset(useGpu_);
+    forEach(useGpu_, rows_, [=] PD_HD(size_t i) {
       double c = 0;
-      for (size_t j = 0; j < w; ++j) {
-        PADDLE_ENFORCE(p[j] >= 0 && p[j] <= 1, DataError, "layer '", name_, "': sample ", i, " has probability ",
-                       p[j], " outside [0, 1] (use a sigmoid activation)");
+      for (size_t j = i * w; j < (i + 1) * w; ++j) {
+        if (!(p[j] >= 0 && p[j] <= 1)) flagRow(bad, static_cast<int>(i));
         const double q = clampProb(p[j]);
         c -= y[j] * std::log(q) + (1 - y[j]) * std::log(1 - q);
       }
       cost[i] = static_cast<float>(c);
+    });
+    const int r = badProb_.first();
+    if (r >= 0) {
+      const std::vector<float> row = hostRow(in.value, r);
+      const float v = *std::find_if(row.begin(), row.end(), [](float x) { return !(x >= 0 && x <= 1); });
+      throw DataError(str("layer '", name_, "': sample ", r, " has probability ", v,
+                          " outside [0, 1] (use a sigmoid activation)"));
     }
   }
-  void addGradient(Argument& in, const Argument& label, const float* scale) override {
+  void addGradient(Argument& in, const Argument& label, const float* weight) override {
     const size_t w = in.value.width();
-    for (size_t i = 0; i < rows_; ++i) {
-      const float* p = in.value.row(i);
-      const float* y = label.value.row(i);
-      float* g = in.grad.row(i);
-      for (size_t j = 0; j < w; ++j) {
-        const float q = clampProb(p[j]);
-        g[j] += scale[i] * (-y[j] / q + (1 - y[j]) / (1 - q));
-      }
-    }
+    const float* p = in.value.data();
+    const float* y = label.value.data();
+    float* g = in.grad.data();
+    const float coeff = coeff_;
+    forEach2(useGpu_, rows_, w, [=] PD_HD(size_t i, size_t j) {
+      const size_t at = i * w + j;
+      const float q = clampProb(p[at]);
+      g[at] += sampleScale(coeff, weight, i) * (-y[at] / q + (1 - y[at]) / (1 - q));
+    });
   }
 
  private:
-  // A saturated sigmoid gives exactly 0 or 1 in float: keep the logs finite.
-  static float clampProb(float p) { return std::min(std::max(p, 1e-7f), 1.0f - 1e-7f); }
+  RowFlag badProb_;
 };
 
 // "huber": two-class Huber loss on a = x * y, y = 2 * label - 1 (label ids 0/1, input width 1):
@@ -229,21 +326,24 @@ class HuberTwoClass : public CostLayer {
     checkInputSize(0, 1);
   }
 
- protected:
   void computeCost(const Argument& in, const Argument& label, float* cost) override {
     const int* ids = labelIds(label, 2);
-    for (size_t i = 0; i < rows_; ++i) {
-      float a = in.value.row(i)[0] * (2.0f * ids[i] - 1.0f);
+    const float* x = in.value.data();
+    forEach(useGpu_, rows_, [=] PD_HD(size_t i) {
+      const float a = x[i] * (2.0f * ids[i] - 1.0f);
       cost[i] = a < -1 ? -4 * a : (a < 1 ? (1 - a) * (1 - a) : 0.0f);
-    }
+    });
   }
-  void addGradient(Argument& in, const Argument& label, const float* scale) override {
-    const int* ids = label.ids.data();
-    for (size_t i = 0; i < rows_; ++i) {
-      float y = 2.0f * ids[i] - 1.0f, a = in.value.row(i)[0] * y;
-      float d = a < -1 ? -4 * y : (a < 1 ? -2 * (1 - a) * y : 0.0f);
-      in.grad.row(i)[0] += scale[i] * d;
-    }
+  void addGradient(Argument& in, const Argument& label, const float* weight) override {
+    const int* ids = labelView(label);
+    const float* x = in.value.data();
+    float* g = in.grad.data();
+    const float coeff = coeff_;
+    forEach(useGpu_, rows_, [=] PD_HD(size_t i) {
+      const float y = 2.0f * ids[i] - 1.0f, a = x[i] * y;
+      const float d = a < -1 ? -4 * y : (a < 1 ? -2 * (1 - a) * y : 0.0f);
+      g[i] += sampleScale(coeff, weight, i) * d;
+    });
   }
 };
 
@@ -254,7 +354,6 @@ class FreeCostLayer : public Layer {
   bool isCost() const override { return true; }
   void init(LayerContext& ctx) override {
     Layer::init(ctx);
-    requireCpu();
     coeff_ = static_cast<float>(config_.getDouble("coeff", 1.0));
   }
 
@@ -280,20 +379,32 @@ class RankCost : public FreeCostLayer {
                      "' has ", input(i).value.height(), " rows, expected ", rows, " (labels are dense values)");
     }
     resetOutput(rows, 1);
-    for (size_t r = 0; r < rows; ++r) {
-      float o = input(0).value.row(r)[0] - input(1).value.row(r)[0];
-      float c = (o > 0 ? o + std::log1p(std::exp(-o)) : std::log1p(std::exp(o))) - input(2).value.row(r)[0] * o;
-      output_.value.row(r)[0] = inputs_.size() == 4 ? c * input(3).value.row(r)[0] : c;
-    }
+    const float* left = input(0).value.data();
+    const float* right = input(1).value.data();
+    const float* label = input(2).value.data();
+    const float* weight = inputs_.size() == 4 ? input(3).value.data() : nullptr;
+    float* out = output_.value.data();
+    forEach(useGpu_, rows, [=] PD_HD(size_t r) {
+      const float o = left[r] - right[r];
+      const float c = (o > 0 ? o + std::log1p(std::exp(-o)) : std::log1p(std::exp(o))) - label[r] * o;
+      out[r] = weight ? c * weight[r] : c;
+    });
   }
   void backward() override {
-    for (size_t r = 0; r < input(0).value.height(); ++r) {
-      float o = input(0).value.row(r)[0] - input(1).value.row(r)[0];
-      float d = coeff_ * (1.0f / (1.0f + std::exp(-o)) - input(2).value.row(r)[0]);
-      if (inputs_.size() == 4) d *= input(3).value.row(r)[0];
-      if (!input(0).grad.empty()) input(0).grad.row(r)[0] += d;
-      if (!input(1).grad.empty()) input(1).grad.row(r)[0] -= d;
-    }
+    const float* left = input(0).value.data();
+    const float* right = input(1).value.data();
+    const float* label = input(2).value.data();
+    const float* weight = inputs_.size() == 4 ? input(3).value.data() : nullptr;
+    float* gLeft = input(0).grad.empty() ? nullptr : input(0).grad.data();
+    float* gRight = input(1).grad.empty() ? nullptr : input(1).grad.data();
+    const float coeff = coeff_;
+    forEach(useGpu_, input(0).value.height(), [=] PD_HD(size_t r) {
+      const float o = left[r] - right[r];
+      float d = coeff * (1.0f / (1.0f + std::exp(-o)) - label[r]);
+      if (weight) d *= weight[r];
+      if (gLeft) gLeft[r] += d;
+      if (gRight) gRight[r] -= d;
+    });
   }
 };
 
@@ -309,17 +420,21 @@ class SumCost : public FreeCostLayer {
     pass_ = pass;
     const Matrix& x = input(0).value;
     resetOutput(x.height(), 1);
-    for (size_t r = 0; r < x.height(); ++r) {
+    const size_t w = x.width();
+    const float* xs = x.data();
+    float* out = output_.value.data();
+    forEach(useGpu_, x.height(), [=] PD_HD(size_t r) {
       double s = 0;
-      for (size_t j = 0; j < x.width(); ++j) s += x.row(r)[j];
-      output_.value.row(r)[0] = static_cast<float>(s);
-    }
+      for (size_t j = r * w; j < (r + 1) * w; ++j) s += xs[j];
+      out[r] = static_cast<float>(s);
+    });
   }
   void backward() override {
     Matrix& g = input(0).grad;
     if (g.empty()) return;
-    float* __restrict d = g.data();
-    for (size_t i = 0, n = g.size(); i < n; ++i) d[i] += coeff_;
+    float* d = g.data();
+    const float coeff = coeff_;
+    forEach(useGpu_, g.size(), [=] PD_HD(size_t i) { d[i] += coeff; });
   }
 };
 
@@ -331,6 +446,8 @@ class SumCost : public FreeCostLayer {
 // len <= j < codeLength = floor(log2(num_classes - 1)) + 1, and
 //   cost = sum_{j < codeLength} softrelu(pre[j]) - sum_{j < len, bit j set} pre[j]
 // (as in v1, the unused positions add log 2 each, a constant).
+// The node kernels run one index per (sample, path position); their backward adds into the
+// node weight rows (shared by samples) and into the sample's input rows atomically.
 class HierarchicalSigmoid : public FreeCostLayer {
  public:
   using FreeCostLayer::FreeCostLayer;
@@ -372,73 +489,110 @@ class HierarchicalSigmoid : public FreeCostLayer {
     PADDLE_ENFORCE(lab.ids.size() == rows, DataError, "hsigmoid layer '", name_, "': label '",
                    inputs_[nin]->name(), "' must hold one integer id per sample (", rows, "), got ",
                    lab.ids.size());
-    const int* ids = lab.ids.data();
-    for (size_t r = 0; r < rows; ++r) {
-      PADDLE_ENFORCE(ids[r] >= 0 && static_cast<size_t>(ids[r]) < numClasses_, DataError, "hsigmoid layer '",
-                     name_, "': sample ", r, " has label ", ids[r], ", outside [0, ", numClasses_, ")");
-    }
+    const int* ids = checkedLabels(lab.ids, rows, numClasses_, useGpu_, idScratch_, badLabel_,
+                                   str("hsigmoid layer '", name_, "'"));
     resetOutput(rows, 1);
+    pre_.setDevice(useGpu_);
     pre_.resize(rows, codeLength_);
-    pre_.zero();
+    float* p = pre_.data();
+    const size_t cl = codeLength_, numClasses = numClasses_;
     const float* b = bias_ ? bias_->value().data() : nullptr;
-    for (size_t r = 0; r < rows; ++r) {
-      const size_t code = static_cast<size_t>(ids[r]) + numClasses_;
-      const int len = findLastSet(code) - 1;
-      float* p = pre_.row(r);
-      double cost = 0;
-      for (int j = 0; j < len; ++j) {
-        const size_t node = (code >> (j + 1)) - 1;
-        float v = b ? b[node] : 0.0f;
-        for (size_t i = 0; i < nin; ++i) v += dot(weight(i)->value().row(node), input(i).value.row(r), inputs_[i]->size());
-        v = std::min(40.0f, std::max(-40.0f, v));
-        p[j] = v;
-        if ((code >> j) & 1) cost -= v;
-      }
-      for (size_t j = 0; j < codeLength_; ++j) cost += std::log1p(std::exp(p[j]));
-      output_.value.row(r)[0] = static_cast<float>(cost);
+    forEach2(useGpu_, rows, cl, [=] PD_HD(size_t r, size_t j) {
+      const size_t code = static_cast<size_t>(ids[r]) + numClasses;
+      const bool onPath = static_cast<int>(j) < findLastSet(code) - 1;
+      p[r * cl + j] = onPath && b ? b[(code >> (j + 1)) - 1] : 0.0f;
+    });
+    for (size_t i = 0; i < nin; ++i) {
+      const size_t d = inputs_[i]->size();
+      const float* W = weight(i)->value().data();
+      const float* x = input(i).value.data();
+      forEach2(useGpu_, rows, cl, [=] PD_HD(size_t r, size_t j) {
+        const size_t code = static_cast<size_t>(ids[r]) + numClasses;
+        if (static_cast<int>(j) >= findLastSet(code) - 1) return;
+        p[r * cl + j] += dot(W + ((code >> (j + 1)) - 1) * d, x + r * d, d);
+      });
     }
+    float* cost = output_.value.data();
+    forEach(useGpu_, rows, [=] PD_HD(size_t r) {
+      const size_t code = static_cast<size_t>(ids[r]) + numClasses;
+      const int len = findLastSet(code) - 1;
+      float* pr = p + r * cl;
+      double c = 0;
+      for (int j = 0; j < len; ++j) {
+        const float v = std::min(40.0f, std::max(-40.0f, pr[j]));
+        pr[j] = v;
+        if ((code >> j) & 1) c -= v;
+      }
+      for (size_t j = 0; j < cl; ++j) c += std::log1p(std::exp(pr[j]));
+      cost[r] = static_cast<float>(c);
+    });
   }
 
   void backward() override {
     const size_t rows = pre_.height(), nin = inputs_.size() - 1;
-    const int* ids = input(nin).ids.data();
+    const size_t cl = codeLength_, numClasses = numClasses_;
+    const int* ids = kernelView(input(nin).ids, idScratch_, useGpu_);
+    const float* p = pre_.data();
+    gradPre_.setDevice(useGpu_);
+    gradPre_.resize(rows, cl);
+    float* gp = gradPre_.data();  // d cost / d pre[r, j], set for j < len
     float* gb = bias_ && !bias_->isStatic() ? bias_->grad().data() : nullptr;
-    for (size_t r = 0; r < rows; ++r) {
-      const size_t code = static_cast<size_t>(ids[r]) + numClasses_;
-      const int len = findLastSet(code) - 1;
-      const float* p = pre_.row(r);
-      for (int j = 0; j < len; ++j) {
+    const float coeff = coeff_;
+    forEach2(useGpu_, rows, cl, [=] PD_HD(size_t r, size_t j) {
+      const size_t code = static_cast<size_t>(ids[r]) + numClasses;
+      if (static_cast<int>(j) >= findLastSet(code) - 1) return;
+      const float g = coeff * (1.0f / (1.0f + std::exp(-p[r * cl + j])) - static_cast<float>((code >> j) & 1));
+      gp[r * cl + j] = g;
+      if (gb) atomicAddF(gb + (code >> (j + 1)) - 1, g);
+    });
+    for (size_t i = 0; i < nin; ++i) {
+      const size_t d = inputs_[i]->size();
+      Parameter* w = weight(i);
+      const float* W = w->value().data();
+      float* gW = w->isStatic() ? nullptr : w->grad().data();
+      const float* x = input(i).value.data();
+      float* gx = input(i).grad.empty() ? nullptr : input(i).grad.data();
+      forEach2(useGpu_, rows, cl, [=] PD_HD(size_t r, size_t j) {
+        const size_t code = static_cast<size_t>(ids[r]) + numClasses;
+        if (static_cast<int>(j) >= findLastSet(code) - 1) return;
+        const float g = gp[r * cl + j];
         const size_t node = (code >> (j + 1)) - 1;
-        const float g = coeff_ * (1.0f / (1.0f + std::exp(-p[j])) - static_cast<float>((code >> j) & 1));
-        if (gb) gb[node] += g;
-        for (size_t i = 0; i < nin; ++i) {
-          const size_t d = inputs_[i]->size();
-          Parameter* w = weight(i);
-          if (!w->isStatic()) axpy(g, input(i).value.row(r), w->grad().row(node), d);
-          if (!input(i).grad.empty()) axpy(g, w->value().row(node), input(i).grad.row(r), d);
-        }
-      }
+        if (gW) addScaled(g, x + r * d, gW + node * d, d);
+        if (gx) addScaled(g, W + node * d, gx + r * d, d);
+      });
     }
   }
 
  private:
-  static int findLastSet(size_t x) {  // 1-based position of the highest set bit (0 for 0)
-    int n = 0;
-    while (x) ++n, x >>= 1;
-    return n;
-  }
-  static float dot(const float* __restrict a, const float* __restrict b, size_t n) {
-    float s = 0;
-    for (size_t k = 0; k < n; ++k) s += a[k] * b[k];
-    return s;
-  }
-  static void axpy(float g, const float* __restrict x, float* __restrict y, size_t n) {
-    for (size_t k = 0; k < n; ++k) y[k] += g * x[k];
-  }
-
   size_t numClasses_ = 0, codeLength_ = 0;
-  Matrix pre_;  // [rows, codeLength] clipped node pre-activations
+  Matrix pre_;      // [rows, codeLength] clipped node pre-activations
+  Matrix gradPre_;  // [rows, codeLength] their gradients
+  IVector idScratch_;
+  RowFlag badLabel_;
 };
+
+namespace {
+// Moves the k entries of order[0, n) with the largest key[order[.]] to the front, largest
+// first, ties in their present order: a stable selection sort, O(n k), in place (order is
+// the query's slice of a buffer, so device code needs no memory of its own).
+PD_HD inline void selectLargest(int* order, int n, int k, const float* key) {
+  for (int i = 0; i < k; ++i) {
+    int best = i;
+    for (int j = i + 1; j < n; ++j)
+      if (key[order[j]] > key[order[best]]) best = j;
+    const int chosen = order[best];
+    for (int j = best; j > i; --j) order[j] = order[j - 1];
+    order[i] = chosen;
+  }
+}
+
+// DCG of the first k entries of order: sum (2^l - 1) / log(position + 2).
+PD_HD inline double topDcg(const float* l, const int* order, int k) {
+  double dcg = 0;
+  for (int i = 0; i < k; ++i) dcg += (std::pow(2.0, static_cast<double>(l[order[i]])) - 1) / std::log(i + 2.0);
+  return dcg;
+}
+}  // namespace
 
 // "lambda_cost": LambdaRank (v1). Inputs: the model's scores (size 1) and the relevance
 // labels (size 1), both sequences; one sequence is one query's list. Forward writes each
@@ -449,6 +603,7 @@ class HierarchicalSigmoid : public FreeCostLayer {
 // dDCG_ij = (2^l_i - 2^l_j) (1/log(i+2) - 1/log(j+2)) for j < sortSize, else
 // (2^l_i - 2^l_j) / log(i+2). It is the gradient of the smooth surrogate
 // sum_pairs |dDCG_ij| / maxDCG * log(1 + exp(s_j - s_i)), not of the NDCG it reports.
+// Both passes run one index per query (sorting its slice of order_ with selectLargest).
 class LambdaCost : public FreeCostLayer {
  public:
   using FreeCostLayer::FreeCostLayer;
@@ -477,66 +632,83 @@ class LambdaCost : public FreeCostLayer {
                    inputs_[1]->name(), "' has ", lab.value.height(), " rows, expected ", rows,
                    " (relevance labels are dense values)");
     resetOutput(rows, 1);
-    const int* starts = out.seqStarts.data();
-    for (size_t q = 0; q + 1 < out.seqStarts.size(); ++q) {
-      const int b = starts[q], n = starts[q + 1] - starts[q];
+    const size_t numSeq = out.numSequences();
+    for (size_t q = 0; q < numSeq; ++q) {
+      const int n = out.seqStarts.data()[q + 1] - out.seqStarts.data()[q];
       PADDLE_ENFORCE(n >= ndcgNum_, DataError, "lambda_cost layer '", name_, "': sequence ", q, " has ", n,
                      " items, fewer than NDCG_num = ", ndcgNum_);
-      const float ndcg = calcNdcg(out.value.data() + b, lab.value.data() + b, n, q);
-      for (int k = 0; k < n; ++k) output_.value.data()[b + k] = ndcg;
     }
+    const int* starts = kernelView(out.seqStarts, startsScratch_, useGpu_);
+    order_.setDevice(useGpu_);
+    order_.resize(1, rows);
+    int* order = order_.data();
+    const float* s = out.value.data();
+    const float* l = lab.value.data();
+    float* cost = output_.value.data();
+    const int ndcgNum = ndcgNum_;
+    int* bad = noRelevance_.reset(useGpu_);
+    forEach(useGpu_, numSeq, [=] PD_HD(size_t q) {
+      const int b = starts[q], n = starts[q + 1] - b;
+      int* ord = order + b;
+      for (int k = 0; k < n; ++k) ord[k] = k;
+      selectLargest(ord, n, ndcgNum, s + b);
+      const double dcg = topDcg(l + b, ord, ndcgNum);
+      selectLargest(ord, n, ndcgNum, l + b);
+      const double maxDcg = topDcg(l + b, ord, ndcgNum);
+      if (!(maxDcg > 0)) flagRow(bad, static_cast<int>(q));
+      const float ndcg = static_cast<float>(dcg / maxDcg);
+      for (int k = 0; k < n; ++k) cost[b + k] = ndcg;
+    });
+    const int q = noRelevance_.first();
+    PADDLE_ENFORCE(q < 0, DataError, "lambda_cost layer '", name_, "': sequence ", q,
+                   " has no positive relevance label among its top NDCG_num (max DCG = 0)");
   }
 
   void backward() override {
     Argument& out = input(0);
     if (out.grad.empty()) return;
+    const int* starts = kernelView(out.seqStarts, startsScratch_, useGpu_);
+    int* order = order_.data();
     const float* s = out.value.data();
     const float* l = input(1).value.data();
     float* g = out.grad.data();
-    const int* starts = out.seqStarts.data();
-    for (size_t q = 0; q + 1 < out.seqStarts.size(); ++q) {
-      const int b = starts[q], n = starts[q + 1] - starts[q];
-      const int sortSize = maxSortSize_ == -1 ? n : std::min(maxSortSize_, n);
-      order_.resize(n);
-      for (int k = 0; k < n; ++k) order_[k] = k;
-      auto byLabel = [&](int x, int y) { return l[b + x] > l[b + y]; };
-      std::partial_sort(order_.begin(), order_.begin() + sortSize, order_.end(), byLabel);
-      double maxDcg = 0;
-      for (int k = 0; k < ndcgNum_; ++k) maxDcg += (std::pow(2.0, l[b + order_[k]]) - 1) / std::log(k + 2.0);
+    const int ndcgNum = ndcgNum_, maxSortSize = maxSortSize_;
+    const float coeff = coeff_;
+    forEach(useGpu_, out.numSequences(), [=] PD_HD(size_t q) {
+      const int b = starts[q], n = starts[q + 1] - b;
+      const int sortSize = maxSortSize == -1 ? n : std::min(maxSortSize, n);
+      int* ord = order + b;
+      for (int k = 0; k < n; ++k) ord[k] = k;
+      selectLargest(ord, n, sortSize, l + b);
+      const double maxDcg = topDcg(l + b, ord, ndcgNum);
       for (int i = 0; i < sortSize; ++i) {
-        const int a = b + order_[i];
-        const double gi = std::pow(2.0, l[a]), di = 1 / std::log(i + 2.0);
+        const int a = b + ord[i];
+        const double gi = std::pow(2.0, static_cast<double>(l[a])), di = 1 / std::log(i + 2.0);
         for (int j = i + 1; j < n; ++j) {
-          const int c = b + order_[j];
-          const double dcgDif = (gi - std::pow(2.0, l[c])) * (j < sortSize ? di - 1 / std::log(j + 2.0) : di);
-          const double lambda = -std::abs(dcgDif) / (1 + std::exp(double(s[a]) - s[c])) / maxDcg;
-          g[a] += static_cast<float>(coeff_ * lambda);
-          g[c] -= static_cast<float>(coeff_ * lambda);
+          const int c = b + ord[j];
+          const double dcgDif =
+              (gi - std::pow(2.0, static_cast<double>(l[c]))) * (j < sortSize ? di - 1 / std::log(j + 2.0) : di);
+          const double lambda = -std::abs(dcgDif) / (1 + std::exp(static_cast<double>(s[a]) - s[c])) / maxDcg;
+          g[a] += static_cast<float>(coeff * lambda);
+          g[c] -= static_cast<float>(coeff * lambda);
         }
       }
-    }
+    });
   }
 
  private:
-  float calcNdcg(const float* s, const float* l, int n, size_t q) {
-    order_.resize(n);
-    for (int k = 0; k < n; ++k) order_[k] = k;
-    std::partial_sort(order_.begin(), order_.begin() + ndcgNum_, order_.end(),
-                      [&](int x, int y) { return s[x] > s[y]; });
-    double dcg = 0;
-    for (int k = 0; k < ndcgNum_; ++k) dcg += (std::pow(2.0, l[order_[k]]) - 1) / std::log(k + 2.0);
-    std::partial_sort(order_.begin(), order_.begin() + ndcgNum_, order_.end(),
-                      [&](int x, int y) { return l[x] > l[y]; });
-    double maxDcg = 0;
-    for (int k = 0; k < ndcgNum_; ++k) maxDcg += (std::pow(2.0, l[order_[k]]) - 1) / std::log(k + 2.0);
-    PADDLE_ENFORCE(maxDcg > 0, DataError, "lambda_cost layer '", name_, "': sequence ", q,
-                   " has no positive relevance label among its top NDCG_num (max DCG = 0)");
-    return static_cast<float>(dcg / maxDcg);
-  }
-
   int ndcgNum_ = 5, maxSortSize_ = -1;
-  std::vector<int> order_;
+  IVector order_;          // per query, its rows' order (local indices) in its slice
+  IVector startsScratch_;  // device copy of the sequence starts in GPU runs
+  RowFlag noRelevance_;
 };
+
+namespace {
+// num_neg_samples x P_noise(c); dist null: uniform noise.
+PD_HD inline double nceNoise(const double* dist, int numNeg, size_t numClasses, int c) {
+  return dist ? numNeg * dist[c] : static_cast<double>(numNeg) / numClasses;
+}
+}  // namespace
 
 // "nce": noise-contrastive estimation (v1). Inputs: features x_1..x_k (weight i: [num_classes,
 // size_i]), the label ids, optionally a per-sample weight (size 1). Each sample is scored on its
@@ -544,6 +716,8 @@ class LambdaCost : public FreeCostLayer {
 // o = act(b[c] + sum_i W_i[c] . x_i); with q = num_neg_samples * P_noise(c), the cost is
 // -log(o / (o + q)) for the label and -log(q / (o + q)) for each noise class (times the
 // sample weight). Gradient checks (PASS_GC) draw the same noise classes at every forward.
+// The noise classes are drawn on the host and copied to the device; kernels run one index
+// per scored (sample, class) pair, adding into shared weight rows atomically.
 class NceCost : public FreeCostLayer {
  public:
   using FreeCostLayer::FreeCostLayer;
@@ -572,13 +746,15 @@ class NceCost : public FreeCostLayer {
       PADDLE_ENFORCE(bias_->size() == numClasses_, ConfigError, "nce layer '", name_, "': bias '", bias_->name(),
                      "' has ", bias_->size(), " values, expected num_classes = ", numClasses_);
     }
-    dist_.clear();
+    std::vector<double> dist;
     if (config_.has("neg_sampling_dist")) {
-      for (const Json& v : config_["neg_sampling_dist"].items()) dist_.push_back(v.asDouble());
+      for (const Json& v : config_["neg_sampling_dist"].items()) dist.push_back(v.asDouble());
     }
-    PADDLE_ENFORCE(dist_.empty() || dist_.size() == numClasses_, ConfigError, "nce layer '", name_,
-                   "': neg_sampling_dist has ", dist_.size(), " values, expected num_classes = ", numClasses_);
-    if (!dist_.empty()) sampler_ = std::discrete_distribution<int>(dist_.begin(), dist_.end());
+    PADDLE_ENFORCE(dist.empty() || dist.size() == numClasses_, ConfigError, "nce layer '", name_,
+                   "': neg_sampling_dist has ", dist.size(), " values, expected num_classes = ", numClasses_);
+    if (!dist.empty()) sampler_ = std::discrete_distribution<int>(dist.begin(), dist.end());
+    dist_.setDevice(useGpu_);
+    dist_.copyFromHost(dist.data(), 1, dist.size());
   }
 
   void forward(PassType pass) override {
@@ -592,91 +768,107 @@ class NceCost : public FreeCostLayer {
     const Argument& lab = input(numIn_);
     PADDLE_ENFORCE(lab.ids.size() == rows, DataError, "nce layer '", name_, "': label '", inputs_[numIn_]->name(),
                    "' must hold one integer id per sample (", rows, "), got ", lab.ids.size());
-    const int* ids = lab.ids.data();
-    for (size_t r = 0; r < rows; ++r) {
-      PADDLE_ENFORCE(ids[r] >= 0 && static_cast<size_t>(ids[r]) < numClasses_, DataError, "nce layer '", name_,
-                     "': sample ", r, " has label ", ids[r], ", outside [0, ", numClasses_, ")");
-    }
-    // the samples: per row, the label then numNeg_ noise classes
+    const int* ids = checkedLabels(lab.ids, rows, numClasses_, useGpu_, idScratch_, badLabel_,
+                                   str("nce layer '", name_, "'"));
+    // the samples: per row, the label (put in place on the device) then numNeg_ noise classes
     std::mt19937 gcRng(12345);
     std::mt19937& rng = pass_ == PASS_GC ? gcRng : *rng_;
     std::uniform_int_distribution<int> uniform(0, static_cast<int>(numClasses_) - 1);
-    const size_t S = rows * (1 + numNeg_);
-    classes_.resize(S);
+    const size_t per = 1 + numNeg_, S = rows * per;
+    hostClasses_.resize(S);
     for (size_t r = 0; r < rows; ++r) {
-      classes_[r * (1 + numNeg_)] = ids[r];
-      for (int k = 1; k <= numNeg_; ++k) classes_[r * (1 + numNeg_) + k] = dist_.empty() ? uniform(rng) : sampler_(rng);
+      hostClasses_[r * per] = -1;
+      for (size_t k = 1; k < per; ++k) hostClasses_[r * per + k] = dist_.empty() ? uniform(rng) : sampler_(rng);
     }
+    classes_.setDevice(useGpu_);
+    classes_.copyFromHost(hostClasses_.data(), 1, S);
+    int* cls = classes_.data();
+    forEach(useGpu_, rows, [=] PD_HD(size_t r) { cls[r * per] = ids[r]; });
+
+    samples_.value.setDevice(useGpu_);
     samples_.value.resize(1, S);
     float* o = samples_.value.data();
     const float* b = bias_ ? bias_->value().data() : nullptr;
-    for (size_t s = 0; s < S; ++s) {
-      const size_t r = s / (1 + numNeg_), c = static_cast<size_t>(classes_[s]);
-      float v = b ? b[c] : 0.0f;
-      for (size_t i = 0; i < numIn_; ++i) {
-        const float* __restrict w = weight(i)->value().row(c);
-        const float* __restrict x = input(i).value.row(r);
-        for (size_t k = 0, d = inputs_[i]->size(); k < d; ++k) v += w[k] * x[k];
-      }
-      o[s] = v;
+    forEach(useGpu_, S, [=] PD_HD(size_t s) { o[s] = b ? b[cls[s]] : 0.0f; });
+    for (size_t i = 0; i < numIn_; ++i) {
+      const size_t d = inputs_[i]->size();
+      const float* W = weight(i)->value().data();
+      const float* x = input(i).value.data();
+      forEach(useGpu_, S, [=] PD_HD(size_t s) {
+        const float* __restrict w = W + static_cast<size_t>(cls[s]) * d;
+        const float* __restrict xr = x + (s / per) * d;
+        float v = o[s];
+        for (size_t k = 0; k < d; ++k) v += w[k] * xr[k];
+        o[s] = v;
+      });
     }
     activation_->forward(samples_);
     resetOutput(rows, 1);
-    output_.value.zero();
     float* out = output_.value.data();
-    for (size_t s = 0; s < S; ++s) {
-      const size_t r = s / (1 + numNeg_);
-      const double q = noise(classes_[s]), p = o[s];
-      const double cost = s % (1 + numNeg_) == 0 ? -std::log(p / (p + q)) : -std::log(q / (p + q));
-      out[r] += static_cast<float>(sampleWeight(r) * cost);
-    }
+    const double* dist = dist_.empty() ? nullptr : dist_.data();
+    const float* sw = hasWeight_ ? input(numIn_ + 1).value.data() : nullptr;
+    const int numNeg = numNeg_;
+    const size_t numClasses = numClasses_;
+    forEach(useGpu_, rows, [=] PD_HD(size_t r) {
+      const double w = sw ? sw[r] : 1.0;
+      float c = 0;
+      for (size_t s = r * per; s < (r + 1) * per; ++s) {
+        const double q = nceNoise(dist, numNeg, numClasses, cls[s]), p = o[s];
+        const double cost = s == r * per ? -std::log(p / (p + q)) : -std::log(q / (p + q));
+        c += static_cast<float>(w * cost);
+      }
+      out[r] = c;
+    });
   }
 
   void backward() override {
-    const size_t S = classes_.size();
+    const size_t S = classes_.size(), per = 1 + numNeg_;
+    samples_.grad.setDevice(useGpu_);
     samples_.grad.resize(1, S);
+    const int* cls = classes_.data();
     const float* o = samples_.value.data();
     float* g = samples_.grad.data();
-    for (size_t s = 0; s < S; ++s) {
-      const size_t r = s / (1 + numNeg_);
-      const double q = noise(classes_[s]), p = o[s], w = coeff_ * sampleWeight(r);
-      g[s] = static_cast<float>(s % (1 + numNeg_) == 0 ? -w * q / (p * (p + q)) : w / (p + q));
-    }
+    const double* dist = dist_.empty() ? nullptr : dist_.data();
+    const float* sw = hasWeight_ ? input(numIn_ + 1).value.data() : nullptr;
+    const int numNeg = numNeg_;
+    const size_t numClasses = numClasses_;
+    const float coeff = coeff_;
+    forEach(useGpu_, S, [=] PD_HD(size_t s) {
+      const size_t r = s / per;
+      const double q = nceNoise(dist, numNeg, numClasses, cls[s]), p = o[s], w = coeff * (sw ? sw[r] : 1.0);
+      g[s] = static_cast<float>(s % per == 0 ? -w * q / (p * (p + q)) : w / (p + q));
+    });
     activation_->backward(samples_);
-    float* gb = bias_ && !bias_->isStatic() ? bias_->grad().data() : nullptr;
-    for (size_t s = 0; s < S; ++s) {
-      const size_t r = s / (1 + numNeg_), c = static_cast<size_t>(classes_[s]);
-      if (gb) gb[c] += g[s];
-      for (size_t i = 0; i < numIn_; ++i) {
-        Parameter* w = weight(i);
-        const size_t d = inputs_[i]->size();
-        if (!w->isStatic()) {
-          float* __restrict gw = w->grad().row(c);
-          const float* __restrict x = input(i).value.row(r);
-          for (size_t k = 0; k < d; ++k) gw[k] += g[s] * x[k];
-        }
-        if (!input(i).grad.empty()) {
-          float* __restrict gx = input(i).grad.row(r);
-          const float* __restrict wr = w->value().row(c);
-          for (size_t k = 0; k < d; ++k) gx[k] += g[s] * wr[k];
-        }
-      }
+    if (bias_ && !bias_->isStatic()) {
+      float* gb = bias_->grad().data();
+      forEach(useGpu_, S, [=] PD_HD(size_t s) { atomicAddF(gb + cls[s], g[s]); });
+    }
+    for (size_t i = 0; i < numIn_; ++i) {
+      Parameter* w = weight(i);
+      const size_t d = inputs_[i]->size();
+      const float* W = w->value().data();
+      float* gW = w->isStatic() ? nullptr : w->grad().data();
+      const float* x = input(i).value.data();
+      float* gx = input(i).grad.empty() ? nullptr : input(i).grad.data();
+      forEach(useGpu_, S, [=] PD_HD(size_t s) {
+        const size_t r = s / per, c = static_cast<size_t>(cls[s]);
+        if (gW) addScaled(g[s], x + r * d, gW + c * d, d);
+        if (gx) addScaled(g[s], W + c * d, gx + r * d, d);
+      });
     }
   }
 
  private:
-  double noise(int c) const {  // num_neg_samples x P_noise(c)
-    return dist_.empty() ? static_cast<double>(numNeg_) / numClasses_ : numNeg_ * dist_[c];
-  }
-  double sampleWeight(size_t r) { return hasWeight_ ? input(numIn_ + 1).value.row(r)[0] : 1.0; }
-
   size_t numClasses_ = 0, numIn_ = 0;
   int numNeg_ = 10;
   bool hasWeight_ = false;
-  std::vector<double> dist_;
+  DenseBuffer<double> dist_;  // neg_sampling_dist on the layer's device, empty for uniform noise
   std::discrete_distribution<int> sampler_;
-  std::vector<int> classes_;  // per sample: the class scored (label first, then the noise classes)
-  Argument samples_;          // [1, rows * (1 + num_neg_samples)] scores o
+  std::vector<int> hostClasses_;
+  IVector classes_;  // per sample: the class scored (label first, then the noise classes)
+  Argument samples_;  // [1, rows * (1 + num_neg_samples)] scores o
+  IVector idScratch_;
+  RowFlag badLabel_;
 };
 
 REGISTER_LAYER("multi-class-cross-entropy", MultiClassCrossEntropy);

@@ -1,4 +1,4 @@
-// Element-wise and small per-sample layers (CPU):
+// Element-wise and small per-sample layers (CPU and GPU: forEach loops, Kernel.h):
 //   slope_intercept  y = slope * x + intercept
 //   scaling          inputs [w (size 1), x]: y = w * x
 //   power            inputs [w (size 1), x]: y = x ^ w
@@ -15,24 +15,60 @@
 //   maxid            ids = argmax of each row, value = the max
 //   sampling_id      ids sampled from each row's distribution
 #include <algorithm>
+#include <climits>
 #include <cmath>
 #include <random>
+#include <vector>
 
 #include "Errors.h"
 #include "Layer.h"
+#include "math/Kernel.h"
 #include "math/MathOps.h"
 
 namespace paddle {
 
 namespace {
+// Data checks inside kernels: a body that finds row r invalid calls flagRow(flag, r).
+PD_HD inline void flagRow(int* flag, int r) {
+#ifdef __CUDA_ARCH__
+  atomicMin(flag, r);
+#else
+  if (r < *flag) *flag = r;
+#endif
+}
+
+// The flag such a check writes to, in the layer's memory. Reading it back in a GPU run is a
+// 4-byte device-to-host copy that waits for the kernel.
+class RowFlag {
+ public:
+  int* reset(bool gpu) {
+    const int none = INT_MAX;
+    buf_.setDevice(gpu);
+    buf_.copyFromHost(&none, 1, 1);
+    return buf_.data();
+  }
+  // The smallest flagged row, or -1.
+  int first() const {
+    int r = INT_MAX;
+    buf_.copyToHost(&r);
+    return r == INT_MAX ? -1 : r;
+  }
+
+ private:
+  IVector buf_;
+};
+
+// Row r of m in host memory (error messages only).
+std::vector<float> hostRow(const Matrix& m, size_t r) {
+  std::vector<float> v(m.width());
+  m.rows(r, r + 1).copyToHost(v.data());
+  return v;
+}
+
 // Common shape of these layers: checks every dense input has the batch's rows.
 class SimpleLayer : public Layer {
  public:
   using Layer::Layer;
-  void init(LayerContext& ctx) override {
-    Layer::init(ctx);
-    requireCpu();
-  }
 
  protected:
   size_t startForward(PassType pass, size_t cols = 0) {
@@ -47,9 +83,10 @@ class SimpleLayer : public Layer {
     resetOutput(rows, cols ? cols : size_);
     return rows;
   }
-  float* gradOf(size_t i, size_t row) {
+  // Input i's gradient, or null when it needs none.
+  float* gradOf(size_t i) {
     Matrix& g = input(i).grad;
-    return g.empty() ? nullptr : g.row(row);
+    return g.empty() ? nullptr : g.data();
   }
 };
 
@@ -65,9 +102,10 @@ class SlopeInterceptLayer : public SimpleLayer {
   }
   void forward(PassType pass) override {
     startForward(pass);
-    const float* __restrict x = input(0).value.data();
-    float* __restrict y = output_.value.data();
-    for (size_t i = 0, n = output_.value.size(); i < n; ++i) y[i] = slope_ * x[i] + intercept_;
+    const float* x = input(0).value.data();
+    float* y = output_.value.data();
+    const float slope = slope_, intercept = intercept_;
+    forEach(useGpu_, output_.value.size(), [=] PD_HD(size_t i) { y[i] = slope * x[i] + intercept; });
     output_.shareSequenceOf(input(0));
     forwardActivation();
   }
@@ -100,30 +138,29 @@ class ScalingLayer : public WeightedLayer {
     checkInputCount(2, 2);
   }
   void forward(PassType pass) override {
-    size_t rows = startForward(pass);
-    for (size_t r = 0; r < rows; ++r) {
-      const float w = input(0).value.row(r)[0];
-      const float* __restrict x = input(1).value.row(r);
-      float* __restrict y = output_.value.row(r);
-      for (size_t j = 0; j < size_; ++j) y[j] = w * x[j];
-    }
+    const size_t rows = startForward(pass), n = size_;
+    const float* w = input(0).value.data();
+    const float* x = input(1).value.data();
+    float* y = output_.value.data();
+    forEach2(useGpu_, rows, n, [=] PD_HD(size_t r, size_t j) { y[r * n + j] = w[r] * x[r * n + j]; });
     output_.shareSequenceOf(input(1));
     forwardActivation();
   }
   void backward() override {
     backwardActivation();
-    for (size_t r = 0; r < output_.grad.height(); ++r) {
-      const float* g = output_.grad.row(r);
-      const float* x = input(1).value.row(r);
-      const float w = input(0).value.row(r)[0];
-      if (float* gw = gradOf(0, r)) {
+    const size_t rows = output_.grad.height(), n = size_;
+    const float* g = output_.grad.data();
+    const float* w = input(0).value.data();
+    const float* x = input(1).value.data();
+    if (float* gw = gradOf(0)) {
+      forEach(useGpu_, rows, [=] PD_HD(size_t r) {
         float s = 0;
-        for (size_t j = 0; j < size_; ++j) s += g[j] * x[j];
-        gw[0] += s;
-      }
-      if (float* gx = gradOf(1, r))
-        for (size_t j = 0; j < size_; ++j) gx[j] += w * g[j];
+        for (size_t j = 0; j < n; ++j) s += g[r * n + j] * x[r * n + j];
+        gw[r] += s;
+      });
     }
+    if (float* gx = gradOf(1))
+      forEach2(useGpu_, rows, n, [=] PD_HD(size_t r, size_t j) { gx[r * n + j] += w[r] * g[r * n + j]; });
   }
 
  private:
@@ -138,29 +175,33 @@ class PowerLayer : public WeightedLayer {
     checkInputCount(2, 2);
   }
   void forward(PassType pass) override {
-    size_t rows = startForward(pass);
-    for (size_t r = 0; r < rows; ++r) {
-      const float w = input(0).value.row(r)[0];
-      const float* x = input(1).value.row(r);
-      float* y = output_.value.row(r);
-      for (size_t j = 0; j < size_; ++j) y[j] = std::pow(x[j], w);
-    }
+    const size_t rows = startForward(pass), n = size_;
+    const float* w = input(0).value.data();
+    const float* x = input(1).value.data();
+    float* y = output_.value.data();
+    forEach2(useGpu_, rows, n, [=] PD_HD(size_t r, size_t j) { y[r * n + j] = std::pow(x[r * n + j], w[r]); });
     forwardActivation();
   }
   void backward() override {
     backwardActivation();
-    for (size_t r = 0; r < output_.grad.height(); ++r) {
-      const float* g = output_.grad.row(r);
-      const float* x = input(1).value.row(r);
-      const float* y = output_.value.row(r);
-      const float w = input(0).value.row(r)[0];
-      if (float* gw = gradOf(0, r)) {
+    const size_t rows = output_.grad.height(), n = size_;
+    const float* g = output_.grad.data();
+    const float* w = input(0).value.data();
+    const float* x = input(1).value.data();
+    const float* y = output_.value.data();
+    if (float* gw = gradOf(0)) {
+      forEach(useGpu_, rows, [=] PD_HD(size_t r) {
         float s = 0;
-        for (size_t j = 0; j < size_; ++j) if (x[j] > 0) s += g[j] * y[j] * std::log(x[j]);
-        gw[0] += s;
-      }
-      if (float* gx = gradOf(1, r))
-        for (size_t j = 0; j < size_; ++j) gx[j] += g[j] * w * std::pow(x[j], w - 1);
+        for (size_t j = r * n; j < (r + 1) * n; ++j)
+          if (x[j] > 0) s += g[j] * y[j] * std::log(x[j]);
+        gw[r] += s;
+      });
+    }
+    if (float* gx = gradOf(1)) {
+      forEach2(useGpu_, rows, n, [=] PD_HD(size_t r, size_t j) {
+        const size_t at = r * n + j;
+        gx[at] += g[at] * w[r] * std::pow(x[at], w[r] - 1);
+      });
     }
   }
 };
@@ -173,32 +214,35 @@ class InterpolationLayer : public WeightedLayer {
     checkInputCount(3, 3);
   }
   void forward(PassType pass) override {
-    size_t rows = startForward(pass);
-    for (size_t r = 0; r < rows; ++r) {
-      const float w = input(0).value.row(r)[0];
-      const float* __restrict a = input(1).value.row(r);
-      const float* __restrict b = input(2).value.row(r);
-      float* __restrict y = output_.value.row(r);
-      for (size_t j = 0; j < size_; ++j) y[j] = w * a[j] + (1 - w) * b[j];
-    }
+    const size_t rows = startForward(pass), n = size_;
+    const float* w = input(0).value.data();
+    const float* a = input(1).value.data();
+    const float* b = input(2).value.data();
+    float* y = output_.value.data();
+    forEach2(useGpu_, rows, n, [=] PD_HD(size_t r, size_t j) {
+      y[r * n + j] = w[r] * a[r * n + j] + (1 - w[r]) * b[r * n + j];
+    });
     output_.shareSequenceOf(input(1));
     forwardActivation();
   }
   void backward() override {
     backwardActivation();
-    for (size_t r = 0; r < output_.grad.height(); ++r) {
-      const float* g = output_.grad.row(r);
-      const float* a = input(1).value.row(r);
-      const float* b = input(2).value.row(r);
-      const float w = input(0).value.row(r)[0];
-      if (float* gw = gradOf(0, r)) {
+    const size_t rows = output_.grad.height(), n = size_;
+    const float* g = output_.grad.data();
+    const float* w = input(0).value.data();
+    const float* a = input(1).value.data();
+    const float* b = input(2).value.data();
+    if (float* gw = gradOf(0)) {
+      forEach(useGpu_, rows, [=] PD_HD(size_t r) {
         float s = 0;
-        for (size_t j = 0; j < size_; ++j) s += g[j] * (a[j] - b[j]);
-        gw[0] += s;
-      }
-      if (float* ga = gradOf(1, r)) for (size_t j = 0; j < size_; ++j) ga[j] += w * g[j];
-      if (float* gb = gradOf(2, r)) for (size_t j = 0; j < size_; ++j) gb[j] += (1 - w) * g[j];
+        for (size_t j = r * n; j < (r + 1) * n; ++j) s += g[j] * (a[j] - b[j]);
+        gw[r] += s;
+      });
     }
+    if (float* ga = gradOf(1))
+      forEach2(useGpu_, rows, n, [=] PD_HD(size_t r, size_t j) { ga[r * n + j] += w[r] * g[r * n + j]; });
+    if (float* gb = gradOf(2))
+      forEach2(useGpu_, rows, n, [=] PD_HD(size_t r, size_t j) { gb[r * n + j] += (1 - w[r]) * g[r * n + j]; });
   }
 };
 
@@ -219,41 +263,48 @@ class CosSimLayer : public SimpleLayer {
     }
   }
   void forward(PassType pass) override {
-    size_t rows = startForward(pass);
-    for (size_t r = 0; r < rows; ++r) {
-      const float* a = input(0).value.row(r);
-      float* y = output_.value.row(r);
-      for (size_t k = 0; k < size_; ++k) {
-        const float* b = input(1).value.row(r) + k * dim_;
-        double ab = 0, aa = 0, bb = 0;
-        for (size_t j = 0; j < dim_; ++j) ab += a[j] * b[j], aa += a[j] * a[j], bb += b[j] * b[j];
-        y[k] = static_cast<float>(scale_ * ab / std::sqrt(std::max(aa * bb, 1e-20)));
-      }
-    }
+    const size_t rows = startForward(pass), size = size_, dim = dim_;
+    const float scale = scale_;
+    const float* a = input(0).value.data();
+    const float* bAll = input(1).value.data();
+    float* y = output_.value.data();
+    forEach2(useGpu_, rows, size, [=] PD_HD(size_t r, size_t k) {
+      const float* ar = a + r * dim;
+      const float* b = bAll + (r * size + k) * dim;
+      double ab = 0, aa = 0, bb = 0;
+      for (size_t j = 0; j < dim; ++j) ab += ar[j] * b[j], aa += ar[j] * ar[j], bb += b[j] * b[j];
+      y[r * size + k] = static_cast<float>(scale * ab / std::sqrt(std::max(aa * bb, 1e-20)));
+    });
     forwardActivation();
   }
-  // d cos / da = b / (|a||b|) - cos * a / |a|^2
+  // d cos / da = b / (|a||b|) - cos * a / |a|^2. One index per (row, chunk): the chunks of a
+  // row all add into the row's da (atomically on the GPU).
   void backward() override {
     backwardActivation();
-    for (size_t r = 0; r < output_.grad.height(); ++r) {
-      const float* a = input(0).value.row(r);
-      float* ga = gradOf(0, r);
-      float* gbRow = gradOf(1, r);
-      for (size_t k = 0; k < size_; ++k) {
-        const float* b = input(1).value.row(r) + k * dim_;
-        double aa = 0, bb = 0;
-        for (size_t j = 0; j < dim_; ++j) aa += a[j] * a[j], bb += b[j] * b[j];
-        aa = std::max(aa, 1e-10);
-        bb = std::max(bb, 1e-10);
-        const double y = output_.value.row(r)[k], g = output_.grad.row(r)[k];
-        const double inv = scale_ / std::sqrt(aa * bb);
-        if (ga) for (size_t j = 0; j < dim_; ++j) ga[j] += static_cast<float>(g * (b[j] * inv - y * a[j] / aa));
-        if (gbRow) {
-          float* gb = gbRow + k * dim_;
-          for (size_t j = 0; j < dim_; ++j) gb[j] += static_cast<float>(g * (a[j] * inv - y * b[j] / bb));
-        }
+    const size_t rows = output_.grad.height(), size = size_, dim = dim_;
+    const float scale = scale_;
+    const float* a = input(0).value.data();
+    const float* bAll = input(1).value.data();
+    const float* y = output_.value.data();
+    const float* g = output_.grad.data();
+    float* ga = gradOf(0);
+    float* gbAll = gradOf(1);
+    forEach2(useGpu_, rows, size, [=] PD_HD(size_t r, size_t k) {
+      const float* ar = a + r * dim;
+      const float* b = bAll + (r * size + k) * dim;
+      double aa = 0, bb = 0;
+      for (size_t j = 0; j < dim; ++j) aa += ar[j] * ar[j], bb += b[j] * b[j];
+      aa = std::max(aa, 1e-10);
+      bb = std::max(bb, 1e-10);
+      const double yk = y[r * size + k], gk = g[r * size + k];
+      const double inv = scale / std::sqrt(aa * bb);
+      if (ga)
+        for (size_t j = 0; j < dim; ++j) atomicAddF(ga + r * dim + j, static_cast<float>(gk * (b[j] * inv - yk * ar[j] / aa)));
+      if (gbAll) {
+        float* gb = gbAll + (r * size + k) * dim;
+        for (size_t j = 0; j < dim; ++j) gb[j] += static_cast<float>(gk * (ar[j] * inv - yk * b[j] / bb));
       }
-    }
+    });
   }
 
  private:
@@ -270,37 +321,45 @@ class SumToOneNormLayer : public SimpleLayer {
     checkInputSize(0, size_);
   }
   void forward(PassType pass) override {
-    size_t rows = startForward(pass);
+    const size_t rows = startForward(pass), n = size_;
+    sums_.setDevice(useGpu_);
     sums_.resize(rows, 1);
-    for (size_t r = 0; r < rows; ++r) {
-      const float* x = input(0).value.row(r);
+    const float* x = input(0).value.data();
+    float* y = output_.value.data();
+    float* sums = sums_.data();
+    int* bad = zeroSum_.reset(useGpu_);
+    forEach(useGpu_, rows, [=] PD_HD(size_t r) {
       double s = 0;
-      for (size_t j = 0; j < size_; ++j) s += x[j];
-      PADDLE_ENFORCE(s != 0, DataError, "layer '", name_, "': sample ", r, " sums to 0");
-      sums_.data()[r] = static_cast<float>(s);
-      float* y = output_.value.row(r);
-      for (size_t j = 0; j < size_; ++j) y[j] = static_cast<float>(x[j] / s);
-    }
+      for (size_t j = r * n; j < (r + 1) * n; ++j) s += x[j];
+      if (s == 0) flagRow(bad, static_cast<int>(r));
+      sums[r] = static_cast<float>(s);
+      for (size_t j = r * n; j < (r + 1) * n; ++j) y[j] = static_cast<float>(x[j] / s);
+    });
+    const int badRow = zeroSum_.first();
+    PADDLE_ENFORCE(badRow < 0, DataError, "layer '", name_, "': sample ", badRow, " sums to 0");
     output_.shareSequenceOf(input(0));
     forwardActivation();
   }
   // dx_j = (g_j - <g, y>) / s
   void backward() override {
     backwardActivation();
-    for (size_t r = 0; r < output_.grad.height(); ++r) {
-      float* gx = gradOf(0, r);
-      if (!gx) return;
-      const float* g = output_.grad.row(r);
-      const float* y = output_.value.row(r);
+    float* gx = gradOf(0);
+    if (!gx) return;
+    const size_t n = size_;
+    const float* g = output_.grad.data();
+    const float* y = output_.value.data();
+    const float* sums = sums_.data();
+    forEach(useGpu_, output_.grad.height(), [=] PD_HD(size_t r) {
       double dot = 0;
-      for (size_t j = 0; j < size_; ++j) dot += g[j] * y[j];
-      const float s = sums_.data()[r];
-      for (size_t j = 0; j < size_; ++j) gx[j] += static_cast<float>((g[j] - dot) / s);
-    }
+      for (size_t j = r * n; j < (r + 1) * n; ++j) dot += g[j] * y[j];
+      const float s = sums[r];
+      for (size_t j = r * n; j < (r + 1) * n; ++j) gx[j] += static_cast<float>((g[j] - dot) / s);
+    });
   }
 
  private:
   Matrix sums_;
+  RowFlag zeroSum_;
 };
 
 class TransLayer : public SimpleLayer {
@@ -313,17 +372,20 @@ class TransLayer : public SimpleLayer {
   void forward(PassType pass) override {
     pass_ = pass;
     const Matrix& x = input(0).value;
-    resetOutput(x.width(), x.height());
-    for (size_t i = 0; i < x.height(); ++i)
-      for (size_t j = 0; j < x.width(); ++j) output_.value.row(j)[i] = x.row(i)[j];
+    const size_t h = x.height(), w = x.width();
+    resetOutput(w, h);
+    const float* xs = x.data();
+    float* y = output_.value.data();
+    forEach2(useGpu_, w, h, [=] PD_HD(size_t j, size_t i) { y[j * h + i] = xs[i * w + j]; });
     forwardActivation();
   }
   void backward() override {
     backwardActivation();
-    Matrix& gx = input(0).grad;
-    if (gx.empty()) return;
-    for (size_t i = 0; i < gx.height(); ++i)
-      for (size_t j = 0; j < gx.width(); ++j) gx.row(i)[j] += output_.grad.row(j)[i];
+    float* gx = gradOf(0);
+    if (!gx) return;
+    const size_t h = input(0).grad.height(), w = input(0).grad.width();
+    const float* g = output_.grad.data();
+    forEach2(useGpu_, h, w, [=] PD_HD(size_t i, size_t j) { gx[i * w + j] += g[j * h + i]; });
   }
 };
 
@@ -336,32 +398,37 @@ class OuterProdLayer : public SimpleLayer {
     PADDLE_ENFORCE(size_ == inputs_[0]->size() * inputs_[1]->size(), ConfigError, "size ", size_,
                    " should be ", inputs_[0]->size(), " * ", inputs_[1]->size());
   }
+  // Row ri = r * na + i of a [rows * na, nb] view of y is a[r, i] * b[r, :].
   void forward(PassType pass) override {
-    size_t rows = startForward(pass);
+    const size_t rows = startForward(pass);
     const size_t na = inputs_[0]->size(), nb = inputs_[1]->size();
-    for (size_t r = 0; r < rows; ++r) {
-      const float* a = input(0).value.row(r);
-      const float* b = input(1).value.row(r);
-      float* y = output_.value.row(r);
-      for (size_t i = 0; i < na; ++i)
-        for (size_t j = 0; j < nb; ++j) y[i * nb + j] = a[i] * b[j];
-    }
+    const float* a = input(0).value.data();
+    const float* b = input(1).value.data();
+    float* y = output_.value.data();
+    forEach2(useGpu_, rows * na, nb, [=] PD_HD(size_t ri, size_t j) { y[ri * nb + j] = a[ri] * b[(ri / na) * nb + j]; });
     forwardActivation();
   }
   void backward() override {
     backwardActivation();
+    const size_t rows = output_.grad.height();
     const size_t na = inputs_[0]->size(), nb = inputs_[1]->size();
-    for (size_t r = 0; r < output_.grad.height(); ++r) {
-      const float* a = input(0).value.row(r);
-      const float* b = input(1).value.row(r);
-      const float* g = output_.grad.row(r);
-      float* ga = gradOf(0, r);
-      float* gb = gradOf(1, r);
-      for (size_t i = 0; i < na; ++i)
-        for (size_t j = 0; j < nb; ++j) {
-          if (ga) ga[i] += g[i * nb + j] * b[j];
-          if (gb) gb[j] += g[i * nb + j] * a[i];
-        }
+    const float* a = input(0).value.data();
+    const float* b = input(1).value.data();
+    const float* g = output_.grad.data();
+    if (float* ga = gradOf(0)) {
+      forEach(useGpu_, rows * na, [=] PD_HD(size_t ri) {
+        const float* br = b + (ri / na) * nb;
+        float s = 0;
+        for (size_t j = 0; j < nb; ++j) s += g[ri * nb + j] * br[j];
+        ga[ri] += s;
+      });
+    }
+    if (float* gb = gradOf(1)) {
+      forEach2(useGpu_, rows, nb, [=] PD_HD(size_t r, size_t j) {
+        float s = 0;
+        for (size_t i = r * na; i < (r + 1) * na; ++i) s += g[i * nb + j] * a[i];
+        gb[r * nb + j] += s;
+      });
     }
   }
 };
@@ -379,52 +446,49 @@ class TensorLayer : public SimpleLayer {
     if (bias_) PADDLE_ENFORCE(bias_->size() == size_, ConfigError, "bias needs ", size_, " values");
   }
   void forward(PassType pass) override {
-    size_t rows = startForward(pass);
-    tmp_.resize(rows, nb_);
-    const float* W = weight(0)->value().data();
-    for (size_t k = 0; k < size_; ++k) {
-      Matrix Wk = Matrix::view(const_cast<float*>(W) + k * na_ * nb_, na_, nb_, false);
+    const size_t rows = startForward(pass), na = na_, nb = nb_, size = size_;
+    tmp_.setDevice(useGpu_);
+    tmp_.resize(rows, nb);
+    float* W = weight(0)->value().data();
+    const float* t = tmp_.data();
+    const float* b = input(1).value.data();
+    float* y = output_.value.data();
+    for (size_t k = 0; k < size; ++k) {
+      Matrix Wk = Matrix::view(W + k * na * nb, na, nb, useGpu_);
       math::gemm(input(0).value, false, Wk, false, tmp_, 1.0f, 0.0f);  // a^T W_k for every row
-      for (size_t r = 0; r < rows; ++r) {
-        const float* t = tmp_.row(r);
-        const float* b = input(1).value.row(r);
+      forEach(useGpu_, rows, [=] PD_HD(size_t r) {
         float s = 0;
-        for (size_t j = 0; j < nb_; ++j) s += t[j] * b[j];
-        output_.value.row(r)[k] = s;
-      }
+        for (size_t j = 0; j < nb; ++j) s += t[r * nb + j] * b[r * nb + j];
+        y[r * size + k] = s;
+      });
     }
     if (bias_) math::addRowVector(output_.value, bias_->value());
     forwardActivation();
   }
   void backward() override {
     backwardActivation();
-    const size_t rows = output_.grad.height();
+    const size_t rows = output_.grad.height(), na = na_, nb = nb_, size = size_;
     if (bias_ && !bias_->isStatic()) math::sumRows(output_.grad, bias_->grad());
     Parameter* w = weight(0);
-    scaled_.resize(rows, nb_);
-    for (size_t k = 0; k < size_; ++k) {
+    scaled_.setDevice(useGpu_);
+    scaled_.resize(rows, nb);
+    const float* g = output_.grad.data();
+    const float* b = input(1).value.data();
+    float* sc = scaled_.data();
+    for (size_t k = 0; k < size; ++k) {
       // scaled = g_k * b (per row); dW_k += a^T scaled; da += scaled W_k^T; db += g_k * (a W_k)
-      for (size_t r = 0; r < rows; ++r) {
-        const float gk = output_.grad.row(r)[k];
-        const float* b = input(1).value.row(r);
-        float* s = scaled_.row(r);
-        for (size_t j = 0; j < nb_; ++j) s[j] = gk * b[j];
-      }
-      Matrix Wk = Matrix::view(w->value().data() + k * na_ * nb_, na_, nb_, false);
+      forEach2(useGpu_, rows, nb, [=] PD_HD(size_t r, size_t j) { sc[r * nb + j] = g[r * size + k] * b[r * nb + j]; });
+      Matrix Wk = Matrix::view(w->value().data() + k * na * nb, na, nb, useGpu_);
       if (!w->isStatic()) {
-        Matrix Gk = Matrix::view(w->grad().data() + k * na_ * nb_, na_, nb_, false);
+        Matrix Gk = Matrix::view(w->grad().data() + k * na * nb, na, nb, useGpu_);
         math::gemm(input(0).value, true, scaled_, false, Gk, 1.0f, 1.0f);
       }
       if (!input(0).grad.empty()) math::gemm(scaled_, false, Wk, true, input(0).grad, 1.0f, 1.0f);
-      if (!input(1).grad.empty()) {
-        tmp_.resize(rows, nb_);
+      if (float* gb = gradOf(1)) {
+        tmp_.resize(rows, nb);
         math::gemm(input(0).value, false, Wk, false, tmp_, 1.0f, 0.0f);
-        for (size_t r = 0; r < rows; ++r) {
-          const float gk = output_.grad.row(r)[k];
-          const float* t = tmp_.row(r);
-          float* gb = input(1).grad.row(r);
-          for (size_t j = 0; j < nb_; ++j) gb[j] += gk * t[j];
-        }
+        const float* t = tmp_.data();
+        forEach2(useGpu_, rows, nb, [=] PD_HD(size_t r, size_t j) { gb[r * nb + j] += g[r * size + k] * t[r * nb + j]; });
       }
     }
   }
@@ -444,34 +508,33 @@ class ConvexCombLayer : public SimpleLayer {
     checkInputSize(1, n_ * size_);
   }
   void forward(PassType pass) override {
-    size_t rows = startForward(pass);
-    for (size_t r = 0; r < rows; ++r) {
-      const float* w = input(0).value.row(r);
-      const float* v = input(1).value.row(r);
-      float* y = output_.value.row(r);
-      for (size_t j = 0; j < size_; ++j) y[j] = 0;
-      for (size_t i = 0; i < n_; ++i)
-        for (size_t j = 0; j < size_; ++j) y[j] += w[i] * v[i * size_ + j];
-    }
+    const size_t rows = startForward(pass), n = n_, m = size_;
+    const float* w = input(0).value.data();
+    const float* v = input(1).value.data();
+    float* y = output_.value.data();
+    forEach2(useGpu_, rows, m, [=] PD_HD(size_t r, size_t j) {
+      float s = 0;
+      for (size_t i = 0; i < n; ++i) s += w[r * n + i] * v[(r * n + i) * m + j];
+      y[r * m + j] = s;
+    });
     forwardActivation();
   }
   void backward() override {
     backwardActivation();
-    for (size_t r = 0; r < output_.grad.height(); ++r) {
-      const float* w = input(0).value.row(r);
-      const float* v = input(1).value.row(r);
-      const float* g = output_.grad.row(r);
-      float* gw = gradOf(0, r);
-      float* gv = gradOf(1, r);
-      for (size_t i = 0; i < n_; ++i) {
+    const size_t rows = output_.grad.height(), n = n_, m = size_;
+    const float* w = input(0).value.data();
+    const float* v = input(1).value.data();
+    const float* g = output_.grad.data();
+    if (float* gw = gradOf(0)) {
+      forEach(useGpu_, rows * n, [=] PD_HD(size_t ri) {
+        const float* gr = g + (ri / n) * m;
         float s = 0;
-        for (size_t j = 0; j < size_; ++j) {
-          s += g[j] * v[i * size_ + j];
-          if (gv) gv[i * size_ + j] += w[i] * g[j];
-        }
-        if (gw) gw[i] += s;
-      }
+        for (size_t j = 0; j < m; ++j) s += gr[j] * v[ri * m + j];
+        gw[ri] += s;
+      });
     }
+    if (float* gv = gradOf(1))
+      forEach2(useGpu_, rows * n, m, [=] PD_HD(size_t ri, size_t j) { gv[ri * m + j] += w[ri] * g[(ri / n) * m + j]; });
   }
 
  private:
@@ -490,35 +553,49 @@ class ConvShiftLayer : public SimpleLayer {
                    "' must have an odd size no larger than ", size_, ", got ", k_);
   }
   void forward(PassType pass) override {
-    size_t rows = startForward(pass);
+    const size_t rows = startForward(pass), kw = k_;
     const int half = static_cast<int>(k_ - 1) / 2, n = static_cast<int>(size_);
-    for (size_t r = 0; r < rows; ++r) {
-      const float* a = input(0).value.row(r);
-      const float* b = input(1).value.row(r);
-      float* y = output_.value.row(r);
-      for (int j = 0; j < n; ++j) {
-        float s = 0;
-        for (int k = -half; k <= half; ++k) s += a[((j + k) % n + n) % n] * b[k + half];
-        y[j] = s;
-      }
-    }
+    const float* a = input(0).value.data();
+    const float* b = input(1).value.data();
+    float* y = output_.value.data();
+    forEach2(useGpu_, rows, size_, [=] PD_HD(size_t r, size_t jj) {
+      const float* ar = a + r * n;
+      const float* br = b + r * kw;
+      const int j = static_cast<int>(jj);
+      float s = 0;
+      for (int k = -half; k <= half; ++k) s += ar[((j + k) % n + n) % n] * br[k + half];
+      y[r * n + j] = s;
+    });
     forwardActivation();
   }
+  // Gather form of y[j] = sum_k a[j + k] b[k]: da[m] = sum_k g[m - k] b[k], db[k] = sum_j g[j] a[j + k]
+  // (indices mod n).
   void backward() override {
     backwardActivation();
+    const size_t rows = output_.grad.height(), kw = k_;
     const int half = static_cast<int>(k_ - 1) / 2, n = static_cast<int>(size_);
-    for (size_t r = 0; r < output_.grad.height(); ++r) {
-      const float* a = input(0).value.row(r);
-      const float* b = input(1).value.row(r);
-      const float* g = output_.grad.row(r);
-      float* ga = gradOf(0, r);
-      float* gb = gradOf(1, r);
-      for (int j = 0; j < n; ++j)
-        for (int k = -half; k <= half; ++k) {
-          int at = ((j + k) % n + n) % n;
-          if (ga) ga[at] += g[j] * b[k + half];
-          if (gb) gb[k + half] += g[j] * a[at];
-        }
+    const float* a = input(0).value.data();
+    const float* b = input(1).value.data();
+    const float* g = output_.grad.data();
+    if (float* ga = gradOf(0)) {
+      forEach2(useGpu_, rows, size_, [=] PD_HD(size_t r, size_t mm) {
+        const float* gr = g + r * n;
+        const float* br = b + r * kw;
+        const int m = static_cast<int>(mm);
+        float s = 0;
+        for (int k = -half; k <= half; ++k) s += gr[((m - k) % n + n) % n] * br[k + half];
+        ga[r * n + m] += s;
+      });
+    }
+    if (float* gb = gradOf(1)) {
+      forEach2(useGpu_, rows, kw, [=] PD_HD(size_t r, size_t kk) {
+        const float* gr = g + r * n;
+        const float* ar = a + r * n;
+        const int k = static_cast<int>(kk) - half;
+        float s = 0;
+        for (int j = 0; j < n; ++j) s += gr[j] * ar[((j + k) % n + n) % n];
+        gb[r * kw + kk] += s;
+      });
     }
   }
 
@@ -537,25 +614,24 @@ class FeatureMapExpandLayer : public SimpleLayer {
                    " times the input size ", inputs_[0]->size(), " should equal the size ", size_);
   }
   void forward(PassType pass) override {
-    size_t rows = startForward(pass);
-    const size_t n = inputs_[0]->size();
-    for (size_t r = 0; r < rows; ++r)
-      for (size_t c = 0; c < copies_; ++c) std::copy(input(0).value.row(r), input(0).value.row(r) + n,
-                                                    output_.value.row(r) + c * n);
+    const size_t rows = startForward(pass), n = inputs_[0]->size(), size = size_;
+    const float* x = input(0).value.data();
+    float* y = output_.value.data();
+    forEach2(useGpu_, rows, size, [=] PD_HD(size_t r, size_t c) { y[r * size + c] = x[r * n + c % n]; });
     output_.shareSequenceOf(input(0));
     forwardActivation();
   }
   void backward() override {
     backwardActivation();
-    const size_t n = inputs_[0]->size();
-    for (size_t r = 0; r < output_.grad.height(); ++r) {
-      float* gx = gradOf(0, r);
-      if (!gx) return;
-      for (size_t c = 0; c < copies_; ++c) {
-        const float* g = output_.grad.row(r) + c * n;
-        for (size_t j = 0; j < n; ++j) gx[j] += g[j];
-      }
-    }
+    float* gx = gradOf(0);
+    if (!gx) return;
+    const size_t n = inputs_[0]->size(), size = size_, copies = copies_;
+    const float* g = output_.grad.data();
+    forEach2(useGpu_, output_.grad.height(), n, [=] PD_HD(size_t r, size_t j) {
+      float s = gx[r * n + j];
+      for (size_t c = 0; c < copies; ++c) s += g[r * size + c * n + j];
+      gx[r * n + j] = s;
+    });
   }
 
  private:
@@ -571,56 +647,93 @@ class IdLayerBase : public SimpleLayer {
     checkInputCount(1, 1);
   }
   void backward() override {}
+
+ protected:
+  // Output [rows, 1] and ids [rows], on the layer's device.
+  size_t startIdForward(PassType pass) {
+    const size_t rows = startForward(pass, 1);
+    output_.ids.setDevice(useGpu_);
+    output_.ids.resize(1, rows);
+    return rows;
+  }
 };
 
 class MaxIdLayer : public IdLayerBase {
  public:
   using IdLayerBase::IdLayerBase;
   void forward(PassType pass) override {
-    size_t rows = startForward(pass, 1);
-    output_.ids.resize(1, rows);
-    const size_t w = inputs_[0]->size();
-    for (size_t r = 0; r < rows; ++r) {
-      const float* x = input(0).value.row(r);
+    const size_t rows = startIdForward(pass), w = inputs_[0]->size();
+    const float* x = input(0).value.data();
+    int* ids = output_.ids.data();
+    float* y = output_.value.data();
+    forEach(useGpu_, rows, [=] PD_HD(size_t r) {
+      const float* xr = x + r * w;
       size_t best = 0;
-      for (size_t j = 1; j < w; ++j) if (x[j] > x[best]) best = j;
-      output_.ids.data()[r] = static_cast<int>(best);
-      output_.value.row(r)[0] = x[best];
-    }
+      for (size_t j = 1; j < w; ++j)
+        if (xr[j] > xr[best]) best = j;
+      ids[r] = static_cast<int>(best);
+      y[r] = xr[best];
+    });
     output_.shareSequenceOf(input(0));
   }
 };
 
+// The uniform draws come from the host generator (one per row, in row order) and are
+// copied to the device; each row's pick runs in the kernel.
 class SamplingIdLayer : public IdLayerBase {
  public:
   using IdLayerBase::IdLayerBase;
   void forward(PassType pass) override {
-    size_t rows = startForward(pass, 1);
-    output_.ids.resize(1, rows);
-    const size_t w = inputs_[0]->size();
+    const size_t rows = startIdForward(pass), w = inputs_[0]->size();
     std::uniform_real_distribution<double> u(0.0, 1.0);
-    for (size_t r = 0; r < rows; ++r) {
-      const float* p = input(0).value.row(r);
+    hostDraws_.resize(rows);
+    for (double& d : hostDraws_) d = u(*rng_);
+    draws_.setDevice(useGpu_);
+    draws_.copyFromHost(hostDraws_.data(), 1, rows);
+    const double* draw = draws_.data();
+    const float* x = input(0).value.data();
+    int* ids = output_.ids.data();
+    float* y = output_.value.data();
+    int* bad = badRow_.reset(useGpu_);
+    forEach(useGpu_, rows, [=] PD_HD(size_t r) {
+      const float* p = x + r * w;
       double total = 0;
+      bool negative = false;
       for (size_t j = 0; j < w; ++j) {
-        PADDLE_ENFORCE(p[j] >= 0, DataError, "layer '", name_, "': sample ", r, " has a negative probability");
+        negative = negative || !(p[j] >= 0);
         total += p[j];
       }
-      PADDLE_ENFORCE(total > 0, DataError, "layer '", name_, "': sample ", r, " has no probability mass");
-      double t = u(*rng_) * total, acc = 0;
       size_t pick = w - 1;
-      for (size_t j = 0; j < w; ++j) {
-        acc += p[j];
-        if (t < acc) {
-          pick = j;
-          break;
+      if (negative || !(total > 0)) {
+        flagRow(bad, static_cast<int>(r));
+      } else {
+        const double t = draw[r] * total;
+        double acc = 0;
+        for (size_t j = 0; j < w; ++j) {
+          acc += p[j];
+          if (t < acc) {
+            pick = j;
+            break;
+          }
         }
       }
-      output_.ids.data()[r] = static_cast<int>(pick);
-      output_.value.row(r)[0] = static_cast<float>(pick);
+      ids[r] = static_cast<int>(pick);
+      y[r] = static_cast<float>(pick);
+    });
+    const int r = badRow_.first();
+    if (r >= 0) {
+      const std::vector<float> p = hostRow(input(0).value, r);
+      const bool negative = std::any_of(p.begin(), p.end(), [](float v) { return !(v >= 0); });
+      throw DataError(str("layer '", name_, "': sample ", r,
+                          negative ? " has a negative probability" : " has no probability mass"));
     }
     output_.shareSequenceOf(input(0));
   }
+
+ private:
+  std::vector<double> hostDraws_;
+  DenseBuffer<double> draws_;
+  RowFlag badRow_;
 };
 }  // namespace
 

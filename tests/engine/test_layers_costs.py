@@ -115,3 +115,22 @@ def test_binary_cross_entropy_rejects_non_probabilities():
     gm = net.build()
     with pytest.raises(ValueError, match="sample"):
         forward_values(gm, [np.full((2, IN), 5, np.float32), np.zeros((2, K), np.float32)], "cost")
+
+
+def test_label_and_score_checks_name_the_first_bad_sample():
+    def cost_of(type_, pred_size, label_size, pred, label):
+        net = Net()
+        p = net.data("p", pred_size)
+        lab = net.data("label", label_size)
+        net.output(net.layer("cost", type_, 1, [p, lab], coeff=1.0))
+        return forward_values(net.build(), [pred, label], "cost")
+
+    probs = np.full((3, K), 1.0 / K, np.float32)
+    with pytest.raises(ValueError, match=r"sample 1 has label 7, outside \[0, 5\)"):
+        cost_of("multi-class-cross-entropy", K, 10, probs, np.array([0, 7, 9], np.int32))
+    with pytest.raises(ValueError, match=r"sample 2 has label 3, outside \[0, 2\)"):
+        cost_of("huber", 1, 4, probs[:, :1], np.array([0, 1, 3], np.int32))
+    scores = probs.copy()
+    scores[1] = -scores[1]
+    with pytest.raises(ValueError, match="sample 1 has a non-positive score sum"):
+        cost_of("multi_class_cross_entropy_with_selfnorm", K, K, scores, np.array([0, 1, 2], np.int32))

@@ -109,6 +109,23 @@ def test_maxid_and_sampling_id():
     assert abs((sampled == 2).mean() - p[:, 2].mean()) < 0.08
 
 
+def test_data_checks_name_the_first_bad_sample():
+    net = Net()
+    x = net.data("x", 3)
+    net.output(net.layer("n", "sum_to_one_norm", 3, [x]))
+    gm = net.build()
+    with pytest.raises(ValueError, match="sample 1 sums to 0"):
+        forward_values(gm, [np.array([[1, 2, 3], [1, -1, 0], [0, 0, 0]], np.float32)], "n")
+    net = Net()
+    x = net.data("x", 3)
+    net.output(net.layer("s", "sampling_id", 3, [x]))
+    gm = net.build()
+    with pytest.raises(ValueError, match="sample 1 has a negative probability"):
+        forward_values(gm, [np.array([[1, 2, 3], [1, -1, 3], [0, 0, 0]], np.float32)], "s", api.PASS_TEST)
+    with pytest.raises(ValueError, match="sample 2 has no probability mass"):
+        forward_values(gm, [np.array([[1, 2, 3], [1, 1, 3], [0, 0, 0]], np.float32)], "s", api.PASS_TEST)
+
+
 def test_elementwise_config_errors():
     net = Net()
     a = net.data("a", 4)

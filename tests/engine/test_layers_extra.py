@@ -185,6 +185,20 @@ def test_lambda_cost_needs_sequences_and_long_enough_lists():
         net.build()
 
 
+def test_lambda_cost_needs_a_relevant_item_in_each_list():
+    net = Net()
+    s = net.data("s", 1)
+    lab = net.data("rel", 1)
+    net.output(net.layer("cost", "lambda_cost", 1, [s, lab], NDCG_num=2, max_sort_size=-1))
+    gm = net.build()
+    scores = np.arange(9, dtype=np.float32).reshape(9, 1)
+    rel = np.array([1, 0, 2, 0, 0, 0, 0, 0, 0], np.float32).reshape(9, 1)
+    args = make_args([scores, rel])
+    args.setSlotSequenceStartPositionsFromBuffer(0, np.array([0, 3, 6, 9], np.int32))
+    with pytest.raises(ValueError, match="sequence 1 has no positive relevance label"):
+        gm.forward(args, api.Arguments.createArguments(0), api.PASS_TEST)
+
+
 # ---------------------------------------------------------------- selective_fc
 
 @pytest.mark.parametrize("select,act", [(False, "tanh"), (True, "tanh"), (True, "softmax"), (False, "softmax")])
