@@ -11,8 +11,10 @@
 // file may use these loops.
 #pragma once
 #include <algorithm>
+#include <climits>
 #include <cmath>
 #include <cstddef>
+#include <vector>
 
 #include "Buffer.h"
 #include "HostDevice.h"
@@ -87,6 +89,43 @@ const T* kernelView(const DenseBuffer<T>& src, DenseBuffer<T>& scratch, bool gpu
   scratch.setDevice(gpu);
   scratch.copyFrom(src);
   return scratch.data();
+}
+
+// Data checks inside kernels: a body that finds row r invalid calls flagRow(flag, r).
+PD_HD inline void flagRow(int* flag, int r) {
+#ifdef __CUDA_ARCH__
+  atomicMin(flag, r);
+#else
+  if (r < *flag) *flag = r;
+#endif
+}
+
+// The flag such a check writes to, in the layer's memory. Reading it back in a GPU run is a
+// 4-byte device-to-host copy that waits for the kernel.
+class RowFlag {
+ public:
+  int* reset(bool gpu) {
+    const int none = INT_MAX;
+    buf_.setDevice(gpu);
+    buf_.copyFromHost(&none, 1, 1);
+    return buf_.data();
+  }
+  // The smallest flagged row, or -1.
+  int first() const {
+    int r = INT_MAX;
+    buf_.copyToHost(&r);
+    return r == INT_MAX ? -1 : r;
+  }
+
+ private:
+  IVector buf_;
+};
+
+// Row r of m in host memory (error messages only).
+inline std::vector<float> hostRow(const Matrix& m, size_t r) {
+  std::vector<float> v(m.width());
+  m.rows(r, r + 1).copyToHost(v.data());
+  return v;
 }
 
 }  // namespace paddle
