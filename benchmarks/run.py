@@ -3,12 +3,15 @@
 
     python benchmarks/run.py                    # every benchmark the engine supports, both frameworks
     python benchmarks/run.py --bench mlp --threads 1 --frameworks paddle
+    python benchmarks/run.py --device gpu --bench mlp,lenet,lstm_text --threads 1
 
 Models and method follow ../shared/BENCHMARKS.md: synthetic float32 batches made
 once up front (not timed), warm-up, then the median of 3 timed repeats. Each
 (benchmark, framework) runs in a fresh process so peak RSS is its own. The
 machine is shared and noisy: compare the ratio from one run, not absolute
 numbers across runs. PyTorch is optional (`pip install torch==2.13.0` on CPU).
+With --device gpu both engines train on GPU 0 (the timed loops wait for the
+device) and "peak MB" is device memory: our pool's peak, torch's max allocated.
 """
 import argparse
 import json
@@ -165,12 +168,14 @@ def synthetic_batches(batch, n=8, seed=0):
     return [(rng.rand(batch, 784).astype(np.float32), rng.randint(0, 10, batch).astype(np.int32)) for _ in range(n)]
 
 
-def time_steps(step, batches, warmup_s=1.0, repeat_s=2.0, repeats=3):
+def time_steps(step, batches, warmup_s=1.0, repeat_s=2.0, repeats=3, sync=lambda: None):
+    """Median seconds per step; `sync` waits for queued device work before a clock is read."""
     t0 = time.perf_counter()
     n = 0
     while time.perf_counter() - t0 < warmup_s or n < 3:
         step(batches[n % len(batches)])
         n += 1
+    sync()
     per_step = (time.perf_counter() - t0) / n
     steps = max(int(repeat_s / per_step), 5)
     times = []
@@ -178,11 +183,12 @@ def time_steps(step, batches, warmup_s=1.0, repeat_s=2.0, repeats=3):
         t = time.perf_counter()
         for i in range(steps):
             step(batches[i % len(batches)])
+        sync()
         times.append((time.perf_counter() - t) / steps)
     return statistics.median(times)
 
 
-def run_paddle(name, threads):
+def run_paddle(name, threads, gpu):
     os.environ["OPENBLAS_NUM_THREADS"] = str(threads)
     import tempfile
 
@@ -195,7 +201,7 @@ def run_paddle(name, threads):
         f.write(b["config"])
     conf = parse_config(f.name, "")
     os.unlink(f.name)
-    trainer = api.Trainer.create(message_to_json(conf), False, 1, 1)
+    trainer = api.Trainer.create(message_to_json(conf), gpu, 1, 1)
     trainer.startTrainPass(0)
     args = []
     if name == "sparse_ctr":
@@ -226,31 +232,37 @@ def run_paddle(name, threads):
             a.setSlotValueFromBuffer(0, x)
             a.setSlotIdsFromBuffer(1, y)
             args.append(a)
-    sec = time_steps(lambda a: trainer.trainOneDataBatch(b["batch"], a), args)
-    return sec
+    # trainOneDataBatch reads the batch cost back to the host: each step ends synchronised
+    return time_steps(lambda a: trainer.trainOneDataBatch(b["batch"], a), args)
 
 
-def run_torch(name, threads):
+def run_torch(name, threads, gpu):
     import torch
     import torch.nn as nn
 
     torch.set_num_threads(threads)
     b = BENCHES[name]
     if name in REFERENCE_ONLY:
+        if gpu:
+            raise RuntimeError("%s: the PyTorch reference runs on the CPU only" % name)
         return run_torch_reference(name)
+    device = torch.device("cuda" if gpu else "cpu")
+    sync = torch.cuda.synchronize if gpu else (lambda: None)
     if name in TEXT_BENCHES:
-        return run_torch_text(name, b)
+        return run_torch_text(name, b, device, sync)
     if name == "mlp":
-        model = nn.Sequential(nn.Linear(784, 512), nn.ReLU(), nn.Linear(512, 512), nn.ReLU(), nn.Linear(512, 10))
+        model = nn.Sequential(nn.Linear(784, 512), nn.ReLU(), nn.Linear(512, 512), nn.ReLU(),
+                              nn.Linear(512, 10)).to(device)
         opt = torch.optim.Adam(model.parameters(), lr=1e-3)
         shape = (-1, 784)
     else:  # lenet
         model = nn.Sequential(nn.Conv2d(1, 20, 5), nn.ReLU(), nn.MaxPool2d(2), nn.Conv2d(20, 50, 5), nn.ReLU(),
-                              nn.MaxPool2d(2), nn.Flatten(), nn.Linear(800, 500), nn.ReLU(), nn.Linear(500, 10))
+                              nn.MaxPool2d(2), nn.Flatten(), nn.Linear(800, 500), nn.ReLU(),
+                              nn.Linear(500, 10)).to(device)
         opt = torch.optim.SGD(model.parameters(), lr=0.01, momentum=0.9)
         shape = (-1, 1, 28, 28)
     loss_fn = nn.CrossEntropyLoss(reduction="sum")
-    data = [(torch.from_numpy(x).reshape(shape), torch.from_numpy(y).long())
+    data = [(torch.from_numpy(x).reshape(shape).to(device), torch.from_numpy(y).long().to(device))
             for x, y in synthetic_batches(b["batch"])]
 
     def step(batch):
@@ -259,7 +271,7 @@ def run_torch(name, threads):
         loss.backward()
         opt.step()
 
-    return time_steps(step, data)
+    return time_steps(step, data, sync=sync)
 
 
 def run_torch_reference(name):
@@ -273,7 +285,7 @@ def run_torch_reference(name):
     return time_steps(lambda batch: ref._step(w, batch), w.batches)
 
 
-def run_torch_text(name, b):
+def run_torch_text(name, b, device, sync):
     """PyTorch's text models on padded batches (its fastest CPU path: fused LSTM)."""
     import torch
     import torch.nn as nn
@@ -297,7 +309,7 @@ def run_torch_text(name, b):
             h = h.masked_fill(~mask.unsqueeze(-1), float("-inf")).max(1).values
             return self.out(h)
 
-    model = TextNet()
+    model = TextNet().to(device)
     opt = torch.optim.Adam(model.parameters(), lr=2e-3 if name == "lstm_text" else 1e-3)
     loss_fn = nn.CrossEntropyLoss(reduction="sum")
     data = []
@@ -309,7 +321,8 @@ def run_torch_text(name, b):
             padded[i, :n] = ids[at:at + n]
             mask[i, :n] = True
             at += n
-        data.append((torch.from_numpy(padded), torch.from_numpy(mask), torch.from_numpy(y).long()))
+        data.append(tuple(t.to(device) for t in (torch.from_numpy(padded), torch.from_numpy(mask),
+                                                  torch.from_numpy(y).long())))
 
     def step(batch):
         opt.zero_grad(set_to_none=True)
@@ -317,16 +330,25 @@ def run_torch_text(name, b):
         loss.backward()
         opt.step()
 
-    return time_steps(step, data)
+    return time_steps(step, data, sync=sync)
+
+
+def peak_gpu_mb(framework):
+    if framework == "torch":
+        import torch
+        return torch.cuda.max_memory_allocated() / 2.0 ** 20
+    from py_paddle import swig_paddle as api
+    return api.getGpuMemoryStats()[2] / 2.0 ** 20
 
 
 def child(args):
-    sec = (run_paddle if args.framework == "paddle" else run_torch)(args.bench, args.threads)
+    gpu = args.device == "gpu"
+    sec = (run_paddle if args.framework == "paddle" else run_torch)(args.bench, args.threads, gpu)
     b = BENCHES[args.bench]
-    peak_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0
+    peak_mb = peak_gpu_mb(args.framework) if gpu else resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0
     if not b["flops_per_sample"]:
         b = dict(b, flops_per_sample=0.0)
-    print(json.dumps({"bench": args.bench, "framework": args.framework, "threads": args.threads,
+    print(json.dumps({"bench": args.bench, "framework": args.framework, "threads": args.threads, "device": args.device,
                       "ms_per_step": sec * 1e3, "samples_per_s": b["batch"] / sec,
                       "gflops": b["flops_per_sample"] * b["batch"] / sec / 1e9, "peak_rss_mb": peak_mb}))
 
@@ -336,6 +358,7 @@ def main():
     p.add_argument("--bench", default=",".join(BENCHES))
     p.add_argument("--threads", default="1,2")
     p.add_argument("--frameworks", default="paddle,torch")
+    p.add_argument("--device", choices=["cpu", "gpu"], default="cpu")
     p.add_argument("--json", help="also write the results here")
     p.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
     p.add_argument("--framework", help=argparse.SUPPRESS)
@@ -348,7 +371,7 @@ def main():
         for threads in [int(t) for t in args.threads.split(",")]:
             for fw in args.frameworks.split(","):
                 cmd = [sys.executable, os.path.abspath(__file__), "--child", "--bench", bench,
-                       "--threads", str(threads), "--framework", fw]
+                       "--threads", str(threads), "--framework", fw, "--device", args.device]
                 p2 = subprocess.run(cmd, capture_output=True, text=True)
                 if p2.returncode != 0:
                     print("%s/%s/%d threads failed: %s" % (bench, fw, threads, p2.stderr.strip().splitlines()[-1:]))
