@@ -18,8 +18,6 @@ void DataLayer::setData(const Argument& data) {
   PADDLE_ENFORCE(!data.value.empty() || !data.ids.empty() || !data.sparse.empty(), DataError, "data layer '",
                  name_, "' got an empty slot");
   if (!data.sparse.empty()) {
-    PADDLE_ENFORCE(!useGpu_, UnsupportedError, "data layer '", name_,
-                   "': sparse input is CPU-only for now; run with use_gpu=0");
     PADDLE_ENFORCE(data.sparse.width == size_, DataError, "data layer '", name_, "' has size ", size_,
                    " but its sparse slot has width ", data.sparse.width);
     math::checkSparse(data.sparse, str("data layer '", name_, "'"));

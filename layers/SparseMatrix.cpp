@@ -1,59 +1,70 @@
 #include "SparseMatrix.h"
 
 #include "Errors.h"
+#include "math/Kernel.h"
 
 namespace paddle {
 namespace math {
 
 namespace {
-// y[0:m] += a * w[0:m]
-inline void axpyRow(float a, const float* __restrict w, float* __restrict y, size_t m) {
-  for (size_t j = 0; j < m; ++j) y[j] += a * w[j];
-}
-inline void addRow(const float* __restrict w, float* __restrict y, size_t m) {
-  for (size_t j = 0; j < m; ++j) y[j] += w[j];
+// The CSR arrays where kernels read them: host memory, or device copies in `scratch`.
+struct CsrView {
+  const int* rowStarts;
+  const int* cols;
+  const float* values;  // null: binary
+};
+struct CsrScratch {
+  IVector rowStarts, cols;
+  Matrix values;
+};
+CsrView csrOn(const SparseMatrix& x, bool gpu, CsrScratch& s) {
+  return {kernelView(x.rowStarts, s.rowStarts, gpu), kernelView(x.cols, s.cols, gpu),
+          x.binary() ? nullptr : kernelView(x.values, s.values, gpu)};
 }
 }  // namespace
 
+// One kernel index per sample row: y[i] = beta * y[i] + sum_k v_k W[col_k].
 void sparseMul(const SparseMatrix& x, const Matrix& W, Matrix& out, float beta) {
   const size_t n = x.height(), m = W.width();
   PADDLE_ENFORCE(x.width == W.height() && out.height() == n && out.width() == m, DataError,
                  "sparse gemm shape mismatch: ", n, "x", x.width, " (sparse) * ", shapeStr(W), " -> ",
                  shapeStr(out));
-  PADDLE_ENFORCE(!W.useGpu() && !out.useGpu(), UnsupportedError, "sparse input is CPU-only");
-  const int* rs = x.rowStarts.data();
-  const int* cols = x.cols.data();
-  const float* vals = x.binary() ? nullptr : x.values.data();
-  for (size_t i = 0; i < n; ++i) {
-    float* __restrict y = out.row(i);
-    if (beta == 0.0f) {
-      for (size_t j = 0; j < m; ++j) y[j] = 0.0f;
-    } else if (beta != 1.0f) {
-      for (size_t j = 0; j < m; ++j) y[j] *= beta;
+  PADDLE_ENFORCE(W.useGpu() == out.useGpu(), DataError, "sparse gemm: W and out live on different devices");
+  CsrScratch scratch;  // freed to the pool after queueing: later work on this thread's stream runs after
+  const CsrView csr = csrOn(x, out.useGpu(), scratch);
+  const float* w = W.data();
+  float* o = out.data();
+  forEach(out.useGpu(), n, [=] PD_HD(size_t i) {
+    float* y = o + i * m;
+    for (size_t j = 0; j < m; ++j) y[j] = beta == 0.0f ? 0.0f : beta * y[j];
+    for (int k = csr.rowStarts[i]; k < csr.rowStarts[i + 1]; ++k) {
+      const float a = csr.values ? csr.values[k] : 1.0f;
+      const float* wr = w + static_cast<size_t>(csr.cols[k]) * m;
+      for (size_t j = 0; j < m; ++j) y[j] += a * wr[j];
     }
-    for (int k = rs[i]; k < rs[i + 1]; ++k) {
-      if (vals) axpyRow(vals[k], W.row(cols[k]), y, m);
-      else addRow(W.row(cols[k]), y, m);
-    }
-  }
+  });
 }
 
+// One kernel index per sample row, adding into the W rows its columns name
+// (atomically: samples share columns).
 void sparseTransMulAdd(const SparseMatrix& x, const Matrix& g, Matrix& Wgrad) {
   const size_t n = x.height(), m = g.width();
   PADDLE_ENFORCE(g.height() == n && Wgrad.height() == x.width && Wgrad.width() == m, DataError,
                  "sparse gemm shape mismatch: (", n, "x", x.width, " sparse)^T * ", shapeStr(g), " -> ",
                  shapeStr(Wgrad));
-  PADDLE_ENFORCE(!g.useGpu() && !Wgrad.useGpu(), UnsupportedError, "sparse input is CPU-only");
-  const int* rs = x.rowStarts.data();
-  const int* cols = x.cols.data();
-  const float* vals = x.binary() ? nullptr : x.values.data();
-  for (size_t i = 0; i < n; ++i) {
-    const float* gi = g.row(i);
-    for (int k = rs[i]; k < rs[i + 1]; ++k) {
-      if (vals) axpyRow(vals[k], gi, Wgrad.row(cols[k]), m);
-      else addRow(gi, Wgrad.row(cols[k]), m);
+  PADDLE_ENFORCE(g.useGpu() == Wgrad.useGpu(), DataError, "sparse gemm: g and Wgrad live on different devices");
+  CsrScratch scratch;
+  const CsrView csr = csrOn(x, g.useGpu(), scratch);
+  const float* gm = g.data();
+  float* wg = Wgrad.data();
+  forEach(g.useGpu(), n, [=] PD_HD(size_t i) {
+    const float* gi = gm + i * m;
+    for (int k = csr.rowStarts[i]; k < csr.rowStarts[i + 1]; ++k) {
+      const float a = csr.values ? csr.values[k] : 1.0f;
+      float* y = wg + static_cast<size_t>(csr.cols[k]) * m;
+      for (size_t j = 0; j < m; ++j) atomicAddF(y + j, a * gi[j]);
     }
-  }
+  });
 }
 
 void checkSparse(const SparseMatrix& x, const std::string& what) {

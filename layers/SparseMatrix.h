@@ -2,6 +2,7 @@
 // densifying. Row i holds entries [rowStarts[i], rowStarts[i+1]) of cols /
 // values; offsets are absolute into cols / values, so a view of rows [b, e)
 // shares them (rowStarts[b] need not be 0). values empty = binary (all 1).
+// GPU kernels read device copies of the arrays.
 #pragma once
 #include "math/Buffer.h"
 
@@ -28,7 +29,7 @@ struct SparseMatrix {
 };
 
 namespace math {
-// out = x * W + beta * out   (x: [n, k] CSR, W: [k, m] dense host, out: [n, m])
+// out = x * W + beta * out   (x: [n, k] CSR, W: [k, m] dense, out: [n, m]; on W's device)
 void sparseMul(const SparseMatrix& x, const Matrix& W, Matrix& out, float beta = 1.0f);
 // Wgrad += x^T * g   (only the rows of Wgrad named by x's columns are touched)
 void sparseTransMulAdd(const SparseMatrix& x, const Matrix& g, Matrix& Wgrad);

@@ -284,7 +284,16 @@ double ParameterUpdater::clipByGlobalNorm(const std::vector<ParameterPtr>& param
   double sq = 0;
   for (auto& p : params) {
     if (p->isStatic()) continue;
-    PADDLE_ENFORCE(!p->useGpu(), UnsupportedError, "gradient_clipping_norm is CPU-only for now");
+    if (p->useGpu()) {  // dense on the GPU (sparse_update is CPU-only)
+      Matrix& g = p->buffer(PARAMETER_GRADIENT);
+      Matrix acc(1, 1, true);
+      acc.zero();
+      math::addDot(g, g, acc.data());
+      float v = 0;
+      acc.copyToHost(&v);
+      sq += v;
+      continue;
+    }
     forRows(*p, [&](float* x, size_t n) {
       for (size_t i = 0; i < n; ++i) sq += static_cast<double>(x[i]) * x[i];
     });
@@ -294,6 +303,11 @@ double ParameterUpdater::clipByGlobalNorm(const std::vector<ParameterPtr>& param
     const float scale = static_cast<float>(clipNorm_ / norm);
     for (auto& p : params) {
       if (p->isStatic()) continue;
+      if (p->useGpu()) {
+        Matrix& g = p->buffer(PARAMETER_GRADIENT);
+        math::axpby(0.0f, g, scale, g);
+        continue;
+      }
       forRows(*p, [&](float* x, size_t n) {
         for (size_t i = 0; i < n; ++i) x[i] *= scale;
       });

@@ -133,12 +133,20 @@ void addColumns(Matrix& dst, size_t dstCol, const Matrix& src, size_t srcCol, si
 void addDot(const Matrix& x, const Matrix& y, float* out) {
   PADDLE_ENFORCE(x.size() == y.size(), DataError, "addDot: sizes differ (", x.size(), " vs ", y.size(), ")");
   sameDevice(x, y, "addDot");
+  const bool gpu = x.useGpu();
   const float* a = x.data();
   const float* b = y.data();
-  const size_t n = x.size();
-  forEach(x.useGpu(), 1, [=] PD_HD(size_t) {
+  const size_t n = x.size(), chunk = 4096, parts = (n + chunk - 1) / chunk;
+  DenseBuffer<double> partial(1, std::max<size_t>(parts, 1), gpu);  // per-chunk sums, then their sum
+  double* ps = partial.data();
+  forEach(gpu, parts, [=] PD_HD(size_t c) {
     double s = 0;
-    for (size_t i = 0; i < n; ++i) s += a[i] * b[i];
+    for (size_t i = c * chunk, e = i + chunk < n ? i + chunk : n; i < e; ++i) s += static_cast<double>(a[i]) * b[i];
+    ps[c] = s;
+  });
+  forEach(gpu, 1, [=] PD_HD(size_t) {
+    double s = 0;
+    for (size_t c = 0; c < parts; ++c) s += ps[c];
     *out += static_cast<float>(s);
   });
 }

@@ -27,7 +27,7 @@ void dotMul(Matrix& y, const Matrix& x);
 void addColumns(Matrix& dst, size_t dstCol, const Matrix& src, size_t srcCol, size_t width, float beta = 1.0f);
 
 // *out += sum_i x_i * y_i, where out points into memory on the operands' device
-// (a scalar weight's gradient). One GPU thread walks all of it: for small sizes only.
+// (a scalar weight's gradient, a squared norm). Sums in double, chunk by chunk.
 void addDot(const Matrix& x, const Matrix& y, float* out);
 
 // Number of threads OpenBLAS uses on the CPU.
