@@ -16,17 +16,60 @@
 #include "../layers/Errors.h"
 #include "../layers/Layer.h"
 #include "../layers/SequenceToBatch.h"
+#include "../layers/math/Kernel.h"
 #include "../layers/math/MathOps.h"
 
 namespace paddle {
 
+namespace {
+IVector hostView(const std::vector<int>& v) {
+  return IVector::view(const_cast<int*>(v.data()), 1, v.size(), false);
+}
+
+// dst[i] = src[rows[i]] for every i (rows: host indices; the kernel reads a copy in scratch).
+void gatherRows(Matrix& dst, const Matrix& src, const std::vector<int>& rows, IVector& scratch) {
+  const size_t w = src.width();
+  dst.setDevice(src.useGpu());
+  dst.resize(rows.size(), w);
+  const int* idx = kernelView(hostView(rows), scratch, src.useGpu());
+  const float* s = src.data();
+  float* d = dst.data();
+  forEach2(src.useGpu(), rows.size(), w, [=] PD_HD(size_t i, size_t j) { d[i * w + j] = s[idx[i] * w + j]; });
+}
+
+// dst[i] = src[order[i]] for ids (1 x n vectors).
+void gatherElements(IVector& dst, const IVector& src, const std::vector<int>& order, IVector& scratch) {
+  dst.setDevice(src.useGpu());
+  dst.resize(1, order.size());
+  const int* idx = kernelView(hostView(order), scratch, src.useGpu());
+  const int* s = src.data();
+  int* d = dst.data();
+  forEach(src.useGpu(), order.size(), [=] PD_HD(size_t i) { d[i] = s[idx[i]]; });
+}
+
+// dst[rows[i]] += src[i] for every i (distinct rows).
+void scatterAddRows(Matrix& dst, const Matrix& src, const std::vector<int>& rows, IVector& scratch) {
+  const size_t w = src.width();
+  const int* idx = kernelView(hostView(rows), scratch, src.useGpu());
+  const float* s = src.data();
+  float* d = dst.data();
+  forEach2(src.useGpu(), rows.size(), w, [=] PD_HD(size_t i, size_t j) { d[idx[i] * w + j] += s[i * w + j]; });
+}
+
+// The boot bias after its activation, `rows` times over (small: computed on the host).
+void fillActivatedBias(Matrix& dst, Parameter& bias, act::Kind kind, size_t rows) {
+  const size_t w = bias.size();
+  std::vector<float> b(w), all(rows * w);
+  bias.value().copyToHost(b.data());
+  activate(kind, b.data(), w);
+  for (size_t i = 0; i < rows; ++i) std::copy(b.begin(), b.end(), all.begin() + i * w);
+  dst.copyFromHost(all.data(), rows, w);
+}
+}  // namespace
+
 class AgentLayer : public Layer {
  public:
   using Layer::Layer;
-  void init(LayerContext& ctx) override {
-    Layer::init(ctx);
-    requireCpu();
-  }
   void forward(PassType pass) override { pass_ = pass; }
   void backward() override {}
 
@@ -38,6 +81,7 @@ class AgentLayer : public Layer {
     output_.seqStarts = seqStarts;
     size_t rows = value.height() ? value.height() : ids.size();
     if (pass == PASS_TRAIN || pass == PASS_GC) {
+      output_.grad.setDevice(useGpu_);
       output_.grad.resize(rows, size_);
       output_.grad.zero();
     }
@@ -51,6 +95,7 @@ class AgentLayer : public Layer {
     output_.value = owned_;
     output_.ids = IVector();
     if (pass == PASS_TRAIN || pass == PASS_GC) {
+      output_.grad.setDevice(useGpu_);
       output_.grad.resize(rows, size_);
       output_.grad.zero();
     }
@@ -73,7 +118,6 @@ class RecurrentLayerGroup : public Layer {
 
   void init(LayerContext& ctx) override {
     Layer::init(ctx);
-    requireCpu();
     PADDLE_ENFORCE(ctx.model, ConfigError, "recurrent group needs the model config");
     parentLayers_ = &ctx.layers;
     params_ = &ctx.params;
@@ -145,6 +189,17 @@ class RecurrentLayerGroup : public Layer {
     for (const Json& l : (*sub)["out_links"].items()) {
       outLinks_.push_back({l.getString("layer_name", ""), l.getString("link_name", "")});
     }
+    for (InLink& in : inLinks_) {  // the group's own buffers live where its layers compute
+      for (Matrix* m : {&in.value, &in.grad}) m->setDevice(useGpu_);
+      in.ids.setDevice(useGpu_);
+    }
+    for (Memory& m : memories_) {
+      for (Matrix* b : {&m.bootValue, &m.bootGrad, &m.gathered}) b->setDevice(useGpu_);
+    }
+    for (OutLink& o : outLinks_) {
+      o.batchValue->setDevice(useGpu_);
+      o.batchGrad->setDevice(useGpu_);
+    }
     frames_.push_back(buildFrame());  // validates the sub-network now
     if (generating_) initGenerator();
     for (const Memory& m : memories_) {
@@ -192,7 +247,7 @@ class RecurrentLayerGroup : public Layer {
       const size_t b0 = nested_ ? tokStepBegin_[t] : batch_.stepBegin(t);
       const size_t b1 = nested_ ? tokStepBegin_[t + 1] : batch_.stepEnd(t);
       for (InLink& in : inLinks_) {
-        IVector ids = in.ids.size() ? IVector::view(in.ids.data() + b0, 1, b1 - b0, false) : IVector();
+        IVector ids = in.ids.size() ? IVector::view(in.ids.data() + b0, 1, b1 - b0, in.ids.useGpu()) : IVector();
         f.agent(in.agent)->set(in.value.empty() ? Matrix() : in.value.rows(b0, b1), ids,
                                nested_ ? stepStarts_[t] : IVector(), pass);
       }
@@ -274,11 +329,7 @@ class RecurrentLayerGroup : public Layer {
       Argument& a = in.parent->output();
       if (a.grad.empty()) continue;
       if (nested_) {
-        for (size_t i = 0; i < tokenOrder_.size(); ++i) {
-          float* d = a.grad.row(tokenOrder_[i]);
-          const float* src = in.grad.row(i);
-          for (size_t j = 0; j < a.grad.width(); ++j) d[j] += src[j];
-        }
+        scatterAddRows(a.grad, in.grad, tokenOrder_, indexScratch_);
       } else {
         batch_.toSequence(in.grad, a.grad, true);
       }
@@ -382,24 +433,19 @@ class RecurrentLayerGroup : public Layer {
         for (int row = s[q]; row < s[q + 1]; ++row) m.bootRows.push_back(row);
         starts.push_back(static_cast<int>(m.bootRows.size()));
       }
-      m.bootValue.resize(m.bootRows.size(), width);
-      for (size_t i = 0; i < m.bootRows.size(); ++i) {
-        std::copy(b.value.row(m.bootRows[i]), b.value.row(m.bootRows[i]) + width, m.bootValue.row(i));
-      }
+      gatherRows(m.bootValue, b.value, m.bootRows, indexScratch_);
       m.bootStarts.copyFromHost(starts.data(), 1, starts.size());
       return;
     }
-    m.bootValue.resize(order.size(), width);
     if (m.boot) {
       const Matrix& v = m.boot->output().value;
       PADDLE_ENFORCE(v.height() == order.size(), DataError, "recurrent group '", name_, "': boot layer '",
                      m.boot->name(), "' has ", v.height(), " rows for ", order.size(), " sequences");
-      for (size_t i = 0; i < order.size(); ++i) std::copy(v.row(order[i]), v.row(order[i]) + width, m.bootValue.row(i));
+      gatherRows(m.bootValue, v, order, indexScratch_);
     } else if (m.bootBias) {
-      std::vector<float> b(m.bootBias->value().data(), m.bootBias->value().data() + width);
-      activate(m.bootAct, b.data(), width);
-      for (size_t i = 0; i < order.size(); ++i) std::copy(b.begin(), b.end(), m.bootValue.row(i));
+      fillActivatedBias(m.bootValue, *m.bootBias, m.bootAct, order.size());
     } else {
+      m.bootValue.resize(order.size(), width);
       m.bootValue.zero();
     }
   }
@@ -427,26 +473,22 @@ class RecurrentLayerGroup : public Layer {
 
   void finishBoot(Memory& m) {
     if (m.bootGrad.empty()) return;
-    const std::vector<int>& order = batch_.sequenceOrder();
     const size_t width = m.bootGrad.width();
     if (m.boot) {
       Matrix& g = m.boot->output().grad;
-      if (g.empty()) return;
-      for (size_t i = 0; i < m.bootGrad.height(); ++i) {
-        float* dst = g.row(m.isSequence ? m.bootRows[i] : order[i]);
-        const float* src = m.bootGrad.row(i);
-        for (size_t j = 0; j < width; ++j) dst[j] += src[j];
-      }
-    } else if (m.bootBias && !m.bootBias->isStatic()) {
-      std::vector<float> y(m.bootBias->value().data(), m.bootBias->value().data() + width);
+      if (!g.empty()) scatterAddRows(g, m.bootGrad, m.isSequence ? m.bootRows : batch_.sequenceOrder(), indexScratch_);
+    } else if (m.bootBias && !m.bootBias->isStatic()) {  // (one row of values: on the host)
+      std::vector<float> y(width), g(m.bootGrad.size()), sum(width, 0.0f);
+      m.bootBias->value().copyToHost(y.data());
       activate(m.bootAct, y.data(), width);
-      std::vector<float> sum(width, 0.0f);
+      m.bootGrad.copyToHost(g.data());
       for (size_t i = 0; i < m.bootGrad.height(); ++i) {
-        for (size_t j = 0; j < width; ++j) sum[j] += m.bootGrad.row(i)[j];
+        for (size_t j = 0; j < width; ++j) sum[j] += g[i * width + j];
       }
       multiplyDerivative(m.bootAct, y.data(), sum.data(), width);
-      float* bg = m.bootBias->grad().data();
-      for (size_t j = 0; j < width; ++j) bg[j] += sum[j];
+      Matrix add(1, width, m.bootGrad.useGpu());
+      add.copyFromHost(sum.data(), 1, width);
+      math::axpby(1.0f, add, 1.0f, m.bootBias->grad());
     }
   }
 
@@ -518,19 +560,18 @@ class RecurrentLayerGroup : public Layer {
     if (m.isIds) {
       std::vector<int> ids(n);
       for (size_t i = 0; i < n; ++i) ids[i] = live[i].ids.empty() ? bosId_ : live[i].ids.back();
-      IVector v;
+      IVector v(0, 0, useGpu_);
       v.copyFromHost(ids.data(), 1, n);
       agent->set(Matrix(), v, IVector(), PASS_TEST);
       return;
     }
     const size_t width = agent->size();
     if (t == 0 && !m.boot) {  // zeros or the activated boot bias
-      m.gathered.resize(n, width);
-      m.gathered.zero();
       if (m.bootBias) {
-        std::vector<float> b(m.bootBias->value().data(), m.bootBias->value().data() + width);
-        activate(m.bootAct, b.data(), width);
-        for (size_t i = 0; i < n; ++i) std::copy(b.begin(), b.end(), m.gathered.row(i));
+        fillActivatedBias(m.gathered, *m.bootBias, m.bootAct, n);
+      } else {
+        m.gathered.resize(n, width);
+        m.gathered.zero();
       }
       agent->set(m.gathered, IVector(), IVector(), PASS_TEST);
       return;
@@ -539,23 +580,19 @@ class RecurrentLayerGroup : public Layer {
     std::vector<int> rows(n);
     for (size_t i = 0; i < n; ++i) rows[i] = t == 0 ? live[i].sample : live[i].row;
     if (!m.isSequence) {
-      m.gathered.resize(n, width);
-      for (size_t i = 0; i < n; ++i) std::copy(src.value.row(rows[i]), src.value.row(rows[i]) + width, m.gathered.row(i));
+      gatherRows(m.gathered, src.value, rows, indexScratch_);
       agent->set(m.gathered, IVector(), IVector(), PASS_TEST);
       return;
     }
     // sequence memory: the whole sequence of each path's sample
     PADDLE_ENFORCE(src.hasSeq(), DataError, "sequence memory '", m.layer, "' lost its sequence structure");
     const int* s = src.seqStarts.data();
-    std::vector<int> starts(1, 0);
-    size_t total = 0;
-    for (int r : rows) total += s[r + 1] - s[r];
-    m.gathered.resize(total, width);
-    size_t at = 0;
+    std::vector<int> starts(1, 0), tokens;
     for (int r : rows) {
-      for (int k = s[r]; k < s[r + 1]; ++k) std::copy(src.value.row(k), src.value.row(k) + width, m.gathered.row(at++));
-      starts.push_back(static_cast<int>(at));
+      for (int k = s[r]; k < s[r + 1]; ++k) tokens.push_back(k);
+      starts.push_back(static_cast<int>(tokens.size()));
     }
+    gatherRows(m.gathered, src.value, tokens, indexScratch_);
     m.gatheredStarts.copyFromHost(starts.data(), 1, starts.size());
     agent->set(m.gathered, IVector(), m.gatheredStarts, PASS_TEST);
   }
@@ -569,12 +606,14 @@ class RecurrentLayerGroup : public Layer {
                    probLayer_, "' gave ", prob.height(), " rows for ", live.size(), " paths");
     std::vector<Path> next;
     std::vector<size_t> order(vocab);
+    hostProb_.resize(prob.size());
+    prob.copyToHost(hostProb_.data());
     for (size_t begin = 0; begin < live.size();) {
       size_t end = begin;
       while (end < live.size() && live[end].sample == live[begin].sample) ++end;
       std::vector<Path> cand;
       for (size_t i = begin; i < end; ++i) {
-        const float* p = prob.row(i);
+        const float* p = hostProb_.data() + i * vocab;
         for (size_t j = 0; j < vocab; ++j) order[j] = j;
         size_t k = std::min(beamSize_, vocab);
         std::partial_sort(order.begin(), order.begin() + k, order.end(),
@@ -646,6 +685,7 @@ class RecurrentLayerGroup : public Layer {
   bool logProb_ = true;
   std::string eosLayer_, probLayer_;
   int eosId_ = -1, bosId_ = 0;
+  std::vector<float> hostProb_;  // the step's probabilities, read on the host
   Argument& scores_ = publishOutput("scores");  // log probability of each generated result
 
   // Builds the schedule over units; returns their number. With SubsequenceInput
@@ -690,21 +730,17 @@ class RecurrentLayerGroup : public Layer {
   // dst row i = src row tokenOrder_[i] (nested in-links)
   void gatherTokens(const Matrix& src, Matrix& dst) {
     if (src.empty()) {
-      dst = Matrix();
+      dst.resize(0, 0);
       return;
     }
-    dst.resize(tokenOrder_.size(), src.width());
-    for (size_t i = 0; i < tokenOrder_.size(); ++i) {
-      std::copy(src.row(tokenOrder_[i]), src.row(tokenOrder_[i]) + src.width(), dst.row(i));
-    }
+    gatherRows(dst, src, tokenOrder_, indexScratch_);
   }
   void gatherIds(const IVector& src, IVector& dst) {
     if (src.empty()) {
-      dst = IVector();
+      dst.resize(0, 0);
       return;
     }
-    dst.resize(1, tokenOrder_.size());
-    for (size_t i = 0; i < tokenOrder_.size(); ++i) dst.data()[i] = src.data()[tokenOrder_[i]];
+    gatherElements(dst, src, tokenOrder_, indexScratch_);
   }
 
   // Step outputs that are sequences (one per unit): the gathered output is
@@ -731,11 +767,12 @@ class RecurrentLayerGroup : public Layer {
       sub.push_back(sub.back() + s[where[u].second + 1] - s[where[u].second]);
     }
     g->reset(sub.back(), pass);
-    for (size_t u = 0; u < units; ++u) {
+    for (size_t u = 0; u < units; ++u) {  // one block copy per unit
       const Argument& out = frames_[where[u].first]->get(o.layer)->output();
       const int* s = out.seqStarts.data();
       const int i = where[u].second;
-      std::copy(out.value.row(s[i]), out.value.row(s[i + 1]), g->output().value.row(sub[u]));
+      Matrix dst = g->output().value.rows(sub[u], sub[u + 1]);
+      dst.copyFrom(out.value.rows(s[i], s[i + 1]));
     }
     const IVector& unitsOfSample = nested_ ? unitOuterStarts_ : inLinks_[0].parent->output().seqStarts;
     std::vector<int> outer;
@@ -751,12 +788,9 @@ class RecurrentLayerGroup : public Layer {
     const int* s = frames_[t]->get(o.layer)->output().seqStarts.data();
     for (size_t u = 0; u < o.where->size(); ++u) {
       if (static_cast<size_t>((*o.where)[u].first) != t) continue;
-      const int i = (*o.where)[u].second;
-      for (int k = 0; k < s[i + 1] - s[i]; ++k) {
-        const float* src = gathered.row((*o.subStarts)[u] + k);
-        float* dst = grad.row(s[i] + k);
-        for (size_t j = 0; j < grad.width(); ++j) dst[j] += src[j];
-      }
+      const int i = (*o.where)[u].second, first = (*o.subStarts)[u];
+      Matrix dst = grad.rows(s[i], s[i + 1]);
+      math::axpby(1.0f, gathered.rows(first, first + s[i + 1] - s[i]), 1.0f, dst);
     }
   }
 
@@ -765,6 +799,7 @@ class RecurrentLayerGroup : public Layer {
   std::vector<int> tokenOrder_;       // nested: source token row of each gathered token
   std::vector<size_t> tokStepBegin_;  // nested: first gathered token of each step
   std::vector<IVector> stepStarts_;   // nested: sequence starts of each step's in-link agents
+  IVector indexScratch_;              // row indices where the gather / scatter kernels read them
 
   const LayerMap* parentLayers_ = nullptr;
   ParameterMap* params_ = nullptr;
@@ -795,14 +830,19 @@ class EosIdLayer : public Layer {
     const IVector& in = input(0).ids;
     PADDLE_ENFORCE(in.size() == input(0).batchSize(), DataError, "input '", inputLayers()[0]->name(),
                    "' must give ids");
+    output_.ids.setDevice(useGpu_);
     output_.ids.resize(1, in.size());
-    for (size_t i = 0; i < in.size(); ++i) output_.ids.data()[i] = in.data()[i] == eos_ ? 1 : 0;
+    const int* x = kernelView(in, scratch_, useGpu_);
+    int* y = output_.ids.data();
+    const int eos = eos_;
+    forEach(useGpu_, in.size(), [=] PD_HD(size_t i) { y[i] = x[i] == eos ? 1 : 0; });
     output_.seqStarts = input(0).seqStarts;
   }
   void backward() override {}
 
  private:
   int eos_ = -1;
+  IVector scratch_;
 };
 
 REGISTER_LAYER("eos_id", EosIdLayer);
