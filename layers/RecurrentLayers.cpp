@@ -387,12 +387,14 @@ class BatchRecurrentLayer : public Layer {
     for (Matrix* m : buffers) m->setDevice(useGpu_);
   }
 
-  // Reorders input 0 into batch order in `dst`, builds the schedule.
+  // Builds the schedule and reorders input 0 into batch order in `dst`, adding
+  // the first dst.width() values of the bias (if any) to every row.
   void startForward(PassType pass, Matrix& dst) {
     pass_ = pass;
     const Argument& in = input(0);
     batch_.build(in.seqStarts, in.value.height(), reversed_);
-    batch_.toBatch(in.value, dst);
+    Matrix bias = bias_ ? view(bias_->value(), 0, 1, in.value.width()) : Matrix();
+    batch_.toBatch(in.value, dst, bias_ ? &bias : nullptr);
   }
   // Writes batch-order hidden states to the output in sequence order.
   void finishForward(const Matrix& hidden) {
@@ -436,7 +438,6 @@ class LstmLayer : public BatchRecurrentLayer {
     const size_t H = H_;
     startForward(pass, gates_);
     const size_t T = gates_.height();
-    if (bias_) math::addRowVector(gates_, view(bias_->value(), 0, 1, 4 * H));
     cells_.resize(T, H);
     states_.resize(T, H);
     hidden_.resize(T, H);
@@ -514,7 +515,6 @@ class GruLayer : public BatchRecurrentLayer {
     const size_t H = H_;
     startForward(pass, input_);
     const size_t T = input_.height();
-    if (bias_) math::addRowVector(input_, bias_->value());
     splitGates(input_, zr_, cand_, H);
     resetH_.resize(T, H);
     hidden_.resize(T, H);
@@ -571,7 +571,6 @@ class SimpleRecurrentLayer : public BatchRecurrentLayer {
 
   void forward(PassType pass) override {
     startForward(pass, hidden_);
-    if (bias_) math::addRowVector(hidden_, bias_->value());
     Matrix W = view(weight(0)->value(), 0, size_, size_);
     for (size_t t = 0; t < batch_.numSteps(); ++t) {
       const size_t b0 = batch_.stepBegin(t), r = batch_.stepRows(t);

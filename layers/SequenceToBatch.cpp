@@ -51,7 +51,7 @@ const int* SequenceToBatch::rowMap(bool gpu) {
   return deviceRows_.data();
 }
 
-void SequenceToBatch::toBatch(const Matrix& src, Matrix& dst) {
+void SequenceToBatch::toBatch(const Matrix& src, Matrix& dst, const Matrix* bias) {
   const size_t w = src.width();
   const bool gpu = src.useGpu();
   dst.setDevice(gpu);
@@ -59,7 +59,14 @@ void SequenceToBatch::toBatch(const Matrix& src, Matrix& dst) {
   const int* map = rowMap(gpu);
   const float* s = src.data();
   float* d = dst.data();
-  forEach2(gpu, seqRow_.size(), w, [=] PD_HD(size_t b, size_t j) { d[b * w + j] = s[map[b] * w + j]; });
+  if (!bias) {
+    forEach2(gpu, seqRow_.size(), w, [=] PD_HD(size_t b, size_t j) { d[b * w + j] = s[map[b] * w + j]; });
+    return;
+  }
+  PADDLE_ENFORCE(bias->size() == w && bias->useGpu() == gpu, DataError, "toBatch: bias of ", bias->size(),
+                 " values for rows of ", w);
+  const float* r = bias->data();
+  forEach2(gpu, seqRow_.size(), w, [=] PD_HD(size_t b, size_t j) { d[b * w + j] = s[map[b] * w + j] + r[j]; });
 }
 
 void SequenceToBatch::toBatch(const IVector& src, IVector& dst) {

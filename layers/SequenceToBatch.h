@@ -30,8 +30,9 @@ class SequenceToBatch {
   const std::vector<int>& sequenceOrder() const { return order_; }
   size_t numSequences() const { return order_.size(); }
 
-  // dst (batch order) = src (sequence order); dst moves to src's device
-  void toBatch(const Matrix& src, Matrix& dst);
+  // dst (batch order) = src (sequence order), plus the row vector `bias` (1 x width) on
+  // every row when given; dst moves to src's device
+  void toBatch(const Matrix& src, Matrix& dst, const Matrix* bias = nullptr);
   void toBatch(const IVector& src, IVector& dst);
   // dst (sequence order) = src (batch order); with accumulate, dst += src (same device)
   void toSequence(const Matrix& src, Matrix& dst, bool accumulate);
