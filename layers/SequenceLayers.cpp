@@ -8,13 +8,19 @@
 //        its second input, whose structure the output takes;
 //   "seqconcat": per sample, sequence a followed by sequence b;
 //   "seqreshape": re-cuts each sequence into rows of the layer's size.
-// All take an optional bias, then the activation. CPU kernels only.
+// All take an optional bias, then the activation. The start positions are
+// worked out on the host; the kernels (one index per output row and column,
+// looping over the rows of its segment) run on the layer's device.
 #include <cmath>
 #include <vector>
 
 #include "Errors.h"
 #include "Layer.h"
 #include "math/MathOps.h"
+// ActivationFunctors.h (through Layer.h) defines PD_HD with `inline` for its
+// functions; the kernel lambdas below need Kernel.h's plain definition.
+#undef PD_HD
+#include "math/Kernel.h"
 
 namespace paddle {
 
@@ -24,9 +30,59 @@ void setStarts(IVector& dst, const std::vector<int>& src) {
   std::copy(src.begin(), src.end(), dst.data());
 }
 
-// dst[0:n] += src[0:n]
-inline void addTo(float* __restrict dst, const float* __restrict src, size_t n) {
-  for (size_t j = 0; j < n; ++j) dst[j] += src[j];
+// Pooling kernels over the n segments [segs[k], segs[k + 1]) of the rows of x
+// (d columns): one index per output element (k, j). Segments do not overlap,
+// so the backward kernels own the input rows they add into.
+
+// y[k] = the maximum of segment k, arg[k] = the rows the maxima came from
+void maxPool(bool gpu, const int* segs, size_t n, size_t d, const float* x, float* y, int* arg) {
+  forEach2(gpu, n, d, [=] PD_HD(size_t k, size_t j) {
+    int best = segs[k];
+    float m = x[best * d + j];
+    for (int r = segs[k] + 1; r < segs[k + 1]; ++r) {
+      const float v = x[r * d + j];
+      best = v > m ? r : best;
+      m = v > m ? v : m;
+    }
+    y[k * d + j] = m;
+    arg[k * d + j] = best;
+  });
+}
+
+void maxUnpool(bool gpu, size_t n, size_t d, const int* arg, const float* g, float* gx) {
+  forEach2(gpu, n, d, [=] PD_HD(size_t k, size_t j) { gx[arg[k * d + j] * d + j] += g[k * d + j]; });
+}
+
+// The factor of a segment sum: average 1/len, sum 1, squarerootn 1/sqrt(len).
+enum AverageStrategy { kAverage, kSum, kSqrtN };
+PD_HD inline float averageScale(AverageStrategy s, int len) {
+  return s == kAverage ? 1.0f / len : s == kSum ? 1.0f : 1.0f / sqrtf(static_cast<float>(len));
+}
+
+void averagePool(bool gpu, const int* segs, size_t n, size_t d, AverageStrategy strategy, const float* x, float* y) {
+  forEach2(gpu, n, d, [=] PD_HD(size_t k, size_t j) {
+    float s = 0.0f;
+    for (int r = segs[k]; r < segs[k + 1]; ++r) s += x[r * d + j];
+    y[k * d + j] = s * averageScale(strategy, segs[k + 1] - segs[k]);
+  });
+}
+
+void averageUnpool(bool gpu, const int* segs, size_t n, size_t d, AverageStrategy strategy, const float* g, float* gx) {
+  forEach2(gpu, n, d, [=] PD_HD(size_t k, size_t j) {
+    const float v = averageScale(strategy, segs[k + 1] - segs[k]) * g[k * d + j];
+    for (int r = segs[k]; r < segs[k + 1]; ++r) gx[r * d + j] += v;
+  });
+}
+
+// The row segment k takes: its first or its last.
+PD_HD inline int pickRow(const int* segs, size_t k, bool first) { return first ? segs[k] : segs[k + 1] - 1; }
+
+void pickPool(bool gpu, const int* segs, size_t n, size_t d, bool first, const float* x, float* y) {
+  forEach2(gpu, n, d, [=] PD_HD(size_t k, size_t j) { y[k * d + j] = x[pickRow(segs, k, first) * d + j]; });
+}
+
+void pickUnpool(bool gpu, const int* segs, size_t n, size_t d, bool first, const float* g, float* gx) {
+  forEach2(gpu, n, d, [=] PD_HD(size_t k, size_t j) { gx[pickRow(segs, k, first) * d + j] += g[k * d + j]; });
 }
 }  // namespace
 
@@ -37,7 +93,6 @@ class SequenceLayerBase : public Layer {
 
   void init(LayerContext& ctx) override {
     Layer::init(ctx);
-    requireCpu();
     PADDLE_ENFORCE(size_ > 0, ConfigError, type_, " layer needs a positive size");
     if (bias_) {
       PADDLE_ENFORCE(bias_->size() == size_, ConfigError, "bias '", bias_->name(), "' has ", bias_->size(),
@@ -101,6 +156,8 @@ class SequencePoolLayer : public SequenceLayerBase {
       setStarts(outStarts_, outSeq_);
       output_.seqStarts = outStarts_;
     }
+    setStarts(segStarts_, segs_);
+    kernelSegs_ = kernelView(segStarts_, segScratch_, useGpu_);
     if (n) pool(denseInput(0));
     finishForward();
   }
@@ -159,49 +216,36 @@ class SequencePoolLayer : public SequenceLayerBase {
     hasOutSeq_ = true;
   }
   virtual bool reverseStride() const { return false; }
+  // Fill output_.value from x / add the input gradient, over the segments kernelSegs_.
   virtual void pool(const Matrix& x) = 0;
   virtual void unpool(const Matrix& g, Matrix& gx) = 0;
+  size_t numSegments() const { return segs_.size() - 1; }
 
   bool perSubSeq_ = false;
   int64_t stride_ = -1;
   bool hasOutSeq_ = false;
   std::vector<int> segs_, outSeq_;
   IVector outStarts_;
+  IVector segStarts_, segScratch_;  // segs_ on the host, and its device copy in GPU runs
+  const int* kernelSegs_ = nullptr;  // segs_ as the kernels read it
 };
 
 class MaxSeqPoolLayer : public SequencePoolLayer {
  public:
   using SequencePoolLayer::SequencePoolLayer;
 
+  void init(LayerContext& ctx) override {
+    SequencePoolLayer::init(ctx);
+    argmax_.setDevice(useGpu_);
+  }
+
  protected:
   void pool(const Matrix& x) override {
-    const size_t n = segs_.size() - 1, d = size_;
-    argmax_.resize(n, d);
-    for (size_t k = 0; k < n; ++k) {
-      float* __restrict y = output_.value.row(k);
-      int* __restrict idx = argmax_.row(k);
-      const float* x0 = x.row(segs_[k]);
-      for (size_t j = 0; j < d; ++j) {
-        y[j] = x0[j];
-        idx[j] = segs_[k];
-      }
-      for (int r = segs_[k] + 1; r < segs_[k + 1]; ++r) {
-        const float* __restrict xr = x.row(r);
-        for (size_t j = 0; j < d; ++j) {
-          const bool gt = xr[j] > y[j];
-          y[j] = gt ? xr[j] : y[j];
-          idx[j] = gt ? r : idx[j];
-        }
-      }
-    }
+    argmax_.resize(numSegments(), size_);
+    maxPool(useGpu_, kernelSegs_, numSegments(), size_, x.data(), output_.value.data(), argmax_.data());
   }
   void unpool(const Matrix& g, Matrix& gx) override {
-    const size_t d = size_;
-    for (size_t k = 0; k < g.height(); ++k) {
-      const float* gk = g.row(k);
-      const int* idx = argmax_.row(k);
-      for (size_t j = 0; j < d; ++j) gx.row(idx[j])[j] += gk[j];
-    }
+    maxUnpool(useGpu_, g.height(), size_, argmax_.data(), g.data(), gx.data());
   }
 
  private:
@@ -217,37 +261,19 @@ class AverageSeqPoolLayer : public SequencePoolLayer {
     std::string s = config_.getString("average_strategy", "average");
     PADDLE_ENFORCE(s == "average" || s == "sum" || s == "squarerootn", ConfigError,
                    "average_strategy must be average, sum or squarerootn, got '", s, "'");
-    strategy_ = s == "average" ? 0 : s == "sum" ? 1 : 2;
+    strategy_ = s == "average" ? kAverage : s == "sum" ? kSum : kSqrtN;
   }
 
  protected:
-  float scale(int len) const {
-    return strategy_ == 0 ? 1.0f / len : strategy_ == 1 ? 1.0f : 1.0f / std::sqrt(static_cast<float>(len));
-  }
   void pool(const Matrix& x) override {
-    const size_t d = size_;
-    for (size_t k = 0; k + 1 < segs_.size(); ++k) {
-      float* __restrict y = output_.value.row(k);
-      for (size_t j = 0; j < d; ++j) y[j] = 0.0f;
-      for (int r = segs_[k]; r < segs_[k + 1]; ++r) addTo(y, x.row(r), d);
-      const float s = scale(segs_[k + 1] - segs_[k]);
-      for (size_t j = 0; j < d; ++j) y[j] *= s;
-    }
+    averagePool(useGpu_, kernelSegs_, numSegments(), size_, strategy_, x.data(), output_.value.data());
   }
   void unpool(const Matrix& g, Matrix& gx) override {
-    const size_t d = size_;
-    for (size_t k = 0; k + 1 < segs_.size(); ++k) {
-      const float s = scale(segs_[k + 1] - segs_[k]);
-      const float* __restrict gk = g.row(k);
-      for (int r = segs_[k]; r < segs_[k + 1]; ++r) {
-        float* __restrict gr = gx.row(r);
-        for (size_t j = 0; j < d; ++j) gr[j] += s * gk[j];
-      }
-    }
+    averageUnpool(useGpu_, kernelSegs_, numSegments(), size_, strategy_, g.data(), gx.data());
   }
 
  private:
-  int strategy_ = 0;
+  AverageStrategy strategy_ = kAverage;
 };
 
 // last_seq, or first_seq with select_first (stride windows are then cut from the end).
@@ -262,18 +288,33 @@ class SeqLastInstanceLayer : public SequencePoolLayer {
 
  protected:
   bool reverseStride() const override { return first_; }
-  int pick(size_t k) const { return first_ ? segs_[k] : segs_[k + 1] - 1; }
   void pool(const Matrix& x) override {
-    const size_t d = size_;
-    for (size_t k = 0; k + 1 < segs_.size(); ++k) std::copy(x.row(pick(k)), x.row(pick(k)) + d, output_.value.row(k));
+    pickPool(useGpu_, kernelSegs_, numSegments(), size_, first_, x.data(), output_.value.data());
   }
   void unpool(const Matrix& g, Matrix& gx) override {
-    for (size_t k = 0; k + 1 < segs_.size(); ++k) addTo(gx.row(pick(k)), g.row(k), size_);
+    pickUnpool(useGpu_, kernelSegs_, numSegments(), size_, first_, g.data(), gx.data());
   }
 
  private:
   bool first_ = false;
 };
+
+namespace {
+// Row k of x over the rows [starts[k], starts[k + 1]) of y, and back: one index per (k, column).
+void expandRows(bool gpu, const int* starts, size_t n, size_t d, const float* x, float* y) {
+  forEach2(gpu, n, d, [=] PD_HD(size_t k, size_t j) {
+    const float v = x[k * d + j];
+    for (int r = starts[k]; r < starts[k + 1]; ++r) y[r * d + j] = v;
+  });
+}
+void expandRowsBackward(bool gpu, const int* starts, size_t n, size_t d, const float* g, float* gx) {
+  forEach2(gpu, n, d, [=] PD_HD(size_t k, size_t j) {
+    float acc = gx[k * d + j];
+    for (int r = starts[k]; r < starts[k + 1]; ++r) acc += g[r * d + j];
+    gx[k * d + j] = acc;
+  });
+}
+}  // namespace
 
 // expand(x, expand_as): output row r = x[the sequence (trans_type non-seq) or
 // sub-sequence (seq) of expand_as holding row r]; structure of expand_as.
@@ -307,9 +348,8 @@ class ExpandLayer : public SequenceLayerBase {
     PADDLE_ENFORCE(s[0] == 0 && static_cast<size_t>(s[n]) == rows, DataError, "layer '", name_,
                    "': start positions of '", inputs_[1]->name(), "' do not cover its ", rows, " rows");
     resetOutput(rows, size_);
-    for (size_t k = 0; k < n; ++k) {
-      for (int r = s[k]; r < s[k + 1]; ++r) std::copy(x.row(k), x.row(k) + size_, output_.value.row(r));
-    }
+    kernelStarts_ = kernelView(starts, startsScratch_, useGpu_);
+    expandRows(useGpu_, kernelStarts_, n, size_, x.data(), output_.value.data());
     output_.shareSequenceOf(as);
     finishForward();
   }
@@ -318,16 +358,40 @@ class ExpandLayer : public SequenceLayerBase {
     const Matrix& g = startBackward();
     Matrix& gx = input(0).grad;
     if (gx.empty()) return;
-    const IVector& starts = fromSubSeq_ ? input(1).subSeqStarts : input(1).seqStarts;
-    const int* s = starts.data();
-    for (size_t k = 0; k + 1 < starts.size(); ++k) {
-      for (int r = s[k]; r < s[k + 1]; ++r) addTo(gx.row(k), g.row(r), size_);
-    }
+    expandRowsBackward(useGpu_, kernelStarts_, gx.height(), size_, g.data(), gx.data());
   }
 
  private:
   bool fromSubSeq_ = false;
+  IVector startsScratch_;              // the expand_as starts on the device in GPU runs
+  const int* kernelStarts_ = nullptr;  // the starts as the kernels read them
 };
+
+namespace {
+// Output sequence i (from row sa[i] + sb[i]) = a's rows [sa[i], sa[i + 1]), then
+// b's [sb[i], sb[i + 1]); one index per (sequence, column).
+void concatRows(bool gpu, const int* sa, const int* sb, size_t n, size_t d, const float* xa, const float* xb,
+                float* y) {
+  forEach2(gpu, n, d, [=] PD_HD(size_t i, size_t j) {
+    float* out = y + static_cast<size_t>(sa[i] + sb[i]) * d + j;
+    for (int r = sa[i]; r < sa[i + 1]; ++r, out += d) *out = xa[r * d + j];
+    for (int r = sb[i]; r < sb[i + 1]; ++r, out += d) *out = xb[r * d + j];
+  });
+}
+// ga / gb += their parts of g (either may be null).
+void concatRowsBackward(bool gpu, const int* sa, const int* sb, size_t n, size_t d, const float* g, float* ga,
+                        float* gb) {
+  forEach2(gpu, n, d, [=] PD_HD(size_t i, size_t j) {
+    const float* in = g + static_cast<size_t>(sa[i] + sb[i]) * d + j;
+    for (int r = sa[i]; r < sa[i + 1]; ++r, in += d) {
+      if (ga) ga[r * d + j] += *in;
+    }
+    for (int r = sb[i]; r < sb[i + 1]; ++r, in += d) {
+      if (gb) gb[r * d + j] += *in;
+    }
+  });
+}
+}  // namespace
 
 // seqconcat(a, b): output sequence i = rows of a's sequence i, then b's.
 class SequenceConcatLayer : public SequenceLayerBase {
@@ -362,11 +426,9 @@ class SequenceConcatLayer : public SequenceLayerBase {
     resetOutput(xa.height() + xb.height(), size_);
     starts_.resize(n + 1);
     for (size_t i = 0; i <= n; ++i) starts_[i] = sa[i] + sb[i];
-    for (size_t i = 0; i < n; ++i) {
-      float* out = output_.value.row(starts_[i]);
-      std::copy(xa.row(sa[i]), xa.row(sa[i + 1]), out);
-      std::copy(xb.row(sb[i]), xb.row(sb[i + 1]), out + (sa[i + 1] - sa[i]) * size_);
-    }
+    kernelA_ = kernelView(a.seqStarts, scratchA_, useGpu_);
+    kernelB_ = kernelView(b.seqStarts, scratchB_, useGpu_);
+    concatRows(useGpu_, kernelA_, kernelB_, n, size_, xa.data(), xb.data(), output_.value.data());
     setStarts(outStarts_, starts_);
     output_.seqStarts = outStarts_;
     output_.subSeqStarts = IVector();
@@ -375,21 +437,17 @@ class SequenceConcatLayer : public SequenceLayerBase {
 
   void backward() override {
     const Matrix& g = startBackward();
-    const int* sa = input(0).seqStarts.data();
-    const int* sb = input(1).seqStarts.data();
     Matrix& ga = input(0).grad;
     Matrix& gb = input(1).grad;
-    for (size_t i = 0; i + 1 < starts_.size(); ++i) {
-      const float* gi = g.row(starts_[i]);
-      const size_t la = (sa[i + 1] - sa[i]) * size_, lb = (sb[i + 1] - sb[i]) * size_;
-      if (!ga.empty()) addTo(ga.row(sa[i]), gi, la);
-      if (!gb.empty()) addTo(gb.row(sb[i]), gi + la, lb);
-    }
+    concatRowsBackward(useGpu_, kernelA_, kernelB_, starts_.size() - 1, size_, g.data(),
+                       ga.empty() ? nullptr : ga.data(), gb.empty() ? nullptr : gb.data());
   }
 
  private:
   std::vector<int> starts_;
   IVector outStarts_;
+  IVector scratchA_, scratchB_;  // the inputs' starts on the device in GPU runs
+  const int *kernelA_ = nullptr, *kernelB_ = nullptr;  // the starts as the kernels read them
 };
 
 // seqreshape: each sequence's values, read row-major, re-cut into rows of size.
@@ -422,7 +480,7 @@ class SequenceReshapeLayer : public SequenceLayerBase {
       starts_[i + 1] = starts_[i] + static_cast<int>(values / size_);
     }
     resetOutput(starts_[n], size_);
-    std::copy(x.data(), x.data() + x.size(), output_.value.data());
+    math::axpby(1.0f, x, 0.0f, output_.value);  // the same values, re-cut
     setStarts(outStarts_, starts_);
     output_.seqStarts = outStarts_;
     output_.subSeqStarts = IVector();
@@ -432,7 +490,7 @@ class SequenceReshapeLayer : public SequenceLayerBase {
   void backward() override {
     const Matrix& g = startBackward();
     Matrix& gx = input(0).grad;
-    if (!gx.empty()) addTo(gx.data(), g.data(), g.size());
+    if (!gx.empty()) math::axpby(1.0f, g, 1.0f, gx);
   }
 
  private:

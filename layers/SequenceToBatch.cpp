@@ -1,10 +1,10 @@
 #include "SequenceToBatch.h"
 
 #include <algorithm>
-#include <cstring>
 #include <numeric>
 
 #include "Errors.h"
+#include "math/Kernel.h"
 
 namespace paddle {
 
@@ -28,39 +28,69 @@ void SequenceToBatch::build(const IVector& seqStarts, size_t rows, bool reversed
   order_ = order;
   size_t maxLen = n ? starts[order[0] + 1] - starts[order[0]] : 0;
   stepStarts_.assign(1, 0);
-  seqRow_.clear();
-  seqRow_.reserve(rows);
+  seqRow_.resize(1, rows);
+  int* map = seqRow_.data();
+  int b = 0;
   for (size_t t = 0; t < maxLen; ++t) {
     for (int s : order) {
       int len = starts[s + 1] - starts[s];
       if (static_cast<size_t>(len) <= t) break;  // sorted: the rest are shorter
-      seqRow_.push_back(reversed ? starts[s] + len - 1 - static_cast<int>(t) : starts[s] + static_cast<int>(t));
+      map[b++] = reversed ? starts[s] + len - 1 - static_cast<int>(t) : starts[s] + static_cast<int>(t);
     }
-    stepStarts_.push_back(static_cast<int>(seqRow_.size()));
+    stepStarts_.push_back(b);
   }
+  deviceFresh_ = false;
 }
 
-void SequenceToBatch::toBatch(const Matrix& src, Matrix& dst) const {
+const int* SequenceToBatch::rowMap(bool gpu) {
+  if (!gpu) return seqRow_.data();
+  if (!deviceFresh_) {
+    kernelView(seqRow_, deviceRows_, true);
+    deviceFresh_ = true;
+  }
+  return deviceRows_.data();
+}
+
+void SequenceToBatch::toBatch(const Matrix& src, Matrix& dst, const Matrix* bias) {
   const size_t w = src.width();
+  const bool gpu = src.useGpu();
+  dst.setDevice(gpu);
   dst.resize(seqRow_.size(), w);
-  for (size_t b = 0; b < seqRow_.size(); ++b) std::memcpy(dst.row(b), src.row(seqRow_[b]), w * sizeof(float));
+  const int* map = rowMap(gpu);
+  const float* s = src.data();
+  float* d = dst.data();
+  if (!bias) {
+    forEach2(gpu, seqRow_.size(), w, [=] PD_HD(size_t b, size_t j) { d[b * w + j] = s[map[b] * w + j]; });
+    return;
+  }
+  PADDLE_ENFORCE(bias->size() == w && bias->useGpu() == gpu, DataError, "toBatch: bias of ", bias->size(),
+                 " values for rows of ", w);
+  const float* r = bias->data();
+  forEach2(gpu, seqRow_.size(), w, [=] PD_HD(size_t b, size_t j) { d[b * w + j] = s[map[b] * w + j] + r[j]; });
 }
 
-void SequenceToBatch::toBatch(const IVector& src, IVector& dst) const {
+void SequenceToBatch::toBatch(const IVector& src, IVector& dst) {
+  const bool gpu = src.useGpu();
+  dst.setDevice(gpu);
   dst.resize(1, seqRow_.size());
-  for (size_t b = 0; b < seqRow_.size(); ++b) dst.data()[b] = src.data()[seqRow_[b]];
+  const int* map = rowMap(gpu);
+  const int* s = src.data();
+  int* d = dst.data();
+  forEach(gpu, seqRow_.size(), [=] PD_HD(size_t b) { d[b] = s[map[b]]; });
 }
 
-void SequenceToBatch::toSequence(const Matrix& src, Matrix& dst, bool accumulate) const {
+void SequenceToBatch::toSequence(const Matrix& src, Matrix& dst, bool accumulate) {
+  PADDLE_ENFORCE(src.useGpu() == dst.useGpu(), DataError, "toSequence: operands live on different devices");
   const size_t w = src.width();
-  for (size_t b = 0; b < seqRow_.size(); ++b) {
-    float* __restrict d = dst.row(seqRow_[b]);
-    const float* __restrict s = src.row(b);
-    if (accumulate) {
-      for (size_t j = 0; j < w; ++j) d[j] += s[j];
-    } else {
-      std::memcpy(d, s, w * sizeof(float));
-    }
+  const bool gpu = dst.useGpu();
+  const int* map = rowMap(gpu);
+  const float* s = src.data();
+  float* d = dst.data();
+  // batch rows map to distinct sequence rows: every (b, j) owns its destination
+  if (accumulate) {
+    forEach2(gpu, seqRow_.size(), w, [=] PD_HD(size_t b, size_t j) { d[map[b] * w + j] += s[b * w + j]; });
+  } else {
+    forEach2(gpu, seqRow_.size(), w, [=] PD_HD(size_t b, size_t j) { d[map[b] * w + j] = s[b * w + j]; });
   }
 }
 

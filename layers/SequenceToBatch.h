@@ -3,6 +3,8 @@
 // the t-th token of every sequence longer than t, so every step's rows are a
 // prefix of the previous step's and one GEMM per step covers them. Total work
 // is proportional to the number of tokens, never batch x max_len.
+// The schedule is computed on the host; the reordering copies run on the
+// device of the matrices they are given (the row map is copied there once per build).
 #pragma once
 #include <vector>
 
@@ -23,20 +25,26 @@ class SequenceToBatch {
   size_t stepRows(size_t t) const { return stepStarts_[t + 1] - stepStarts_[t]; }
 
   // The sequence-order row of batch row b.
-  int sequenceRow(size_t b) const { return seqRow_[b]; }
+  int sequenceRow(size_t b) const { return seqRow_.data()[b]; }
   // Sequence indices, longest first (the order of the rows of every step).
   const std::vector<int>& sequenceOrder() const { return order_; }
   size_t numSequences() const { return order_.size(); }
 
-  // dst (batch order) = src (sequence order)
-  void toBatch(const Matrix& src, Matrix& dst) const;
-  void toBatch(const IVector& src, IVector& dst) const;
-  // dst (sequence order) = src (batch order); with accumulate, dst += src
-  void toSequence(const Matrix& src, Matrix& dst, bool accumulate) const;
+  // dst (batch order) = src (sequence order), plus the row vector `bias` (1 x width) on
+  // every row when given; dst moves to src's device
+  void toBatch(const Matrix& src, Matrix& dst, const Matrix* bias = nullptr);
+  void toBatch(const IVector& src, IVector& dst);
+  // dst (sequence order) = src (batch order); with accumulate, dst += src (same device)
+  void toSequence(const Matrix& src, Matrix& dst, bool accumulate);
 
  private:
+  // seqRow_ as kernels on that device read it
+  const int* rowMap(bool gpu);
+
   std::vector<int> stepStarts_;
-  std::vector<int> seqRow_;  // batch row -> sequence-order row
+  IVector seqRow_;        // host: batch row -> sequence-order row
+  IVector deviceRows_;    // its GPU copy, made on first use after build
+  bool deviceFresh_ = false;
   std::vector<int> order_;
 };
 

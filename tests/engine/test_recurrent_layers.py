@@ -46,10 +46,18 @@ def test_recurrent_gradients(kind, reversed_):
     gradient_check(gm, slots(), input_slots=[0], samples=16)
 
 
-@pytest.mark.parametrize("kind", ["lstmemory", "gated_recurrent"])
+@pytest.mark.parametrize("kind", ["lstmemory", "gated_recurrent", "recurrent"])
 def test_recurrent_gradients_without_bias_and_relu(kind):
     gm = recurrent_net(kind, bias=False, act="relu").build(seed=3)
     gradient_check(gm, slots(1), input_slots=[0], samples=16)
+
+
+@pytest.mark.parametrize("kind", ["lstmemory", "gated_recurrent"])
+@pytest.mark.parametrize("bias", [True, False])
+def test_recurrent_gradients_on_a_single_sequence(kind, bias):
+    """A batch of one sequence: one row per time step, with and without peepholes."""
+    gm = recurrent_net(kind, bias=bias).build(seed=5)
+    gradient_check(gm, slots(3, starts=[0, 5]), input_slots=[0], samples=16)
 
 
 def sigmoid(v):
