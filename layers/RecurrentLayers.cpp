@@ -11,11 +11,8 @@
 #include "Errors.h"
 #include "Layer.h"
 #include "SequenceToBatch.h"
-#include "math/MathOps.h"
-// ActivationFunctors.h (through Layer.h) defines PD_HD with `inline` for its
-// functions; the kernel lambdas below need Kernel.h's plain definition.
-#undef PD_HD
 #include "math/Kernel.h"
+#include "math/MathOps.h"
 
 namespace paddle {
 
