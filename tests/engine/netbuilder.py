@@ -52,6 +52,16 @@ class Net(object):
                                  "inputs": [{"input_layer_name": i} for i in inputs]}, **fields))
         return name
 
+    def classifier(self, in_size, hidden, classes, act="tanh"):
+        """x -> fc(hidden, act) -> softmax over `classes`, with a cross-entropy cost
+        against integer labels; returns (probabilities, label) layer names."""
+        x = self.data("x", in_size)
+        label = self.data("label", classes)
+        h = self.fc("h", [(x, in_size)], hidden, act=act)
+        prob = self.fc("p", [(h, hidden)], classes, act="softmax")
+        self.output(self.layer("cost", "multi-class-cross-entropy", 1, [prob, label], coeff=1.0))
+        return prob, label
+
     def output(self, *names):
         self.outputs.extend(names)
 

@@ -52,11 +52,7 @@ def test_matrix_and_vectors_built_from_cuda_arrays():
 
 def mlp(gpu):
     net = Net()
-    x = net.data("x", 20)
-    label = net.data("label", 5)
-    h = net.fc("h", [(x, 20)], 64, act="relu")
-    prob = net.fc("prob", [(h, 64)], 5, act="softmax")
-    net.output(net.layer("cost", "multi-class-cross-entropy", 1, [prob, label], coeff=1.0))
+    net.classifier(20, 64, 5, act="relu")
     return net.build(seed=3, use_gpu=gpu)
 
 

@@ -11,11 +11,7 @@ from py_paddle import swig_paddle as api
 
 def mlp_config(method="momentum"):
     net = Net()
-    x = net.data("x", 6)
-    label = net.data("label", 3)
-    h = net.fc("h", [(x, 6)], 8, act="tanh")
-    p = net.fc("p", [(h, 8)], 3, act="softmax")
-    net.output(net.layer("cost", "multi-class-cross-entropy", 1, [p, label], coeff=1.0))
+    p, label = net.classifier(6, 8, 3)
     model = net.config()
     model["evaluators"] = [{"name": "err", "type": "classification_error", "input_layers": [p, label]}]
     return {"model_config": model,
