@@ -347,9 +347,9 @@ def test_cmrnorm_gradients_and_values(C, size, H, W):
                                rtol=1e-4, atol=1e-6)
 
 
-def test_bilinear_interp_gradients_and_values():
+@pytest.mark.parametrize("C,H,W,oh,ow", [(2, 3, 4, 5, 7), (3, 6, 5, 4, 2)])
+def test_bilinear_interp_gradients_and_values(C, H, W, oh, ow):
     rng = np.random.RandomState(11)
-    C, H, W, oh, ow = 2, 3, 4, 5, 7
     conf = {"image_conf": {"channels": C, "img_size": W, "img_size_y": H}, "out_size_x": ow, "out_size_y": oh}
     net = Net()
     x = net.data("x", C * H * W)
@@ -371,11 +371,21 @@ def test_bilinear_interp_gradients_and_values():
             np.testing.assert_allclose(got[n, c], f(grid), rtol=1e-4, atol=1e-5)
 
 
-def test_blockexpand_gradients_and_values():
+BLOCKS = [  # C, H, W, block_y, block_x, stride_y, stride_x, pad_y, pad_x
+    (2, 4, 4, 2, 3, 2, 2, 0, 1),
+    (2, 5, 6, 3, 2, 1, 1, 1, 0),  # overlapping blocks: several values per input pixel
+    (1, 7, 5, 2, 3, 3, 2, 1, 2),  # strides larger than the block in y
+]
+
+
+@pytest.mark.parametrize("spec", BLOCKS)
+def test_blockexpand_gradients_and_values(spec):
+    """blockexpand unfolds chunks of samples with image::im2colBatch/col2imBatch, as GPU convolutions do."""
     rng = np.random.RandomState(12)
-    C, H, W, by, bx, sy, sx, py, px = 2, 4, 4, 2, 3, 2, 2, 0, 1
+    C, H, W, by, bx, sy, sx, py, px = spec
     conf = {"channels": C, "stride_x": sx, "stride_y": sy, "padding_x": px, "padding_y": py, "block_x": bx,
-            "block_y": by, "output_x": 0, "output_y": 0, "img_size_x": 0, "img_size_y": 0}
+            "block_y": by, "output_x": 0, "output_y": 0, "img_size_x": W if H != W else 0,
+            "img_size_y": H if H != W else 0}
     net = Net()
     x = net.data("x", C * H * W)
     e = net.layer_p("e", "blockexpand", C * bx * by, [(x, {"block_expand_conf": conf})])
