@@ -10,12 +10,18 @@
 // one [M, K] x [K, S*P] GEMM per chunk instead of S small ones. The small-side images are
 // gathered into / scattered from a [channels, S*P] buffer (channel-major over the chunk).
 // Both buffers keep their capacity, so steady-state batches allocate nothing.
+// Devices: GEMMs through math::gemm, everything else in forEach kernels. The CPU unfolds one
+// sample at a time with image::im2col/col2im (AVX-512 fast paths for short rows, else the
+// loops of image::im2colBatch/col2imBatch), the GPU a whole chunk with im2colBatch/col2imBatch
+// (col2im in gather form: one index per image row).
 #include <algorithm>
 #include <memory>
 
+#include "Layer.h"  // before Kernel.h (via ImageUtils.h): until PD_HD has one header, Kernel.h's must win
+
 #include "Errors.h"
 #include "ImageUtils.h"
-#include "Layer.h"
+#include "math/Kernel.h"
 #include "math/MathOps.h"
 
 namespace paddle {
@@ -23,13 +29,26 @@ namespace paddle {
 namespace {
 using image::ConvGeom;
 
+// p[0] + ... + p[n-1], in 8 interleaved partial sums (which the CPU vectorises).
+PD_HD inline float sumOf(const float* p, size_t n) {
+  float part[8] = {0, 0, 0, 0, 0, 0, 0, 0};
+  size_t j = 0;
+  for (; j + 8 <= n; j += 8)
+    for (int u = 0; u < 8; ++u) part[u] += p[j + u];
+  float sum = 0;
+  for (int u = 0; u < 8; ++u) sum += part[u];
+  for (; j < n; ++j) sum += p[j];
+  return sum;
+}
+
 class ConvLayerBase : public Layer {
  public:
   ConvLayerBase(const Json& c, bool trans) : Layer(c), trans_(trans) {}
 
   void init(LayerContext& ctx) override {
     Layer::init(ctx);
-    requireCpu();
+    col_.setDevice(useGpu_);
+    tmp_.setDevice(useGpu_);
     PADDLE_ENFORCE(!inputs_.empty(), ConfigError, type_, " layer needs at least one input");
     numFilters_ = static_cast<int>(config_.getInt("num_filters", 0));
     PADDLE_ENFORCE(numFilters_ > 0, ConfigError, type_, " layer needs a positive num_filters");
@@ -94,23 +113,8 @@ class ConvLayerBase : public Layer {
 
   void backward() override {
     backwardActivation();
-    const Matrix& g = output_.grad;
-    const size_t rows = g.height();
-    if (bias_ && !bias_->isStatic() && trans_) {  // conv sums it while gathering the output grad
-      float* __restrict gb = bias_->grad().data();
-      for (size_t n = 0; n < rows; ++n) {
-        const float* __restrict gr = g.row(n);
-        if (sharedBias_) {
-          for (int f = 0; f < numFilters_; ++f) {
-            float s = 0;
-            for (int p = 0; p < outPixels_; ++p) s += gr[f * outPixels_ + p];
-            gb[f] += s;
-          }
-        } else {
-          for (size_t j = 0; j < size_; ++j) gb[j] += gr[j];
-        }
-      }
-    }
+    const size_t rows = output_.grad.height();
+    if (bias_ && !bias_->isStatic() && trans_) transBiasGrad();  // conv sums it per chunk
     for (size_t i = 0; i < inputs_.size(); ++i) {
       const size_t S = chunkSize(geoms_[i], rows);
       for (size_t s0 = 0; s0 < rows; s0 += S) {
@@ -120,20 +124,35 @@ class ConvLayerBase : public Layer {
     }
   }
 
- private:
+  // The helpers below are public only because kernels are defined in them (an nvcc rule).
+
+  // Transposed conv: y += b (per filter when shared).
   void addBias() {
-    const float* __restrict b = bias_->value().data();
-    for (size_t n = 0; n < output_.value.height(); ++n) {
-      float* __restrict y = output_.value.row(n);
-      if (sharedBias_) {
-        for (int f = 0; f < numFilters_; ++f) {
-          const float bf = b[f];
-          for (int p = 0; p < outPixels_; ++p) y[f * outPixels_ + p] += bf;
-        }
-      } else {
-        for (size_t j = 0; j < size_; ++j) y[j] += b[j];
-      }
+    Matrix& y = output_.value;
+    if (!sharedBias_) {
+      math::addRowVector(y, bias_->value());
+      return;
     }
+    const float* b = bias_->value().data();
+    float* out = y.data();
+    const size_t F = numFilters_, P = outPixels_;
+    forEach2(useGpu_, y.height() * F, P, [=] PD_HD(size_t r, size_t p) { out[r * P + p] += b[r % F]; });
+  }
+  // Transposed conv: gb += the bias gradient of the batch.
+  void transBiasGrad() {
+    const Matrix& g = output_.grad;
+    if (!sharedBias_) {
+      math::sumRows(g, bias_->grad(), 1.0f);
+      return;
+    }
+    const float* gy = g.data();
+    float* gb = bias_->grad().data();
+    const size_t rows = g.height(), F = numFilters_, P = outPixels_;
+    forEach(useGpu_, F, [=] PD_HD(size_t f) {
+      float sum = 0;
+      for (size_t n = 0; n < rows; ++n) sum += sumOf(gy + (n * F + f) * P, P);
+      gb[f] += sum;
+    });
   }
 
   // Sizes of the per-group GEMM: K rows of col, M filters/channels, N pixels of the small side.
@@ -143,61 +162,92 @@ class ConvLayerBase : public Layer {
     N = static_cast<size_t>(g.outH) * g.outW;
   }
   // Samples per chunk: enough columns for an efficient GEMM while the col buffer stays
-  // about cache-sized (kColFloats), at least one sample.
+  // about cache-sized on the CPU (kColFloats) or bounded on the GPU, at least one sample.
   size_t chunkSize(const ConvGeom& g, size_t rows) const {
     size_t K, M, N;
     dims(g, K, M, N);
-    size_t s = kColFloats / std::max<size_t>(K * g.groups * N, 1);
+    size_t s = (useGpu_ ? kColFloatsGpu : kColFloats) / std::max<size_t>(K * g.groups * N, 1);
     return std::max<size_t>(1, std::min(s, rows));
   }
-  static Matrix view(const float* p, size_t h, size_t w) { return Matrix::view(const_cast<float*>(p), h, w, false); }
+  Matrix view(const float* p, size_t h, size_t w) const {
+    return Matrix::view(const_cast<float*>(p), h, w, useGpu_);
+  }
+
+  // col_ [K*groups, cs*N] = im2col of rows [s0, s0+cs) of m (big-side images of C channels).
+  void unfold(const ConvGeom& g, int C, const Matrix& m, size_t s0, size_t cs) {
+    const size_t N = static_cast<size_t>(g.outH) * g.outW, L = cs * N;
+    if (useGpu_) {
+      image::im2colBatch(true, m.row(s0), m.width(), cs, patches(g, C), col_.data());
+      return;
+    }
+    for (size_t s = 0; s < cs; ++s)
+      image::im2col(m.row(s0 + s), C, g.imgH, g.imgW, g.fh, g.fw, g.sy, g.sx, g.py, g.px, g.outH, g.outW,
+                    col_.data() + s * N, L);
+  }
+  // Rows [s0, s0+cs) of m (+)= col2im of col_.
+  void fold(const ConvGeom& g, int C, Matrix& m, size_t s0, size_t cs, bool add) {
+    const size_t N = static_cast<size_t>(g.outH) * g.outW, L = cs * N;
+    if (useGpu_) {
+      image::col2imBatch(true, col_.data(), 0, cs, patches(g, C), m.row(s0), m.width(), add);
+      return;
+    }
+    if (!add) m.rows(s0, s0 + cs).zero();
+    for (size_t s = 0; s < cs; ++s)
+      image::col2im(col_.data() + s * N, C, g.imgH, g.imgW, g.fh, g.fw, g.sy, g.sx, g.py, g.px, g.outH, g.outW,
+                    m.row(s0 + s), L);
+  }
+  static image::Patches patches(const ConvGeom& g, int C) {
+    return {C, g.imgH, g.imgW, g.fh, g.fw, g.sy, g.sx, g.py, g.px, g.outH, g.outW};
+  }
 
   // Small-side images of samples [s0, s0+cs) of `m` ([rows, C*N]) -> buf [C, cs*N].
-  // With gb (the conv bias grad), also adds the rows to it (per channel when shared).
-  void gather(const Matrix& m, size_t s0, size_t cs, size_t C, size_t N, Matrix& buf, float* gb = nullptr) {
+  void gather(const Matrix& m, size_t s0, size_t cs, size_t C, size_t N, Matrix& buf) {
     buf.resize(C, cs * N);
-    const size_t L = cs * N;
-    for (size_t s = 0; s < cs; ++s) {
-      const float* __restrict src = m.row(s0 + s);
-      float* __restrict dst = buf.data() + s * N;
-      for (size_t c = 0; c < C; ++c) {
-        const float* __restrict a = src + c * N;
-        float* __restrict d = dst + c * L;
-        if (!gb) {
-          for (size_t p = 0; p < N; ++p) d[p] = a[p];
-        } else if (sharedBias_) {
-          float sum = 0;
-          for (size_t p = 0; p < N; ++p) d[p] = a[p], sum += a[p];
-          gb[c] += sum;
-        } else {
-          float* __restrict g = gb + c * N;
-          for (size_t p = 0; p < N; ++p) d[p] = a[p], g[p] += a[p];
-        }
-      }
-    }
+    const size_t L = cs * N, width = m.width();
+    const float* src = m.row(s0);
+    float* dst = buf.data();
+    forEach2(useGpu_, C * cs, N, [=] PD_HD(size_t r, size_t p) {
+      const size_t c = r / cs, s = r % cs;
+      dst[c * L + s * N + p] = src[s * width + c * N + p];
+    });
   }
   // The reverse: m rows [s0, s0+cs) (+)= buf [C, cs*N], plus the conv bias b when given.
   void scatter(const Matrix& buf, size_t s0, size_t cs, size_t C, size_t N, Matrix& m, bool add,
                const float* b = nullptr) {
-    const size_t L = cs * N;
-    for (size_t s = 0; s < cs; ++s) {
-      float* __restrict dst = m.row(s0 + s);
-      const float* __restrict src = buf.data() + s * N;
-      for (size_t c = 0; c < C; ++c) {
-        float* __restrict d = dst + c * N;
-        const float* __restrict a = src + c * L;
-        if (add) {
-          for (size_t p = 0; p < N; ++p) d[p] += a[p];
-        } else if (!b) {
-          for (size_t p = 0; p < N; ++p) d[p] = a[p];
-        } else if (sharedBias_) {
-          const float bc = b[c];
-          for (size_t p = 0; p < N; ++p) d[p] = a[p] + bc;
-        } else {
-          const float* __restrict bb = b + c * N;
-          for (size_t p = 0; p < N; ++p) d[p] = a[p] + bb[p];
-        }
-      }
+    const size_t L = cs * N, width = m.width();
+    const float* src = buf.data();
+    float* dst = m.row(s0);
+    // element (s, c, p): dst[s*width + c*N + p], src[c*L + s*N + p]
+    if (add) {
+      forEach2(useGpu_, cs * C, N, [=] PD_HD(size_t r, size_t p) {
+        dst[r / C * width + r % C * N + p] += src[r % C * L + r / C * N + p];
+      });
+    } else if (!b) {
+      forEach2(useGpu_, cs * C, N, [=] PD_HD(size_t r, size_t p) {
+        dst[r / C * width + r % C * N + p] = src[r % C * L + r / C * N + p];
+      });
+    } else if (sharedBias_) {
+      forEach2(useGpu_, cs * C, N, [=] PD_HD(size_t r, size_t p) {
+        dst[r / C * width + r % C * N + p] = src[r % C * L + r / C * N + p] + b[r % C];
+      });
+    } else {
+      forEach2(useGpu_, cs * C, N, [=] PD_HD(size_t r, size_t p) {
+        dst[r / C * width + r % C * N + p] = src[r % C * L + r / C * N + p] + b[r % C * N + p];
+      });
+    }
+  }
+  // Conv: gb += the bias gradient of a chunk's output gradient gathered in buf [F, cs*N].
+  void chunkBiasGrad(const Matrix& buf, size_t cs, size_t N, float* gb) {
+    const size_t F = buf.height(), L = cs * N;
+    const float* g = buf.data();
+    if (sharedBias_) {
+      forEach(useGpu_, F, [=] PD_HD(size_t f) { gb[f] += sumOf(g + f * L, L); });
+    } else {
+      forEach2(useGpu_, F, N, [=] PD_HD(size_t f, size_t p) {
+        float sum = 0;
+        for (size_t s = 0; s < cs; ++s) sum += g[f * L + s * N + p];
+        gb[f * N + p] += sum;
+      });
     }
   }
 
@@ -207,11 +257,8 @@ class ConvLayerBase : public Layer {
     size_t K, M, N;
     dims(g, K, M, N);
     const size_t L = cs * N;
-    const Matrix& x = input(i).value;
     col_.resize(K * g.groups, L);
-    for (size_t s = 0; s < cs; ++s)
-      image::im2col(x.row(s0 + s), g.channels, g.imgH, g.imgW, g.fh, g.fw, g.sy, g.sx, g.py, g.px, g.outH,
-                    g.outW, col_.data() + s * N, L);
+    unfold(g, g.channels, input(i).value, s0, cs);
     tmp_.resize(M * g.groups, L);
     const float* w = weight(i)->value().data();
     for (int gr = 0; gr < g.groups; ++gr) {
@@ -232,12 +279,11 @@ class ConvLayerBase : public Layer {
     size_t K, M, N;
     dims(g, K, M, N);
     const size_t L = cs * N;
-    gather(output_.grad, s0, cs, M * g.groups, N, tmp_, gb);
+    gather(output_.grad, s0, cs, M * g.groups, N, tmp_);
+    if (gb) chunkBiasGrad(tmp_, cs, N, gb);
     col_.resize(K * g.groups, L);
     if (needW) {
-      for (size_t s = 0; s < cs; ++s)
-        image::im2col(in.value.row(s0 + s), g.channels, g.imgH, g.imgW, g.fh, g.fw, g.sy, g.sx, g.py, g.px,
-                      g.outH, g.outW, col_.data() + s * N, L);
+      unfold(g, g.channels, in.value, s0, cs);
       for (int gr = 0; gr < g.groups; ++gr) {
         Matrix C = view(col_.data() + gr * K * L, K, L), G = view(tmp_.data() + gr * M * L, M, L);
         Matrix GW = view(wp->grad().data() + gr * K * M, K, M);
@@ -250,9 +296,7 @@ class ConvLayerBase : public Layer {
         Matrix C = view(col_.data() + gr * K * L, K, L);
         math::gemm(W, false, G, false, C, 1.0f, 0.0f);
       }
-      for (size_t s = 0; s < cs; ++s)
-        image::col2im(col_.data() + s * N, g.channels, g.imgH, g.imgW, g.fh, g.fw, g.sy, g.sx, g.py, g.px, g.outH,
-                      g.outW, in.grad.row(s0 + s), L);
+      fold(g, g.channels, in.grad, s0, cs, true);
     }
   }
 
@@ -270,12 +314,7 @@ class ConvLayerBase : public Layer {
       Matrix C = view(col_.data() + gr * K * L, K, L);
       math::gemm(W, false, X, false, C, 1.0f, 0.0f);
     }
-    for (size_t s = 0; s < cs; ++s) {
-      float* y = output_.value.row(s0 + s);
-      if (first) std::fill(y, y + size_, 0.0f);
-      image::col2im(col_.data() + s * N, numFilters_, g.imgH, g.imgW, g.fh, g.fw, g.sy, g.sx, g.py, g.px, g.outH,
-                    g.outW, y, L);
-    }
+    fold(g, numFilters_, output_.value, s0, cs, !first);
   }
 
   void backwardTrans(size_t i, size_t s0, size_t cs) {
@@ -288,9 +327,7 @@ class ConvLayerBase : public Layer {
     dims(g, K, M, N);
     const size_t L = cs * N;
     col_.resize(K * g.groups, L);
-    for (size_t s = 0; s < cs; ++s)
-      image::im2col(output_.grad.row(s0 + s), numFilters_, g.imgH, g.imgW, g.fh, g.fw, g.sy, g.sx, g.py, g.px,
-                    g.outH, g.outW, col_.data() + s * N, L);
+    unfold(g, numFilters_, output_.grad, s0, cs);
     if (needW) {
       gather(in.value, s0, cs, M * g.groups, N, tmp_);
       for (int gr = 0; gr < g.groups; ++gr) {
@@ -310,9 +347,12 @@ class ConvLayerBase : public Layer {
     }
   }
 
+ private:
   // 512 KB of col per chunk: it stays in L2 between im2col and the GEMM that reads it
   // (LeNet's 20->50 5x5 conv on 12x12: 4 samples, GEMM N = 256).
   static constexpr size_t kColFloats = size_t(1) << 17;
+  // On the GPU, 128 MB: whole batches of small images per GEMM.
+  static constexpr size_t kColFloatsGpu = size_t(1) << 25;
   bool trans_;
   int numFilters_ = 0, outPixels_ = 0;
   bool sharedBias_ = false;

@@ -1,24 +1,31 @@
-// Image reshaping layers (CPU):
+// Image reshaping layers (forEach kernels: CPU loops or GPU grids):
 //   "bilinear_interp": resizes every channel to out_size_y x out_size_x with corner-aligned
 //                      bilinear interpolation (ratio = (in-1)/(out-1)).
 //   "blockexpand":     im2col as a sequence: each sample becomes outH*outW rows of
 //                      C*block_y*block_x values (one block each, channel-major).
+#include <algorithm>
 #include <cmath>
+
+#include "Layer.h"  // before Kernel.h (via ImageUtils.h): until PD_HD has one header, Kernel.h's must win
 
 #include "Errors.h"
 #include "ImageUtils.h"
-#include "Layer.h"
+#include "math/Kernel.h"
 
 namespace paddle {
 
 namespace {
+// dst [cols, rows] = src [rows, cols] transposed (the CPU writes dst in order).
+void transpose(bool gpu, const float* src, size_t rows, size_t cols, float* dst) {
+  forEach2(gpu, cols, rows, [=] PD_HD(size_t c, size_t r) { dst[c * rows + r] = src[r * cols + c]; });
+}
+
 class BilinearInterpLayer : public Layer {
  public:
   using Layer::Layer;
 
   void init(LayerContext& ctx) override {
     Layer::init(ctx);
-    requireCpu();
     checkInputCount(1, 1);
     const Json& c = inputConf(0, "bilinear_interp_conf");
     in_ = image::readImage(c["image_conf"]);
@@ -31,61 +38,86 @@ class BilinearInterpLayer : public Layer {
                    " should be channels * out_size_y * out_size_x = ", in_.channels * outH_ * outW_);
   }
 
-  // Calls f(outIndex, inIndex, weight) for the four taps of every output pixel of one channel.
-  template <typename F>
-  void taps(F f) const {
-    const float rh = outH_ > 1 ? static_cast<float>(in_.height - 1) / (outH_ - 1) : 0.0f;
-    const float rw = outW_ > 1 ? static_cast<float>(in_.width - 1) / (outW_ - 1) : 0.0f;
-    for (int i = 0; i < outH_; ++i) {
-      const float hr = rh * i;
-      const int h = static_cast<int>(hr);
-      const int hp = h < in_.height - 1 ? 1 : 0;
-      const float hl = hr - h, hl2 = 1.0f - hl;
-      for (int j = 0; j < outW_; ++j) {
-        const float wr = rw * j;
-        const int w = static_cast<int>(wr);
-        const int wp = w < in_.width - 1 ? 1 : 0;
-        const float wl = wr - w, wl2 = 1.0f - wl;
-        const int o = i * outW_ + j, a = h * in_.width + w;
-        f(o, a, hl2 * wl2);
-        f(o, a + wp, hl2 * wl);
-        f(o, a + hp * in_.width, hl * wl2);
-        f(o, a + hp * in_.width + wp, hl * wl);
-      }
-    }
+  // Output pixel (i, j) of a channel interpolates input pixels a, a + dx, a + dy and
+  // a + dy + dx with weights wy2*wx2, wy2*wx, wy*wx2 and wy*wx.
+  struct Taps {
+    int a, dx, dy;
+    float wy, wy2, wx, wx2;
+  };
+  struct Grid {  // what the kernels need to compute the taps
+    int inH, inW, outH, outW;
+    float rh, rw;
+  };
+  Grid grid() const {
+    return {in_.height, in_.width, outH_, outW_,
+            outH_ > 1 ? static_cast<float>(in_.height - 1) / (outH_ - 1) : 0.0f,
+            outW_ > 1 ? static_cast<float>(in_.width - 1) / (outW_ - 1) : 0.0f};
+  }
+  PD_HD static Taps taps(const Grid& g, int i, int j) {
+    Taps t;
+    const float hr = g.rh * i, wr = g.rw * j;
+    const int h = static_cast<int>(hr), w = static_cast<int>(wr);
+    t.a = h * g.inW + w;
+    t.dy = h < g.inH - 1 ? g.inW : 0;
+    t.dx = w < g.inW - 1 ? 1 : 0;
+    t.wy = hr - h;
+    t.wy2 = 1.0f - t.wy;
+    t.wx = wr - w;
+    t.wx2 = 1.0f - t.wx;
+    return t;
   }
 
+  // One index per output pixel: it gathers its four taps.
   void forward(PassType pass) override {
     pass_ = pass;
     const Argument& in = input(0);
     const size_t rows = in.batchSize();
     resetOutput(rows, size_);
-    output_.value.zero();
-    const size_t inPix = static_cast<size_t>(in_.height) * in_.width, outPix = static_cast<size_t>(outH_) * outW_;
-    for (size_t n = 0; n < rows; ++n) {
-      for (int c = 0; c < in_.channels; ++c) {
-        const float* x = in.value.row(n) + c * inPix;
-        float* y = output_.value.row(n) + c * outPix;
-        taps([&](int o, int a, float wgt) { y[o] += wgt * x[a]; });
-      }
-    }
+    const Grid g = grid();
+    const size_t inPix = static_cast<size_t>(g.inH) * g.inW;
+    const size_t planes = static_cast<size_t>(in_.channels) * g.outH;  // (channel, output row) pairs per sample
+    const size_t inWidth = in.value.width();
+    const float* x = in.value.data();
+    float* y = output_.value.data();
+    forEach2(useGpu_, rows * planes, g.outW, [=] PD_HD(size_t r, size_t j) {
+      const size_t n = r / planes;
+      const int plane = static_cast<int>(r - n * planes);  // c*outH + i
+      const Taps t = taps(g, plane % g.outH, static_cast<int>(j));
+      const float* xc = x + n * inWidth + plane / g.outH * inPix;
+      float v = t.wy2 * t.wx2 * xc[t.a];
+      v += t.wy2 * t.wx * xc[t.a + t.dx];
+      v += t.wy * t.wx2 * xc[t.a + t.dy];
+      v += t.wy * t.wx * xc[t.a + t.dy + t.dx];
+      y[r * g.outW + j] = v;  // = n*size + (c*outH + i)*outW + j
+    });
     output_.frameHeight = outH_;
     output_.frameWidth = outW_;
     forwardActivation();
   }
 
+  // One index per output pixel spreads its gradient over its taps (atomic adds: neighbouring
+  // outputs share taps).
   void backward() override {
     backwardActivation();
     Argument& in = input(0);
     if (in.grad.empty()) return;
-    const size_t inPix = static_cast<size_t>(in_.height) * in_.width, outPix = static_cast<size_t>(outH_) * outW_;
-    for (size_t n = 0; n < output_.grad.height(); ++n) {
-      for (int c = 0; c < in_.channels; ++c) {
-        const float* g = output_.grad.row(n) + c * outPix;
-        float* gx = in.grad.row(n) + c * inPix;
-        taps([&](int o, int a, float wgt) { gx[a] += wgt * g[o]; });
-      }
-    }
+    const Grid g = grid();
+    const size_t inPix = static_cast<size_t>(g.inH) * g.inW;
+    const size_t planes = static_cast<size_t>(in_.channels) * g.outH;
+    const size_t inWidth = in.grad.width();
+    const float* gy = output_.grad.data();
+    float* gx = in.grad.data();
+    forEach2(useGpu_, output_.grad.height() * planes, g.outW, [=] PD_HD(size_t r, size_t j) {
+      const size_t n = r / planes;
+      const int plane = static_cast<int>(r - n * planes);  // c*outH + i
+      const Taps t = taps(g, plane % g.outH, static_cast<int>(j));
+      float* gc = gx + n * inWidth + plane / g.outH * inPix;
+      const float d = gy[r * g.outW + j];
+      atomicAddF(gc + t.a, t.wy2 * t.wx2 * d);
+      atomicAddF(gc + t.a + t.dx, t.wy2 * t.wx * d);
+      atomicAddF(gc + t.a + t.dy, t.wy * t.wx2 * d);
+      atomicAddF(gc + t.a + t.dy + t.dx, t.wy * t.wx * d);
+    });
   }
 
  private:
@@ -99,7 +131,6 @@ class BlockExpandLayer : public Layer {
 
   void init(LayerContext& ctx) override {
     Layer::init(ctx);
-    requireCpu();
     checkInputCount(1, 1);
     const Json& c = inputConf(0, "block_expand_conf");
     C_ = static_cast<int>(c.getInt("channels", 0));
@@ -117,6 +148,7 @@ class BlockExpandLayer : public Layer {
                    " should be channels * block_y * block_x = ", C_ * bx_ * by_);
     PADDLE_ENFORCE(inputs_[0]->size() % C_ == 0, ConfigError, "input size ", inputs_[0]->size(),
                    " is not a multiple of channels ", C_);
+    col_.setDevice(useGpu_);
   }
 
   // Image geometry: the input's frame if known, else the config, else a square image.
@@ -134,19 +166,20 @@ class BlockExpandLayer : public Layer {
     outW_ = 1 + (W_ + 2 * px_ - bx_ + sx_ - 1) / sx_;
   }
 
+  // Output row (n*blocks + b) holds the unfolded block b of sample n: im2col of a chunk of
+  // samples into col_ [size, chunk*blocks], transposed into the output rows.
   void forward(PassType pass) override {
     pass_ = pass;
     const Argument& in = input(0);
     geometry(in);
     const size_t samples = in.batchSize(), blocks = static_cast<size_t>(outH_) * outW_;
     resetOutput(samples * blocks, size_);
-    col_.resize(size_, blocks);
-    for (size_t n = 0; n < samples; ++n) {
-      image::im2col(in.value.row(n), C_, H_, W_, by_, bx_, sy_, sx_, py_, px_, outH_, outW_, col_.data());
-      for (size_t b = 0; b < blocks; ++b) {  // transpose: one row per block
-        float* y = output_.value.row(n * blocks + b);
-        for (size_t k = 0; k < size_; ++k) y[k] = col_.data()[k * blocks + b];
-      }
+    const size_t S = chunkSize(blocks);
+    for (size_t s0 = 0; s0 < samples; s0 += S) {
+      const size_t cs = std::min(S, samples - s0);
+      col_.resize(size_, cs * blocks);
+      image::im2colBatch(useGpu_, in.value.row(s0), in.value.width(), cs, patches(), col_.data());
+      transpose(useGpu_, col_.data(), size_, cs * blocks, output_.value.row(s0 * blocks));
     }
     starts_.resize(1, samples + 1);
     for (size_t n = 0; n <= samples; ++n) starts_.data()[n] = static_cast<int>(n * blocks);
@@ -159,21 +192,28 @@ class BlockExpandLayer : public Layer {
     backwardActivation();
     Argument& in = input(0);
     if (in.grad.empty()) return;
-    const size_t blocks = static_cast<size_t>(outH_) * outW_;
-    for (size_t n = 0; n < in.grad.height(); ++n) {
-      for (size_t b = 0; b < blocks; ++b) {
-        const float* g = output_.grad.row(n * blocks + b);
-        for (size_t k = 0; k < size_; ++k) col_.data()[k * blocks + b] = g[k];
-      }
-      image::col2im(col_.data(), C_, H_, W_, by_, bx_, sy_, sx_, py_, px_, outH_, outW_, in.grad.row(n));
+    const size_t samples = in.grad.height(), blocks = static_cast<size_t>(outH_) * outW_;
+    const size_t S = chunkSize(blocks);
+    for (size_t s0 = 0; s0 < samples; s0 += S) {
+      const size_t cs = std::min(S, samples - s0);
+      col_.resize(size_, cs * blocks);
+      transpose(useGpu_, output_.grad.row(s0 * blocks), cs * blocks, size_, col_.data());
+      image::col2imBatch(useGpu_, col_.data(), 0, cs, patches(), in.grad.row(s0), in.grad.width(), true);
     }
   }
+
+  // Samples per chunk: col_ about cache-sized on the CPU (512 KB), bounded on the GPU (128 MB).
+  size_t chunkSize(size_t blocks) const {
+    const size_t floats = useGpu_ ? size_t(1) << 25 : size_t(1) << 17;
+    return std::max<size_t>(1, floats / std::max<size_t>(size_ * blocks, 1));
+  }
+  image::Patches patches() const { return {C_, H_, W_, by_, bx_, sy_, sx_, py_, px_, outH_, outW_}; }
 
  private:
   int C_ = 0, bx_ = 0, by_ = 0, sx_ = 1, sy_ = 1, px_ = 0, py_ = 0, cfgW_ = 0, cfgH_ = 0;
   int H_ = 0, W_ = 0, outH_ = 0, outW_ = 0;
-  Matrix col_;
-  IVector starts_;
+  Matrix col_;      // [size, chunk*blocks]: a chunk of samples unfolded
+  IVector starts_;  // host memory, as sequence starts are
 };
 }  // namespace
 

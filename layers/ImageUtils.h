@@ -1,4 +1,7 @@
-// CPU helpers for image layers. An image row is channel-major: [C, H, W].
+// Helpers for image layers. An image row is channel-major: [C, H, W].
+// im2colBatch / col2imBatch are device-generic (forEach: CPU loops or GPU grids) over
+// several samples; im2col / col2im, for one sample on the CPU, add AVX-512 fast paths for
+// short rows and otherwise run the same loops.
 #pragma once
 #include <cstddef>
 #include <algorithm>
@@ -9,12 +12,13 @@
 
 #include "Errors.h"
 #include "Json.h"
+#include "math/Kernel.h"
 
 namespace paddle {
 namespace image {
 
 // The output columns [lo, hi) whose input column ox*sx - px + kx lies inside [0, W).
-inline void validRange(int ow, int sx, int px, int kx, int W, int& lo, int& hi) {
+PD_HD inline void validRange(int ow, int sx, int px, int kx, int W, int& lo, int& hi) {
   // x = ox*sx + (kx - px) >= 0  <=>  ox >= ceil((px - kx) / sx)
   const int off = kx - px;
   lo = off >= 0 ? 0 : (-off + sx - 1) / sx;
@@ -87,12 +91,9 @@ inline void col2imNarrow(const float* col, int C, int H, int W, int fh, int fw, 
 }
 #endif
 
-// im2col: col[(c*fh + ky)*fw + kx, oy*ow + ox] = img[c, oy*sy - py + ky, ox*sx - px + kx] (0 outside).
-// Rows of col are `ld` floats apart (ld = 0: oh*ow), so several samples can share one
-// [C*fh*fw, samples*oh*ow] buffer, each writing its own column block.
 // Short-row kernels for im2col/col2im: rows are only ow floats long, where a memcpy call
 // or a vectorised loop with a scalar tail costs more than the copy (AVX-512: masked ops).
-inline void copyRow(float* __restrict d, const float* __restrict s, int n) {
+PD_HD inline void copyRow(float* __restrict d, const float* __restrict s, int n) {
 #if defined(__AVX512F__) && !defined(__CUDACC__)
   for (; n >= 16; n -= 16, d += 16, s += 16) _mm512_storeu_ps(d, _mm512_loadu_ps(s));
   if (n > 0) {
@@ -105,75 +106,106 @@ inline void copyRow(float* __restrict d, const float* __restrict s, int n) {
 }
 // (col2im's rows overlap from one kx to the next, so a masked store would stall the
 // next masked load of the same bytes: plain loops there.)
-inline void addRow(float* __restrict d, const float* __restrict s, int n) {
+PD_HD inline void addRow(float* __restrict d, const float* __restrict s, int n) {
   for (int j = 0; j < n; ++j) d[j] += s[j];
 }
-inline void zeroRow(float* __restrict d, int n) {
+PD_HD inline void zeroRow(float* __restrict d, int n) {
   for (int j = 0; j < n; ++j) d[j] = 0;
 }
 
-inline void im2col(const float* __restrict img, int C, int H, int W, int fh, int fw, int sy, int sx, int py,
-                   int px, int oh, int ow, float* __restrict col, size_t ld = 0) {
+// Geometry of an unfolding: fh x fw patches of C-channel H x W images at strides sy/sx and
+// paddings py/px, oh x ow patch positions.
+struct Patches {
+  int C, H, W, fh, fw, sy, sx, py, px, oh, ow;
+  size_t rows() const { return static_cast<size_t>(C) * fh * fw; }    // k = (c*fh + ky)*fw + kx
+  size_t positions() const { return static_cast<size_t>(oh) * ow; }  // q = oy*ow + ox
+};
+
+// im2col: col[(c*fh + ky)*fw + kx, s*N + oy*ow + ox] = image s [c, oy*sy - py + ky, ox*sx - px + kx]
+// (0 outside) for `samples` images `imgStride` floats apart, N = oh*ow. Rows of col are `ld`
+// floats apart (ld = 0: samples*N), so a caller can fill a column block of a wider buffer.
+// One index per (sample, col row k, output row oy): it writes that stretch of ow values.
+inline void im2colBatch(bool gpu, const float* img, size_t imgStride, size_t samples, const Patches& patches,
+                        float* col, size_t ld = 0) {
+  const Patches g = patches;
+  const size_t K = g.rows(), N = g.positions();
+  if (ld == 0) ld = samples * N;
+  forEach2(gpu, samples * K, g.oh, [=] PD_HD(size_t sk, size_t row) {
+    const size_t k = sk % K, s = sk / K;
+    const int oy = static_cast<int>(row);
+    const int kx = static_cast<int>(k % g.fw), ky = static_cast<int>(k / g.fw % g.fh);
+    const int c = static_cast<int>(k / g.fw / g.fh);
+    float* __restrict d = col + k * ld + s * N + oy * g.ow;
+    const int y = oy * g.sy - g.py + ky;
+    if (y < 0 || y >= g.H) {
+      zeroRow(d, g.ow);
+      return;
+    }
+    const float* __restrict src = img + s * imgStride + (static_cast<size_t>(c) * g.H + y) * g.W;
+    int lo, hi;
+    validRange(g.ow, g.sx, g.px, kx, g.W, lo, hi);
+    const int off = kx - g.px;
+    zeroRow(d, lo);
+    if (g.sx == 1) {
+      copyRow(d + lo, src + lo + off, hi - lo);
+    } else {
+      for (int ox = lo; ox < hi; ++ox) d[ox] = src[ox * g.sx + off];
+    }
+    zeroRow(d + hi, g.ow - hi);
+  });
+}
+
+// The adjoint, in gather form: images (+)= col2im(col) (add = false overwrites them), same
+// layout as im2colBatch. One index per image row (sample, channel c, row y) sums every value
+// that came from it, so no two indices write one place.
+inline void col2imBatch(bool gpu, const float* col, size_t ld, size_t samples, const Patches& patches, float* img,
+                        size_t imgStride, bool add) {
+  const Patches g = patches;
+  const size_t N = g.positions();
+  if (ld == 0) ld = samples * N;
+  forEach2(gpu, samples * g.C, g.H, [=] PD_HD(size_t sc, size_t row) {
+    const size_t s = sc / g.C;
+    const int c = static_cast<int>(sc % g.C), y = static_cast<int>(row);
+    float* __restrict d = img + s * imgStride + (static_cast<size_t>(c) * g.H + y) * g.W;
+    if (!add) zeroRow(d, g.W);
+    // image row y is filter row ky of output row oy when y + py = oy*sy + ky
+    for (int ky = (y + g.py) % g.sy; ky < g.fh && ky <= y + g.py; ky += g.sy) {
+      const int oy = (y + g.py - ky) / g.sy;
+      if (oy >= g.oh) continue;
+      for (int kx = 0; kx < g.fw; ++kx) {
+        const float* __restrict src = col + static_cast<size_t>((c * g.fh + ky) * g.fw + kx) * ld + s * N + oy * g.ow;
+        int lo, hi;
+        validRange(g.ow, g.sx, g.px, kx, g.W, lo, hi);
+        const int off = kx - g.px;
+        if (g.sx == 1) {
+          addRow(d + lo + off, src + lo, hi - lo);
+        } else {
+          for (int ox = lo; ox < hi; ++ox) d[ox * g.sx + off] += src[ox];
+        }
+      }
+    }
+  });
+}
+
+// One sample on the CPU (rows of col `ld` floats apart, 0: oh*ow): the AVX-512 fast paths for
+// stride-1 columns and rows of at most 16 floats, else the loops of im2colBatch/col2imBatch.
+inline void im2col(const float* img, int C, int H, int W, int fh, int fw, int sy, int sx, int py, int px, int oh,
+                   int ow, float* col, size_t ld = 0) {
   if (ld == 0) ld = static_cast<size_t>(oh) * ow;
 #if defined(__AVX512F__) && !defined(__CUDACC__)
   if (sx == 1 && W <= 16 && fw <= kNarrowMaxFilter) return im2colNarrow(img, C, H, W, fh, fw, sy, py, px, oh, ow, col, ld);
 #endif
-  for (int c = 0; c < C; ++c) {
-    for (int ky = 0; ky < fh; ++ky) {
-      for (int kx = 0; kx < fw; ++kx) {
-        float* __restrict dst = col + static_cast<size_t>((c * fh + ky) * fw + kx) * ld;
-        int lo, hi;
-        validRange(ow, sx, px, kx, W, lo, hi);
-        for (int oy = 0; oy < oh; ++oy) {
-          const int y = oy * sy - py + ky;
-          float* __restrict d = dst + oy * ow;
-          if (y < 0 || y >= H) {
-            zeroRow(d, ow);
-            continue;
-          }
-          const float* __restrict src = img + (static_cast<size_t>(c) * H + y) * W;
-          const int off = kx - px;
-          zeroRow(d, lo);
-          if (sx == 1) {
-            copyRow(d + lo, src + lo + off, hi - lo);
-          } else {
-            for (int ox = lo; ox < hi; ++ox) d[ox] = src[ox * sx + off];
-          }
-          zeroRow(d + hi, ow - hi);
-        }
-      }
-    }
-  }
+  im2colBatch(false, img, 0, 1, {C, H, W, fh, fw, sy, sx, py, px, oh, ow}, col, ld);
 }
 
-// The adjoint of im2col: img += scatter(col) (same `ld` convention).
-inline void col2im(const float* __restrict col, int C, int H, int W, int fh, int fw, int sy, int sx, int py,
-                   int px, int oh, int ow, float* __restrict img, size_t ld = 0) {
+// The adjoint: img += col2im(col) (same `ld` convention).
+inline void col2im(const float* col, int C, int H, int W, int fh, int fw, int sy, int sx, int py, int px, int oh,
+                   int ow, float* img, size_t ld = 0) {
   if (ld == 0) ld = static_cast<size_t>(oh) * ow;
 #if defined(__AVX512F__) && !defined(__CUDACC__)
   if (sx == 1 && W <= 16 && fw <= kNarrowMaxFilter) return col2imNarrow(col, C, H, W, fh, fw, sy, py, px, oh, ow, img, ld);
 #endif
-  for (int c = 0; c < C; ++c) {
-    for (int ky = 0; ky < fh; ++ky) {
-      for (int kx = 0; kx < fw; ++kx) {
-        const float* __restrict src = col + static_cast<size_t>((c * fh + ky) * fw + kx) * ld;
-        int lo, hi;
-        validRange(ow, sx, px, kx, W, lo, hi);
-        for (int oy = 0; oy < oh; ++oy) {
-          const int y = oy * sy - py + ky;
-          if (y < 0 || y >= H) continue;
-          float* __restrict d = img + (static_cast<size_t>(c) * H + y) * W;
-          const int off = kx - px;
-          const float* __restrict s = src + oy * ow;
-          if (sx == 1) {
-            addRow(d + lo + off, s + lo, hi - lo);
-          } else {
-            for (int ox = lo; ox < hi; ++ox) d[ox * sx + off] += s[ox];
-          }
-        }
-      }
-    }
-  }
+  col2imBatch(false, col, ld, 1, {C, H, W, fh, fw, sy, sx, py, px, oh, ow}, img, 0, true);
 }
 
 // v1's output-size rule: 1 + floor((2p + img - f) / s) in caffe mode, ceil otherwise.

@@ -1,4 +1,4 @@
-// Normalisation family (CPU):
+// Normalisation family (forEach kernels: CPU loops or GPU grids):
 //   "batch_norm" (and "cudnn_batch_norm"): per channel, y = w0 * (x - mean) / sqrt(var + 1e-5) + bias.
 //       Training uses the batch's statistics (over samples and pixels; var = E[x^2] - E[x]^2)
 //       and updates the static moving averages w1 (mean) and w2 (var):
@@ -6,16 +6,42 @@
 //       Gradient checks (PASS_GC) use batch statistics without touching w1/w2.
 //   "norm" with norm_type cmrnorm-projection: across-channel local response norm,
 //       y = x * (1 + scale * sum_{window} x^2)^(-pow), window [c - (size-1)/2, c + size/2].
-#include <algorithm>
 #include <cmath>
+
+#include "Layer.h"  // before Kernel.h (via ImageUtils.h): until PD_HD has one header, Kernel.h's must win
 
 #include "Errors.h"
 #include "ImageUtils.h"
-#include "Layer.h"
+#include "math/Kernel.h"
 
 namespace paddle {
 
 namespace {
+// f(n, c, o) for every value of a [rows, C*P] batch (C channels of P pixels): sample n,
+// channel c, offset o = c*P + p in the row. The CPU's inner loop runs over pixels, or over
+// channels when there is one pixel, so that it vectorises.
+template <typename F>
+void forEachValue(bool gpu, size_t rows, size_t C, size_t P, F f) {
+  if (P == 1) {
+    forEach2(gpu, rows, C, [=] PD_HD(size_t n, size_t c) { f(n, c, c); });
+  } else {
+    forEach2(gpu, rows * C, P, [=] PD_HD(size_t r, size_t p) { f(r / C, r % C, r % C * P + p); });
+  }
+}
+
+// Two running sums in double, each as kLanes interleaved partial sums (so that the CPU
+// vectorises the loops that add to them).
+struct Sums {
+  static constexpr int kLanes = 4;
+  double a[kLanes] = {0, 0, 0, 0}, b[kLanes] = {0, 0, 0, 0};
+  PD_HD void add(int lane, double x, double y) {
+    a[lane] += x;
+    b[lane] += y;
+  }
+  PD_HD double first() const { return (a[0] + a[1]) + (a[2] + a[3]); }
+  PD_HD double second() const { return (b[0] + b[1]) + (b[2] + b[3]); }
+};
+
 class BatchNormLayer : public Layer {
  public:
   using Layer::Layer;
@@ -23,7 +49,6 @@ class BatchNormLayer : public Layer {
 
   void init(LayerContext& ctx) override {
     Layer::init(ctx);
-    requireCpu();
     checkInputCount(3, 3);
     const Json& ic = config_["inputs"][size_t(0)]["image_conf"];
     if (!ic.isNull()) {
@@ -52,6 +77,7 @@ class BatchNormLayer : public Layer {
     fraction_ = static_cast<float>(config_.getDouble("moving_average_fraction", 0.9));
     hasGlobalFlag_ = config_.has("use_global_stats");
     globalFlag_ = config_.getBool("use_global_stats", false);
+    for (Matrix* m : {&mean_, &invStd_, &gradMeans_}) m->setDevice(useGpu_);
   }
 
   void forward(PassType pass) override {
@@ -66,58 +92,50 @@ class BatchNormLayer : public Layer {
     invStd_.resize(1, channels_);
     float* mean = mean_.data();
     float* inv = invStd_.data();
+    const size_t C = channels_, P = pixels_, width = size_;
+    const float eps = kEps;
+    const float* x = in.value.data();
     if (useGlobal_) {
       const float* mm = weight(1)->value().data();
       const float* mv = weight(2)->value().data();
-      for (int c = 0; c < channels_; ++c) {
+      forEach(useGpu_, C, [=] PD_HD(size_t c) {
         mean[c] = mm[c];
-        inv[c] = 1.0f / std::sqrt(std::max(mv[c], 0.0f) + kEps);
-      }
+        inv[c] = 1.0f / std::sqrt(fmaxf(mv[c], 0.0f) + eps);
+      });
     } else {
       PADDLE_ENFORCE(rows > 0, DataError, "layer '", name_, "': empty batch");
-      const double m = static_cast<double>(rows) * pixels_;
-      std::vector<double>& s1 = sum1_;
-      std::vector<double>& s2 = sum2_;
-      s1.assign(channels_, 0.0);
-      s2.assign(channels_, 0.0);
-      for (size_t n = 0; n < rows; ++n) {
-        const float* x = in.value.row(n);
-        for (int c = 0; c < channels_; ++c) {
-          const float* __restrict xc = x + c * pixels_;
-          double a = 0, b = 0;
-          for (size_t p = 0; p < pixels_; ++p) a += xc[p], b += static_cast<double>(xc[p]) * xc[p];
-          s1[c] += a;
-          s2[c] += b;
-        }
-      }
+      // one index per channel: its statistics over samples and pixels, and its moving averages
+      const double m = static_cast<double>(rows) * P;
       float* mm = weight(1)->value().data();
       float* mv = weight(2)->value().data();
-      for (int c = 0; c < channels_; ++c) {
-        double mu = s1[c] / m;
-        double var = std::max(s2[c] / m - mu * mu, 0.0);
-        mean[c] = static_cast<float>(mu);
-        inv[c] = static_cast<float>(1.0 / std::sqrt(var + kEps));
-        if (pass == PASS_TRAIN) {
-          mm[c] = mm[c] * fraction_ + static_cast<float>(mu) * (1 - fraction_);
-          mv[c] = mv[c] * fraction_ + static_cast<float>(var) * (1 - fraction_);
+      const bool update = pass == PASS_TRAIN;
+      const float frac = fraction_;
+      forEach(useGpu_, C, [=] PD_HD(size_t c) {
+        Sums s;  // of x and x^2
+        for (size_t n = 0; n < rows; ++n) {
+          const float* xc = x + n * width + c * P;
+          size_t p = 0;
+          for (; p + Sums::kLanes <= P; p += Sums::kLanes)
+            for (int u = 0; u < Sums::kLanes; ++u) s.add(u, xc[p + u], static_cast<double>(xc[p + u]) * xc[p + u]);
+          for (; p < P; ++p) s.add(0, xc[p], static_cast<double>(xc[p]) * xc[p]);
         }
-      }
+        const double mu = s.first() / m;
+        const double var = fmax(s.second() / m - mu * mu, 0.0);
+        mean[c] = static_cast<float>(mu);
+        inv[c] = static_cast<float>(1.0 / std::sqrt(var + eps));
+        if (update) {
+          mm[c] = mm[c] * frac + static_cast<float>(mu) * (1 - frac);
+          mv[c] = mv[c] * frac + static_cast<float>(var) * (1 - frac);
+        }
+      });
     }
-    xhat_.resize(rows, size_);
+    float* y = output_.value.data();
     const float* w = weight(0)->value().data();
     const float* b = bias_ ? bias_->value().data() : nullptr;
-    for (size_t n = 0; n < rows; ++n) {
-      const float* x = in.value.row(n);
-      float* xh = xhat_.row(n);
-      float* y = output_.value.row(n);
-      for (int c = 0; c < channels_; ++c) {
-        const float mu = mean[c], is = inv[c], wc = w[c], bc = b ? b[c] : 0.0f;
-        for (size_t p = 0, o = c * pixels_; p < pixels_; ++p, ++o) {
-          xh[o] = (x[o] - mu) * is;
-          y[o] = wc * xh[o] + bc;
-        }
-      }
-    }
+    forEachValue(useGpu_, rows, C, P, [=] PD_HD(size_t n, size_t c, size_t o) {
+      const size_t i = n * width + o;
+      y[i] = w[c] * ((x[i] - mean[c]) * inv[c]) + (b ? b[c] : 0.0f);
+    });
     output_.shareSequenceOf(in);
     output_.frameHeight = in.frameHeight;
     output_.frameWidth = in.frameWidth;
@@ -126,44 +144,46 @@ class BatchNormLayer : public Layer {
 
   void backward() override {
     backwardActivation();
-    const Matrix& g = output_.grad;
-    const size_t rows = g.height();
-    sum1_.assign(channels_, 0.0);  // sum g
-    sum2_.assign(channels_, 0.0);  // sum g * xhat
-    for (size_t n = 0; n < rows; ++n) {
-      const float* gr = g.row(n);
-      const float* xh = xhat_.row(n);
-      for (int c = 0; c < channels_; ++c) {
-        double a = 0, b = 0;
-        for (size_t p = 0, o = c * pixels_; p < pixels_; ++p, ++o) a += gr[o], b += gr[o] * xh[o];
-        sum1_[c] += a;
-        sum2_[c] += b;
+    const size_t rows = output_.grad.height(), C = channels_, P = pixels_, width = size_;
+    const double m = static_cast<double>(rows) * P;
+    const float* g = output_.grad.data();
+    const float* x = input(0).value.data();  // xhat = (x - mean) * invStd, recomputed
+    const float* mean = mean_.data();
+    const float* inv = invStd_.data();
+    float* gb = bias_ && !bias_->isStatic() ? bias_->grad().data() : nullptr;
+    float* gw = weight(0)->isStatic() ? nullptr : weight(0)->grad().data();
+    gradMeans_.resize(2, C);
+    float* mg = gradMeans_.data();  // per channel: mean of g
+    float* mgx = mg + C;            // and of g * xhat
+    forEach(useGpu_, C, [=] PD_HD(size_t c) {
+      Sums s;  // of g and g * xhat
+      const float mu = mean[c], is = inv[c];
+      for (size_t n = 0; n < rows; ++n) {
+        const size_t i = n * width + c * P;
+        size_t p = 0;
+        for (; p + Sums::kLanes <= P; p += Sums::kLanes)
+          for (int u = 0; u < Sums::kLanes; ++u) s.add(u, g[i + p + u], g[i + p + u] * ((x[i + p + u] - mu) * is));
+        for (; p < P; ++p) s.add(0, g[i + p], g[i + p] * ((x[i + p] - mu) * is));
       }
-    }
-    if (bias_ && !bias_->isStatic()) {
-      for (int c = 0; c < channels_; ++c) bias_->grad().data()[c] += static_cast<float>(sum1_[c]);
-    }
-    if (!weight(0)->isStatic()) {
-      for (int c = 0; c < channels_; ++c) weight(0)->grad().data()[c] += static_cast<float>(sum2_[c]);
-    }
+      const double s1 = s.first(), s2 = s.second();
+      if (gb) gb[c] += static_cast<float>(s1);
+      if (gw) gw[c] += static_cast<float>(s2);
+      mg[c] = static_cast<float>(s1 / m);
+      mgx[c] = static_cast<float>(s2 / m);
+    });
     Argument& in = input(0);
     if (in.grad.empty()) return;
     const float* w = weight(0)->value().data();
-    const float* inv = invStd_.data();
-    const double m = static_cast<double>(rows) * pixels_;
-    for (size_t n = 0; n < rows; ++n) {
-      const float* gr = g.row(n);
-      const float* xh = xhat_.row(n);
-      float* gx = in.grad.row(n);
-      for (int c = 0; c < channels_; ++c) {
-        const float k = w[c] * inv[c];
-        if (useGlobal_) {
-          for (size_t p = 0, o = c * pixels_; p < pixels_; ++p, ++o) gx[o] += k * gr[o];
-        } else {
-          const float mg = static_cast<float>(sum1_[c] / m), mgx = static_cast<float>(sum2_[c] / m);
-          for (size_t p = 0, o = c * pixels_; p < pixels_; ++p, ++o) gx[o] += k * (gr[o] - mg - xh[o] * mgx);
-        }
-      }
+    float* gx = in.grad.data();
+    if (useGlobal_) {
+      forEachValue(useGpu_, rows, C, P, [=] PD_HD(size_t n, size_t c, size_t o) {
+        gx[n * width + o] += w[c] * inv[c] * g[n * width + o];
+      });
+    } else {
+      forEachValue(useGpu_, rows, C, P, [=] PD_HD(size_t n, size_t c, size_t o) {
+        const size_t i = n * width + o;
+        gx[i] += w[c] * inv[c] * (g[i] - mg[c] - (x[i] - mean[c]) * inv[c] * mgx[c]);
+      });
     }
   }
 
@@ -172,9 +192,13 @@ class BatchNormLayer : public Layer {
   size_t pixels_ = 1;
   float fraction_ = 0.9f;
   bool hasGlobalFlag_ = false, globalFlag_ = false, useGlobal_ = false;
-  Matrix mean_, invStd_, xhat_;
-  std::vector<double> sum1_, sum2_;
+  Matrix mean_, invStd_;  // per channel, of the forward pass
+  Matrix gradMeans_;  // [2, channels]: per channel, the means of g and of g * xhat over the batch
 };
+
+// cmrnorm's pixels per kernel index: each index loops over the channels of its window, and
+// the CPU vectorises across its pixels.
+constexpr int kPixelsPerIndex = 16;
 
 class CMRNormLayer : public Layer {
  public:
@@ -182,87 +206,98 @@ class CMRNormLayer : public Layer {
 
   void init(LayerContext& ctx) override {
     Layer::init(ctx);
-    requireCpu();
     checkInputCount(1, 1);
     const Json& c = inputConf(0, "norm_conf");
     std::string t = c.getString("norm_type", "");
     PADDLE_ENFORCE(t == "cmrnorm-projection", ConfigError, "norm_conf.norm_type '", t,
                    "' is not supported (cmrnorm-projection)");
     shape_ = image::readImage(c);
-    size = static_cast<int>(c.getInt("size", 0));
+    window_ = static_cast<int>(c.getInt("size", 0));
     scale_ = static_cast<float>(c.getDouble("scale", 0));
     pow_ = static_cast<float>(c.getDouble("pow", 0.75));
-    PADDLE_ENFORCE(size > 0 && shape_.channels > 0 && shape_.width > 0, ConfigError,
+    PADDLE_ENFORCE(window_ > 0 && shape_.channels > 0 && shape_.width > 0, ConfigError,
                    "norm_conf needs positive size, channels and img_size");
     checkInputSize(0, shape_.size());
     PADDLE_ENFORCE(size_ == shape_.size(), ConfigError, "size ", size_, " should equal the input size ",
                    shape_.size());
+    denoms_.setDevice(useGpu_);
+    ratio_.setDevice(useGpu_);
   }
 
+  // d = 1 + scale * sum_{window} x^2, y = x * d^-pow: one index per kPixelsPerIndex values
+  // of a channel.
   void forward(PassType pass) override {
     pass_ = pass;
     const Argument& in = input(0);
     const size_t rows = in.batchSize();
     resetOutput(rows, size_);
     denoms_.resize(rows, size_);
-    const int C = shape_.channels, start = -((size - 1) / 2), end = start + size;
-    const size_t pix = static_cast<size_t>(shape_.height) * shape_.width;
-    for (size_t n = 0; n < rows; ++n) {
-      const float* x = in.value.row(n);
-      float* d = denoms_.row(n);
-      float* y = output_.value.row(n);
-      for (int c = 0; c < C; ++c) {
-        float* __restrict dc = d + c * pix;
-        for (size_t p = 0; p < pix; ++p) dc[p] = 1.0f;
-        for (int s = start; s < end; ++s) {
-          if (c + s < 0 || c + s >= C) continue;
-          const float* __restrict xs = x + (c + s) * pix;
-          for (size_t p = 0; p < pix; ++p) dc[p] += scale_ * xs[p] * xs[p];
-        }
+    const int C = shape_.channels, start = -((window_ - 1) / 2), end = start + window_;
+    const size_t pix = static_cast<size_t>(shape_.height) * shape_.width, width = size_;
+    const float scale = scale_, power = pow_;
+    const float* x = in.value.data();
+    float* d = denoms_.data();
+    float* y = output_.value.data();
+    forEach2(useGpu_, rows * C, (pix + kPixelsPerIndex - 1) / kPixelsPerIndex, [=] PD_HD(size_t r, size_t chunk) {
+      const int c = static_cast<int>(r % C);
+      const int lo = c + start > 0 ? c + start : 0, hi = c + end < C ? c + end : C;  // the window's channels
+      const size_t p0 = chunk * kPixelsPerIndex, i0 = r * pix + p0;  // i = n*width + c*pix + p
+      const int lanes = pix - p0 < kPixelsPerIndex ? static_cast<int>(pix - p0) : kPixelsPerIndex;
+      const float* xn = x + r / C * width + p0;
+      float den[kPixelsPerIndex];
+      for (int t = 0; t < lanes; ++t) den[t] = 1.0f;
+      for (int cs = lo; cs < hi; ++cs)
+        for (int t = 0; t < lanes; ++t) den[t] += scale * xn[cs * pix + t] * xn[cs * pix + t];
+      for (int t = 0; t < lanes; ++t) {
+        d[i0 + t] = den[t];
+        y[i0 + t] = x[i0 + t] * std::pow(den[t], -power);
       }
-      for (size_t j = 0; j < size_; ++j) y[j] = x[j] * std::pow(d[j], -pow_);
-    }
+    });
     output_.frameHeight = shape_.height;
     output_.frameWidth = shape_.width;
     forwardActivation();
   }
 
-  // dx_j = g_j d_j^-p - 2 p scale x_j sum_{c: j in window(c)} g_c y_c / d_c
+  // dx_j = g_j d_j^-p - 2 p scale x_j sum_{c: j in window(c)} g_c y_c / d_c: ratio_ = g y / d
+  // first, then one index per kPixelsPerIndex values of a channel gathers over the channels
+  // whose windows hold it.
   void backward() override {
     backwardActivation();
     Argument& in = input(0);
     if (in.grad.empty()) return;
-    const int C = shape_.channels, start = -((size - 1) / 2), end = start + size;
-    const size_t pix = static_cast<size_t>(shape_.height) * shape_.width;
-    ratio_.resize(1, size_);
-    for (size_t n = 0; n < output_.grad.height(); ++n) {
-      const float* x = in.value.row(n);
-      const float* y = output_.value.row(n);
-      const float* g = output_.grad.row(n);
-      const float* d = denoms_.row(n);
-      float* gx = in.grad.row(n);
-      float* r = ratio_.data();
-      for (size_t j = 0; j < size_; ++j) {
-        r[j] = g[j] * y[j] / d[j];
-        gx[j] += g[j] * std::pow(d[j], -pow_);
-      }
-      const float k = -2.0f * pow_ * scale_;
-      for (int c = 0; c < C; ++c) {  // input channel c is in the window of channels c - s
-        float* __restrict gc = gx + c * pix;
-        const float* __restrict xc = x + c * pix;
-        for (int s = start; s < end; ++s) {
-          int o = c - s;
-          if (o < 0 || o >= C) continue;
-          const float* __restrict ro = r + o * pix;
-          for (size_t p = 0; p < pix; ++p) gc[p] += k * xc[p] * ro[p];
-        }
-      }
-    }
+    const size_t rows = output_.grad.height();
+    const int C = shape_.channels, start = -((window_ - 1) / 2), end = start + window_;
+    const size_t pix = static_cast<size_t>(shape_.height) * shape_.width, width = size_;
+    const float power = pow_, k = -2.0f * pow_ * scale_;
+    const float* x = in.value.data();
+    const float* y = output_.value.data();
+    const float* g = output_.grad.data();
+    const float* d = denoms_.data();
+    float* gx = in.grad.data();
+    ratio_.resize(rows, size_);
+    float* ratio = ratio_.data();
+    forEach2(useGpu_, rows, width, [=] PD_HD(size_t n, size_t j) {
+      const size_t i = n * width + j;
+      ratio[i] = g[i] * y[i] / d[i];
+    });
+    forEach2(useGpu_, rows * C, (pix + kPixelsPerIndex - 1) / kPixelsPerIndex, [=] PD_HD(size_t r, size_t chunk) {
+      const int c = static_cast<int>(r % C);
+      // input channel c is in the windows of channels c - end + 1 .. c - start
+      const int lo = c - end + 1 > 0 ? c - end + 1 : 0, hi = c - start + 1 < C ? c - start + 1 : C;
+      const size_t p0 = chunk * kPixelsPerIndex, i0 = r * pix + p0;
+      const int lanes = pix - p0 < kPixelsPerIndex ? static_cast<int>(pix - p0) : kPixelsPerIndex;
+      const float* rn = ratio + r / C * width + p0;
+      float acc[kPixelsPerIndex];
+      for (int t = 0; t < lanes; ++t) acc[t] = gx[i0 + t] + g[i0 + t] * std::pow(d[i0 + t], -power);
+      for (int o = hi - 1; o >= lo; --o)
+        for (int t = 0; t < lanes; ++t) acc[t] += k * x[i0 + t] * rn[o * pix + t];
+      for (int t = 0; t < lanes; ++t) gx[i0 + t] = acc[t];
+    });
   }
 
  private:
   image::ImageShape shape_;
-  int size = 0;
+  int window_ = 0;  // channels per window (norm_conf.size)
   float scale_ = 0, pow_ = 0.75f;
   Matrix denoms_, ratio_;
 };

@@ -1,17 +1,18 @@
-// Image pooling family (CPU):
+// Image pooling family (forEach kernels: CPU loops or GPU grids):
 //   "pool":   max-projection / avg-projection (cudnn-max-pool / cudnn-avg-pool run the
 //             same kernels); output sizes come from pool_conf (the parser applies v1's
 //             ceil/caffe rule). Max windows are clipped to the image; average divides by
 //             the window clipped to image + padding (v1 / caffe convention).
 //   "spp":    spatial pyramid pooling, levels 0..h-1 with 2^l x 2^l bins, concatenated.
 //   "maxout": max over groups of consecutive channels.
-#include <algorithm>
 #include <cfloat>
 #include <cmath>
 
+#include "Layer.h"  // before Kernel.h (via ImageUtils.h): until PD_HD has one header, Kernel.h's must win
+
 #include "Errors.h"
 #include "ImageUtils.h"
-#include "Layer.h"
+#include "math/Kernel.h"
 
 namespace paddle {
 
@@ -29,64 +30,85 @@ bool parsePoolType(const std::string& t) {
   throw ConfigError(str("pool_type '", t, "' is not supported (max-projection, avg-projection)"));
 }
 
-// One sample: in [C, H, W] -> out [C, outH, outW]; idx records each max's input offset.
-void poolForward(const PoolGeom& g, const float* __restrict in, float* __restrict out, int* __restrict idx) {
-  for (int c = 0; c < g.C; ++c) {
-    const float* x = in + static_cast<size_t>(c) * g.H * g.W;
-    for (int oy = 0; oy < g.outH; ++oy) {
-      for (int ox = 0; ox < g.outW; ++ox) {
-        int hs = oy * g.strideY - g.padY, ws = ox * g.strideX - g.padX;
-        int he = std::min(hs + g.sizeY, g.H + g.padY), we = std::min(ws + g.sizeX, g.W + g.padX);
-        const int poolSize = (he - hs) * (we - ws);
-        hs = std::max(hs, 0);
-        ws = std::max(ws, 0);
-        he = std::min(he, g.H);
-        we = std::min(we, g.W);
-        const size_t o = (static_cast<size_t>(c) * g.outH + oy) * g.outW + ox;
-        if (g.isMax) {
-          float m = -FLT_MAX;
-          int at = -1;
-          for (int y = hs; y < he; ++y)
-            for (int xx = ws; xx < we; ++xx)
-              if (x[y * g.W + xx] > m) m = x[y * g.W + xx], at = c * g.H * g.W + y * g.W + xx;
-          out[o] = at >= 0 ? m : 0.0f;
-          idx[o] = at;
-        } else {
-          float s = 0;
-          for (int y = hs; y < he; ++y)
-            for (int xx = ws; xx < we; ++xx) s += x[y * g.W + xx];
-          out[o] = poolSize > 0 ? s / poolSize : 0.0f;
-        }
-      }
-    }
-  }
+// Window of output (oy, ox): rows [hs, he) x columns [ws, we) clipped to the image;
+// size: the window clipped to image + padding (the average's divisor).
+struct Window {
+  int hs, he, ws, we, size;
+};
+PD_HD inline Window window(const PoolGeom& g, int oy, int ox) {
+  Window w;
+  w.hs = oy * g.strideY - g.padY;
+  w.ws = ox * g.strideX - g.padX;
+  w.he = w.hs + g.sizeY < g.H + g.padY ? w.hs + g.sizeY : g.H + g.padY;
+  w.we = w.ws + g.sizeX < g.W + g.padX ? w.ws + g.sizeX : g.W + g.padX;
+  w.size = (w.he - w.hs) * (w.we - w.ws);
+  w.hs = w.hs > 0 ? w.hs : 0;
+  w.ws = w.ws > 0 ? w.ws : 0;
+  w.he = w.he < g.H ? w.he : g.H;
+  w.we = w.we < g.W ? w.we : g.W;
+  return w;
 }
 
-void poolBackward(const PoolGeom& g, const float* __restrict gout, const int* __restrict idx,
-                  float* __restrict gin) {
-  if (g.isMax) {
-    for (size_t o = 0, n = g.outSize(); o < n; ++o)
-      if (idx[o] >= 0) gin[idx[o]] += gout[o];
-    return;
-  }
-  for (int c = 0; c < g.C; ++c) {
-    float* gx = gin + static_cast<size_t>(c) * g.H * g.W;
-    for (int oy = 0; oy < g.outH; ++oy) {
-      for (int ox = 0; ox < g.outW; ++ox) {
-        int hs = oy * g.strideY - g.padY, ws = ox * g.strideX - g.padX;
-        int he = std::min(hs + g.sizeY, g.H + g.padY), we = std::min(ws + g.sizeX, g.W + g.padX);
-        const int poolSize = (he - hs) * (we - ws);
-        hs = std::max(hs, 0);
-        ws = std::max(ws, 0);
-        he = std::min(he, g.H);
-        we = std::min(we, g.W);
-        if (poolSize <= 0) continue;
-        const float d = gout[(static_cast<size_t>(c) * g.outH + oy) * g.outW + ox] / poolSize;
-        for (int y = hs; y < he; ++y)
-          for (int xx = ws; xx < we; ++xx) gx[y * g.W + xx] += d;
-      }
+// One pooling of every sample: in [rows, inWidth] (images [C, H, W]) -> the block of
+// columns [off, off + outSize) of out [rows, outWidth] ([C, outH, outW]). Max pooling
+// records in idx (laid out like out) each maximum's offset in the input row (the first
+// maximum of the window; -1 for an empty window).
+void poolForward(bool gpu, const PoolGeom& geom, const float* in, size_t inWidth, size_t rows, float* out, int* idx,
+                 size_t outWidth, size_t off) {
+  const PoolGeom g = geom;
+  const size_t planes = static_cast<size_t>(g.C) * g.outH;  // (channel, output row) pairs per sample
+  forEach2(gpu, rows * planes, g.outW, [=] PD_HD(size_t r, size_t ox) {
+    const size_t n = r / planes;
+    const int plane = static_cast<int>(r - n * planes), c = plane / g.outH, oy = plane % g.outH;
+    const Window w = window(g, oy, static_cast<int>(ox));
+    const float* x = in + n * inWidth + static_cast<size_t>(c) * g.H * g.W;
+    const size_t o = n * outWidth + off + static_cast<size_t>(plane) * g.outW + ox;
+    if (g.isMax) {
+      float m = -FLT_MAX;
+      int at = -1;
+      for (int y = w.hs; y < w.he; ++y)
+        for (int xx = w.ws; xx < w.we; ++xx)
+          if (x[y * g.W + xx] > m) m = x[y * g.W + xx], at = (c * g.H + y) * g.W + xx;
+      out[o] = at >= 0 ? m : 0.0f;
+      idx[o] = at;
+    } else {
+      float s = 0;
+      for (int y = w.hs; y < w.he; ++y)
+        for (int xx = w.ws; xx < w.we; ++xx) s += x[y * g.W + xx];
+      out[o] = w.size > 0 ? s / w.size : 0.0f;
     }
-  }
+  });
+}
+
+// Max pooling's backward for every pooling at once: gin[n, idx] += gout[n, j]. Windows
+// may overlap, so two outputs can share a maximum: atomic adds.
+void maxPoolBackward(bool gpu, const float* gout, const int* idx, size_t rows, size_t outWidth, float* gin,
+                     size_t inWidth) {
+  forEach2(gpu, rows, outWidth, [=] PD_HD(size_t n, size_t j) {
+    const int at = idx[n * outWidth + j];
+    if (at >= 0) atomicAddF(gin + n * inWidth + at, gout[n * outWidth + j]);
+  });
+}
+
+// Average pooling's backward for one pooling (the block at `off` of gout): every output
+// spreads its gradient over its window (atomic adds: windows may overlap). One index per
+// row of outputs.
+void avgPoolBackward(bool gpu, const PoolGeom& geom, const float* gout, size_t outWidth, size_t off, size_t rows,
+                     float* gin, size_t inWidth) {
+  const PoolGeom g = geom;
+  forEach2(gpu, rows * g.C, g.outH, [=] PD_HD(size_t nc, size_t row) {
+    const size_t n = nc / g.C;
+    const int c = static_cast<int>(nc % g.C), oy = static_cast<int>(row);
+    const float* gy = gout + n * outWidth + off + (static_cast<size_t>(c) * g.outH + oy) * g.outW;
+    float* gx = gin + n * inWidth + static_cast<size_t>(c) * g.H * g.W;
+    for (int ox = 0; ox < g.outW; ++ox) {
+      const Window w = window(g, oy, ox);
+      if (w.size <= 0) continue;
+      const float d = gy[ox] / w.size;
+      for (int y = w.hs; y < w.he; ++y)
+        for (int xx = w.ws; xx < w.we; ++xx) atomicAddF(gx + y * g.W + xx, d);
+    }
+  });
 }
 
 // Layers made of several poolings of the same input, each writing its own column block.
@@ -101,13 +123,12 @@ class PoolingLayerBase : public Layer {
     PADDLE_ENFORCE(in.value.width() == inputs_[0]->size(), DataError, "layer '", name_, "': input is ",
                    shapeStr(in.value), ", expected width ", inputs_[0]->size());
     resetOutput(rows, size_);
+    idx_.setDevice(useGpu_);
     idx_.resize(rows, size_);
-    for (size_t n = 0; n < rows; ++n) {
-      size_t off = 0;
-      for (const PoolGeom& g : geoms_) {
-        poolForward(g, in.value.row(n), output_.value.row(n) + off, idx_.row(n) + off);
-        off += g.outSize();
-      }
+    size_t off = 0;
+    for (const PoolGeom& g : geoms_) {
+      poolForward(useGpu_, g, in.value.data(), in.value.width(), rows, output_.value.data(), idx_.data(), size_, off);
+      off += g.outSize();
     }
     output_.frameHeight = frameH_;
     output_.frameWidth = frameW_;
@@ -118,12 +139,15 @@ class PoolingLayerBase : public Layer {
     backwardActivation();
     Argument& in = input(0);
     if (in.grad.empty()) return;
-    for (size_t n = 0; n < output_.grad.height(); ++n) {
-      size_t off = 0;
-      for (const PoolGeom& g : geoms_) {
-        poolBackward(g, output_.grad.row(n) + off, idx_.row(n) + off, in.grad.row(n));
-        off += g.outSize();
-      }
+    const size_t rows = output_.grad.height();
+    if (geoms_[0].isMax) {  // the poolings of a layer share their type
+      maxPoolBackward(useGpu_, output_.grad.data(), idx_.data(), rows, size_, in.grad.data(), in.grad.width());
+      return;
+    }
+    size_t off = 0;
+    for (const PoolGeom& g : geoms_) {
+      avgPoolBackward(useGpu_, g, output_.grad.data(), size_, off, rows, in.grad.data(), in.grad.width());
+      off += g.outSize();
     }
   }
 
@@ -136,7 +160,7 @@ class PoolingLayerBase : public Layer {
                    size_);
   }
   std::vector<PoolGeom> geoms_;
-  IVector idx_;
+  IVector idx_;  // max pooling: per output, its maximum's offset in the input row
   size_t frameH_ = 0, frameW_ = 0;
 };
 
@@ -146,7 +170,6 @@ class PoolLayer : public PoolingLayerBase {
 
   void init(LayerContext& ctx) override {
     Layer::init(ctx);
-    requireCpu();
     checkInputCount(1, 1);
     const Json& c = inputConf(0, "pool_conf");
     PoolGeom g;
@@ -181,7 +204,6 @@ class SppLayer : public PoolingLayerBase {
 
   void init(LayerContext& ctx) override {
     Layer::init(ctx);
-    requireCpu();
     checkInputCount(1, 1);
     const Json& c = inputConf(0, "spp_conf");
     image::ImageShape s = image::readImage(c["image_conf"]);
@@ -221,7 +243,6 @@ class MaxOutLayer : public Layer {
 
   void init(LayerContext& ctx) override {
     Layer::init(ctx);
-    requireCpu();
     checkInputCount(1, 1);
     const Json& c = inputConf(0, "maxout_conf");
     shape_ = image::readImage(c["image_conf"]);
@@ -238,24 +259,25 @@ class MaxOutLayer : public Layer {
     const Argument& in = input(0);
     const size_t rows = in.batchSize();
     resetOutput(rows, size_);
+    idx_.setDevice(useGpu_);
     idx_.resize(rows, size_);
-    const int pix = shape_.height * shape_.width, outC = shape_.channels / groups_;
-    for (size_t n = 0; n < rows; ++n) {
-      const float* x = in.value.row(n);
-      float* y = output_.value.row(n);
-      int* id = idx_.row(n);
-      for (int c = 0; c < outC; ++c) {
-        for (int p = 0; p < pix; ++p) {
-          int best = (c * groups_) * pix + p;
-          for (int k = 1; k < groups_; ++k) {
-            int at = (c * groups_ + k) * pix + p;
-            if (x[at] > x[best]) best = at;
-          }
-          y[c * pix + p] = x[best];
-          id[c * pix + p] = best;
-        }
+    const int pix = shape_.height * shape_.width, outC = shape_.channels / groups_, groups = groups_;
+    const size_t inWidth = in.value.width(), outWidth = size_;
+    const float* x = in.value.data();
+    float* y = output_.value.data();
+    int* id = idx_.data();
+    forEach2(useGpu_, rows * outC, pix, [=] PD_HD(size_t r, size_t p) {
+      const size_t n = r / outC;
+      const int c = static_cast<int>(r % outC);
+      const float* xn = x + n * inWidth;
+      int best = (c * groups) * pix + static_cast<int>(p);
+      for (int k = 1; k < groups; ++k) {
+        const int at = (c * groups + k) * pix + static_cast<int>(p);
+        if (xn[at] > xn[best]) best = at;
       }
-    }
+      y[n * outWidth + c * pix + p] = xn[best];
+      id[n * outWidth + c * pix + p] = best;
+    });
     output_.frameHeight = shape_.height;
     output_.frameWidth = shape_.width;
     forwardActivation();
@@ -265,18 +287,20 @@ class MaxOutLayer : public Layer {
     backwardActivation();
     Argument& in = input(0);
     if (in.grad.empty()) return;
-    for (size_t n = 0; n < output_.grad.height(); ++n) {
-      const float* g = output_.grad.row(n);
-      const int* id = idx_.row(n);
-      float* gx = in.grad.row(n);
-      for (size_t j = 0; j < size_; ++j) gx[id[j]] += g[j];
-    }
+    // the outputs' maxima are distinct inputs: a plain scatter
+    const size_t inWidth = in.grad.width(), outWidth = size_;
+    const float* g = output_.grad.data();
+    const int* id = idx_.data();
+    float* gx = in.grad.data();
+    forEach2(useGpu_, output_.grad.height(), outWidth, [=] PD_HD(size_t n, size_t j) {
+      gx[n * inWidth + id[n * outWidth + j]] += g[n * outWidth + j];
+    });
   }
 
  private:
   image::ImageShape shape_;
   int groups_ = 1;
-  IVector idx_;
+  IVector idx_;  // per output, its maximum's offset in the input row
 };
 }  // namespace
 

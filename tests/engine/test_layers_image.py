@@ -117,6 +117,59 @@ def test_conv_transpose_gradients_and_adjointness(groups, type_):
     np.testing.assert_allclose((y * z).sum(), (slots[0] * cz).sum(), rtol=1e-4)
 
 
+def np_convt(x, w, C_in, oh, ow, nf, H, W, fy, fx, sy, sx, py, px, groups):
+    """Transposed conv: x [B, C_in*oh*ow] -> [B, nf*H*W]; weight per group [K, M] with
+    K = (nf/g)*fy*fx (image side) and M = C_in/g."""
+    B = x.shape[0]
+    xi = x.reshape(B, C_in, oh, ow).astype(np.float64)
+    cg, mg = nf // groups, C_in // groups
+    wg = w.reshape(groups, cg, fy, fx, mg)
+    out = np.zeros((B, nf, H + 2 * py + sy + fy, W + 2 * px + sx + fx))
+    for g in range(groups):
+        for oy in range(oh):
+            for ox in range(ow):
+                # [B, cg, fy, fx] += sum_m w[c, ky, kx, m] * x[b, m, oy, ox]
+                contrib = np.einsum("ckxm,bm->bckx", wg[g], xi[:, g * mg:(g + 1) * mg, oy, ox])
+                out[:, g * cg:(g + 1) * cg, oy * sy:oy * sy + fy, ox * sx:ox * sx + fx] += contrib
+    return out[:, :, py:py + H, px:px + W].reshape(B, -1)
+
+
+@pytest.mark.parametrize("trans", [False, True])
+def test_conv_with_two_inputs_and_unshared_bias(trans):
+    """Several inputs are summed (the second adds to the first's output); one bias per output value."""
+    rng = np.random.RandomState(14)
+    nf = 4
+    # C, H, W (the image side), fy, fx, sy, sx, py, px, groups: both give a 6x5 small side (conv)
+    # or a 6x5 image (convt)
+    specs = [(2, 6, 5, 3, 3, 1, 1, 1, 1, 1), (4, 12, 10, 2, 2, 2, 2, 0, 0, 2)] if not trans else \
+            [(2, 6, 5, 3, 3, 1, 1, 1, 1, 1), (4, 6, 5, 2, 3, 2, 2, 0, 1, 2)]
+    net = Net()
+    inputs, params, smalls = [], [], []
+    for i, (C, H, W, fy, fx, sy, sx, py, px, groups) in enumerate(specs):
+        conf, (oh, ow) = conv_conf(C, H, W, fy, fx, sy, sx, py, px, groups, nf, trans)
+        smalls.append((oh, ow))
+        insize = C * oh * ow if trans else C * H * W
+        inputs.append((net.data("x%d" % i, insize), {"conv_conf": conf}))
+        params.append(([nf * C // groups * fy * fx], {"std": 0.3}))
+    size = nf * 6 * 5 if trans else nf * smalls[0][0] * smalls[0][1]
+    assert trans or smalls[0] == smalls[1] == (6, 5)
+    c = net.layer_p("c", "exconvt" if trans else "exconv", size, inputs, params=params, bias_dims=[size, 1],
+                    act="", num_filters=nf, shared_biases=False)
+    sum_cost_net_output(net, c, size)
+    gm = net.build()
+    slots = [rand(rng, B, net.layers[i]["size"]) for i in range(len(specs))] + [rand(rng, B, size)]
+    gradient_check(gm, slots, input_slots=[0, 1], samples=15, eps=1e-2)
+    want = gm.getParameterByName("_c.wbias").getBuf(0).copyToNumpyArray().astype(np.float64)
+    for i, (C, H, W, fy, fx, sy, sx, py, px, groups) in enumerate(specs):
+        w = gm.getParameterByName("_c.w%d" % i).getBuf(0).copyToNumpyArray()
+        if trans:
+            want = want + np_convt(slots[i], w, C, smalls[i][0], smalls[i][1], nf, H, W, fy, fx, sy, sx, py, px,
+                                   groups)
+        else:
+            want = want + np_conv(slots[i], w, C, H, W, fy, fx, sy, sx, py, px, groups, nf)
+    np.testing.assert_allclose(forward_values(gm, slots, c), want, rtol=1e-4, atol=1e-5)
+
+
 def np_pool(x, C, H, W, sy, sx, st_y, st_x, py, px, oh, ow, is_max):
     x = x.reshape(-1, C, H, W)
     out = np.zeros((x.shape[0], C, oh, ow))
@@ -213,7 +266,7 @@ def bn_net(C, pix, fraction=0.9, use_global=None, act=""):
     return net, bn
 
 
-@pytest.mark.parametrize("C,pix,act", [(3, 4, ""), (4, 1, "tanh")])
+@pytest.mark.parametrize("C,pix,act", [(3, 4, ""), (4, 1, "tanh"), (2, 7, "")])
 def test_batch_norm_gradients_and_train_values(C, pix, act):
     rng = np.random.RandomState(7)
     net, bn = bn_net(C, pix, act=act)
@@ -276,10 +329,10 @@ def np_cmrnorm(x, C, pix, size, scale, power):
     return (x * d ** (-power)).reshape(x.shape[0], -1)
 
 
-@pytest.mark.parametrize("C,size", [(5, 3), (4, 4), (2, 5)])
-def test_cmrnorm_gradients_and_values(C, size):
+@pytest.mark.parametrize("C,size,H,W", [(5, 3, 3, 2), (4, 4, 3, 2), (2, 5, 3, 2), (4, 3, 5, 7)])
+def test_cmrnorm_gradients_and_values(C, size, H, W):
     rng = np.random.RandomState(10)
-    H, W, scale, power = 3, 2, 0.3, 0.75
+    scale, power = 0.3, 0.75
     conf = {"norm_type": "cmrnorm-projection", "channels": C, "size": size, "scale": scale, "pow": power,
             "output_x": W, "img_size": W, "output_y": H, "img_size_y": H, "blocked": False}
     net = Net()
@@ -288,14 +341,15 @@ def test_cmrnorm_gradients_and_values(C, size):
     sum_cost_net_output(net, n, C * H * W)
     gm = net.build()
     slots = [rand(rng, B, C * H * W), rand(rng, B, C * H * W)]
-    gradient_check(gm, slots, input_slots=[0], samples=30)
+    # a bigger image: a bigger float32 cost, whose differences need a bigger step
+    gradient_check(gm, slots, input_slots=[0], samples=30, eps=1e-3 if H * W <= 16 else 1e-2)
     np.testing.assert_allclose(forward_values(gm, slots, n), np_cmrnorm(slots[0], C, H * W, size, scale, power),
                                rtol=1e-4, atol=1e-6)
 
 
-def test_bilinear_interp_gradients_and_values():
+@pytest.mark.parametrize("C,H,W,oh,ow", [(2, 3, 4, 5, 7), (3, 6, 5, 4, 2)])
+def test_bilinear_interp_gradients_and_values(C, H, W, oh, ow):
     rng = np.random.RandomState(11)
-    C, H, W, oh, ow = 2, 3, 4, 5, 7
     conf = {"image_conf": {"channels": C, "img_size": W, "img_size_y": H}, "out_size_x": ow, "out_size_y": oh}
     net = Net()
     x = net.data("x", C * H * W)
@@ -317,11 +371,21 @@ def test_bilinear_interp_gradients_and_values():
             np.testing.assert_allclose(got[n, c], f(grid), rtol=1e-4, atol=1e-5)
 
 
-def test_blockexpand_gradients_and_values():
+BLOCKS = [  # C, H, W, block_y, block_x, stride_y, stride_x, pad_y, pad_x
+    (2, 4, 4, 2, 3, 2, 2, 0, 1),
+    (2, 5, 6, 3, 2, 1, 1, 1, 0),  # overlapping blocks: several values per input pixel
+    (1, 7, 5, 2, 3, 3, 2, 1, 2),  # strides larger than the block in y
+]
+
+
+@pytest.mark.parametrize("spec", BLOCKS)
+def test_blockexpand_gradients_and_values(spec):
+    """blockexpand unfolds chunks of samples with image::im2colBatch/col2imBatch, as GPU convolutions do."""
     rng = np.random.RandomState(12)
-    C, H, W, by, bx, sy, sx, py, px = 2, 4, 4, 2, 3, 2, 2, 0, 1
+    C, H, W, by, bx, sy, sx, py, px = spec
     conf = {"channels": C, "stride_x": sx, "stride_y": sy, "padding_x": px, "padding_y": py, "block_x": bx,
-            "block_y": by, "output_x": 0, "output_y": 0, "img_size_x": 0, "img_size_y": 0}
+            "block_y": by, "output_x": 0, "output_y": 0, "img_size_x": W if H != W else 0,
+            "img_size_y": H if H != W else 0}
     net = Net()
     x = net.data("x", C * H * W)
     e = net.layer_p("e", "blockexpand", C * bx * by, [(x, {"block_expand_conf": conf})])
