@@ -17,10 +17,9 @@
 #include <algorithm>
 #include <memory>
 
-#include "Layer.h"  // before Kernel.h (via ImageUtils.h): until PD_HD has one header, Kernel.h's must win
-
 #include "Errors.h"
 #include "ImageUtils.h"
+#include "Layer.h"
 #include "math/Kernel.h"
 #include "math/MathOps.h"
 

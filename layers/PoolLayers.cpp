@@ -8,10 +8,9 @@
 #include <cfloat>
 #include <cmath>
 
-#include "Layer.h"  // before Kernel.h (via ImageUtils.h): until PD_HD has one header, Kernel.h's must win
-
 #include "Errors.h"
 #include "ImageUtils.h"
+#include "Layer.h"
 #include "math/Kernel.h"
 
 namespace paddle {
