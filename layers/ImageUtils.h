@@ -6,7 +6,7 @@
 #include <cstddef>
 #include <algorithm>
 #include <cstdint>
-#if defined(__AVX512F__) && !defined(__CUDACC__)
+#if defined(__AVX512F__) && !defined(__CUDA_ARCH__)
 #include <immintrin.h>
 #endif
 
@@ -28,7 +28,7 @@ PD_HD inline void validRange(int ow, int sx, int px, int kx, int W, int& lo, int
   if (lo > hi) lo = hi;
 }
 
-#if defined(__AVX512F__) && !defined(__CUDACC__)
+#if defined(__AVX512F__) && !defined(__CUDA_ARCH__)
 // Fast paths for stride-1 columns and image rows of at most 16 floats (one AVX-512
 // register): one masked load + one masked store per (channel, ky, kx, output row) in
 // im2col; col2im sums the fw shifted column rows of an image row in a register, so no
@@ -94,7 +94,7 @@ inline void col2imNarrow(const float* col, int C, int H, int W, int fh, int fw, 
 // Short-row kernels for im2col/col2im: rows are only ow floats long, where a memcpy call
 // or a vectorised loop with a scalar tail costs more than the copy (AVX-512: masked ops).
 PD_HD inline void copyRow(float* __restrict d, const float* __restrict s, int n) {
-#if defined(__AVX512F__) && !defined(__CUDACC__)
+#if defined(__AVX512F__) && !defined(__CUDA_ARCH__)
   for (; n >= 16; n -= 16, d += 16, s += 16) _mm512_storeu_ps(d, _mm512_loadu_ps(s));
   if (n > 0) {
     const __mmask16 m = static_cast<__mmask16>((1u << n) - 1);
@@ -192,7 +192,7 @@ inline void col2imBatch(bool gpu, const float* col, size_t ld, size_t samples, c
 inline void im2col(const float* img, int C, int H, int W, int fh, int fw, int sy, int sx, int py, int px, int oh,
                    int ow, float* col, size_t ld = 0) {
   if (ld == 0) ld = static_cast<size_t>(oh) * ow;
-#if defined(__AVX512F__) && !defined(__CUDACC__)
+#if defined(__AVX512F__) && !defined(__CUDA_ARCH__)
   if (sx == 1 && W <= 16 && fw <= kNarrowMaxFilter) return im2colNarrow(img, C, H, W, fh, fw, sy, py, px, oh, ow, col, ld);
 #endif
   im2colBatch(false, img, 0, 1, {C, H, W, fh, fw, sy, sx, py, px, oh, ow}, col, ld);
@@ -202,7 +202,7 @@ inline void im2col(const float* img, int C, int H, int W, int fh, int fw, int sy
 inline void col2im(const float* col, int C, int H, int W, int fh, int fw, int sy, int sx, int py, int px, int oh,
                    int ow, float* img, size_t ld = 0) {
   if (ld == 0) ld = static_cast<size_t>(oh) * ow;
-#if defined(__AVX512F__) && !defined(__CUDACC__)
+#if defined(__AVX512F__) && !defined(__CUDA_ARCH__)
   if (sx == 1 && W <= 16 && fw <= kNarrowMaxFilter) return col2imNarrow(col, C, H, W, fh, fw, sy, py, px, oh, ow, img, ld);
 #endif
   col2imBatch(false, col, ld, 1, {C, H, W, fh, fw, sy, sx, py, px, oh, ow}, img, 0, true);

@@ -44,11 +44,6 @@ void Layer::checkInputCount(size_t lo, size_t hi) {
                  lo == hi ? str(lo) : str(lo, " to ", hi), " inputs, got ", inputs_.size());
 }
 
-void Layer::requireCpu() const {
-  PADDLE_ENFORCE(!useGpu_, UnsupportedError, "layer '", name_, "' (type ", type_,
-                 ") has no GPU kernel yet; run it with use_gpu=0");
-}
-
 const Json& Layer::inputConf(size_t i, const std::string& field) const {
   const Json& c = config_["inputs"][i][field];
   PADDLE_ENFORCE(!c.isNull(), ConfigError, "inputs[", i, "] has no ", field);

@@ -75,8 +75,6 @@ class Layer {
   void checkInputCount(size_t lo, size_t hi);
   // inputs[i].<field> (conv_conf, pool_conf ...); ConfigError when it is missing.
   const Json& inputConf(size_t i, const std::string& field) const;
-  // For layers with CPU kernels only: throws UnsupportedError naming the layer on GPU.
-  void requireCpu() const;
   void checkInputSize(size_t i, size_t expected);
   // Declares a secondary output (in init); the layer fills it in forward (value, and grad
   // sized and zeroed in training, which consumers add to) and reads its grad in backward.

@@ -15,11 +15,6 @@ void needDense(const Argument& in, const std::string& layer, const std::string& 
                  " projection needs a dense input (got ids only)");
 }
 
-void cpuOnly(const Matrix& out, const std::string& layer, const char* what) {
-  PADDLE_ENFORCE(!out.useGpu(), UnsupportedError, "layer '", layer, "': the ", what,
-                 " has no GPU kernel yet; run it with use_gpu=0");
-}
-
 // x . W, W of dims [in, out]; x dense or sparse (CSR: gather-add rows of W)
 class FullMatrixProjection : public Projection {
  public:
@@ -316,7 +311,9 @@ class DotMulOperator : public Operator {
   float scale_;
 };
 // Views of the per-group GEMM operands inside one sample's buffers.
-inline Matrix view(const float* p, size_t h, size_t w) { return Matrix::view(const_cast<float*>(p), h, w, false); }
+inline Matrix view(const float* p, size_t h, size_t w, bool gpu) {
+  return Matrix::view(const_cast<float*>(p), h, w, gpu);
+}
 
 // Convolution of one sample with filters W ([F][C/groups][fh][fw], the cuDNN filter layout
 // v1's conv projection / operator use: group g's M = F/groups filters are the rows of an
@@ -342,33 +339,51 @@ struct SampleConv {
   size_t outSize() const { return static_cast<size_t>(numFilters) * N; }
   size_t weightSize() const { return K * M * g.groups; }
 
-  // y [F*N] += conv(x, w)
-  void forward(const float* x, const float* w, float* y) {
-    col.resize(K * g.groups, N);
-    image::im2col(x, g.channels, g.imgH, g.imgW, g.fh, g.fw, g.sy, g.sx, g.py, g.px, g.outH, g.outW, col.data());
+  // y [F*N] += conv(x, w), all on the device `gpu` names
+  void forward(const float* x, const float* w, float* y, bool gpu) {
+    unfold(x, gpu);
     for (int gr = 0; gr < g.groups; ++gr) {
-      Matrix W = view(w + gr * M * K, M, K), C = view(col.data() + gr * K * N, K, N), Y = view(y + gr * M * N, M, N);
+      Matrix W = view(w + gr * M * K, M, K, gpu), C = view(col.data() + gr * K * N, K, N, gpu);
+      Matrix Y = view(y + gr * M * N, M, N, gpu);
       math::gemm(W, false, C, false, Y, 1.0f, 1.0f);
     }
   }
   // gw += dy col^T (gw may be null), gx += col2im(W^T dy) (gx may be null)
-  void backward(const float* x, const float* w, const float* gy, float* gw, float* gx) {
-    col.resize(K * g.groups, N);
+  void backward(const float* x, const float* w, const float* gy, float* gw, float* gx, bool gpu) {
     if (gw) {
-      image::im2col(x, g.channels, g.imgH, g.imgW, g.fh, g.fw, g.sy, g.sx, g.py, g.px, g.outH, g.outW, col.data());
+      unfold(x, gpu);
       for (int gr = 0; gr < g.groups; ++gr) {
-        Matrix G = view(gy + gr * M * N, M, N), C = view(col.data() + gr * K * N, K, N);
-        Matrix GW = view(gw + gr * M * K, M, K);
+        Matrix G = view(gy + gr * M * N, M, N, gpu), C = view(col.data() + gr * K * N, K, N, gpu);
+        Matrix GW = view(gw + gr * M * K, M, K, gpu);
         math::gemm(G, false, C, true, GW, 1.0f, 1.0f);
       }
     }
     if (gx) {
+      col.setDevice(gpu);
+      col.resize(K * g.groups, N);
       for (int gr = 0; gr < g.groups; ++gr) {
-        Matrix W = view(w + gr * M * K, M, K), G = view(gy + gr * M * N, M, N);
-        Matrix C = view(col.data() + gr * K * N, K, N);
+        Matrix W = view(w + gr * M * K, M, K, gpu), G = view(gy + gr * M * N, M, N, gpu);
+        Matrix C = view(col.data() + gr * K * N, K, N, gpu);
         math::gemm(W, true, G, false, C, 1.0f, 0.0f);
       }
-      image::col2im(col.data(), g.channels, g.imgH, g.imgW, g.fh, g.fw, g.sy, g.sx, g.py, g.px, g.outH, g.outW, gx);
+      if (gpu) {
+        image::col2imBatch(true, col.data(), 0, 1, patches(), gx, 0, true);
+      } else {
+        image::col2im(col.data(), g.channels, g.imgH, g.imgW, g.fh, g.fw, g.sy, g.sx, g.py, g.px, g.outH, g.outW, gx);
+      }
+    }
+  }
+
+ private:
+  image::Patches patches() const { return {g.channels, g.imgH, g.imgW, g.fh, g.fw, g.sy, g.sx, g.py, g.px, g.outH, g.outW}; }
+  // col = im2col(x) (the CPU one adds AVX-512 fast paths)
+  void unfold(const float* x, bool gpu) {
+    col.setDevice(gpu);
+    col.resize(K * g.groups, N);
+    if (gpu) {
+      image::im2colBatch(true, x, 0, 1, patches(), col.data());
+    } else {
+      image::im2col(x, g.channels, g.imgH, g.imgW, g.fh, g.fw, g.sy, g.sx, g.py, g.px, g.outH, g.outW, col.data());
     }
   }
 };
@@ -395,13 +410,14 @@ class ConvProjection : public Projection {
   }
   void forward(const Argument& in, Matrix& out) override {
     needDense(in, layer_, type_);
-    cpuOnly(out, layer_, "conv projection");
-    for (size_t r = 0; r < out.height(); ++r) conv_.forward(in.value.row(r), w_->value().data(), out.row(r));
+    for (size_t r = 0; r < out.height(); ++r)
+      conv_.forward(in.value.row(r), w_->value().data(), out.row(r), out.useGpu());
   }
   void backward(Argument& in, const Matrix& g) override {
     float* gw = w_->isStatic() ? nullptr : w_->grad().data();
     for (size_t r = 0; r < g.height(); ++r)
-      conv_.backward(in.value.row(r), w_->value().data(), g.row(r), gw, in.grad.empty() ? nullptr : in.grad.row(r));
+      conv_.backward(in.value.row(r), w_->value().data(), g.row(r), gw, in.grad.empty() ? nullptr : in.grad.row(r),
+                     g.useGpu());
   }
 
  private:
@@ -425,15 +441,14 @@ class ConvOperator : public Operator {
     PADDLE_ENFORCE(x.width() == conv_.inSize() && f.width() == conv_.weightSize() && f.height() == x.height(),
                    DataError, "layer '", layer_, "': conv operator inputs are ", shapeStr(x), " and ", shapeStr(f),
                    ", expected widths ", conv_.inSize(), " (image) and ", conv_.weightSize(), " (filters)");
-    cpuOnly(out, layer_, "conv operator");
-    for (size_t r = 0; r < out.height(); ++r) conv_.forward(x.row(r), f.row(r), out.row(r));
+    for (size_t r = 0; r < out.height(); ++r) conv_.forward(x.row(r), f.row(r), out.row(r), out.useGpu());
   }
   void backward(const std::vector<Argument*>& ins, const Matrix& g) override {
     Argument& x = *ins[0];
     Argument& f = *ins[1];
     for (size_t r = 0; r < g.height(); ++r)
       conv_.backward(x.value.row(r), f.value.row(r), g.row(r), f.grad.empty() ? nullptr : f.grad.row(r),
-                     x.grad.empty() ? nullptr : x.grad.row(r));
+                     x.grad.empty() ? nullptr : x.grad.row(r), g.useGpu());
   }
 
  private:
