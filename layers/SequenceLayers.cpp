@@ -32,17 +32,27 @@ void setStarts(IVector& dst, const std::vector<int>& src) {
 // so the backward kernels own the input rows they add into.
 
 // y[k] = the maximum of segment k, arg[k] = the rows the maxima came from
+// One index per (segment, block of kPoolCols columns): it walks the segment's rows, and
+// the CPU vectorises across the block.
+constexpr size_t kPoolCols = 16;
+
 void maxPool(bool gpu, const int* segs, size_t n, size_t d, const float* x, float* y, int* arg) {
-  forEach2(gpu, n, d, [=] PD_HD(size_t k, size_t j) {
-    int best = segs[k];
-    float m = x[best * d + j];
-    for (int r = segs[k] + 1; r < segs[k + 1]; ++r) {
-      const float v = x[r * d + j];
-      best = v > m ? r : best;
-      m = v > m ? v : m;
+  forEach2(gpu, n, (d + kPoolCols - 1) / kPoolCols, [=] PD_HD(size_t k, size_t b) {
+    const size_t j0 = b * kPoolCols, j1 = j0 + kPoolCols < d ? j0 + kPoolCols : d;
+    float* m = y + k * d;
+    int* best = arg + k * d;
+    const float* first = x + segs[k] * d;
+    for (size_t j = j0; j < j1; ++j) {
+      m[j] = first[j];
+      best[j] = segs[k];
     }
-    y[k * d + j] = m;
-    arg[k * d + j] = best;
+    for (int r = segs[k] + 1; r < segs[k + 1]; ++r) {
+      const float* xr = x + r * d;
+      for (size_t j = j0; j < j1; ++j) {
+        best[j] = xr[j] > m[j] ? r : best[j];
+        m[j] = xr[j] > m[j] ? xr[j] : m[j];
+      }
+    }
   });
 }
 
