@@ -3,6 +3,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <new>
+#include <string>
 #if defined(__SSE__) || defined(__x86_64__)
 #include <xmmintrin.h>
 #endif
@@ -24,6 +25,14 @@ int gpuDeviceCount() { return gpu::deviceCount(); }
 bool cudaCompiled() { return false; }
 int gpuDeviceCount() { return 0; }
 #endif
+
+bool reverseKernelOrder() {
+  static const bool reverse = [] {
+    const char* v = std::getenv("PADDLE_REVERSE_KERNELS");
+    return v && std::string(v) == "1";
+  }();
+  return reverse;
+}
 
 void flushDenormals() {
 #if defined(__SSE__) || defined(__x86_64__)

@@ -16,6 +16,10 @@ void deviceZero(void* p, bool gpu, size_t bytes);
 
 [[noreturn]] void throwNoCuda(const char* what);
 
+// PADDLE_REVERSE_KERNELS=1 runs Kernel.h's CPU loops backwards: a test run that catches
+// loop bodies which depend on the order of indices (the GPU runs them in no order).
+bool reverseKernelOrder();
+
 // Flush denormal floats to zero on the calling thread (x86 MXCSR FTZ/DAZ).
 // Tiny values (Adam's second moments, softmax tails) otherwise turn into
 // denormals whose arithmetic is ~100x slower; the engine calls this on every

@@ -41,11 +41,15 @@ __global__ void forEachKernel(size_t n, F f) {
 }
 #endif
 
-// f(i) for i in [0, n).
+// f(i) for i in [0, n) (on the CPU backwards under PADDLE_REVERSE_KERNELS=1, see Device.h).
 template <typename F>
 void forEach(bool gpu, size_t n, F f) {
   if (n == 0) return;
   if (!gpu) {
+    if (reverseKernelOrder()) {
+      for (size_t i = n; i-- > 0;) f(i);
+      return;
+    }
     for (size_t i = 0; i < n; ++i) f(i);
     return;
   }
@@ -64,6 +68,11 @@ void forEach(bool gpu, size_t n, F f) {
 template <typename F>
 void forEach2(bool gpu, size_t rows, size_t cols, F f) {
   if (!gpu) {
+    if (reverseKernelOrder()) {
+      for (size_t r = rows; r-- > 0;)
+        for (size_t c = cols; c-- > 0;) f(r, c);
+      return;
+    }
     for (size_t r = 0; r < rows; ++r)
       for (size_t c = 0; c < cols; ++c) f(r, c);
     return;
