@@ -167,11 +167,17 @@ def test_lambda_cost_values_and_lambdas(ndcg_num, max_sort, coeff):
             assert abs(coeff * num - grad[b + k]) < 1e-4 + 1e-3 * abs(num), (q, k, num, grad[b + k])
 
 
-def test_lambda_cost_needs_sequences_and_long_enough_lists():
+def lambda_cost_net(ndcg_num):
+    """scores s and relevances rel (both sequences of width 1) -> lambda_cost."""
     net = Net()
     s = net.data("s", 1)
     lab = net.data("rel", 1)
-    net.output(net.layer("cost", "lambda_cost", 1, [s, lab], NDCG_num=3, max_sort_size=-1))
+    net.output(net.layer("cost", "lambda_cost", 1, [s, lab], NDCG_num=ndcg_num, max_sort_size=-1))
+    return net
+
+
+def test_lambda_cost_needs_sequences_and_long_enough_lists():
+    net = lambda_cost_net(3)
     gm = net.build()
     x = np.ones((4, 1), np.float32)
     with pytest.raises(ValueError, match="must be a sequence"):
@@ -186,11 +192,7 @@ def test_lambda_cost_needs_sequences_and_long_enough_lists():
 
 
 def test_lambda_cost_needs_a_relevant_item_in_each_list():
-    net = Net()
-    s = net.data("s", 1)
-    lab = net.data("rel", 1)
-    net.output(net.layer("cost", "lambda_cost", 1, [s, lab], NDCG_num=2, max_sort_size=-1))
-    gm = net.build()
+    gm = lambda_cost_net(2).build()
     scores = np.arange(9, dtype=np.float32).reshape(9, 1)
     rel = np.array([1, 0, 2, 0, 0, 0, 0, 0, 0], np.float32).reshape(9, 1)
     args = make_args([scores, rel])
