@@ -7,6 +7,8 @@ compiled with nvcc; otherwise the engine is CPU-only and GPU entry points raise
   WITH_CUDA=0|1      force CUDA off / require it
   PADDLE_MARCH=...   -march value (default "native"; e.g. x86-64-v3 for portable wheels)
   CUBLAS_HOME=DIR    a directory with include/cublas_v2.h and lib/libcublas.so.*
+  PADDLE_FAKE_GPU=1  tests only: a CPU build whose GPU paths run on a stand-in GPU that
+                     traps host access to device memory (layers/math/FakeGpu.cpp)
 """
 import glob
 import os
@@ -27,6 +29,7 @@ ENGINE_SOURCES = sorted(
 ) + ["swig/PaddleAPI.cpp"]
 CUDA_SOURCES = sorted(glob.glob("layers/*.cu") + glob.glob("layers/math/*.cu") + glob.glob("trainer/*.cu"))
 CUDA_ARCHS = ["80", "90"]
+FAKE_GPU = os.environ.get("PADDLE_FAKE_GPU") == "1"
 
 
 def find_nvcc():
@@ -93,7 +96,9 @@ class build_ext(_build_ext):
     """Compiles sources in parallel (2-core CI); with CUDA, the engine with nvcc."""
 
     def build_extension(self, ext):
-        cuda = cuda_config()
+        cuda = None if FAKE_GPU else cuda_config()
+        if FAKE_GPU:  # tests only: GPU code paths on a stand-in GPU (layers/math/FakeGpu.cpp)
+            ext.define_macros += [("WITH_CUDA", "1"), ("PADDLE_FAKE_GPU", "1")]
         sources = self.swig_sources(list(ext.sources), ext)
         macros = ext.define_macros + [(m,) for m in ext.undef_macros]
         gpu_sources = []

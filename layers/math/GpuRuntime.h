@@ -23,5 +23,13 @@ struct MemoryStats {
 };
 MemoryStats memoryStats();
 
+#ifdef PADDLE_FAKE_GPU
+// FakeGpu.cpp: device memory is accessible only while a window is open (kernels, copies).
+struct DeviceWindow {
+  DeviceWindow();
+  ~DeviceWindow();
+};
+#endif
+
 }  // namespace gpu
 }  // namespace paddle

@@ -197,14 +197,18 @@ def gradient_check(gm, slots, input_slots=(), samples=12, eps=1e-3, rtol=2e-2, a
     for p in gm.getParameters():
         if p.isStatic():
             continue
-        value = p.getBuf(api.PARAMETER_VALUE).toNumpyArrayInplace()
+        buf = p.getBuf(api.PARAMETER_VALUE)
+        value = buf.copyToNumpyArray()  # (a GPU buffer has no host view: perturb a copy)
+
+        def cost_with(j, v):
+            value[j] = v
+            buf.copyFromNumpyArray(value)
+            return total_cost(gm, slots)
+
         for j in rng.choice(value.size, min(samples, value.size), replace=False):
             old = value[j]
-            value[j] = old + eps
-            up = total_cost(gm, slots)
-            value[j] = old - eps
-            down = total_cost(gm, slots)
-            value[j] = old
+            up, down = cost_with(j, old + eps), cost_with(j, old - eps)
+            cost_with(j, old)
             compare("%s[%d]" % (p.getName(), j), (up - down) / (2 * eps), analytic[p.getName()][j])
     for k in input_slots:
         x = _slot_data(slots[k]).astype(np.float64)

@@ -2,6 +2,8 @@
 pool's steady state and training parity with the CPU. Every layer's CPU/GPU parity
 is checked inside netbuilder.gradient_check; the whole gradient-check suite runs on
 the GPU with PADDLE_TEST_USE_GPU=1. Without a usable GPU these tests skip."""
+import os
+
 import numpy as np
 import pytest
 
@@ -84,6 +86,8 @@ def test_gpu_training_follows_the_cpu():
     np.testing.assert_allclose(sgd_steps(gpu, data), sgd_steps(cpu, data), rtol=1e-3)
 
 
+@pytest.mark.skipif(os.environ.get("PADDLE_FAKE_GPU") == "1", reason="the stand-in GPU of a PADDLE_FAKE_GPU build "
+                    "has no pool: every buffer gets its own pages, so that use after free faults")
 def test_memory_pool_makes_no_cudamalloc_in_steady_state():
     gm = mlp(True)
     data = batches(12)

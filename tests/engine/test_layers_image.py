@@ -314,7 +314,7 @@ def test_batch_norm_use_global_stats_gradients():
     net, bn = bn_net(3, 2, use_global=True)
     sum_cost_net_output(net, bn, 6)
     gm = net.build()
-    gm.getParameterByName("_bn.w1").getBuf(0).toNumpyArrayInplace()[:] = [0.5, -0.2, 0.1]
+    gm.getParameterByName("_bn.w1").getBuf(0).copyFromNumpyArray(np.array([0.5, -0.2, 0.1], np.float32))
     gradient_check(gm, [rand(rng, 4, 6), rand(rng, 4, 6)], input_slots=[0])
 
 

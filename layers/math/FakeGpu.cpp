@@ -1,0 +1,167 @@
+// A stand-in GPU for test builds (PADDLE_FAKE_GPU=1 python setup.py build_ext): the GPU
+// entry points of GpuRuntime.h / GpuOps.h / Optimizers.cpp run on the CPU, and "device"
+// memory is host memory kept inaccessible (mprotect PROT_NONE) except inside a kernel
+// loop, a copy or a device op. PADDLE_TEST_USE_GPU=1 runs of the engine tests on such a
+// build therefore crash at the first host-side read or write of device data: the bug a
+// CPU-only machine otherwise cannot see. Single-threaded use only.
+#ifdef PADDLE_FAKE_GPU
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <cblas.h>
+
+#include <algorithm>
+#include <cfloat>
+#include <cmath>
+#include <cstring>
+#include <map>
+#include <stdexcept>
+
+#include "../../trainer/UpdateRules.h"
+#include "../ActivationFunctors.h"
+#include "GpuRuntime.h"
+
+namespace paddle {
+namespace gpu {
+
+namespace {
+std::map<void*, size_t>& regions() {
+  static auto* r = new std::map<void*, size_t>;  // never destroyed: blocks may outlive static teardown
+  return *r;
+}
+int openDepth = 0;
+MemoryStats stats;
+
+void protectAll(int prot) {
+  for (auto& r : regions()) mprotect(r.first, r.second, prot);
+}
+}  // namespace
+
+DeviceWindow::DeviceWindow() {
+  if (openDepth++ == 0) protectAll(PROT_READ | PROT_WRITE);
+}
+DeviceWindow::~DeviceWindow() {
+  if (--openDepth == 0) protectAll(PROT_NONE);
+}
+
+int deviceCount() { return 1; }
+void setDevice(int) {}
+
+void* allocate(size_t bytes) {
+  const size_t page = static_cast<size_t>(sysconf(_SC_PAGESIZE));
+  const size_t len = (std::max<size_t>(bytes, 1) + page - 1) / page * page;
+  void* p = mmap(nullptr, len, openDepth ? PROT_READ | PROT_WRITE : PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (p == MAP_FAILED) throw std::runtime_error("fake GPU: mmap failed");
+  regions()[p] = len;
+  ++stats.mallocs;
+  stats.heldBytes += len;
+  stats.peakBytes = std::max(stats.peakBytes, stats.heldBytes);
+  return p;
+}
+
+void release(void* p) {
+  auto it = regions().find(p);
+  if (it == regions().end()) return;
+  munmap(p, it->second);
+  stats.heldBytes -= it->second;
+  regions().erase(it);
+}
+
+void copy(void* dst, bool, const void* src, bool, size_t bytes) {
+  DeviceWindow open;
+  std::memmove(dst, src, bytes);
+}
+void zero(void* p, size_t bytes) {
+  DeviceWindow open;
+  std::memset(p, 0, bytes);
+}
+void synchronize() {}
+MemoryStats memoryStats() { return stats; }
+
+void gemm(const float* A, bool transA, const float* B, bool transB, float* C, int M, int N, int K, float alpha,
+          float beta) {
+  DeviceWindow open;
+  scipy_cblas_sgemm(CblasRowMajor, transA ? CblasTrans : CblasNoTrans, transB ? CblasTrans : CblasNoTrans, M, N, K,
+                    alpha, A, transA ? M : K, B, transB ? K : N, beta, C, N);
+}
+void addRowVector(float* m, const float* row, int h, int w, float scale) {
+  DeviceWindow open;
+  for (int i = 0; i < h; ++i)
+    for (int j = 0; j < w; ++j) m[static_cast<size_t>(i) * w + j] += scale * row[j];
+}
+void sumRows(const float* m, float* out, int h, int w, float beta) {
+  DeviceWindow open;
+  for (int j = 0; j < w; ++j) {
+    float s = 0;
+    for (int i = 0; i < h; ++i) s += m[static_cast<size_t>(i) * w + j];
+    out[j] = beta * out[j] + s;
+  }
+}
+void axpby(float alpha, const float* x, float beta, float* y, size_t n) {
+  DeviceWindow open;
+  for (size_t i = 0; i < n; ++i) y[i] = beta == 0.0f ? alpha * x[i] : alpha * x[i] + beta * y[i];
+}
+void dotMul(float* y, const float* x, size_t n) {
+  DeviceWindow open;
+  for (size_t i = 0; i < n; ++i) y[i] *= x[i];
+}
+
+void activationForward(int kind, float* v, size_t n) {
+  DeviceWindow open;
+  act::visit(static_cast<act::Kind>(kind), [&](auto f) {
+    for (size_t i = 0; i < n; ++i) v[i] = f.fwd(v[i]);
+  });
+}
+void activationBackward(int kind, const float* y, const float* x, float* g, size_t n) {
+  DeviceWindow open;
+  act::visit(static_cast<act::Kind>(kind), [&](auto f) {
+    for (size_t i = 0; i < n; ++i) g[i] *= f.bwd(y[i], decltype(f)::kNeedsInput ? x[i] : 0.0f);
+  });
+}
+void softmaxForward(float* v, int h, int w) {
+  DeviceWindow open;
+  for (int r = 0; r < h; ++r) {
+    float* x = v + static_cast<size_t>(r) * w;
+    const float m = *std::max_element(x, x + w);
+    float s = 0;
+    for (int j = 0; j < w; ++j) s += (x[j] = std::exp(x[j] - m));
+    for (int j = 0; j < w; ++j) x[j] /= s;
+  }
+}
+void softmaxBackward(const float* y, float* g, int h, int w) {
+  DeviceWindow open;
+  for (int r = 0; r < h; ++r) {
+    const float* yr = y + static_cast<size_t>(r) * w;
+    float* gr = g + static_cast<size_t>(r) * w;
+    float dot = 0;
+    for (int j = 0; j < w; ++j) dot += gr[j] * yr[j];
+    for (int j = 0; j < w; ++j) gr[j] = yr[j] * (gr[j] - dot);
+  }
+}
+
+namespace {
+template <typename F>
+void run(const F& f, size_t n) {
+  DeviceWindow open;
+  for (size_t i = 0; i < n; ++i) f(i);
+}
+}  // namespace
+void apply(const rule::Momentum& f, size_t n) { run(f, n); }
+void apply(const rule::AdaGrad& f, size_t n) { run(f, n); }
+void apply(const rule::AdaDelta& f, size_t n) { run(f, n); }
+void apply(const rule::RMSProp& f, size_t n) { run(f, n); }
+void apply(const rule::DecayedAdaGrad& f, size_t n) { run(f, n); }
+void apply(const rule::Adam& f, size_t n) { run(f, n); }
+void apply(const rule::Adamax& f, size_t n) { run(f, n); }
+void apply(const rule::Clip& f, size_t n) { run(f, n); }
+void apply(const rule::L1L2Decay& f, size_t n) { run(f, n); }
+float maxAbs(const float* x, size_t n) {
+  DeviceWindow open;
+  float m = 0;
+  for (size_t i = 0; i < n; ++i) m = std::max(m, std::fabs(x[i]));
+  return m;
+}
+
+}  // namespace gpu
+}  // namespace paddle
+#endif  // PADDLE_FAKE_GPU
