@@ -26,28 +26,6 @@ bool needsInput(act::Kind k) {
   act::visit(k, [&](auto f) { needs = decltype(f)::kNeedsInput; });
   return needs;
 }
-
-void softmaxRows(float* v, size_t h, size_t w) {
-  for (size_t i = 0; i < h; ++i) {
-    float* x = v + i * w;
-    float m = *std::max_element(x, x + w);
-    float s = 0;
-    for (size_t j = 0; j < w; ++j) s += (x[j] = std::exp(x[j] - m));
-    float inv = 1.0f / s;
-    for (size_t j = 0; j < w; ++j) x[j] *= inv;
-  }
-}
-
-// dL/dx_j = y_j * (g_j - sum_k g_k y_k), per row
-void softmaxRowsBackward(const float* y, float* g, size_t h, size_t w) {
-  for (size_t i = 0; i < h; ++i) {
-    const float* yr = y + i * w;
-    float* gr = g + i * w;
-    float dot = 0;
-    for (size_t j = 0; j < w; ++j) dot += gr[j] * yr[j];
-    for (size_t j = 0; j < w; ++j) gr[j] = yr[j] * (gr[j] - dot);
-  }
-}
 }  // namespace
 
 act::Kind elementwiseKind(const std::string& type, const std::string& what) {
@@ -67,10 +45,36 @@ void activate(act::Kind k, float* y, size_t n) {
   });
 }
 
-void multiplyDerivative(act::Kind k, const float* y, float* g, size_t n) {
+void multiplyDerivative(act::Kind k, const float* __restrict y, const float* __restrict x, float* __restrict g,
+                        size_t n) {
   act::visit(k, [&](auto f) {
-    for (size_t i = 0; i < n; ++i) g[i] *= f.bwd(y[i], 0.0f);
+    if constexpr (decltype(f)::kNeedsInput) {
+      for (size_t i = 0; i < n; ++i) g[i] *= f.bwd(y[i], x[i]);
+    } else {
+      for (size_t i = 0; i < n; ++i) g[i] *= f.bwd(y[i], 0.0f);
+    }
   });
+}
+
+void softmaxRows(float* v, size_t h, size_t w) {
+  for (size_t i = 0; i < h; ++i) {
+    float* x = v + i * w;
+    float m = *std::max_element(x, x + w);
+    float s = 0;
+    for (size_t j = 0; j < w; ++j) s += (x[j] = std::exp(x[j] - m));
+    float inv = 1.0f / s;
+    for (size_t j = 0; j < w; ++j) x[j] *= inv;
+  }
+}
+
+void softmaxRowsBackward(const float* y, float* g, size_t h, size_t w) {
+  for (size_t i = 0; i < h; ++i) {
+    const float* yr = y + i * w;
+    float* gr = g + i * w;
+    float dot = 0;
+    for (size_t j = 0; j < w; ++j) dot += gr[j] * yr[j];
+    for (size_t j = 0; j < w; ++j) gr[j] = yr[j] * (gr[j] - dot);
+  }
 }
 
 std::vector<std::string> Activation::names() {
@@ -122,11 +126,7 @@ void Activation::forward(Argument& a) {
     softmaxRows(v.data(), v.height(), v.width());
     return;
   }
-  float* __restrict x = v.data();
-  const size_t n = v.size();
-  act::visit(kind_, [&](auto f) {
-    for (size_t i = 0; i < n; ++i) x[i] = f.fwd(x[i]);
-  });
+  activate(kind_, v.data(), v.size());
 }
 
 void Activation::backward(Argument& a) {
@@ -157,18 +157,7 @@ void Activation::backward(Argument& a) {
     softmaxRowsBackward(y.data(), g.data(), y.height(), y.width());
     return;
   }
-  const float* __restrict yv = y.data();
-  const float* __restrict xv = input_.data();
-  float* __restrict gv = g.data();
-  const size_t n = g.size();
-  act::visit(kind_, [&](auto f) {
-    using F = decltype(f);
-    if constexpr (F::kNeedsInput) {
-      for (size_t i = 0; i < n; ++i) gv[i] *= f.bwd(yv[i], xv[i]);
-    } else {
-      for (size_t i = 0; i < n; ++i) gv[i] *= f.bwd(yv[i], 0.0f);
-    }
-  });
+  multiplyDerivative(kind_, y.data(), input_.data(), g.data(), g.size());
 }
 
 }  // namespace paddle

@@ -10,12 +10,16 @@
 
 namespace paddle {
 
-// Element-wise activation by kind on raw host arrays, for layers that apply
-// activations inside their own kernels (LSTM/GRU gates). Only kinds whose
-// derivative is a function of the output are allowed there (v1's "hppl" set).
+// Activations on raw host arrays: the CPU side of Activation, and for code that applies
+// them itself (boot biases of recurrent groups, the stand-in GPU of FakeGpu.cpp).
+// elementwiseKind accepts only kinds whose derivative is a function of the output
+// (v1's "hppl" set), for layers that apply activations inside their kernels.
 act::Kind elementwiseKind(const std::string& type, const std::string& what);
-void activate(act::Kind k, float* y, size_t n);                     // y = f(y)
-void multiplyDerivative(act::Kind k, const float* y, float* g, size_t n);  // g *= f'(y)
+void activate(act::Kind k, float* y, size_t n);  // y = f(y) (element-wise kinds)
+// g *= f'(y); x, the pre-activation values, is read only by kinds whose derivative needs it.
+void multiplyDerivative(act::Kind k, const float* y, const float* x, float* g, size_t n);
+void softmaxRows(float* v, size_t h, size_t w);
+void softmaxRowsBackward(const float* y, float* g, size_t h, size_t w);  // g = y * (g - sum(y * g)) per row
 
 class Activation {
  public:

@@ -485,7 +485,7 @@ class RecurrentLayerGroup : public Layer {
       for (size_t i = 0; i < m.bootGrad.height(); ++i) {
         for (size_t j = 0; j < width; ++j) sum[j] += g[i * width + j];
       }
-      multiplyDerivative(m.bootAct, y.data(), sum.data(), width);
+      multiplyDerivative(m.bootAct, y.data(), nullptr, sum.data(), width);
       Matrix add(1, width, m.bootGrad.useGpu());
       add.copyFromHost(sum.data(), 1, width);
       math::axpby(1.0f, add, 1.0f, m.bootBias->grad());

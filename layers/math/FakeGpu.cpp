@@ -8,18 +8,16 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include <cblas.h>
-
 #include <algorithm>
-#include <cfloat>
 #include <cmath>
 #include <cstring>
 #include <map>
 #include <stdexcept>
 
 #include "../../trainer/UpdateRules.h"
-#include "../ActivationFunctors.h"
+#include "../Activation.h"
 #include "GpuRuntime.h"
+#include "MathOps.h"
 
 namespace paddle {
 namespace gpu {
@@ -78,65 +76,54 @@ void zero(void* p, size_t bytes) {
 void synchronize() {}
 MemoryStats memoryStats() { return stats; }
 
+// The device ops run the CPU code of MathOps / Activation on host views of the memory.
+namespace {
+Matrix hostView(const float* p, size_t h, size_t w) { return Matrix::view(const_cast<float*>(p), h, w, false); }
+}  // namespace
+
 void gemm(const float* A, bool transA, const float* B, bool transB, float* C, int M, int N, int K, float alpha,
           float beta) {
   DeviceWindow open;
-  scipy_cblas_sgemm(CblasRowMajor, transA ? CblasTrans : CblasNoTrans, transB ? CblasTrans : CblasNoTrans, M, N, K,
-                    alpha, A, transA ? M : K, B, transB ? K : N, beta, C, N);
+  Matrix c = hostView(C, M, N);
+  math::gemm(hostView(A, transA ? K : M, transA ? M : K), transA, hostView(B, transB ? N : K, transB ? K : N), transB,
+             c, alpha, beta);
 }
 void addRowVector(float* m, const float* row, int h, int w, float scale) {
   DeviceWindow open;
-  for (int i = 0; i < h; ++i)
-    for (int j = 0; j < w; ++j) m[static_cast<size_t>(i) * w + j] += scale * row[j];
+  Matrix v = hostView(m, h, w);
+  math::addRowVector(v, hostView(row, 1, w), scale);
 }
 void sumRows(const float* m, float* out, int h, int w, float beta) {
   DeviceWindow open;
-  for (int j = 0; j < w; ++j) {
-    float s = 0;
-    for (int i = 0; i < h; ++i) s += m[static_cast<size_t>(i) * w + j];
-    out[j] = beta * out[j] + s;
-  }
+  Matrix o = hostView(out, 1, w);
+  math::sumRows(hostView(m, h, w), o, beta);
 }
 void axpby(float alpha, const float* x, float beta, float* y, size_t n) {
   DeviceWindow open;
-  for (size_t i = 0; i < n; ++i) y[i] = beta == 0.0f ? alpha * x[i] : alpha * x[i] + beta * y[i];
+  Matrix v = hostView(y, 1, n);
+  math::axpby(alpha, hostView(x, 1, n), beta, v);
 }
 void dotMul(float* y, const float* x, size_t n) {
   DeviceWindow open;
-  for (size_t i = 0; i < n; ++i) y[i] *= x[i];
+  Matrix v = hostView(y, 1, n);
+  math::dotMul(v, hostView(x, 1, n));
 }
 
 void activationForward(int kind, float* v, size_t n) {
   DeviceWindow open;
-  act::visit(static_cast<act::Kind>(kind), [&](auto f) {
-    for (size_t i = 0; i < n; ++i) v[i] = f.fwd(v[i]);
-  });
+  activate(static_cast<act::Kind>(kind), v, n);
 }
 void activationBackward(int kind, const float* y, const float* x, float* g, size_t n) {
   DeviceWindow open;
-  act::visit(static_cast<act::Kind>(kind), [&](auto f) {
-    for (size_t i = 0; i < n; ++i) g[i] *= f.bwd(y[i], decltype(f)::kNeedsInput ? x[i] : 0.0f);
-  });
+  multiplyDerivative(static_cast<act::Kind>(kind), y, x, g, n);
 }
 void softmaxForward(float* v, int h, int w) {
   DeviceWindow open;
-  for (int r = 0; r < h; ++r) {
-    float* x = v + static_cast<size_t>(r) * w;
-    const float m = *std::max_element(x, x + w);
-    float s = 0;
-    for (int j = 0; j < w; ++j) s += (x[j] = std::exp(x[j] - m));
-    for (int j = 0; j < w; ++j) x[j] /= s;
-  }
+  softmaxRows(v, h, w);
 }
 void softmaxBackward(const float* y, float* g, int h, int w) {
   DeviceWindow open;
-  for (int r = 0; r < h; ++r) {
-    const float* yr = y + static_cast<size_t>(r) * w;
-    float* gr = g + static_cast<size_t>(r) * w;
-    float dot = 0;
-    for (int j = 0; j < w; ++j) dot += gr[j] * yr[j];
-    for (int j = 0; j < w; ++j) gr[j] = yr[j] * (gr[j] - dot);
-  }
+  softmaxRowsBackward(y, g, h, w);
 }
 
 namespace {
