@@ -93,13 +93,15 @@ NVCC_FLAGS = ["-std=c++17", "-O3", "-DWITH_CUDA=1", "--extended-lambda", "--expt
 
 
 class build_ext(_build_ext):
-    """Compiles sources in parallel (2-core CI); with CUDA, the engine with nvcc."""
+    """Compiles sources in parallel (2-core CI), each only when it is out of date
+    (see ObjectCache); with CUDA, the engine with nvcc."""
 
     def build_extension(self, ext):
         cuda = None if FAKE_GPU else cuda_config()
         if FAKE_GPU:  # tests only: GPU code paths on a stand-in GPU (layers/math/FakeGpu.cpp)
             ext.define_macros += [("WITH_CUDA", "1"), ("PADDLE_FAKE_GPU", "1")]
-        sources = self.swig_sources(list(ext.sources), ext)
+        cache = ObjectCache(self.build_temp)
+        sources = [self.run_swig(src, ext, cache) if src.endswith(".i") else src for src in ext.sources]
         macros = ext.define_macros + [(m,) for m in ext.undef_macros]
         gpu_sources = []
         if cuda:
@@ -112,22 +114,35 @@ class build_ext(_build_ext):
                                     "-Wl,-rpath," + cu_lib, "-Wl,-rpath,$ORIGIN/../nvidia/cu13/lib"]
             ext.library_dirs.append(os.path.join(os.path.dirname(os.path.dirname(nvcc)), "lib64"))
 
-        # Compile every source concurrently and hand the objects to distutils,
-        # which only links.
         def compile_one(src):
             if src in gpu_sources:
-                return [self.compile_cuda(nvcc, cu_inc, src, ext)]
-            return self.compiler.compile([src], output_dir=self.build_temp, macros=macros,
-                                         include_dirs=ext.include_dirs,
-                                         extra_postargs=ext.extra_compile_args, depends=ext.depends)
+                return self.compile_cuda(nvcc, cu_inc, src, ext, cache)
+            obj = self.compiler.object_filenames([src], output_dir=self.build_temp)[0]
+            signature = self.compiler.compiler_so + [str(m) for m in macros] + ext.include_dirs + ext.extra_compile_args
+            if cache.stale(obj, signature):
+                self.compiler.compile([src], output_dir=self.build_temp, macros=macros, include_dirs=ext.include_dirs,
+                                      extra_postargs=ext.extra_compile_args + ["-MMD", "-MF", cache.depfile(obj)])
+                cache.record(obj, signature)
+            return obj
 
         jobs = int(os.environ.get("PADDLE_BUILD_JOBS", os.cpu_count() or 1))
         with ThreadPoolExecutor(max_workers=jobs) as pool:
-            for objs in pool.map(compile_one, sources + gpu_sources):
-                ext.extra_objects += objs
-        ext.depends = list(ext.depends) + sources + gpu_sources  # so the link is not skipped as up to date
+            objects = list(pool.map(compile_one, sources + gpu_sources))
+        print("paddle build: %d of %d objects compiled" % (len([o for o in cache.compiled if o in objects]), len(objects)))
+        # distutils only links, and only when an object is newer than the module.
+        ext.extra_objects += objects
+        ext.depends = objects
         ext.sources = []
         super().build_extension(ext)
+
+    def run_swig(self, interface, ext, cache):
+        """SWIG writes the C++ wrapper and py_paddle/swig_paddle.py, when out of date."""
+        wrapper = os.path.splitext(interface)[0] + "_wrap.cpp"
+        cmd = [self.swig or "swig", "-python"] + ext.swig_opts
+        if cache.stale(wrapper, cmd) or not os.path.exists("py_paddle/swig_paddle.py"):
+            self.spawn(cmd + ["-MMD", "-MF", cache.depfile(wrapper), "-o", wrapper, interface])
+            cache.record(wrapper, cmd)
+        return wrapper
 
     @staticmethod
     def has_static_cudart(nvcc):
@@ -135,13 +150,9 @@ class build_ext(_build_ext):
         return os.path.exists(os.path.join(lib, "libcudart_static.a")) or os.path.exists(
             "/usr/local/cuda/lib64/libcudart_static.a")
 
-    def compile_cuda(self, nvcc, cublas_inc, src, ext):
-        """One source through nvcc (a .cpp as CUDA C++); skipped when up to date."""
+    def compile_cuda(self, nvcc, cublas_inc, src, ext, cache):
+        """One source through nvcc (a .cpp as CUDA C++), when out of date."""
         obj = os.path.join(self.build_temp, src.replace("/", "_") + ".o")
-        deps = [src] + list(ext.depends)
-        if os.path.exists(obj) and all(os.path.getmtime(d) <= os.path.getmtime(obj) for d in deps):
-            return obj
-        os.makedirs(self.build_temp, exist_ok=True)
         gencode = []
         for arch in CUDA_ARCHS:
             gencode += ["-gencode", "arch=compute_%s,code=sm_%s" % (arch, arch)]
@@ -150,9 +161,63 @@ class build_ext(_build_ext):
         cmd = ([nvcc] + NVCC_FLAGS + ["-Xcompiler", "-fPIC," + host, "-isystem", cublas_inc]
                + ["-I" + d for d in ext.include_dirs] + ["-D%s=%s" % m for m in ext.define_macros if len(m) == 2]
                + (["-x", "cu"] if src.endswith(".cpp") else []) + ["-c", src, "-o", obj] + gencode)
-        print(" ".join(cmd))
-        subprocess.check_call(cmd)
+        if cache.stale(obj, cmd):
+            os.makedirs(self.build_temp, exist_ok=True)
+            print(" ".join(cmd))
+            subprocess.check_call(cmd + ["-MD", "-MF", cache.depfile(obj)])
+            cache.record(obj, cmd)
         return obj
+
+
+class ObjectCache:
+    """Decides whether a build output is out of date, as make would: it is when the
+    command that made it changed, or when it is older than one of the files the
+    compiler said it read (its -MMD dependency file). Paths inside a Python
+    environment are compared from `site-packages` on, since pip builds in a fresh
+    temporary environment each time; the package versions are in the signature."""
+
+    def __init__(self, build_temp):
+        self.build_temp = build_temp
+        self.compiled = []  # outputs rebuilt in this run (list.append is thread-safe)
+        self.versions = ["scipy-openblas32=" + openblas.__version__, "python=" + sys.version]
+
+    def depfile(self, output):
+        os.makedirs(os.path.dirname(os.path.abspath(output)), exist_ok=True)
+        return output + ".d"
+
+    def _stable(self, words):
+        return [w[w.index("site-packages"):] if "site-packages" in w else w for w in words] + self.versions
+
+    def stale(self, output, command):
+        stamp = output + ".cmd"
+        if not (os.path.exists(output) and os.path.exists(stamp) and os.path.exists(self.depfile(output))):
+            return True
+        with open(stamp) as f:
+            if f.read() != repr(self._stable(command)):
+                return True
+        built = os.path.getmtime(output)
+        for dep in self._dependencies(self.depfile(output)):
+            if os.path.exists(dep):
+                if os.path.getmtime(dep) > built:
+                    return True
+            elif "site-packages" not in dep:  # a header was removed or renamed
+                return True
+        return False
+
+    def record(self, output, command):
+        with open(output + ".cmd", "w") as f:
+            f.write(repr(self._stable(command)))
+        self.compiled.append(output)
+
+    @staticmethod
+    def _dependencies(depfile):
+        with open(depfile) as f:
+            text = f.read().replace("\\\n", " ")
+        deps = []
+        for line in text.splitlines():
+            if ":" in line:
+                deps += line.split(":", 1)[1].split()
+        return deps
 
 
 class build_py(_build_py):
@@ -172,7 +237,6 @@ engine = Extension(
     runtime_library_dirs=["$ORIGIN/../scipy_openblas32/lib"],
     define_macros=[("PADDLE_VERSION", '"%s"' % VERSION)],
     extra_compile_args=compile_flags(),
-    depends=glob.glob("layers/**/*.h", recursive=True) + glob.glob("trainer/*.h") + ["swig/PaddleAPI.h"],
     language="c++",
 )
 

@@ -273,7 +273,9 @@ def test_batch_norm_gradients_and_train_values(C, pix, act):
     sum_cost_net_output(net, bn, C * pix)
     gm = net.build()
     slots = [rand(rng, 5, C * pix) * 2 + 1, rand(rng, 5, C * pix)]
-    gradient_check(gm, slots, input_slots=[0], samples=20)
+    # The input gradient is small (the batch mean is subtracted), so a float32 cost needs a
+    # larger step than the default to keep rounding out of the finite difference.
+    gradient_check(gm, slots, input_slots=[0], samples=20, eps=1e-2)
     x = slots[0].reshape(5, C, pix).astype(np.float64)
     mu, var = x.mean((0, 2), keepdims=True), x.var((0, 2), keepdims=True)
     w = gm.getParameterByName("_bn.w0").getBuf(0).copyToNumpyArray().reshape(1, C, 1)

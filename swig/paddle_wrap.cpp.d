@@ -1,0 +1,3 @@
+swig/paddle_wrap.cpp: \
+  swig/paddle.i \
+  swig/PaddleAPI.h 
