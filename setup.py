@@ -181,15 +181,23 @@ class ObjectCache:
         self.compiled = []  # outputs rebuilt in this run (list.append is thread-safe)
         self.versions = ["scipy-openblas32=" + openblas.__version__, "python=" + sys.version]
 
+    def _meta(self, output):
+        """Where an output's dependency list and command stamp live: beside it, or, for
+        a file generated into the source tree (the SWIG wrapper), under build_temp."""
+        path = os.path.abspath(output)
+        if not path.startswith(os.path.abspath(self.build_temp) + os.sep):
+            path = os.path.join(os.path.abspath(self.build_temp), os.path.relpath(path, ROOT))
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        return path
+
     def depfile(self, output):
-        os.makedirs(os.path.dirname(os.path.abspath(output)), exist_ok=True)
-        return output + ".d"
+        return self._meta(output) + ".d"
 
     def _stable(self, words):
         return [w[w.index("site-packages"):] if "site-packages" in w else w for w in words] + self.versions
 
     def stale(self, output, command):
-        stamp = output + ".cmd"
+        stamp = self._meta(output) + ".cmd"
         if not (os.path.exists(output) and os.path.exists(stamp) and os.path.exists(self.depfile(output))):
             return True
         with open(stamp) as f:
@@ -205,7 +213,7 @@ class ObjectCache:
         return False
 
     def record(self, output, command):
-        with open(output + ".cmd", "w") as f:
+        with open(self._meta(output) + ".cmd", "w") as f:
             f.write(repr(self._stable(command)))
         self.compiled.append(output)
 

@@ -1,1 +1,0 @@
-['swig', '-python', '-c++', '-threads', '-outdir', 'py_paddle', '-Iswig', 'scipy-openblas32=0.3.34.481.3', 'python=3.11.7 (main, May  9 2026, 07:35:25) [GCC 12.2.0]']

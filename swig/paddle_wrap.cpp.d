@@ -1,3 +1,0 @@
-swig/paddle_wrap.cpp: \
-  swig/paddle.i \
-  swig/PaddleAPI.h 
