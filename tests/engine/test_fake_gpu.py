@@ -5,6 +5,7 @@ network on that GPU (PADDLE_TEST_USE_GPU=1). A host-side read or write of device
 error a CPU-only machine cannot otherwise see, crashes that run with a segmentation fault."""
 import glob
 import os
+import pathlib
 import shutil
 import subprocess
 import sys
@@ -16,9 +17,10 @@ ROOT = os.path.dirname(os.path.dirname(HERE))
 
 
 @pytest.fixture(scope="module")
-def fake_gpu_engine(tmp_path_factory):
-    """py_paddle built with the stand-in GPU, in a directory of its own."""
-    out = tmp_path_factory.mktemp("fake_gpu")
+def fake_gpu_engine():
+    """py_paddle built with the stand-in GPU, in a directory of its own (kept between
+    runs: the build is incremental, so a rerun recompiles only what changed)."""
+    out = pathlib.Path(ROOT, "build", "fake-gpu")
     env = dict(os.environ, PADDLE_FAKE_GPU="1", WITH_CUDA="0")
     p = subprocess.run([sys.executable, "setup.py", "-q", "build_ext", "--build-temp", str(out / "tmp"),
                         "--build-lib", str(out / "lib")], cwd=ROOT, env=env, capture_output=True, text=True)
@@ -28,6 +30,7 @@ def fake_gpu_engine(tmp_path_factory):
     return str(out / "lib")
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(os.environ.get("PADDLE_FAKE_GPU") == "1", reason="already the stand-in GPU run")
 def test_engine_tests_pass_on_the_stand_in_gpu(fake_gpu_engine):
     env = dict(os.environ, PADDLE_ENGINE_DIR=fake_gpu_engine, PADDLE_FAKE_GPU="1", PADDLE_TEST_USE_GPU="1")

@@ -10,6 +10,7 @@ import pytest
 HERE = os.path.dirname(os.path.abspath(__file__))
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(os.environ.get("PADDLE_REVERSE_KERNELS") == "1", reason="already the reversed run")
 def test_engine_tests_pass_with_kernel_loops_reversed():
     env = dict(os.environ, PADDLE_REVERSE_KERNELS="1")
