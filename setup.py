@@ -245,6 +245,9 @@ engine = Extension(
     runtime_library_dirs=["$ORIGIN/../scipy_openblas32/lib"],
     define_macros=[("PADDLE_VERSION", '"%s"' % VERSION)],
     extra_compile_args=compile_flags(),
+    # Headers, for source distributions; rebuilds follow the compiler's own dependency lists.
+    depends=glob.glob("layers/**/*.h", recursive=True) + glob.glob("trainer/*.h")
+    + ["swig/PaddleAPI.h", "layers/ConfigSchema.inc"],
     language="c++",
 )
 

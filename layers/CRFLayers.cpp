@@ -150,7 +150,7 @@ class CRFLayer : public CRFLayerBase {
   void init(LayerContext& ctx) override {
     CRFLayerBase::init(ctx);
     checkInputCount(2, 3);
-    coeff_ = static_cast<float>(config_.getDouble("coeff", 1.0));
+    coeff_ = static_cast<float>(config_.getDouble("coeff"));
     if (inputs_.size() == 3) checkInputSize(2, 1);
     for (auto* b : {&alpha_, &beta_, &scratch_, &logZ_, &pgrad_}) b->setDevice(useGpu_);
   }

@@ -105,11 +105,11 @@ class CTCLayerBase : public Layer {
                    "; ", type_, " needs at least 2 classes (labels and the blank)");
     PADDLE_ENFORCE(size_ == 0 || size_ == numClasses_, ConfigError, "size is ", size_, " but input 0 ('",
                    inputs_[0]->name(), "') has size ", numClasses_, " (the classes including the blank)");
-    blank_ = warp_ ? static_cast<int>(config_.getInt("blank", 0)) : static_cast<int>(numClasses_) - 1;
+    blank_ = warp_ ? static_cast<int>(config_.getInt("blank")) : static_cast<int>(numClasses_) - 1;
     PADDLE_ENFORCE(blank_ >= 0 && static_cast<size_t>(blank_) < numClasses_, ConfigError, "blank is ", blank_,
                    ", outside [0, ", numClasses_, ")");
-    normByTimes_ = config_.getBool("norm_by_times", false);
-    coeff_ = static_cast<float>(config_.getDouble("coeff", 1.0));
+    normByTimes_ = config_.getBool("norm_by_times");
+    coeff_ = static_cast<float>(config_.getDouble("coeff"));
     for (auto* b : {&logp_, &occ_, &lattice_}) b->setDevice(useGpu_);
     for (auto* b : {&ext_, &valid_}) b->setDevice(useGpu_);
   }

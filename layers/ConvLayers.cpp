@@ -49,7 +49,7 @@ class ConvLayerBase : public Layer {
     col_.setDevice(useGpu_);
     tmp_.setDevice(useGpu_);
     PADDLE_ENFORCE(!inputs_.empty(), ConfigError, type_, " layer needs at least one input");
-    numFilters_ = static_cast<int>(config_.getInt("num_filters", 0));
+    numFilters_ = static_cast<int>(config_.getInt("num_filters"));
     PADDLE_ENFORCE(numFilters_ > 0, ConfigError, type_, " layer needs a positive num_filters");
     const auto& ins = config_["inputs"].items();
     for (size_t i = 0; i < ins.size(); ++i) {
@@ -80,7 +80,7 @@ class ConvLayerBase : public Layer {
     }
     const ConvGeom& g0 = geoms_[0];
     outPixels_ = trans_ ? g0.imgH * g0.imgW : g0.outH * g0.outW;
-    sharedBias_ = config_.getBool("shared_biases", false);
+    sharedBias_ = config_.getBool("shared_biases");
     if (bias_) {
       size_t want = sharedBias_ ? static_cast<size_t>(numFilters_) : size_;
       PADDLE_ENFORCE(bias_->size() == want, ConfigError, "bias '", bias_->name(), "' has ", bias_->size(),

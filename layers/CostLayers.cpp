@@ -73,7 +73,7 @@ class CostLayer : public Layer {
   void init(LayerContext& ctx) override {
     Layer::init(ctx);
     checkInputCount(2, 3);
-    coeff_ = static_cast<float>(config_.getDouble("coeff", 1.0));
+    coeff_ = static_cast<float>(config_.getDouble("coeff"));
     if (inputs_.size() == 3) checkInputSize(2, 1);
   }
 
@@ -182,7 +182,7 @@ class MultiClassCrossEntropyWithSelfNorm : public CostLayer {
   using CostLayer::CostLayer;
   void init(LayerContext& ctx) override {
     CostLayer::init(ctx);
-    alpha_ = static_cast<float>(config_.getDouble("softmax_selfnorm_alpha", 0.1));
+    alpha_ = static_cast<float>(config_.getDouble("softmax_selfnorm_alpha"));
   }
 
   void computeCost(const Argument& in, const Argument& label, float* cost) override {
@@ -317,7 +317,7 @@ class FreeCostLayer : public Layer {
   bool isCost() const override { return true; }
   void init(LayerContext& ctx) override {
     Layer::init(ctx);
-    coeff_ = static_cast<float>(config_.getDouble("coeff", 1.0));
+    coeff_ = static_cast<float>(config_.getDouble("coeff"));
   }
 
  protected:
@@ -419,7 +419,7 @@ class HierarchicalSigmoid : public FreeCostLayer {
     FreeCostLayer::init(ctx);
     PADDLE_ENFORCE(inputs_.size() >= 2, ConfigError, "hsigmoid layer '", name_,
                    "' needs at least one feature input and the label input, got ", inputs_.size(), " inputs");
-    const int64_t n = config_.getInt("num_classes", 0);
+    const int64_t n = config_.getInt("num_classes");
     PADDLE_ENFORCE(n >= 2, ConfigError, "hsigmoid layer '", name_, "': num_classes must be >= 2, got ", n);
     numClasses_ = static_cast<size_t>(n);
     codeLength_ = static_cast<size_t>(findLastSet(numClasses_ - 1));
@@ -576,8 +576,8 @@ class LambdaCost : public FreeCostLayer {
     checkInputCount(2, 2);
     checkInputSize(0, 1);
     checkInputSize(1, 1);
-    ndcgNum_ = static_cast<int>(config_.getInt("NDCG_num", 5));
-    maxSortSize_ = static_cast<int>(config_.getInt("max_sort_size", -1));
+    ndcgNum_ = static_cast<int>(config_.getInt("NDCG_num"));
+    maxSortSize_ = static_cast<int>(config_.getInt("max_sort_size"));
     PADDLE_ENFORCE(ndcgNum_ > 0, ConfigError, "lambda_cost layer '", name_, "': NDCG_num must be positive, got ",
                    ndcgNum_);
     PADDLE_ENFORCE(maxSortSize_ == -1 || maxSortSize_ >= ndcgNum_, ConfigError, "lambda_cost layer '", name_,
@@ -687,10 +687,10 @@ class NceCost : public FreeCostLayer {
 
   void init(LayerContext& ctx) override {
     FreeCostLayer::init(ctx);
-    const int64_t n = config_.getInt("num_classes", 0);
+    const int64_t n = config_.getInt("num_classes");
     PADDLE_ENFORCE(n >= 2, ConfigError, "nce layer '", name_, "': num_classes must be >= 2, got ", n);
     numClasses_ = static_cast<size_t>(n);
-    numNeg_ = static_cast<int>(config_.getInt("num_neg_samples", 10));
+    numNeg_ = static_cast<int>(config_.getInt("num_neg_samples"));
     PADDLE_ENFORCE(numNeg_ > 0, ConfigError, "nce layer '", name_, "': num_neg_samples must be positive, got ",
                    numNeg_);
     numIn_ = 0;

@@ -60,8 +60,8 @@ class SlopeInterceptLayer : public SimpleLayer {
     SimpleLayer::init(ctx);
     checkInputCount(1, 1);
     checkInputSize(0, size_);
-    slope_ = static_cast<float>(config_.getDouble("slope", 1.0));
-    intercept_ = static_cast<float>(config_.getDouble("intercept", 0.0));
+    slope_ = static_cast<float>(config_.getDouble("slope"));
+    intercept_ = static_cast<float>(config_.getDouble("intercept"));
   }
   void forward(PassType pass) override {
     startForward(pass);
@@ -216,7 +216,7 @@ class CosSimLayer : public SimpleLayer {
   void init(LayerContext& ctx) override {
     SimpleLayer::init(ctx);
     checkInputCount(2, 2);
-    scale_ = static_cast<float>(config_.getDouble("cos_scale", 1.0));
+    scale_ = static_cast<float>(config_.getDouble("cos_scale"));
     dim_ = inputs_[0]->size();
     if (type_ == "cos") {
       PADDLE_ENFORCE(size_ == 1, ConfigError, "cos layer has size ", size_, ", expected 1");
@@ -572,7 +572,7 @@ class FeatureMapExpandLayer : public SimpleLayer {
   void init(LayerContext& ctx) override {
     SimpleLayer::init(ctx);
     checkInputCount(1, 1);
-    copies_ = static_cast<size_t>(config_.getInt("num_filters", 0));
+    copies_ = static_cast<size_t>(config_.getInt("num_filters"));
     PADDLE_ENFORCE(copies_ > 0 && size_ == copies_ * inputs_[0]->size(), ConfigError, "num_filters ", copies_,
                    " times the input size ", inputs_[0]->size(), " should equal the size ", size_);
   }

@@ -131,7 +131,7 @@ class SelectiveFullyConnectedLayer : public Layer {
   void init(LayerContext& ctx) override {
     Layer::init(ctx);
     PADDLE_ENFORCE(size_ > 0, ConfigError, "selective_fc layer '", name_, "' needs a positive size");
-    selected_ = config_.getBool("has_selected_colums", true);
+    selected_ = config_.getBool("has_selected_colums");
     numIn_ = inputs_.size() - (selected_ ? 1 : 0);
     PADDLE_ENFORCE(inputs_.size() >= (selected_ ? 2u : 1u), ConfigError, "selective_fc layer '", name_, "' needs ",
                    selected_ ? "at least one input and the select input (has_selected_colums)" : "an input");

@@ -28,8 +28,8 @@ class BilinearInterpLayer : public Layer {
     checkInputCount(1, 1);
     const Json& c = inputConf(0, "bilinear_interp_conf");
     in_ = image::readImage(c["image_conf"]);
-    outW_ = static_cast<int>(c.getInt("out_size_x", 0));
-    outH_ = static_cast<int>(c.getInt("out_size_y", 0));
+    outW_ = static_cast<int>(c.getInt("out_size_x"));
+    outH_ = static_cast<int>(c.getInt("out_size_y"));
     PADDLE_ENFORCE(in_.channels > 0 && in_.width > 0 && outW_ > 0 && outH_ > 0, ConfigError,
                    "bilinear_interp_conf needs image_conf channels/img_size and positive out_size_x/out_size_y");
     checkInputSize(0, in_.size());
@@ -132,15 +132,15 @@ class BlockExpandLayer : public Layer {
     Layer::init(ctx);
     checkInputCount(1, 1);
     const Json& c = inputConf(0, "block_expand_conf");
-    C_ = static_cast<int>(c.getInt("channels", 0));
-    bx_ = static_cast<int>(c.getInt("block_x", 0));
-    by_ = static_cast<int>(c.getInt("block_y", 0));
-    sx_ = static_cast<int>(c.getInt("stride_x", 1));
-    sy_ = static_cast<int>(c.getInt("stride_y", 1));
-    px_ = static_cast<int>(c.getInt("padding_x", 0));
-    py_ = static_cast<int>(c.getInt("padding_y", 0));
-    cfgW_ = static_cast<int>(c.getInt("img_size_x", 0));
-    cfgH_ = static_cast<int>(c.getInt("img_size_y", 0));
+    C_ = static_cast<int>(c.getInt("channels"));
+    bx_ = static_cast<int>(c.getInt("block_x"));
+    by_ = static_cast<int>(c.getInt("block_y"));
+    sx_ = static_cast<int>(c.getInt("stride_x"));
+    sy_ = static_cast<int>(c.getInt("stride_y"));
+    px_ = static_cast<int>(c.getInt("padding_x"));
+    py_ = static_cast<int>(c.getInt("padding_y"));
+    cfgW_ = static_cast<int>(c.getInt("img_size_x"));
+    cfgH_ = static_cast<int>(c.getInt("img_size_y"));
     PADDLE_ENFORCE(C_ > 0 && bx_ > 0 && by_ > 0 && sx_ > 0 && sy_ > 0, ConfigError,
                    "block_expand_conf needs positive channels, block_x/y and stride_x/y");
     PADDLE_ENFORCE(size_ == static_cast<size_t>(C_) * bx_ * by_, ConfigError, "size ", size_,

@@ -216,7 +216,8 @@ inline int outputSize(int img, int filter, int padding, int stride, bool caffeMo
 }
 
 // A conv_conf message (v1 ConvConfig): geometry of one convolution input; checks that
-// output_x/output_y agree with the image, filter, stride and padding.
+// output_x/output_y agree with the image, filter, stride and padding. As v1's .proto
+// documents, an unset y-side field takes its x-side value.
 struct ConvGeom {
   int channels, filterChannels, groups;
   int fh, fw, sy, sx, py, px;
@@ -224,26 +225,26 @@ struct ConvGeom {
   int outH, outW;  // the "output" side (output of conv, input of convt)
 
   explicit ConvGeom(const Json& c) {
-    channels = static_cast<int>(c.getInt("channels", 0));
-    filterChannels = static_cast<int>(c.getInt("filter_channels", 0));
-    groups = static_cast<int>(c.getInt("groups", 1));
-    fw = static_cast<int>(c.getInt("filter_size", 0));
-    fh = static_cast<int>(c.getInt("filter_size_y", fw));
-    sx = static_cast<int>(c.getInt("stride", 1));
-    sy = static_cast<int>(c.getInt("stride_y", sx));
-    px = static_cast<int>(c.getInt("padding", 0));
-    py = static_cast<int>(c.getInt("padding_y", px));
-    imgW = static_cast<int>(c.getInt("img_size", 0));
-    imgH = static_cast<int>(c.getInt("img_size_y", imgW));
-    outW = static_cast<int>(c.getInt("output_x", 0));
-    outH = static_cast<int>(c.getInt("output_y", outW));
+    channels = static_cast<int>(c.getInt("channels"));
+    filterChannels = static_cast<int>(c.getInt("filter_channels"));
+    groups = static_cast<int>(c.getInt("groups"));
+    fw = static_cast<int>(c.getInt("filter_size"));
+    fh = c.has("filter_size_y") ? static_cast<int>(c.getInt("filter_size_y")) : fw;
+    sx = static_cast<int>(c.getInt("stride"));
+    sy = c.has("stride_y") ? static_cast<int>(c.getInt("stride_y")) : sx;
+    px = static_cast<int>(c.getInt("padding"));
+    py = c.has("padding_y") ? static_cast<int>(c.getInt("padding_y")) : px;
+    imgW = static_cast<int>(c.getInt("img_size"));
+    imgH = c.has("img_size_y") ? static_cast<int>(c.getInt("img_size_y")) : imgW;
+    outW = static_cast<int>(c.getInt("output_x"));
+    outH = c.has("output_y") ? static_cast<int>(c.getInt("output_y")) : outW;
     PADDLE_ENFORCE(channels > 0 && groups > 0 && fw > 0 && fh > 0 && sx > 0 && sy > 0 && px >= 0 && py >= 0,
                    ConfigError, "conv_conf needs positive channels, groups, filter_size, stride (got channels ",
                    channels, ", groups ", groups, ", filter ", fh, "x", fw, ", stride ", sy, "x", sx, ")");
     PADDLE_ENFORCE(imgW > 0 && imgH > 0 && outW > 0 && outH > 0, ConfigError,
                    "conv_conf needs img_size and output_x (got img ", imgH, "x", imgW, ", output ", outH, "x",
                    outW, ")");
-    bool caffe = c.getBool("caffe_mode", true);
+    bool caffe = c.getBool("caffe_mode");
     int ex = outputSize(imgW, fw, px, sx, caffe), ey = outputSize(imgH, fh, py, sy, caffe);
     PADDLE_ENFORCE(ex == outW && ey == outH, ConfigError, "conv_conf.output_x/output_y ", outW, "/", outH,
                    " disagree with img_size ", imgW, "/", imgH, ", filter, stride and padding (expected ", ex,
@@ -258,9 +259,9 @@ struct ImageShape {
 };
 inline ImageShape readImage(const Json& c) {
   ImageShape s;
-  s.channels = static_cast<int>(c.getInt("channels", 0));
-  s.width = static_cast<int>(c.getInt("img_size", 0));
-  s.height = static_cast<int>(c.getInt("img_size_y", s.width));
+  s.channels = static_cast<int>(c.getInt("channels"));
+  s.width = static_cast<int>(c.getInt("img_size"));
+  s.height = c.has("img_size_y") ? static_cast<int>(c.getInt("img_size_y")) : s.width;
   return s;
 }
 

@@ -2,7 +2,9 @@
 
 #include <cmath>
 #include <cstdlib>
+#include <stdexcept>
 
+#include "ConfigSchema.h"
 #include "Errors.h"
 
 namespace paddle {
@@ -159,17 +161,63 @@ class JsonParser {
 
 Json Json::parse(const std::string& text) { return JsonParser(text).parseDocument(); }
 
-bool Json::has(const std::string& key) const {
-  for (auto& m : object_) if (m.first == key) return true;
-  return false;
+Json Json::parse(const std::string& text, const std::string& message) {
+  Json v = parse(text);
+  v.applySchema(configMessage(message), "");
+  return v;
 }
 
-const Json& Json::operator[](const std::string& key) const {
+// Marks this object and its sub-messages with their message types; refuses
+// fields the messages do not have. `path` locates the object in error messages.
+void Json::applySchema(const ConfigMessage& m, const std::string& path) {
+  message_ = &m;
+  if (type_ == Type::Null) return;  // protobuf's JSON: null is an unset field
+  const std::string where = path.empty() ? "" : str(" (at ", path, ")");
+  if (type_ != Type::Object) throw ConfigError(str(m.name, where, ": expected an object, got ", typeName(type_)));
+  for (auto& kv : object_) {
+    auto it = m.fields.find(kv.first);
+    if (it == m.fields.end()) throw ConfigError(str(m.name, " has no field '", kv.first, "'", where));
+    const ConfigField& f = it->second;
+    if (f.kind != ConfigKind::Message) continue;
+    Json& v = kv.second;
+    const std::string at = path.empty() ? kv.first : str(path, ".", kv.first);
+    if (!f.repeated) {
+      v.applySchema(*f.type, at);
+      continue;
+    }
+    if (v.isNull()) continue;
+    if (v.type_ != Type::Array) throw ConfigError(str(m.name, " field '", kv.first, "'", where,
+                                                      ": expected a list, got ", typeName(v.type_)));
+    v.message_ = f.type;
+    for (size_t i = 0; i < v.array_.size(); ++i) v.array_[i].applySchema(*f.type, str(at, "[", i, "]"));
+  }
+}
+
+const ConfigMessage* Json::typedMessage() const { return type_ == Type::Array ? nullptr : message_; }
+
+const Json& Json::member(const std::string& key) const {
   for (auto& m : object_) if (m.first == key) return m.second;
   return kNull;
 }
 
-const Json& Json::operator[](size_t i) const { return i < array_.size() ? array_[i] : kNull; }
+bool Json::has(const std::string& key) const {
+  if (const ConfigMessage* m = typedMessage()) m->field(key);  // throws for unknown names
+  return !member(key).isNull();
+}
+
+const Json& Json::operator[](const std::string& key) const {
+  const Json& v = member(key);
+  const ConfigMessage* m = typedMessage();
+  if (!m || !v.isNull()) return v;
+  const ConfigField& f = m->field(key);
+  if (f.kind != ConfigKind::Message) return v;
+  return f.repeated ? f.type->absentList : f.type->absent;
+}
+
+const Json& Json::operator[](size_t i) const {
+  if (i < array_.size()) return array_[i];
+  return message_ ? message_->absent : kNull;
+}
 
 size_t Json::size() const { return type_ == Type::Object ? object_.size() : array_.size(); }
 
@@ -208,9 +256,50 @@ const std::string& Json::asString() const {
   throw ConfigError(str("expected a string, got ", typeName(type_)));
 }
 
+const ConfigField& Json::typedField(const std::string& key, ConfigKind kind, bool repeated) const {
+  const ConfigMessage* m = typedMessage();
+  if (!m) throw std::logic_error(str("reading '", key, "' without a default needs a schema-typed config message"));
+  const ConfigField& f = m->field(key);
+  bool sameKind = f.kind == kind || (kind == ConfigKind::String && f.kind == ConfigKind::Enum);
+  if (!sameKind || f.repeated != repeated) {
+    throw std::logic_error(str(m->name, ".", key, " (", f.repeated ? "repeated " : "", configKindName(f.kind),
+                               ") read as ", repeated ? "repeated " : "", configKindName(kind)));
+  }
+  return f;
+}
+
+template <typename T, typename F>
+T Json::typedGet(const std::string& key, ConfigKind kind, F convert) const {
+  const ConfigField& f = typedField(key, kind, false);
+  const Json& v = member(key);
+  try {
+    return convert(v.isNull() ? f.defaultValue : v);
+  } catch (const ConfigError& e) {
+    throw ConfigError(str(message_->name, " field '", key, "': ", e.what()));
+  }
+}
+
+double Json::getDouble(const std::string& key) const {
+  return typedGet<double>(key, ConfigKind::Double, [](const Json& v) { return v.asDouble(); });
+}
+int64_t Json::getInt(const std::string& key) const {
+  return typedGet<int64_t>(key, ConfigKind::Int, [](const Json& v) { return v.asInt(); });
+}
+bool Json::getBool(const std::string& key) const {
+  return typedGet<bool>(key, ConfigKind::Bool, [](const Json& v) { return v.asBool(); });
+}
+std::string Json::getString(const std::string& key) const {
+  return typedGet<std::string>(key, ConfigKind::String, [](const Json& v) { return v.asString(); });
+}
+
 namespace {
 template <typename T, typename F>
 T getField(const Json& obj, const std::string& key, T def, F convert) {
+  // A config message's defaults live in the .proto, not at the read.
+  if (obj.message() && obj.type() != Json::Type::Array) {
+    throw std::logic_error(
+        str(obj.message()->name, ".", key, ": a config field takes its default from the .proto, read it without one"));
+  }
   const Json& v = obj[key];
   if (v.isNull()) return def;
   try {
@@ -218,6 +307,17 @@ T getField(const Json& obj, const std::string& key, T def, F convert) {
   } catch (const ConfigError& e) {
     throw ConfigError(str("field '", key, "': ", e.what()));
   }
+}
+
+template <typename T, typename F>
+std::vector<T> getList(const Json& list, const std::string& key, F convert) {
+  std::vector<T> out;
+  try {
+    for (auto& v : list.items()) out.push_back(convert(v));
+  } catch (const ConfigError& e) {
+    throw ConfigError(str("field '", key, "': ", e.what()));
+  }
+  return out;
 }
 }  // namespace
 
@@ -234,22 +334,12 @@ std::string Json::getString(const std::string& key, const std::string& def) cons
   return getField(*this, key, def, [](const Json& v) { return v.asString(); });
 }
 std::vector<std::string> Json::getStrings(const std::string& key) const {
-  std::vector<std::string> out;
-  try {
-    for (auto& v : (*this)[key].items()) out.push_back(v.asString());
-  } catch (const ConfigError& e) {
-    throw ConfigError(str("field '", key, "': ", e.what()));
-  }
-  return out;
+  if (typedMessage()) typedField(key, ConfigKind::String, true);
+  return getList<std::string>(member(key), key, [](const Json& v) { return v.asString(); });
 }
 std::vector<int64_t> Json::getInts(const std::string& key) const {
-  std::vector<int64_t> out;
-  try {
-    for (auto& v : (*this)[key].items()) out.push_back(v.asInt());
-  } catch (const ConfigError& e) {
-    throw ConfigError(str("field '", key, "': ", e.what()));
-  }
-  return out;
+  if (typedMessage()) typedField(key, ConfigKind::Int, true);
+  return getList<int64_t>(member(key), key, [](const Json& v) { return v.asInt(); });
 }
 
 }  // namespace paddle

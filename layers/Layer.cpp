@@ -7,9 +7,9 @@ namespace paddle {
 
 Layer::Layer(const Json& config)
     : config_(config),
-      name_(config.getString("name", "")),
-      type_(config.getString("type", "")),
-      size_(static_cast<size_t>(config.getInt("size", 0))) {}
+      name_(config.getString("name")),
+      type_(config.getString("type")),
+      size_(static_cast<size_t>(config.getInt("size"))) {}
 
 Parameter* Layer::getParameter(LayerContext& ctx, const std::string& name) {
   auto it = ctx.params.find(name);
@@ -23,19 +23,19 @@ Parameter* Layer::getParameter(LayerContext& ctx, const std::string& name) {
 void Layer::init(LayerContext& ctx) {
   useGpu_ = ctx.useGpu;
   rng_ = ctx.rng;
-  activation_.reset(new Activation(config_.getString("active_type", "")));
-  dropRate_ = static_cast<float>(config_.getDouble("drop_rate", 0.0));
+  activation_.reset(new Activation(config_.getString("active_type")));
+  dropRate_ = static_cast<float>(config_.getDouble("drop_rate"));
   PADDLE_ENFORCE(dropRate_ >= 0 && dropRate_ < 1, ConfigError, "drop_rate must be in [0, 1), got ", dropRate_);
   for (const Json& in : config_["inputs"].items()) {
-    std::string inName = in.getString("input_layer_name", "");
+    std::string inName = in.getString("input_layer_name");
     auto it = ctx.layers.find(inName);
     PADDLE_ENFORCE(it != ctx.layers.end(), ConfigError, "input layer '", inName,
                    "' is not defined before this layer");
     inputs_.push_back(it->second);
-    std::string pname = in.getString("input_parameter_name", "");
+    std::string pname = in.getString("input_parameter_name");
     weights_.push_back(pname.empty() ? nullptr : getParameter(ctx, pname));
   }
-  std::string biasName = config_.getString("bias_parameter_name", "");
+  std::string biasName = config_.getString("bias_parameter_name");
   if (!biasName.empty()) bias_ = getParameter(ctx, biasName);
 }
 
@@ -120,12 +120,12 @@ std::vector<std::string> LayerRegistry::types() const {
 }
 
 std::unique_ptr<Layer> LayerRegistry::create(const Json& config) const {
-  std::string type = config.getString("type", "");
+  std::string type = config.getString("type");
   auto it = factories_.find(type);
   if (it == factories_.end()) {
     std::string known;
     for (auto& kv : factories_) known += (known.empty() ? "" : ", ") + kv.first;
-    throw ConfigError(str("layer '", config.getString("name", "?"), "': unknown layer type '", type,
+    throw ConfigError(str("layer '", config.getString("name"), "': unknown layer type '", type,
                           "' (this engine knows: ", known, ")"));
   }
   return it->second(config);

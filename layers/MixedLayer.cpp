@@ -63,7 +63,7 @@ class ProjectionLayerBase : public Layer {
         throw ConfigError(str("inputs[", i, "] ('", inputs_[i]->name(), "'): ", e.what()));
       }
     }
-    sharedBias_ = config_.getBool("shared_biases", false);
+    sharedBias_ = config_.getBool("shared_biases");
     if (bias_ && sharedBias_) {  // conv projections: one bias per channel block (v1 addSharedBias)
       PADDLE_ENFORCE(bias_->size() > 0 && size_ % bias_->size() == 0, ConfigError, "shared bias '",
                      bias_->name(), "' has ", bias_->size(), " values, which do not divide the layer size ", size_);
@@ -102,7 +102,7 @@ class MixedLayer : public ProjectionLayerBase {
     for (const Json& oc : config_["operator_confs"].items()) {
       operators_.push_back(Operator::create(oc, name_));
       Operator& op = *operators_.back();
-      PADDLE_ENFORCE(op.outputSize() == size_, ConfigError, "operator_confs: ", oc.getString("type", ""),
+      PADDLE_ENFORCE(op.outputSize() == size_, ConfigError, "operator_confs: ", oc.getString("type"),
                      " output_size ", op.outputSize(), " differs from the layer size ", size_);
       for (int64_t k : op.inputIndices()) {
         PADDLE_ENFORCE(k >= 0 && static_cast<size_t>(k) < inputs_.size() && !projections_[k], ConfigError,

@@ -73,9 +73,9 @@ class BatchNormLayer : public Layer {
       PADDLE_ENFORCE(bias_->size() == static_cast<size_t>(channels_), ConfigError, "bias '", bias_->name(),
                      "' has ", bias_->size(), " values, expected ", channels_);
     }
-    fraction_ = static_cast<float>(config_.getDouble("moving_average_fraction", 0.9));
+    fraction_ = static_cast<float>(config_.getDouble("moving_average_fraction"));
     hasGlobalFlag_ = config_.has("use_global_stats");
-    globalFlag_ = config_.getBool("use_global_stats", false);
+    globalFlag_ = config_.getBool("use_global_stats");
     for (Matrix* m : {&mean_, &invStd_, &gradMeans_}) m->setDevice(useGpu_);
   }
 
@@ -207,13 +207,13 @@ class CMRNormLayer : public Layer {
     Layer::init(ctx);
     checkInputCount(1, 1);
     const Json& c = inputConf(0, "norm_conf");
-    std::string t = c.getString("norm_type", "");
+    std::string t = c.getString("norm_type");
     PADDLE_ENFORCE(t == "cmrnorm-projection", ConfigError, "norm_conf.norm_type '", t,
                    "' is not supported (cmrnorm-projection)");
     shape_ = image::readImage(c);
-    window_ = static_cast<int>(c.getInt("size", 0));
-    scale_ = static_cast<float>(c.getDouble("scale", 0));
-    pow_ = static_cast<float>(c.getDouble("pow", 0.75));
+    window_ = static_cast<int>(c.getInt("size"));
+    scale_ = static_cast<float>(c.getDouble("scale"));
+    pow_ = static_cast<float>(c.getDouble("pow"));
     PADDLE_ENFORCE(window_ > 0 && shape_.channels > 0 && shape_.width > 0, ConfigError,
                    "norm_conf needs positive size, channels and img_size");
     checkInputSize(0, shape_.size());

@@ -21,10 +21,10 @@ static_assert(sizeof(FileHeader) == 16, "v1 parameter header is 16 bytes");
 
 Parameter::Parameter(const Json& config, bool useGpu)
     : config_(config),
-      name_(config.getString("name", "")),
-      size_(static_cast<size_t>(config.getInt("size", 0))),
+      name_(config.getString("name")),
+      size_(static_cast<size_t>(config.getInt("size"))),
       dims_(config.getInts("dims")),
-      isStatic_(config.getBool("is_static", false)),
+      isStatic_(config.getBool("is_static")),
       useGpu_(useGpu) {
   PADDLE_ENFORCE(!name_.empty(), ConfigError, "a parameter has no name");
   PADDLE_ENFORCE(size_ > 0, ConfigError, "parameter '", name_, "' has size 0");
@@ -38,7 +38,7 @@ Parameter::Parameter(const Json& config, bool useGpu)
   bufs_[PARAMETER_VALUE] = Matrix(rows_, cols_, useGpu);
   bufs_[PARAMETER_VALUE].zero();
   if (!isStatic_) buffer(PARAMETER_GRADIENT);
-  sparseUpdate_ = !isStatic_ && config.getBool("sparse_update", false);
+  sparseUpdate_ = !isStatic_ && config.getBool("sparse_update");
   if (sparseUpdate_) {
     PADDLE_ENFORCE(!useGpu, UnsupportedError, "parameter '", name_, "': sparse_update is CPU-only");
     rowMark_.assign(rows_, 0);
@@ -134,9 +134,9 @@ Matrix& Parameter::buffer(ParameterType type) {
 }
 
 void Parameter::randomize(std::mt19937& rng) {
-  double mean = config_.getDouble("initial_mean", 0.0);
-  double std = config_.getDouble("initial_std", 0.01);
-  int strategy = static_cast<int>(config_.getInt("initial_strategy", 0));
+  double mean = config_.getDouble("initial_mean");
+  double std = config_.getDouble("initial_std");
+  int strategy = static_cast<int>(config_.getInt("initial_strategy"));
   std::vector<float> host(size_);
   if (strategy == 1) {
     std::uniform_real_distribution<double> d(mean - std, mean + std);

@@ -49,11 +49,11 @@ class Parameter {
   bool useGpu() const { return useGpu_; }
 
   // Per-parameter settings from ParameterConfig (v1 defaults when absent).
-  double learningRate() const { return config_.getDouble("learning_rate", 1.0); }
-  double momentum() const { return config_.getDouble("momentum", 0.0); }
-  double decayRate() const { return config_.getDouble("decay_rate", 0.0); }
-  double decayRateL1() const { return config_.getDouble("decay_rate_l1", 0.0); }
-  double clippingThreshold() const { return config_.getDouble("gradient_clipping_threshold", 0.0); }
+  double learningRate() const { return config_.getDouble("learning_rate"); }
+  double momentum() const { return config_.getDouble("momentum"); }
+  double decayRate() const { return config_.getDouble("decay_rate"); }
+  double decayRateL1() const { return config_.getDouble("decay_rate_l1"); }
+  double clippingThreshold() const { return config_.getDouble("gradient_clipping_threshold"); }
 
   // Value and gradient as [dims[0], dims[1]] (or [1, size] without 2-D dims).
   Matrix& value() { return bufs_[PARAMETER_VALUE]; }

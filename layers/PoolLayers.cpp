@@ -172,24 +172,25 @@ class PoolLayer : public PoolingLayerBase {
     checkInputCount(1, 1);
     const Json& c = inputConf(0, "pool_conf");
     PoolGeom g;
-    g.isMax = parsePoolType(c.getString("pool_type", ""));
-    g.C = static_cast<int>(c.getInt("channels", 0));
-    g.sizeX = static_cast<int>(c.getInt("size_x", 0));
-    g.sizeY = static_cast<int>(c.getInt("size_y", g.sizeX));
-    g.strideX = static_cast<int>(c.getInt("stride", 1));
-    g.strideY = static_cast<int>(c.getInt("stride_y", g.strideX));
-    g.padX = static_cast<int>(c.getInt("padding", 0));
-    g.padY = static_cast<int>(c.getInt("padding_y", g.padX));
-    g.W = static_cast<int>(c.getInt("img_size", 0));
-    g.H = static_cast<int>(c.getInt("img_size_y", g.W));
-    g.outW = static_cast<int>(c.getInt("output_x", 0));
-    g.outH = static_cast<int>(c.getInt("output_y", g.outW));
+    g.isMax = parsePoolType(c.getString("pool_type"));
+    g.C = static_cast<int>(c.getInt("channels"));
+    g.sizeX = static_cast<int>(c.getInt("size_x"));
+    // v1's .proto: an unset y-side field takes its x-side value
+    g.sizeY = c.has("size_y") ? static_cast<int>(c.getInt("size_y")) : g.sizeX;
+    g.strideX = static_cast<int>(c.getInt("stride"));
+    g.strideY = c.has("stride_y") ? static_cast<int>(c.getInt("stride_y")) : g.strideX;
+    g.padX = static_cast<int>(c.getInt("padding"));
+    g.padY = c.has("padding_y") ? static_cast<int>(c.getInt("padding_y")) : g.padX;
+    g.W = static_cast<int>(c.getInt("img_size"));
+    g.H = c.has("img_size_y") ? static_cast<int>(c.getInt("img_size_y")) : g.W;
+    g.outW = static_cast<int>(c.getInt("output_x"));
+    g.outH = c.has("output_y") ? static_cast<int>(c.getInt("output_y")) : g.outW;
     PADDLE_ENFORCE(g.C > 0 && g.sizeX > 0 && g.sizeY > 0 && g.strideX > 0 && g.strideY > 0 && g.W > 0 &&
                        g.H > 0 && g.outW > 0 && g.outH > 0,
                    ConfigError, "pool_conf needs positive channels, size_x, stride, img_size and output_x");
     PADDLE_ENFORCE(g.padX < g.sizeX && g.padY < g.sizeY, ConfigError, "pool_conf.padding ", g.padX,
                    " must be smaller than size_x ", g.sizeX);
-    PADDLE_ENFORCE(!c.has("start") || c.getInt("start", 0) == 0, ConfigError, "pool_conf.start is not supported");
+    PADDLE_ENFORCE(!c.has("start") || c.getInt("start") == 0, ConfigError, "pool_conf.start is not supported");
     geoms_.push_back(g);
     frameH_ = g.outH;
     frameW_ = g.outW;
@@ -208,8 +209,8 @@ class SppLayer : public PoolingLayerBase {
     image::ImageShape s = image::readImage(c["image_conf"]);
     PADDLE_ENFORCE(s.channels > 0 && s.width > 0 && s.height > 0, ConfigError,
                    "spp_conf.image_conf needs channels and img_size");
-    bool isMax = parsePoolType(c.getString("pool_type", ""));
-    int levels = static_cast<int>(c.getInt("pyramid_height", 0));
+    bool isMax = parsePoolType(c.getString("pool_type"));
+    int levels = static_cast<int>(c.getInt("pyramid_height"));
     PADDLE_ENFORCE(levels > 0, ConfigError, "spp_conf.pyramid_height must be positive");
     for (int l = 0; l < levels; ++l) {
       int bins = 1 << l;
@@ -245,7 +246,7 @@ class MaxOutLayer : public Layer {
     checkInputCount(1, 1);
     const Json& c = inputConf(0, "maxout_conf");
     shape_ = image::readImage(c["image_conf"]);
-    groups_ = static_cast<int>(c.getInt("groups", 0));
+    groups_ = static_cast<int>(c.getInt("groups"));
     PADDLE_ENFORCE(groups_ > 0 && shape_.channels > 0 && shape_.channels % groups_ == 0, ConfigError,
                    "maxout_conf.groups ", groups_, " must divide image_conf.channels ", shape_.channels);
     checkInputSize(0, shape_.size());

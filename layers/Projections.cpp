@@ -62,7 +62,7 @@ class IdentityProjection : public Projection {
  public:
   IdentityProjection(const Json& c, Parameter* w, size_t in, const std::string& l, bool withOffset)
       : Projection(c, w, in, l) {
-    offset_ = withOffset ? static_cast<size_t>(conf_.getInt("offset", 0)) : 0;
+    offset_ = withOffset ? static_cast<size_t>(conf_.getInt("offset")) : 0;
     if (!withOffset) {
       PADDLE_ENFORCE(outSize_ == inSize_, ConfigError, "identity projection: output_size ", outSize_,
                      " differs from input_size ", inSize_);
@@ -194,15 +194,15 @@ class TableProjection : public Projection {
 class ContextProjection : public Projection {
  public:
   ContextProjection(const Json& c, Parameter* w, size_t in, const std::string& l) : Projection(c, w, in, l) {
-    start_ = conf_.getInt("context_start", 0);
-    length_ = conf_.getInt("context_length", 0);
+    start_ = conf_.getInt("context_start");
+    length_ = conf_.getInt("context_length");
     PADDLE_ENFORCE(length_ > 0, ConfigError, "context projection needs a positive context_length");
     PADDLE_ENFORCE(outSize_ == inSize_ * static_cast<size_t>(length_), ConfigError,
                    "context projection: output_size ", outSize_, " must be input_size ", inSize_,
                    " x context_length ", length_);
     beginPad_ = std::max<int64_t>(0, -start_);
     const int64_t endPad = std::max<int64_t>(0, start_ + length_ - 1);
-    trainable_ = conf_.getBool("trainable_padding", false);
+    trainable_ = conf_.getBool("trainable_padding");
     if (trainable_) needWeight(static_cast<size_t>(beginPad_ + endPad), inSize_);
   }
   void forward(const Argument& in, Matrix& out) override {
@@ -281,7 +281,7 @@ class DotMulOperator : public Operator {
  public:
   DotMulOperator(const Json& c, const std::string& l) : Operator(c, l) {
     PADDLE_ENFORCE(indices_.size() == 2, ConfigError, "dot_mul operator needs 2 inputs (input_indices)");
-    scale_ = static_cast<float>(conf_.getDouble("dotmul_scale", 1.0));
+    scale_ = static_cast<float>(conf_.getDouble("dotmul_scale"));
   }
   void forward(const std::vector<Argument*>& ins, Matrix& out) override {
     const Matrix& a = ins[0]->value;
@@ -399,7 +399,7 @@ class ConvProjection : public Projection {
  public:
   ConvProjection(const Json& c, Parameter* w, size_t in, const std::string& l)
       : Projection(c, w, in, l),
-        conv_(convConf(c, "conv projection"), static_cast<int>(c.getInt("num_filters", 0)), "conv projection") {
+        conv_(convConf(c, "conv projection"), static_cast<int>(c.getInt("num_filters")), "conv projection") {
     PADDLE_ENFORCE(conv_.inSize() == inSize_, ConfigError, "conv projection: conv_conf describes an input of ",
                    conv_.inSize(), " values, the input layer has ", inSize_);
     PADDLE_ENFORCE(conv_.outSize() == outSize_, ConfigError, "conv projection: num_filters x output_y x output_x = ",
@@ -430,7 +430,7 @@ class ConvOperator : public Operator {
  public:
   ConvOperator(const Json& c, const std::string& l)
       : Operator(c, l),
-        conv_(convConf(c, "conv operator"), static_cast<int>(c.getInt("num_filters", 0)), "conv operator") {
+        conv_(convConf(c, "conv operator"), static_cast<int>(c.getInt("num_filters")), "conv operator") {
     PADDLE_ENFORCE(indices_.size() == 2, ConfigError, "conv operator needs 2 inputs (image, filters)");
     PADDLE_ENFORCE(conv_.outSize() == outSize_, ConfigError, "conv operator: num_filters x output_y x output_x = ",
                    conv_.outSize(), " differs from output_size ", outSize_);
@@ -458,11 +458,11 @@ class ConvOperator : public Operator {
 
 Projection::Projection(const Json& conf, Parameter* w, size_t inputSize, const std::string& layerName)
     : conf_(conf),
-      type_(conf.getString("type", "")),
+      type_(conf.getString("type")),
       layer_(layerName),
       w_(w),
-      inSize_(static_cast<size_t>(conf.getInt("input_size", static_cast<int64_t>(inputSize)))),
-      outSize_(static_cast<size_t>(conf.getInt("output_size", 0))) {
+      inSize_(conf.has("input_size") ? static_cast<size_t>(conf.getInt("input_size")) : inputSize),
+      outSize_(static_cast<size_t>(conf.getInt("output_size"))) {
   PADDLE_ENFORCE(inSize_ == inputSize, ConfigError, type_, " projection: proj_conf.input_size ", inSize_,
                  " differs from the input layer's size ", inputSize);
   PADDLE_ENFORCE(outSize_ > 0, ConfigError, type_, " projection needs a positive proj_conf.output_size");
@@ -478,7 +478,7 @@ Parameter* Projection::needWeight(size_t rows, size_t cols) {
 
 std::unique_ptr<Projection> Projection::create(const Json& conf, Parameter* w, size_t inputSize,
                                                const std::string& layer) {
-  std::string t = conf.getString("type", "");
+  std::string t = conf.getString("type");
   if (t == "fc") return std::unique_ptr<Projection>(new FullMatrixProjection(conf, w, inputSize, layer));
   if (t == "trans_fc") return std::unique_ptr<Projection>(new TransFullMatrixProjection(conf, w, inputSize, layer));
   if (t == "identity") return std::unique_ptr<Projection>(new IdentityProjection(conf, w, inputSize, layer, false));
@@ -495,15 +495,15 @@ std::unique_ptr<Projection> Projection::create(const Json& conf, Parameter* w, s
 
 Operator::Operator(const Json& conf, const std::string& layerName)
     : conf_(conf),
-      type_(conf.getString("type", "")),
+      type_(conf.getString("type")),
       layer_(layerName),
       indices_(conf.getInts("input_indices")),
-      outSize_(static_cast<size_t>(conf.getInt("output_size", 0))) {
+      outSize_(static_cast<size_t>(conf.getInt("output_size"))) {
   PADDLE_ENFORCE(outSize_ > 0, ConfigError, type_, " operator needs a positive output_size");
 }
 
 std::unique_ptr<Operator> Operator::create(const Json& conf, const std::string& layer) {
-  std::string t = conf.getString("type", "");
+  std::string t = conf.getString("type");
   if (t == "dot_mul") return std::unique_ptr<Operator>(new DotMulOperator(conf, layer));
   if (t == "conv") return std::unique_ptr<Operator>(new ConvOperator(conf, layer));
   throw ConfigError(str("operator_confs.type '", t, "' is not supported (known: dot_mul, conv)"));

@@ -374,8 +374,8 @@ class BatchRecurrentLayer : public Layer {
       PADDLE_ENFORCE(bias_->size() == biasSize, ConfigError, "bias '", bias_->name(), "' has ", bias_->size(),
                      " values, expected ", biasSize);
     }
-    reversed_ = config_.getBool("reversed", false);
-    actKind_ = elementwiseKind(config_.getString("active_type", "tanh"), "active_type");
+    reversed_ = config_.getBool("reversed");
+    actKind_ = elementwiseKind(config_.getString("active_type"), "active_type");
     // The activation runs inside the cell; the base class only applies dropout.
     activation_.reset(new Activation(""));
   }
@@ -423,10 +423,10 @@ class LstmLayer : public BatchRecurrentLayer {
   using BatchRecurrentLayer::BatchRecurrentLayer;
 
   void init(LayerContext& ctx) override {
-    H_ = static_cast<size_t>(config_.getInt("size", 0));
+    H_ = static_cast<size_t>(config_.getInt("size"));
     initRecurrent(ctx, 4 * H_, 4 * H_ * H_, 7 * H_);
-    cell_ = LstmCell(actKind_, elementwiseKind(config_.getString("active_gate_type", "sigmoid"), "active_gate_type"),
-                     elementwiseKind(config_.getString("active_state_type", "tanh"), "active_state_type"), H_,
+    cell_ = LstmCell(actKind_, elementwiseKind(config_.getString("active_gate_type"), "active_gate_type"),
+                     elementwiseKind(config_.getString("active_state_type"), "active_state_type"), H_,
                      useGpu_);
     onDevice({&cells_, &states_, &hidden_, &cellGrad_, &gateGrad_});
   }
@@ -501,9 +501,9 @@ class GruLayer : public BatchRecurrentLayer {
   using BatchRecurrentLayer::BatchRecurrentLayer;
 
   void init(LayerContext& ctx) override {
-    H_ = static_cast<size_t>(config_.getInt("size", 0));
+    H_ = static_cast<size_t>(config_.getInt("size"));
     initRecurrent(ctx, 3 * H_, 3 * H_ * H_, 3 * H_);
-    step_ = GruStep(actKind_, elementwiseKind(config_.getString("active_gate_type", "sigmoid"), "active_gate_type"), H_,
+    step_ = GruStep(actKind_, elementwiseKind(config_.getString("active_gate_type"), "active_gate_type"), H_,
                     useGpu_);
     onDevice({&resetH_, &hidden_, &zrGrad_, &candGrad_, &rhGrad_});
   }
@@ -625,9 +625,9 @@ class LstmStepLayer : public Layer {
       PADDLE_ENFORCE(bias_->size() == 3 * H_, ConfigError, "bias '", bias_->name(), "' has ", bias_->size(),
                      " values, expected ", 3 * H_, " (peepholes)");
     }
-    cell_ = LstmCell(elementwiseKind(config_.getString("active_type", "tanh"), "active_type"),
-                     elementwiseKind(config_.getString("active_gate_type", "sigmoid"), "active_gate_type"),
-                     elementwiseKind(config_.getString("active_state_type", "sigmoid"), "active_state_type"), H_,
+    cell_ = LstmCell(elementwiseKind(config_.getString("active_type"), "active_type"),
+                     elementwiseKind(config_.getString("active_gate_type"), "active_gate_type"),
+                     elementwiseKind(config_.getString("active_state_type"), "active_state_type"), H_,
                      useGpu_);
     activation_.reset(new Activation(""));  // applied inside the cell
     for (Matrix* m : {&gates_, &states_, &gateGrad_, &state_.value, &state_.grad}) m->setDevice(useGpu_);
@@ -693,8 +693,8 @@ class GruStepLayer : public Layer {
       PADDLE_ENFORCE(bias_->size() == 3 * H_, ConfigError, "bias '", bias_->name(), "' has ", bias_->size(),
                      " values, expected ", 3 * H_);
     }
-    step_ = GruStep(elementwiseKind(config_.getString("active_type", "tanh"), "active_type"),
-                    elementwiseKind(config_.getString("active_gate_type", "sigmoid"), "active_gate_type"), H_, useGpu_);
+    step_ = GruStep(elementwiseKind(config_.getString("active_type"), "active_type"),
+                    elementwiseKind(config_.getString("active_gate_type"), "active_gate_type"), H_, useGpu_);
     activation_.reset(new Activation(""));
     for (Matrix* m : {&rh_, &dzr_, &dcand_, &drh_, &scratch_}) m->setDevice(useGpu_);
   }

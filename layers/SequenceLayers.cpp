@@ -139,11 +139,11 @@ class SequencePoolLayer : public SequenceLayerBase {
     SequenceLayerBase::init(ctx);
     checkInputCount(1, 1);
     checkInputSize(0, size_);
-    std::string t = config_.getString("trans_type", "non-seq");
+    std::string t = config_.getString("trans_type");
     PADDLE_ENFORCE(t == "non-seq" || t == "seq", ConfigError, "trans_type must be 'non-seq' or 'seq', got '", t,
                    "'");
     perSubSeq_ = t == "seq";
-    stride_ = config_.getInt("seq_pool_stride", -1);
+    stride_ = config_.getInt("seq_pool_stride");
     PADDLE_ENFORCE(stride_ == -1 || stride_ > 0, ConfigError, "seq_pool_stride must be positive (or -1), got ",
                    stride_);
     PADDLE_ENFORCE(!(stride_ > 0 && perSubSeq_), ConfigError,
@@ -265,7 +265,7 @@ class AverageSeqPoolLayer : public SequencePoolLayer {
 
   void init(LayerContext& ctx) override {
     SequencePoolLayer::init(ctx);
-    std::string s = config_.getString("average_strategy", "average");
+    std::string s = config_.getString("average_strategy");
     PADDLE_ENFORCE(s == "average" || s == "sum" || s == "squarerootn", ConfigError,
                    "average_strategy must be average, sum or squarerootn, got '", s, "'");
     strategy_ = s == "average" ? kAverage : s == "sum" ? kSum : kSqrtN;
@@ -290,7 +290,7 @@ class SeqLastInstanceLayer : public SequencePoolLayer {
 
   void init(LayerContext& ctx) override {
     SequencePoolLayer::init(ctx);
-    first_ = config_.getBool("select_first", false);
+    first_ = config_.getBool("select_first");
   }
 
  protected:
@@ -333,7 +333,7 @@ class ExpandLayer : public SequenceLayerBase {
     SequenceLayerBase::init(ctx);
     checkInputCount(2, 2);
     checkInputSize(0, size_);
-    std::string t = config_.getString("trans_type", "non-seq");
+    std::string t = config_.getString("trans_type");
     PADDLE_ENFORCE(t == "non-seq" || t == "seq", ConfigError, "trans_type must be 'non-seq' or 'seq', got '", t,
                    "'");
     fromSubSeq_ = t == "seq";

@@ -29,7 +29,7 @@ class GetOutputLayer : public Layer {
   void init(LayerContext& ctx) override {
     Layer::init(ctx);
     checkInputCount(1, 1);
-    argName_ = config_["inputs"].items()[0].getString("input_layer_argument", "");
+    argName_ = config_["inputs"].items()[0].getString("input_layer_argument");
     PADDLE_ENFORCE(!argName_.empty(), ConfigError, "get_output layer '", name_,
                    "' needs inputs[0].input_layer_argument (the output name, e.g. 'state')");
     src_ = inputs_[0]->findOutput(argName_);

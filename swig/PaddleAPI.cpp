@@ -382,7 +382,7 @@ GradientMachine* GradientMachine::createByConfigJson(const std::string& json, bo
                                                      unsigned long long seed) {
   auto* g = new GradientMachine;
   try {
-    g->m_ = std::make_shared<paddle::GradientMachine>(paddle::Json::parse(json), useGpu, seed);
+    g->m_ = std::make_shared<paddle::GradientMachine>(paddle::Json::parse(json, "ModelConfig"), useGpu, seed);
   } catch (...) {
     delete g;
     throw;
@@ -441,7 +441,7 @@ ParameterUpdater::ParameterUpdater() = default;
 ParameterUpdater::~ParameterUpdater() = default;
 ParameterUpdater* ParameterUpdater::createLocalUpdater(const std::string& optConfigJson) {
   auto* u = new ParameterUpdater;
-  u->u_ = std::make_shared<paddle::ParameterUpdater>(paddle::Json::parse(optConfigJson));
+  u->u_ = std::make_shared<paddle::ParameterUpdater>(paddle::Json::parse(optConfigJson, "OptimizationConfig"));
   return u;
 }
 void ParameterUpdater::startPass(int pass) { u_->startPass(pass); }

@@ -11,8 +11,8 @@ namespace paddle {
 
 Evaluator::Evaluator(const Json& config)
     : config_(config),
-      name_(config.getString("name", "")),
-      type_(config.getString("type", "")),
+      name_(config.getString("name")),
+      type_(config.getString("type")),
       inputs_(config.getStrings("input_layers")) {}
 
 Argument& Evaluator::inputArg(const GradientMachine& gm, size_t i) const {
@@ -80,8 +80,8 @@ class ClassificationError : public Evaluator {
  public:
   explicit ClassificationError(const Json& c)
       : Evaluator(c),
-        topK_(static_cast<size_t>(c.getInt("top_k", 1))),
-        threshold_(static_cast<float>(c.getDouble("classification_threshold", 0.5))) {
+        topK_(static_cast<size_t>(c.getInt("top_k"))),
+        threshold_(static_cast<float>(c.getDouble("classification_threshold"))) {
     needInputs(2, 3);
   }
 
@@ -171,8 +171,8 @@ class PrecisionRecall : public Evaluator {
  public:
   explicit PrecisionRecall(const Json& c)
       : Evaluator(c),
-        positive_(static_cast<int>(c.getInt("positive_label", -1))),
-        threshold_(static_cast<float>(c.getDouble("classification_threshold", 0.5))) {
+        positive_(static_cast<int>(c.getInt("positive_label"))),
+        threshold_(static_cast<float>(c.getDouble("classification_threshold"))) {
     needInputs(2, 3);
   }
   void start() override {
@@ -305,7 +305,7 @@ class PnPair : public Evaluator {
 class Printer : public Evaluator {
  public:
   Printer(const Json& c, std::string what)
-      : Evaluator(c), what_(std::move(what)), numResults_(static_cast<size_t>(c.getInt("num_results", 1))) {}
+      : Evaluator(c), what_(std::move(what)), numResults_(static_cast<size_t>(c.getInt("num_results"))) {}
   void eval(const GradientMachine& gm) override {
     for (size_t k = 0; k < inputs_.size(); ++k) {
       const Argument& a = inputArg(gm, k);
@@ -351,9 +351,9 @@ class Printer : public Evaluator {
 class SeqTextPrinter : public Evaluator {
  public:
   SeqTextPrinter(const Json& c, const GradientMachine& gm)
-      : Evaluator(c), delimited_(c.getBool("delimited", true)), resultFile_(c.getString("result_file", "")) {
+      : Evaluator(c), delimited_(c.getBool("delimited")), resultFile_(c.getString("result_file")) {
     needInputs(1, 2);
-    std::string dictFile = c.getString("dict_file", "");
+    std::string dictFile = c.getString("dict_file");
     if (!dictFile.empty()) {
       std::ifstream in(dictFile);
       PADDLE_ENFORCE(in.good(), ConfigError, "evaluator '", name_, "': cannot read dict_file '", dictFile, "'");
@@ -463,7 +463,7 @@ class ChunkEvaluator : public Evaluator {
  public:
   explicit ChunkEvaluator(const Json& c) : Evaluator(c) {
     needInputs(2, 2);
-    std::string scheme = c.getString("chunk_scheme", "");
+    std::string scheme = c.getString("chunk_scheme");
     if (scheme == "IOB") {
       tagTypes_ = 2, begin_ = 0, inside_ = 1;
     } else if (scheme == "IOE") {
@@ -476,9 +476,9 @@ class ChunkEvaluator : public Evaluator {
       throw ConfigError(str("evaluator '", name_, "': chunk_scheme must be IOB, IOE, IOBES or plain, got '",
                             scheme, "'"));
     }
-    PADDLE_ENFORCE(c.has("num_chunk_types") && c.getInt("num_chunk_types", 0) > 0, ConfigError, "evaluator '",
+    PADDLE_ENFORCE(c.has("num_chunk_types") && c.getInt("num_chunk_types") > 0, ConfigError, "evaluator '",
                    name_, "': num_chunk_types must be set to a positive number");
-    chunkTypes_ = static_cast<int>(c.getInt("num_chunk_types", 0));
+    chunkTypes_ = static_cast<int>(c.getInt("num_chunk_types"));
     for (int64_t t : c.getInts("excluded_chunk_types")) excluded_.push_back(static_cast<int>(t));
   }
   void start() override {
@@ -674,8 +674,8 @@ class CtcEditDistance : public Evaluator {
 }  // namespace
 
 std::unique_ptr<Evaluator> Evaluator::create(const Json& config, const GradientMachine& gm) {
-  std::string type = config.getString("type", "");
-  std::string name = config.getString("name", "");
+  std::string type = config.getString("type");
+  std::string name = config.getString("name");
   for (const std::string& in : config.getStrings("input_layers")) {
     try {
       gm.layer(in);

@@ -13,7 +13,7 @@ GradientMachine::GradientMachine(const Json& config, bool useGpu, uint64_t seed,
 #endif
   PADDLE_ENFORCE(!useGpu || gpuDeviceCount() > 0, UnsupportedError,
                  "use_gpu=1: no CUDA device is visible (check the driver and CUDA_VISIBLE_DEVICES)");
-  std::string type = config.getString("type", "nn");
+  std::string type = config.getString("type");
   PADDLE_ENFORCE(type == "nn" || type == "recurrent_nn", ConfigError, "model type '", type,
                  "' is not supported (expected 'nn' or 'recurrent_nn')");
   // Layers of recurrent groups belong to their group's sub-model; the top
@@ -21,7 +21,7 @@ GradientMachine::GradientMachine(const Json& config, bool useGpu, uint64_t seed,
   std::set<std::string> rootLayers;
   bool haveRoot = false;
   for (const Json& sm : config["sub_models"].items()) {
-    if (sm.getString("name", "") != "root") continue;
+    if (sm.getString("name") != "root") continue;
     haveRoot = true;
     for (const std::string& n : sm.getStrings("layer_names")) rootLayers.insert(n);
   }
@@ -33,7 +33,7 @@ GradientMachine::GradientMachine(const Json& config, bool useGpu, uint64_t seed,
   }
   LayerContext ctx{layerMap_, paramMap_, useGpu, &rng_, &config_};
   for (const Json& lc : config["layers"].items()) {
-    std::string name = lc.getString("name", "");
+    std::string name = lc.getString("name");
     PADDLE_ENFORCE(!name.empty(), ConfigError, "a layer has no name");
     if (haveRoot && !rootLayers.count(name)) continue;
     PADDLE_ENFORCE(!layerMap_.count(name), ConfigError, "layer '", name, "' is defined twice");
@@ -45,7 +45,7 @@ GradientMachine::GradientMachine(const Json& config, bool useGpu, uint64_t seed,
     } catch (const ConfigError& e) {
       std::string msg = e.what();
       if (msg.rfind("layer '", 0) == 0) throw;  // already names the layer
-      throw ConfigError(str("layer '", name, "' (type ", lc.getString("type", "?"), "): ", msg));
+      throw ConfigError(str("layer '", name, "' (type ", lc.getString("type"), "): ", msg));
     }
   }
   for (const std::string& n : config.getStrings("input_layer_names")) {

@@ -58,16 +58,16 @@ constexpr int64_t kAdaGradFoldPeriod = 16384;  // v1 folds sum1 into sum0 for pr
 }  // namespace
 
 LearningRateSchedule::LearningRateSchedule(const Json& opt)
-    : type_(opt.getString("learning_rate_schedule", "constant")),
-      lr_(opt.getDouble("learning_rate", 0.0)),
-      a_(opt.getDouble("learning_rate_decay_a", 0.0)),
-      b_(opt.getDouble("learning_rate_decay_b", 0.0)) {
+    : type_(opt.getString("learning_rate_schedule")),
+      lr_(opt.getDouble("learning_rate")),
+      a_(opt.getDouble("learning_rate_decay_a")),
+      b_(opt.getDouble("learning_rate_decay_b")) {
   static const char* known[] = {"constant", "poly", "caffe_poly", "exp", "discexp", "linear", "manual", "pass_manual"};
   bool ok = false;
   for (const char* k : known) ok = ok || type_ == k;
   PADDLE_ENFORCE(ok, ConfigError, "unknown learning_rate_schedule '", type_, "'");
   if (type_ == "manual" || type_ == "pass_manual") {
-    std::stringstream ss(opt.getString("learning_rate_args", ""));
+    std::stringstream ss(opt.getString("learning_rate_args"));
     std::string seg;
     while (std::getline(ss, seg, ',')) {
       size_t colon = seg.find(':');
@@ -97,18 +97,18 @@ double LearningRateSchedule::rate(int64_t n, int pass) const {
 }
 
 ParameterUpdater::ParameterUpdater(const Json& opt)
-    : method_(opt.getString("learning_method", "momentum")),
+    : method_(opt.getString("learning_method")),
       schedule_(opt),
-      baseLr_(opt.getDouble("learning_rate", 0.0)),
-      rho_(opt.getDouble("ada_rou", 0.95)),
-      eps_(opt.getDouble("ada_epsilon", 1e-6)),
-      beta1_(opt.getDouble("adam_beta1", 0.9)),
-      beta2_(opt.getDouble("adam_beta2", 0.999)),
-      adamEps_(opt.getDouble("adam_epsilon", 1e-8)),
-      globalClip_(opt.getDouble("gradient_clipping_threshold", 0.0)),
-      clipNorm_(opt.getDouble("gradient_clipping_norm", 0.0)),
-      averageWindow_(opt.getDouble("average_window", 0.0)),
-      maxAverageWindow_(opt.getInt("max_average_window", INT64_MAX)),
+      baseLr_(opt.getDouble("learning_rate")),
+      rho_(opt.getDouble("ada_rou")),
+      eps_(opt.getDouble("ada_epsilon")),
+      beta1_(opt.getDouble("adam_beta1")),
+      beta2_(opt.getDouble("adam_beta2")),
+      adamEps_(opt.getDouble("adam_epsilon")),
+      globalClip_(opt.getDouble("gradient_clipping_threshold")),
+      clipNorm_(opt.getDouble("gradient_clipping_norm")),
+      averageWindow_(opt.getDouble("average_window")),
+      maxAverageWindow_(opt.getInt("max_average_window")),
       maxWindowSet_(opt.has("max_average_window")) {
   PADDLE_ENFORCE(averageWindow_ >= 0, ConfigError, "average_window must be >= 0, got ", averageWindow_);
   if (method_ == "torch_momentum" || method_ == "sparse_momentum") method_ = "momentum";

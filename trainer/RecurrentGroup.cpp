@@ -125,18 +125,18 @@ class RecurrentLayerGroup : public Layer {
     rng_ = ctx.rng;
     const Json* sub = nullptr;
     for (const Json& sm : (*ctx.model)["sub_models"].items()) {
-      if (sm.getString("name", "") == name_) sub = &sm;
+      if (sm.getString("name") == name_) sub = &sm;
     }
     PADDLE_ENFORCE(sub, ConfigError, "no sub-model named '", name_, "' for this recurrent group");
-    reversed_ = sub->getBool("reversed", false);
+    reversed_ = sub->getBool("reversed");
     if (sub->has("generator")) {
       const Json& g = (*sub)["generator"];
       generating_ = true;
-      beamSize_ = static_cast<size_t>(g.getInt("beam_size", 1));
-      maxFrames_ = static_cast<size_t>(g.getInt("max_num_frames", 0));
-      numResults_ = static_cast<size_t>(g.getInt("num_results_per_sample", 1));
-      logProb_ = g.getBool("log_prob", true);
-      eosLayer_ = g.getString("eos_layer_name", "");
+      beamSize_ = static_cast<size_t>(g.getInt("beam_size"));
+      maxFrames_ = static_cast<size_t>(g.getInt("max_num_frames"));
+      numResults_ = static_cast<size_t>(g.getInt("num_results_per_sample"));
+      logProb_ = g.getBool("log_prob");
+      eosLayer_ = g.getString("eos_layer_name");
       PADDLE_ENFORCE(beamSize_ >= 1 && maxFrames_ >= 1 && numResults_ >= 1, ConfigError, "recurrent group '", name_,
                      "': generator needs beam_size, max_num_frames and num_results_per_sample >= 1");
       numResults_ = std::min(numResults_, beamSize_);
@@ -144,7 +144,7 @@ class RecurrentLayerGroup : public Layer {
     for (const std::string& n : sub->getStrings("layer_names")) {
       bool found = false;
       for (const Json& lc : (*ctx.model)["layers"].items()) {
-        if (lc.getString("name", "") == n) {
+        if (lc.getString("name") == n) {
           innerConfigs_.push_back(lc);
           found = true;
           break;
@@ -153,33 +153,33 @@ class RecurrentLayerGroup : public Layer {
       PADDLE_ENFORCE(found, ConfigError, "sub-model layer '", n, "' has no layer config");
     }
     for (const Json& l : (*sub)["in_links"].items()) {
-      bool subseq = l.getBool("has_subseq", false);
+      bool subseq = l.getBool("has_subseq");
       PADDLE_ENFORCE(inLinks_.empty() || subseq == nested_, ConfigError, "recurrent group '", name_,
                      "': in-links must be all SubsequenceInput or all plain sequences");
       nested_ = subseq;
       InLink in;
-      in.parent = parentLayer(l.getString("layer_name", ""));
-      in.agent = l.getString("link_name", "");
+      in.parent = parentLayer(l.getString("layer_name"));
+      in.agent = l.getString("link_name");
       inLinks_.push_back(in);
     }
     PADDLE_ENFORCE(generating_ || !inLinks_.empty(), ConfigError, "recurrent group '", name_,
                    "' has no sequence input");
     for (const Json& m : (*sub)["memories"].items()) {
       Memory mem;
-      mem.layer = m.getString("layer_name", "");
-      mem.agent = m.getString("link_name", "");
-      mem.isSequence = m.getBool("is_sequence", false);
-      std::string boot = m.getString("boot_layer_name", "");
+      mem.layer = m.getString("layer_name");
+      mem.agent = m.getString("link_name");
+      mem.isSequence = m.getBool("is_sequence");
+      std::string boot = m.getString("boot_layer_name");
       if (!boot.empty()) mem.boot = parentLayer(boot);
-      std::string biasName = m.getString("boot_bias_parameter_name", "");
+      std::string biasName = m.getString("boot_bias_parameter_name");
       if (!biasName.empty()) {
         auto it = params_->find(biasName);
         PADDLE_ENFORCE(it != params_->end(), ConfigError, "memory boot bias '", biasName, "' is not defined");
         mem.bootBias = it->second.get();
-        mem.bootAct = elementwiseKind(m.getString("boot_bias_active_type", ""), "boot_bias_active_type");
+        mem.bootAct = elementwiseKind(m.getString("boot_bias_active_type"), "boot_bias_active_type");
       }
       if (m.has("boot_with_const_id")) {
-        mem.constId = static_cast<int>(m.getInt("boot_with_const_id", 0));
+        mem.constId = static_cast<int>(m.getInt("boot_with_const_id"));
         mem.isIds = true;
       }
       PADDLE_ENFORCE(!(mem.isSequence && !mem.boot), ConfigError, "sequence memory '", mem.layer,
@@ -187,7 +187,7 @@ class RecurrentLayerGroup : public Layer {
       memories_.push_back(mem);
     }
     for (const Json& l : (*sub)["out_links"].items()) {
-      outLinks_.push_back({l.getString("layer_name", ""), l.getString("link_name", "")});
+      outLinks_.push_back({l.getString("layer_name"), l.getString("link_name")});
     }
     for (InLink& in : inLinks_) {  // the group's own buffers live where its layers compute
       for (Matrix* m : {&in.value, &in.grad}) m->setDevice(useGpu_);
@@ -402,7 +402,7 @@ class RecurrentLayerGroup : public Layer {
     auto f = std::make_unique<Frame>();
     LayerContext ctx{f->map, *params_, useGpu_, rng_, nullptr};
     for (const Json& lc : innerConfigs_) {
-      std::string n = lc.getString("name", "");
+      std::string n = lc.getString("name");
       try {
         std::unique_ptr<Layer> l = LayerRegistry::instance().create(lc);
         l->init(ctx);
@@ -412,7 +412,7 @@ class RecurrentLayerGroup : public Layer {
       } catch (const ConfigError& e) {
         std::string msg = e.what();
         if (msg.rfind("layer '", 0) == 0) throw;
-        throw ConfigError(str("layer '", n, "' (type ", lc.getString("type", "?"), "): ", msg));
+        throw ConfigError(str("layer '", n, "' (type ", lc.getString("type"), "): ", msg));
       }
     }
     return f;
@@ -513,8 +513,8 @@ class RecurrentLayerGroup : public Layer {
                    predict->name(), "' must read the probabilities of the next id");
     probLayer_ = predict->inputLayers()[0]->name();
     Layer* eos = f.get(eosLayer_);
-    eosId_ = static_cast<int>(eos->config().getInt("eos_id", -1));
-    PADDLE_ENFORCE(eosId_ >= 0, ConfigError, "eos layer '", eosLayer_, "' has no eos_id");
+    PADDLE_ENFORCE(eos->config().has("eos_id"), ConfigError, "eos layer '", eosLayer_, "' has no eos_id");
+    eosId_ = static_cast<int>(eos->config().getInt("eos_id"));
     for (const Memory& m : memories_) {
       if (m.isIds) {
         PADDLE_ENFORCE(m.layer == outLinks_[0].layer, ConfigError, "generating group '", name_,
@@ -822,7 +822,8 @@ class EosIdLayer : public Layer {
   void init(LayerContext& ctx) override {
     Layer::init(ctx);
     checkInputCount(1, 1);
-    eos_ = static_cast<int>(config_.getInt("eos_id", -1));
+    PADDLE_ENFORCE(config_.has("eos_id"), ConfigError, "needs eos_id >= 0");
+    eos_ = static_cast<int>(config_.getInt("eos_id"));
     PADDLE_ENFORCE(eos_ >= 0, ConfigError, "needs eos_id >= 0");
   }
   void forward(PassType pass) override {

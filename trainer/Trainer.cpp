@@ -52,9 +52,9 @@ Argument sliceArgument(const Argument& a, size_t seqBegin, size_t seqEnd) {
 }
 
 Trainer::Trainer(const std::string& json, const TrainerOptions& options)
-    : config_(Json::parse(json)),
+    : config_(Json::parse(json, "TrainerConfig")),
       options_(options),
-      batchSize_(config_["opt_config"].getInt("batch_size", 1)),
+      batchSize_(config_["opt_config"].getInt("batch_size")),
       updater_(config_["opt_config"]) {
   PADDLE_ENFORCE(config_.has("model_config"), ConfigError, "the trainer config has no model_config");
   PADDLE_ENFORCE(options.trainerCount >= 1, ConfigError, "trainer_count must be >= 1");
@@ -83,10 +83,10 @@ EvalStats Trainer::makeStats(bool withPrinters) const {
   // The root sub-model names the evaluators that run at the top level.
   std::vector<std::string> wanted;
   for (const Json& sm : model["sub_models"].items()) {
-    if (sm.getString("name", "") == "root") wanted = sm.getStrings("evaluator_names");
+    if (sm.getString("name") == "root") wanted = sm.getStrings("evaluator_names");
   }
   for (const Json& ec : model["evaluators"].items()) {
-    std::string name = ec.getString("name", "");
+    std::string name = ec.getString("name");
     bool use = wanted.empty() || std::find(wanted.begin(), wanted.end(), name) != wanted.end();
     if (!use) continue;
     std::unique_ptr<Evaluator> e = Evaluator::create(ec, *machines_[0]);
