@@ -1,6 +1,13 @@
-"""Python-side helpers around the SWIG classes (v1's py_paddle/util.py role)."""
+"""Python-side helpers around the SWIG classes (v1's py_paddle/util.py role).
+
+The layering is one-way: py_paddle uses the front end's data conversion and messages
+(paddle.trainer.data_provider, paddle.proto), which never import py_paddle; only the
+`paddle` command (paddle.trainer.cli) sits above both.
+"""
 import numpy as np
 
+from paddle.proto import message_to_json
+from paddle.trainer.data_provider import convert_samples
 from py_paddle import swig_paddle as api
 
 _EMPTY_F32 = np.zeros(0, dtype=np.float32)
@@ -41,7 +48,6 @@ class DataProviderConverter(object):
         self.input_types = list(input_types)
 
     def convert(self, samples, argument=None):
-        from paddle.trainer.data_provider import convert_samples
         return slots_to_arguments(convert_samples(self.input_types, samples), argument)
 
     __call__ = convert
@@ -63,7 +69,6 @@ def _arguments_to_dicts(args):
 
 def monkeypatches():
     """Adds v1's Python conveniences to the SWIG classes."""
-    from paddle.proto import message_to_json
 
     def create_from_config_proto(model_config, *unused_mode_and_types, **kwargs):
         use_gpu = kwargs.get("use_gpu", api.isUsingGpu())

@@ -7,52 +7,34 @@
 #include <sstream>
 
 #include "../layers/Errors.h"
+#include "../layers/math/Kernel.h"
 #include "../layers/math/MathOps.h"
 #include "UpdateRules.h"
 
 namespace paddle {
 
-namespace gpu {
-// Optimizers.cu
-void apply(const rule::Momentum& f, size_t n);
-void apply(const rule::AdaGrad& f, size_t n);
-void apply(const rule::AdaDelta& f, size_t n);
-void apply(const rule::RMSProp& f, size_t n);
-void apply(const rule::DecayedAdaGrad& f, size_t n);
-void apply(const rule::Adam& f, size_t n);
-void apply(const rule::Adamax& f, size_t n);
-void apply(const rule::Clip& f, size_t n);
-void apply(const rule::L1L2Decay& f, size_t n);
-float maxAbs(const float* x, size_t n);
-}  // namespace gpu
+// max |x| over a matrix on its device: each of up to 64k indices takes a strided share
+// (coalesced on the GPU) and merges its maximum atomically. (Outside the anonymous
+// namespace: nvcc wants device lambdas in functions with external linkage.)
+float maxAbs(const Matrix& m) {
+  const size_t n = m.size(), lanes = std::min<size_t>(n, 65536);
+  if (n == 0) return 0;
+  Matrix result(1, 1, m.useGpu());
+  const float zero = 0;
+  result.copyFromHost(&zero, 1, 1);
+  float* out = result.data();
+  const float* x = m.data();
+  forEach(m.useGpu(), lanes, [=] PD_HD(size_t lane) {
+    float v = 0;
+    for (size_t i = lane; i < n; i += lanes) v = fmaxf(v, fabsf(x[i]));
+    atomicMaxNonNegative(out, v);
+  });
+  float host = 0;
+  result.copyToHost(&host);
+  return host;
+}
 
 namespace {
-template <typename F>
-void run(const F& f, size_t n, bool onGpu) {
-  if (onGpu) {
-#ifdef WITH_CUDA
-    gpu::apply(f, n);
-    return;
-#else
-    throwNoCuda("parameter update");
-#endif
-  }
-  // Each rule reads and writes distinct buffers element by element: no loop-carried
-  // dependence, so let the compiler vectorise despite the pointers it cannot disambiguate.
-#pragma GCC ivdep
-  for (size_t i = 0; i < n; ++i) f(i);
-}
-
-float maxAbs(const Matrix& m) {
-#ifdef WITH_CUDA
-  if (m.useGpu()) return gpu::maxAbs(m.data(), m.size());
-#endif
-  float r = 0;
-  const float* x = m.data();
-  for (size_t i = 0; i < m.size(); ++i) r = std::max(r, std::fabs(x[i]));
-  return r;
-}
-
 const char* kMethods[] = {"momentum", "adagrad", "adadelta", "rmsprop", "decayed_adagrad", "adam", "adamax"};
 constexpr int64_t kAdaGradFoldPeriod = 16384;  // v1 folds sum1 into sum0 for precision
 }  // namespace
@@ -138,7 +120,7 @@ struct Span {
   template <typename F>
   void apply(const F& f) const {
     if (!rows) {
-      run(f, n, gpu);
+      forEachElement(gpu, n, f);
       return;
     }
     for (int r : *rows) {

@@ -1,5 +1,5 @@
-// v1's per-element update rules, shared by the CPU loop (Optimizers.cpp) and
-// the CUDA kernel (Optimizers.cu). Notation: w value, g gradient (batch sum),
+// v1's per-element update rules as PD_HD functors, which Optimizers.cpp runs through
+// forEachElement (layers/math/Kernel.h) on either device. Notation: w value, g gradient (batch sum),
 // lr = global rate x parameter learning_rate, mu momentum, decay = L2 rate.
 #pragma once
 #include <cmath>

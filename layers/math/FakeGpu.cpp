@@ -1,5 +1,5 @@
 // A stand-in GPU for test builds (PADDLE_FAKE_GPU=1 python setup.py build_ext): the GPU
-// entry points of GpuRuntime.h / GpuOps.h / Optimizers.cpp run on the CPU, and "device"
+// entry points of GpuRuntime.h / GpuOps.h run on the CPU, and "device"
 // memory is host memory kept inaccessible (mprotect PROT_NONE) except inside a kernel
 // loop, a copy or a device op. PADDLE_TEST_USE_GPU=1 runs of the engine tests on such a
 // build therefore crash at the first host-side read or write of device data: the bug a
@@ -14,7 +14,6 @@
 #include <map>
 #include <stdexcept>
 
-#include "../../trainer/UpdateRules.h"
 #include "../Activation.h"
 #include "GpuRuntime.h"
 #include "MathOps.h"
@@ -124,29 +123,6 @@ void softmaxForward(float* v, int h, int w) {
 void softmaxBackward(const float* y, float* g, int h, int w) {
   DeviceWindow open;
   softmaxRowsBackward(y, g, h, w);
-}
-
-namespace {
-template <typename F>
-void run(const F& f, size_t n) {
-  DeviceWindow open;
-  for (size_t i = 0; i < n; ++i) f(i);
-}
-}  // namespace
-void apply(const rule::Momentum& f, size_t n) { run(f, n); }
-void apply(const rule::AdaGrad& f, size_t n) { run(f, n); }
-void apply(const rule::AdaDelta& f, size_t n) { run(f, n); }
-void apply(const rule::RMSProp& f, size_t n) { run(f, n); }
-void apply(const rule::DecayedAdaGrad& f, size_t n) { run(f, n); }
-void apply(const rule::Adam& f, size_t n) { run(f, n); }
-void apply(const rule::Adamax& f, size_t n) { run(f, n); }
-void apply(const rule::Clip& f, size_t n) { run(f, n); }
-void apply(const rule::L1L2Decay& f, size_t n) { run(f, n); }
-float maxAbs(const float* x, size_t n) {
-  DeviceWindow open;
-  float m = 0;
-  for (size_t i = 0; i < n; ++i) m = std::max(m, std::fabs(x[i]));
-  return m;
 }
 
 }  // namespace gpu

@@ -69,6 +69,19 @@ void forEach(bool gpu, size_t n, F f) {
 #endif
 }
 
+// forEach for bodies that read and write only the elements of their own index (an
+// update rule): the CPU loop is then free of loop-carried dependences, and says so to
+// the compiler, which could not prove it through the body's pointers.
+template <typename F>
+void forEachElement(bool gpu, size_t n, F f) {
+  if (gpu || reverseKernelOrder()) {
+    forEach(gpu, n, f);
+    return;
+  }
+#pragma GCC ivdep
+  for (size_t i = 0; i < n; ++i) f(i);
+}
+
 // f(r, c) over a rows x cols grid; the CPU walks it row by row so that the
 // inner loop vectorizes, the GPU flattens it.
 template <typename F>
@@ -93,6 +106,16 @@ PD_HD inline void atomicAddF(float* p, float v) {
   atomicAdd(p, v);
 #else
   *p += v;
+#endif
+}
+
+// *p = max(*p, v) for v >= 0, atomically on the GPU (non-negative floats order like
+// their bit patterns read as ints).
+PD_HD inline void atomicMaxNonNegative(float* p, float v) {
+#ifdef __CUDA_ARCH__
+  atomicMax(reinterpret_cast<int*>(p), __float_as_int(v));
+#else
+  if (v > *p) *p = v;
 #endif
 }
 

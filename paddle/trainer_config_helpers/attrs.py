@@ -1,6 +1,6 @@
 """ParamAttr / ExtraAttr: per-parameter and per-layer attributes."""
 
-from paddle.trainer.config_parser import Bias, ConfigError, ParameterHook
+from paddle.parser import Bias, ConfigError, ParameterHook
 
 __all__ = [
     'HookAttr', 'ParamAttr', 'ExtraAttr', 'ParameterAttribute',

@@ -8,7 +8,7 @@ helpers, or a config file path).
     opt_config = parse_optimizer_config(optimizer)     # OptimizationConfig
 """
 
-import paddle.trainer.config_parser as config_parser
+import paddle.parser as config_parser
 
 __all__ = [
     'parse_trainer_config', 'parse_network_config', 'parse_optimizer_config',

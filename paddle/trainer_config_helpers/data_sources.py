@@ -3,7 +3,7 @@
 
 import pickle
 
-from paddle.trainer.config_parser import (ConfigError, PyData, TestData,
+from paddle.parser import (ConfigError, PyData, TestData,
                                           TrainData,
                                           create_data_config_proto)
 

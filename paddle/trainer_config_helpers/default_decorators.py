@@ -4,7 +4,7 @@ ParamAttr / bias / activation).  Name counters are reset at every parse."""
 import functools
 import inspect
 
-from paddle.trainer.config_parser import ConfigError, \
+from paddle.parser import ConfigError, \
     register_parse_config_hook
 
 from .activations import TanhActivation

@@ -1,6 +1,6 @@
 """Evaluators: metrics computed on layer outputs during train/test passes."""
 
-from paddle.trainer.config_parser import ConfigError, Evaluator
+from paddle.parser import ConfigError, Evaluator
 
 from .default_decorators import wrap_name_default
 from .layers import LayerOutput

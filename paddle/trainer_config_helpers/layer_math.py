@@ -1,6 +1,6 @@
 """Layer arithmetic: exp/log/... of a layer and +, -, * on LayerOutputs."""
 
-from paddle.trainer.config_parser import ConfigError
+from paddle.parser import ConfigError
 
 from .activations import (AbsActivation, ExpActivation, LogActivation,
                           ReluActivation, SigmoidActivation,

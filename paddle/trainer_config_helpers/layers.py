@@ -11,10 +11,10 @@ import copy
 import functools
 import inspect
 
-from paddle.trainer.config_parser import (
+from paddle.parser import (
     ConfigError, Layer, Input, Bias, Inputs, Outputs, HasInputsSet,
     config_assert, g_config_funcs, as_int, as_float)
-import paddle.trainer.config_parser as cp
+import paddle.parser as cp
 
 from .activations import (BaseActivation, TanhActivation, SigmoidActivation,
                           SoftmaxActivation, IdentityActivation,

@@ -2,7 +2,7 @@
 
 import logging
 
-from paddle.trainer.config_parser import (ConfigError, HasInputsSet, Inputs,
+from paddle.parser import (ConfigError, HasInputsSet, Inputs,
                                           Outputs)
 
 from .layers import LayerOutput, LayerType

@@ -7,7 +7,7 @@ decay, gradient clipping) that every parameter created afterwards gets.
 
 import abc
 
-from paddle.trainer.config_parser import (
+from paddle.parser import (
     ConfigError, Settings, default_decay_rate,
     default_gradient_clipping_threshold, default_momentum)
 

@@ -15,7 +15,7 @@ import difflib
 import inspect
 import re
 
-from paddle.trainer.config_parser import ConfigError
+from paddle.parser import ConfigError
 from paddle.trainer_config_helpers import (activations, attrs, data_sources,
                                            evaluators, layers, networks,
                                            optimizers, poolings)

@@ -9,7 +9,7 @@ accepted; duplicate keys are an error (PyYAML silently keeps the last).
 
 import yaml
 
-from paddle.trainer.config_parser import ConfigError
+from paddle.parser import ConfigError
 
 __all__ = ['Map', 'Seq', 'load', 'load_string', 'plain']
 

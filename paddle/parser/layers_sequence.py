@@ -1,0 +1,123 @@
+"""Sequence pooling, expansion, concatenation and reshaping (SequenceLayers.cpp)."""
+
+from .errors import config_assert
+from .registry import config_layer
+from .layer_base import LayerBase
+
+
+class _SeqPoolBase(LayerBase):
+    def _pool_common(self, trans_type, stride, bias):
+        config_assert(len(self.inputs) == 1, 'needs exactly one input')
+        if trans_type == 'seq':
+            config_assert(stride == -1,
+                          'stride is not supported with AggregateLevel.'
+                          'EACH_SEQUENCE')
+        self.config.trans_type = trans_type
+        self.config.seq_pool_stride = stride
+        self.set_layer_size(self.get_input_layer(0).size)
+        self.create_bias_parameter(bias, self.config.size)
+
+
+@config_layer('max')
+class MaxLayer(_SeqPoolBase):
+    def __init__(self,
+                 name,
+                 inputs,
+                 trans_type='non-seq',
+                 bias=False,
+                 output_max_index=None,
+                 stride=-1,
+                 **xargs):
+        LayerBase.__init__(self, name, 'max', 0, inputs=inputs, **xargs)
+        self._pool_common(trans_type, stride, bias)
+        if output_max_index is not None:
+            self.config.output_max_index = output_max_index
+
+
+@config_layer('average')
+class AverageLayer(_SeqPoolBase):
+    def __init__(self,
+                 name,
+                 inputs,
+                 average_strategy='average',
+                 trans_type='non-seq',
+                 bias=False,
+                 stride=-1,
+                 **xargs):
+        LayerBase.__init__(self, name, 'average', 0, inputs=inputs, **xargs)
+        config_assert(
+            average_strategy in ('average', 'sum', 'squarerootn'),
+            "average_strategy must be 'average', 'sum' or 'squarerootn'")
+        self.config.average_strategy = average_strategy
+        self._pool_common(trans_type, stride, bias)
+
+
+@config_layer('seqlastins')
+class SequenceLastInstanceLayer(_SeqPoolBase):
+    def __init__(self,
+                 name,
+                 inputs,
+                 trans_type='non-seq',
+                 bias=False,
+                 stride=-1,
+                 **xargs):
+        LayerBase.__init__(self, name, 'seqlastins', 0, inputs=inputs,
+                           **xargs)
+        self._pool_common(trans_type, stride, bias)
+
+
+@config_layer('seqfirstins')
+class SequenceFirstInstanceLayer(SequenceLastInstanceLayer):
+    def __init__(self, name, inputs, **xargs):
+        SequenceLastInstanceLayer.__init__(self, name, inputs, **xargs)
+        self.config.select_first = True
+
+
+@config_layer('expand')
+class ExpandLayer(LayerBase):
+    def __init__(self, name, inputs, trans_type='non-seq', bias=False,
+                 **xargs):
+        LayerBase.__init__(self, name, 'expand', 0, inputs=inputs, **xargs)
+        config_assert(
+            len(self.inputs) == 2, 'expand takes 2 inputs (input, expand_as)')
+        self.config.trans_type = trans_type
+        self.set_layer_size(self.get_input_layer(0).size)
+        self.create_bias_parameter(bias, self.config.size)
+
+
+@config_layer('featmap_expand')
+class FeatMapExpandLayer(LayerBase):
+    def __init__(self, name, inputs, num_filters=None, as_row_vector=True,
+                 bias=False, **xargs):
+        LayerBase.__init__(
+            self, name, 'featmap_expand', 0, inputs=inputs, **xargs)
+        config_assert(len(self.inputs) == 1, 'needs exactly one input')
+        config_assert(num_filters is not None and num_filters > 0,
+                      'num_repeats (num_filters) must be > 0')
+        self.config.num_filters = num_filters
+        if not as_row_vector:
+            self.config.user_arg = 'as_col_vec'
+        self.set_layer_size(self.get_input_layer(0).size * num_filters)
+
+
+@config_layer('seqconcat')
+class SequenceConcatLayer(LayerBase):
+    def __init__(self, name, inputs, bias=False, **xargs):
+        LayerBase.__init__(self, name, 'seqconcat', 0, inputs=inputs, **xargs)
+        config_assert(len(self.inputs) == 2, 'seq_concat needs 2 inputs')
+        a, b = self.get_input_layer(0), self.get_input_layer(1)
+        config_assert(a.size == b.size,
+                      "inputs '%s' (size %d) and '%s' (size %d) must have "
+                      "the same size" % (a.name, a.size, b.name, b.size))
+        self.set_layer_size(a.size)
+        self.create_bias_parameter(bias, self.config.size)
+
+
+@config_layer('seqreshape')
+class SequenceReshapeLayer(LayerBase):
+    def __init__(self, name, size, inputs, bias=False, **xargs):
+        LayerBase.__init__(
+            self, name, 'seqreshape', size, inputs=inputs, **xargs)
+        config_assert(len(self.inputs) == 1, 'seq_reshape needs 1 input')
+        self.set_layer_size(size)
+        self.create_bias_parameter(bias, size)

@@ -1,0 +1,66 @@
+"""The state of the parse in progress: one ParseState object, reset when a parse begins."""
+import copy
+
+from paddle.proto.TrainerConfig_pb2 import TrainerConfig
+
+from .registry import DEFAULT_SETTING, DEFAULT_TRAINER_SETTING
+
+
+class ParseState(object):
+    """Everything a parse builds besides the registries: the TrainerConfig under
+    construction, the name maps, the sub-model stack, the default_* values and the
+    settings. v1 kept these in module globals (g_config, g_layer_map, ...); those names
+    still read the current state (see V1_GLOBALS)."""
+
+    def __init__(self):
+        self.reset()
+
+    def reset(self):
+        self.default_momentum = None
+        self.default_decay_rate = None
+        self.default_initial_mean = 0.
+        self.default_initial_std = 0.01
+        self.default_num_batches_regularization = None
+        self.default_initial_strategy = 0
+        self.default_initial_smart = False
+        self.default_gradient_clipping_threshold = None
+        self.default_device = None
+        self.default_update_hooks = None
+        self.default_compact_func = None
+        self.config = TrainerConfig()
+        self.layer_map = {}
+        self.layer_objs = {}
+        self.parameter_map = {}
+        self.evaluator_names = set()
+        self.command_config_args = {}
+        self.py_module_name_list = []
+        self.current_submodel = None
+        self.root_submodel = None
+        self.submodel_map = {}
+        self.submodel_stack = []
+        self.add_submodel_suffix = False
+        self.config_files = []
+        self.settings = copy.deepcopy(DEFAULT_SETTING)
+        self.settings_deprecated = dict(usage_ratio=1.)
+        self.trainer_settings = copy.deepcopy(DEFAULT_TRAINER_SETTING)
+
+
+# One parse runs at a time, as in v1.
+state = ParseState()
+
+# v1's module-level names for the parse state -> ParseState attributes.
+V1_GLOBALS = dict(
+    [('g_' + a, a) for a in vars(state) if not a.startswith('settings') and a != 'trainer_settings']
+    + [(a, a) for a in ('settings', 'settings_deprecated', 'trainer_settings')])
+
+
+def v1_global(module_name, name):
+    """A module __getattr__ body: v1's g_* names read the current parse state."""
+    if name in V1_GLOBALS:
+        return getattr(state, V1_GLOBALS[name])
+    raise AttributeError("module %r has no attribute %r" % (module_name, name))
+
+
+def init_config_environment():
+    """v1's name for starting over with an empty parse state."""
+    state.reset()
