@@ -3,7 +3,7 @@
 from paddle.parser import ConfigError, Evaluator
 
 from .default_decorators import wrap_name_default
-from .layers import LayerOutput
+from .layer_output import LayerOutput
 
 __all__ = [
     'evaluator_base', 'classification_error_evaluator', 'auc_evaluator',

@@ -83,3 +83,10 @@ def mul(layeroutput, other):
     raise ConfigError("one operand of '*' must be a number or a layer of "
                       "size 1; sizes are %s and %s" % (layeroutput.size,
                                                        other.size))
+
+
+# + - * on layers
+LayerOutput.__add__ = LayerOutput.__radd__ = add
+LayerOutput.__sub__ = sub
+LayerOutput.__rsub__ = rsub
+LayerOutput.__mul__ = LayerOutput.__rmul__ = mul
