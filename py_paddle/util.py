@@ -1,13 +1,13 @@
 """Python-side helpers around the SWIG classes (v1's py_paddle/util.py role).
 
 The layering is one-way: py_paddle uses the front end's data conversion and messages
-(paddle.trainer.data_provider, paddle.proto), which never import py_paddle; only the
+(paddle.trainer.batch_conversion, paddle.proto), which never import py_paddle; only the
 `paddle` command (paddle.trainer.cli) sits above both.
 """
 import numpy as np
 
 from paddle.proto import message_to_json
-from paddle.trainer.data_provider import convert_samples
+from paddle.trainer.batch_conversion import convert_samples
 from py_paddle import swig_paddle as api
 
 _EMPTY_F32 = np.zeros(0, dtype=np.float32)

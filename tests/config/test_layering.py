@@ -7,6 +7,7 @@ import sys
 FRONT_END = [
     "paddle.proto", "paddle.trainer.config_parser", "paddle.trainer_config_helpers",
     "paddle.yaml_config", "paddle.trainer.PyDataProvider2", "paddle.trainer.data_provider",
+    "paddle.trainer.batch_conversion",
     "paddle.utils.dump_config", "paddle.utils.make_model_diagram",
 ]
 
