@@ -7,7 +7,7 @@ import sys
 import traceback
 
 from .errors import ConfigError, logger
-from .registry import _parse_config_hooks, default, g_config_funcs
+from .registry import _parse_config_hooks, g_config_funcs
 from .state import state
 from .layer_base import _is_call_signature_error
 from .settings import update_g_config

@@ -11,6 +11,11 @@ from .activations import BaseActivation
 from .attrs import ExtraLayerAttribute, ParameterAttribute
 
 
+__all__ = [
+    'LayerType', 'LayerOutput', 'layer_support', 'ERROR_CLIPPING', 'DROPOUT', 'DEVICE',
+    'AggregateLevel', 'ExpandLevel'
+]
+
 ERROR_CLIPPING = 'error_clipping_threshold'
 DROPOUT = 'drop_rate'
 DEVICE = 'device'

@@ -15,6 +15,12 @@ from ..layer_output import (DROPOUT, ERROR_CLIPPING, LayerOutput, LayerType, _bi
 from .projections import table_projection
 
 
+__all__ = [
+    'data_layer', 'fc_layer', 'selective_fc_layer', 'trans_layer', 'cos_sim',
+    'sum_to_one_norm_layer', 'MixedLayerType', 'mixed_layer', 'embedding_layer', 'addto_layer',
+    'concat_layer'
+]
+
 @wrap_name_default('data')
 @layer_support()
 def data_layer(name, size, height=None, width=None, layer_attr=None):

@@ -11,6 +11,13 @@ from ..layer_output import (DROPOUT, LayerOutput, LayerType, _bias, _check_input
                             _check_input_list, _extra, layer_support)
 
 
+__all__ = [
+    'classification_cost', 'regression_cost', 'mse_cost', 'cross_entropy',
+    'cross_entropy_with_selfnorm', 'multi_binary_label_cross_entropy', 'huber_cost', 'sum_cost',
+    'rank_cost', 'lambda_cost', 'crf_layer', 'crf_decoding_layer', 'ctc_layer',
+    'warp_ctc_layer', 'hsigmoid', 'nce_layer'
+]
+
 def _cost_inputs(input, label, weight, helper):
     _check_input(input, 'input', helper)
     _check_input(label, 'label', helper)

@@ -10,6 +10,13 @@ from ..layer_output import (DROPOUT, ERROR_CLIPPING, LayerOutput, LayerType, _b0
                             layer_support)
 
 
+__all__ = [
+    'slope_intercept_layer', 'scaling_layer', 'power_layer', 'interpolation_layer',
+    'out_prod_layer', 'conv_shift_layer', 'linear_comb_layer', 'convex_comb_layer',
+    'tensor_layer', 'sampling_id_layer', 'maxid_layer', 'eos_layer', 'print_layer',
+    'rotate_layer', 'get_output_layer'
+]
+
 @wrap_name_default()
 @layer_support()
 def slope_intercept_layer(input, name=None, slope=1.0, intercept=0.0,

@@ -15,6 +15,12 @@ from ..layer_output import (DROPOUT, LayerOutput, LayerType, _bias, _check_input
 from .projections import _pair
 
 
+__all__ = [
+    'img_conv_layer', 'img_pool_layer', 'spp_layer', 'img_cmrnorm_layer', 'batch_norm_layer',
+    'block_expand_layer', 'maxout_layer', 'bilinear_interp_layer', 'pad_layer',
+    'cross_channel_norm_layer', 'priorbox_layer', 'img_rnorm_layer'
+]
+
 def _img_channels(input, num_channels, helper):
     if num_channels is None:
         if input.num_filters is None:

@@ -9,6 +9,12 @@ from ..default_decorators import wrap_param_attr_default
 from ..layer_output import LayerType, _check_input, _check_param_attr
 
 
+__all__ = [
+    'full_matrix_projection', 'trans_full_matrix_projection', 'table_projection',
+    'identity_projection', 'dotmul_projection', 'scaling_projection', 'dotmul_operator',
+    'context_projection', 'conv_projection', 'conv_operator'
+]
+
 def _proj(cls, input, helper, **kwargs):
     _check_input(input, 'input', helper)
     proj = cls(input_layer_name=input.name, **kwargs)

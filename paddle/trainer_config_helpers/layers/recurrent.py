@@ -11,6 +11,11 @@ from .projections import dotmul_operator, full_matrix_projection, identity_proje
 from .basic import mixed_layer
 
 
+__all__ = [
+    'lstmemory', 'grumemory', 'recurrent_layer', 'lstm_step_layer', 'gru_step_layer',
+    'gru_step_naive_layer'
+]
+
 def _check_hppl(act, what, helper):
     _check_act(act, helper)
     if not act.support_hppl:

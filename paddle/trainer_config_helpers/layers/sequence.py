@@ -11,6 +11,11 @@ from ..layer_output import (AggregateLevel, ExpandLevel, LayerOutput, LayerType,
                             _check_input, _extra, _type_desc, layer_support)
 
 
+__all__ = [
+    'pooling_layer', 'last_seq', 'first_seq', 'expand_layer', 'repeat_layer',
+    'seq_reshape_layer', 'seq_concat_layer'
+]
+
 @wrap_name_default('seq_pooling')
 @wrap_bias_attr_default(has_bias=False)
 @wrap_param_default(['pooling_type'], default_factory=lambda _: MaxPooling())

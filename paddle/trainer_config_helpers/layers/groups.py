@@ -16,6 +16,11 @@ from .basic import embedding_layer, mixed_layer
 from .elementwise import eos_layer, maxid_layer
 
 
+__all__ = [
+    'memory', 'SubsequenceInput', 'StaticInput', 'BaseGeneratedInput', 'GeneratedInput',
+    'recurrent_group', 'beam_search'
+]
+
 @wrap_name_default('memory', 'memory_name')
 def memory(name, size, is_seq=False, boot_layer=None, boot_bias=None,
            boot_bias_active_type=None, boot_with_const_id=None,
