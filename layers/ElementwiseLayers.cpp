@@ -1,5 +1,6 @@
 // Element-wise and small per-sample layers (CPU and GPU: forEach loops, Kernel.h):
 //   slope_intercept  y = slope * x + intercept
+//   clip             y = min(max(x, min), max)
 //   scaling          inputs [w (size 1), x]: y = w * x
 //   power            inputs [w (size 1), x]: y = x ^ w
 //   interpolation    inputs [w (size 1), a, b]: y = w * a + (1 - w) * b
@@ -79,6 +80,45 @@ class SlopeInterceptLayer : public SimpleLayer {
 
  private:
   float slope_ = 1, intercept_ = 0;
+};
+
+// y = min(max(x, min), max) with the bounds of inputs[0].clip_conf; the gradient passes
+// where the input lies strictly inside them.
+class ClipLayer : public SimpleLayer {
+ public:
+  using SimpleLayer::SimpleLayer;
+  void init(LayerContext& ctx) override {
+    SimpleLayer::init(ctx);
+    checkInputCount(1, 1);
+    checkInputSize(0, size_);
+    const Json& c = inputConf(0, "clip_conf");
+    lo_ = static_cast<float>(c.getDouble("min"));
+    hi_ = static_cast<float>(c.getDouble("max"));
+    PADDLE_ENFORCE(lo_ < hi_, ConfigError, "clip_conf.min ", lo_, " must be below clip_conf.max ", hi_);
+  }
+  void forward(PassType pass) override {
+    startForward(pass);
+    const float* x = input(0).value.data();
+    float* y = output_.value.data();
+    const float lo = lo_, hi = hi_;
+    forEach(useGpu_, output_.value.size(), [=] PD_HD(size_t i) { y[i] = fminf(fmaxf(x[i], lo), hi); });
+    output_.shareSequenceOf(input(0));
+    forwardActivation();
+  }
+  void backward() override {
+    backwardActivation();
+    float* gx = gradOf(0);
+    if (!gx) return;
+    const float* x = input(0).value.data();
+    const float* gy = output_.grad.data();
+    const float lo = lo_, hi = hi_;
+    forEach(useGpu_, output_.grad.size(), [=] PD_HD(size_t i) {
+      if (x[i] > lo && x[i] < hi) gx[i] += gy[i];
+    });
+  }
+
+ private:
+  float lo_ = 0, hi_ = 0;
 };
 
 // Inputs [w (size 1), x, ...]: shared checks for scaling / power / interpolation.
@@ -701,6 +741,7 @@ class SamplingIdLayer : public IdLayerBase {
 }  // namespace
 
 REGISTER_LAYER("slope_intercept", SlopeInterceptLayer);
+REGISTER_LAYER("clip", ClipLayer);
 REGISTER_LAYER("scaling", ScalingLayer);
 REGISTER_LAYER("power", PowerLayer);
 REGISTER_LAYER("interpolation", InterpolationLayer);

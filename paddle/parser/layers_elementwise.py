@@ -137,6 +137,17 @@ class SlopeInterceptLayer(LayerBase):
         self.set_layer_size(self.get_input_layer(0).size)
 
 
+@config_layer('clip')
+class ClipLayer(LayerBase):
+    def __init__(self, name, inputs, min, max, device=None):
+        LayerBase.__init__(self, name, 'clip', 0, inputs=inputs, device=device)
+        config_assert(len(self.inputs) == 1, 'clip needs 1 input')
+        config_assert(min < max, 'clip: min (%s) must be below max (%s)' % (min, max))
+        self.set_layer_size(self.get_input_layer(0).size)
+        self.config.inputs[0].clip_conf.min = min
+        self.config.inputs[0].clip_conf.max = max
+
+
 @config_layer('conv_shift')
 class ConvShiftLayer(LayerBase):
     def __init__(self, name, inputs, device=None):

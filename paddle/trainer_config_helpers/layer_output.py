@@ -71,6 +71,7 @@ class LayerType(object):
     SEL_FC_LAYER = 'selective_fc'
     SAMPLING_ID_LAYER = 'sampling_id'
     SLOPE_INTERCEPT_LAYER = 'slope_intercept'
+    CLIP_LAYER = 'clip'
     LINEAR_COMBINATION_LAYER = 'convex_comb'
     BLOCK_EXPAND = 'blockexpand'
     MAXOUT = 'maxout'

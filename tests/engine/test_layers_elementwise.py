@@ -57,6 +57,21 @@ def test_elementwise_gradients_and_values(type_, sizes, size, fields, kind, ref)
     np.testing.assert_allclose(forward_values(gm, slots, lay), want, rtol=1e-4, atol=1e-5)
 
 
+def test_clip_gradients_and_values():
+    rng = np.random.RandomState(4)
+    net = Net()
+    x = net.data("x", 6)
+    lay = net.layer_p("L", "clip", 6, [(x, {"clip_conf": {"min": -0.5, "max": 0.7}})])
+    sum_cost_net_output(net, lay, 6)
+    gm = net.build()
+    xs = rng.randn(B, 6).astype(np.float32)
+    xs[np.abs(xs + 0.5) < 0.05] += 0.1  # keep finite differences off the kinks
+    xs[np.abs(xs - 0.7) < 0.05] += 0.1
+    slots = [xs, rng.randn(B, 6).astype(np.float32)]
+    gradient_check(gm, slots, input_slots=[0], samples=20)
+    np.testing.assert_allclose(forward_values(gm, slots, lay), np.clip(xs, -0.5, 0.7))
+
+
 def test_trans_gradients_and_values():
     rng = np.random.RandomState(2)
     net = Net()

@@ -11,11 +11,19 @@ from ..layer_output import (DROPOUT, ERROR_CLIPPING, LayerOutput, LayerType, _b0
 
 
 __all__ = [
-    'slope_intercept_layer', 'scaling_layer', 'power_layer', 'interpolation_layer',
+    'slope_intercept_layer', 'clip_layer', 'scaling_layer', 'power_layer', 'interpolation_layer',
     'out_prod_layer', 'conv_shift_layer', 'linear_comb_layer', 'convex_comb_layer',
     'tensor_layer', 'sampling_id_layer', 'maxid_layer', 'eos_layer', 'print_layer',
     'rotate_layer', 'get_output_layer'
 ]
+
+@wrap_name_default()
+def clip_layer(input, min, max, name=None):
+    """Clips every value of the input to [min, max]; the gradient passes inside."""
+    _check_input(input, 'input', 'clip_layer')
+    Layer(name=name, type=LayerType.CLIP_LAYER, inputs=[input.name], min=min, max=max)
+    return LayerOutput(name, LayerType.CLIP_LAYER, [input], size=input.size)
+
 
 @wrap_name_default()
 @layer_support()
