@@ -357,3 +357,14 @@ def sum_cost_net_output(net, name, size):
     target = net.data("target_" + name, size)
     net.output(net.layer("cost_" + name, "square_error", 1, [name, target], coeff=1.0))
     return target
+
+
+def rand(rng, *shape):
+    """Standard normal float32 test data."""
+    return rng.randn(*shape).astype(np.float32)
+
+
+def out_size(img, f, p, s, caffe=True):
+    """v1's output size of a conv or pool window (caffe_mode rounds down, else up)."""
+    num = 2 * p + img - f
+    return 1 + (num // s if caffe else -(-num // s))

@@ -1,21 +1,13 @@
-"""hsigmoid, lambda_cost, selective_fc, get_output, print: finite-difference checks
-(inputs and parameters) and NumPy values."""
-import json
-
+"""The structured costs of layers/CostLayers.cpp: hsigmoid, lambda_cost and nce. Finite-difference
+checks (inputs and parameters), NumPy values and their config and data errors."""
 import numpy as np
 import pytest
 
-from netbuilder import Net, forward_values, gradient_check, make_args, sum_cost_net_output
+from netbuilder import Net, forward_values, gradient_check, make_args, rand
 from py_paddle import swig_paddle as api
 
 B = 5
 
-
-def rand(rng, *shape):
-    return rng.randn(*shape).astype(np.float32)
-
-
-# ---------------------------------------------------------------- hsigmoid
 
 def hsigmoid_ref(xs, ws, b, ids, num_classes):
     """v1's hierarchical sigmoid, straight from the definition (float64)."""
@@ -102,8 +94,6 @@ def test_hsigmoid_config_errors_name_the_field():
     with pytest.raises(ValueError, match="num_classes must be >= 2"):
         net.build()
 
-
-# ---------------------------------------------------------------- lambda_cost
 
 def ndcg_ref(s, l, k):
     order = np.argsort(-s, kind="stable")[:k]
@@ -201,95 +191,6 @@ def test_lambda_cost_needs_a_relevant_item_in_each_list():
         gm.forward(args, api.Arguments.createArguments(0), api.PASS_TEST)
 
 
-# ---------------------------------------------------------------- selective_fc
-
-@pytest.mark.parametrize("select,act", [(False, "tanh"), (True, "tanh"), (True, "softmax"), (False, "softmax")])
-def test_selective_fc_gradients_and_values(select, act):
-    rng = np.random.RandomState(7)
-    size = 6
-    net = Net()
-    x0, x1 = net.data("x0", 4), net.data("x1", 3)
-    inputs = [x0, x1]
-    if select:
-        inputs.append(net.data("sel", size))
-    y = net.layer_p("y", "selective_fc", size, inputs, params=[[size, 4], [size, 3]], bias_dims=[1, size],
-                    act=act, has_selected_colums=select)
-    sum_cost_net_output(net, y, size)
-    gm = net.build()
-    slots = [rand(rng, B, 4), rand(rng, B, 3)]
-    mask = None
-    if select:
-        mask = (rng.rand(B, size) > 0.5).astype(np.float32)
-        mask[:, 0] = 1  # every row selects something
-        slots.append(mask)
-    slots.append(rand(rng, B, size))
-    gradient_check(gm, slots, input_slots=[0, 1], samples=15)
-    w0 = gm.getParameterByName("_y.w0").getBuf(0).copyToNumpyArray().reshape(size, 4)
-    w1 = gm.getParameterByName("_y.w1").getBuf(0).copyToNumpyArray().reshape(size, 3)
-    b = gm.getParameterByName("_y.wbias").getBuf(0).copyToNumpyArray()
-    pre = slots[0] @ w0.T + slots[1] @ w1.T + b
-    if act == "tanh":
-        want = np.tanh(pre)
-        if select:
-            want = want * mask
-    else:
-        e = np.exp(pre - pre.max(1, keepdims=True))
-        if select:
-            e = e * mask
-        want = e / e.sum(1, keepdims=True)
-    np.testing.assert_allclose(forward_values(gm, slots, y), want, rtol=1e-5, atol=1e-6)
-
-
-def test_selective_fc_weight_layout_is_checked():
-    net = Net()
-    x = net.data("x", 4)
-    net.output(net.layer_p("y", "selective_fc", 6, [x], params=[[4, 6]], has_selected_colums=False))
-    with pytest.raises(ValueError, match=r"dims \[6, 4\]"):
-        net.build()
-
-
-# ---------------------------------------------------------------- get_output, print
-
-def test_get_output_default_passes_values_and_gradients():
-    rng = np.random.RandomState(2)
-    net = Net()
-    x = net.data("x", 3)
-    h = net.fc("h", [(x, 3)], 4, act="tanh")
-    net.layers.append({"name": "g", "type": "get_output", "size": 4, "active_type": "",
-                       "inputs": [{"input_layer_name": h, "input_layer_argument": "default"}]})
-    sum_cost_net_output(net, "g", 4)
-    gm = net.build()
-    slots = [rand(rng, B, 3), rand(rng, B, 4)]
-    gradient_check(gm, slots, input_slots=[0])
-    np.testing.assert_array_equal(forward_values(gm, slots, "g"), forward_values(gm, slots, "h"))
-
-
-def test_get_output_unknown_name_lists_the_outputs():
-    net = Net()
-    x = net.data("x", 3)
-    h = net.fc("h", [(x, 3)], 4)
-    net.layers.append({"name": "g", "type": "get_output", "size": 4, "active_type": "",
-                       "inputs": [{"input_layer_name": h, "input_layer_argument": "state"}]})
-    with pytest.raises(ValueError, match=r"has no output 'state' \(it has: default\)"):
-        net.build()
-
-
-def test_print_layer_logs_its_inputs(capfd):
-    net = Net()
-    x = net.data("x", 2)
-    ids = net.data("ids", 5)
-    net.layer("p", "print", 0, [x, ids])
-    net.output(net.fc("y", [(x, 2)], 1))
-    gm = net.build()
-    gm.forward(make_args([np.array([[1.5, -2], [3, 4]], np.float32), np.array([4, 1], np.int32)]),
-               api.Arguments.createArguments(0), api.PASS_TEST)
-    err = capfd.readouterr().err
-    assert "layer=x value (2x2):\n1.5 -2\n3 4\n" in err
-    assert "layer=ids ids: 4 1\n" in err
-
-
-# ---------------------------------------------------------------- nce
-
 def _nce_net(num_classes, num_neg, dist=None, weighted=False, coeff=1.0):
     net = Net()
     x0, x1 = net.data("x0", 4), net.data("x1", 3)
@@ -339,43 +240,3 @@ def test_nce_config_errors():
     net = _nce_net(5, 3, dist=[0.5, 0.5])
     with pytest.raises(ValueError, match="neg_sampling_dist has 2 values, expected num_classes = 5"):
         net.build()
-
-
-def test_parsed_v1_config_with_these_layers_runs(capfd):
-    """hsigmoid, nce, selective_fc, lambda_cost, print as the config helpers write them."""
-    from paddle.trainer.config_parser import parse_config
-    from paddle.proto import message_to_json
-
-    def conf():
-        from paddle.trainer_config_helpers import (data_layer, fc_layer, hsigmoid, nce_layer, selective_fc_layer,
-                                                   lambda_cost, print_layer, outputs, settings, TanhActivation,
-                                                   SoftmaxActivation, classification_cost)
-        settings(batch_size=4)
-        x = data_layer(name="x", size=6)
-        lab = data_layer(name="label", size=5)
-        sel = data_layer(name="sel", size=5)
-        w = data_layer(name="w", size=1)
-        h = fc_layer(input=x, size=4, act=TanhActivation())
-        print_layer(input=[h, lab])
-        s = selective_fc_layer(input=h, size=5, select=sel, act=SoftmaxActivation())
-        score = fc_layer(input=h, size=1)
-        rel = data_layer(name="rel", size=1)
-        outputs(hsigmoid(input=[h, x], label=lab, num_classes=5),
-                nce_layer(input=h, label=lab, num_classes=5, weight=w, num_neg_samples=2,
-                          neg_distribution=[0.2] * 5),
-                classification_cost(input=s, label=lab),
-                lambda_cost(input=score, score=rel, NDCG_num=2))
-
-    mc = parse_config(conf, "").model_config
-    gm = api.GradientMachine.createByConfigJson(message_to_json(mc), False, 1)
-    rng = np.random.RandomState(13)
-    names = list(gm.getInputLayerNames())
-    data = {"x": rand(rng, 4, 6), "label": np.array([0, 3, 4, 1], np.int32), "sel": np.ones((4, 5), np.float32),
-            "w": np.ones((4, 1), np.float32), "rel": np.array([[2], [0], [1], [3]], np.float32)}
-    args = make_args([data[n] for n in names])
-    for n in ("x", "rel"):  # one query list of 4 items for lambda_cost
-        args.setSlotSequenceStartPositionsFromBuffer(names.index(n), np.array([0, 4], np.int32))
-    out = api.Arguments.createArguments(0)
-    gm.forwardBackward(args, out, api.PASS_TRAIN)
-    assert np.isfinite(out.sum())
-    assert "layer=label ids: 0 3 4 1" in capfd.readouterr().err

@@ -1,0 +1,175 @@
+"""exconv/cudnn_conv and exconvt/cudnn_convt (layers/ConvLayers.cpp): finite-difference checks,
+NumPy forward references, transposed-conv adjointness and config errors."""
+import numpy as np
+import pytest
+
+from netbuilder import Net, forward_values, gradient_check, out_size, rand, sum_cost_net_output
+
+B = 3
+
+
+def conv_conf(C, H, W, fy, fx, sy, sx, py, px, groups, nf, trans=False):
+    if trans:  # image side is the output
+        oh, ow = out_size(H, fy, py, sy), out_size(W, fx, px, sx)
+        return {"filter_size": fx, "filter_size_y": fy, "channels": C, "stride": sx, "stride_y": sy,
+                "padding": px, "padding_y": py, "groups": groups, "filter_channels": nf // groups,
+                "output_x": ow, "output_y": oh, "img_size": W, "img_size_y": H, "caffe_mode": True}, (oh, ow)
+    oh, ow = out_size(H, fy, py, sy), out_size(W, fx, px, sx)
+    return {"filter_size": fx, "filter_size_y": fy, "channels": C, "stride": sx, "stride_y": sy, "padding": px,
+            "padding_y": py, "groups": groups, "filter_channels": C // groups, "output_x": ow, "output_y": oh,
+            "img_size": W, "img_size_y": H, "caffe_mode": True}, (oh, ow)
+
+
+def np_conv(x, w, C, H, W, fy, fx, sy, sx, py, px, groups, nf):
+    """x [B, C*H*W]; weight per group [K, M] with K = (C/g)*fy*fx, M = nf/g."""
+    oh, ow = out_size(H, fy, py, sy), out_size(W, fx, px, sx)
+    xi = np.pad(x.reshape(-1, C, H, W).astype(np.float64), ((0, 0), (0, 0), (py, py), (px, px)))
+    cg, mg = C // groups, nf // groups
+    K = cg * fy * fx
+    wg = w.reshape(groups, K, mg)
+    out = np.zeros((x.shape[0], nf, oh, ow))
+    for g in range(groups):
+        for oy in range(oh):
+            for ox in range(ow):
+                patch = xi[:, g * cg:(g + 1) * cg, oy * sy:oy * sy + fy, ox * sx:ox * sx + fx].reshape(x.shape[0], K)
+                out[:, g * mg:(g + 1) * mg, oy, ox] = patch @ wg[g]
+    return out.reshape(x.shape[0], -1)
+
+
+CONVS = [  # C, H, W, fy, fx, sy, sx, py, px, groups, nf, shared_biases
+    (2, 5, 5, 3, 3, 1, 1, 0, 0, 1, 3, True),
+    (3, 6, 5, 3, 2, 2, 1, 1, 0, 1, 4, True),
+    (4, 5, 6, 2, 3, 1, 2, 0, 1, 2, 6, False),
+    (2, 7, 7, 3, 3, 2, 2, 1, 1, 1, 2, False),
+    (2, 6, 7, 3, 3, 2, 1, 2, 1, 1, 3, True),  # stride-1 columns with padding (narrow-row path)
+    (1, 3, 17, 3, 5, 1, 1, 1, 2, 1, 2, False),  # rows wider than 16 floats (generic path)
+]
+
+
+def conv_net(spec, type_="exconv", act="tanh"):
+    C, H, W, fy, fx, sy, sx, py, px, groups, nf, shared = spec
+    conf, (oh, ow) = conv_conf(C, H, W, fy, fx, sy, sx, py, px, groups, nf)
+    size = nf * oh * ow
+    net = Net()
+    x = net.data("x", C * H * W)
+    wsize = nf * (C // groups) * fy * fx
+    c = net.layer_p("c", type_, size, [(x, {"conv_conf": conf})], params=[([wsize], {"std": 0.3})],
+                    bias_dims=[nf, 1] if shared else [size, 1], act=act, num_filters=nf, shared_biases=shared)
+    return net, c, size
+
+
+@pytest.mark.parametrize("spec", CONVS)
+def test_conv_gradients_and_values(spec):
+    rng = np.random.RandomState(1)
+    net, c, size = conv_net(spec)
+    sum_cost_net_output(net, c, size)
+    gm = net.build()
+    C, H, W, fy, fx, sy, sx, py, px, groups, nf, shared = spec
+    slots = [rand(rng, B, C * H * W), rand(rng, B, size)]
+    gradient_check(gm, slots, input_slots=[0], samples=20, eps=1e-2)
+    w = gm.getParameterByName("_c.w0").getBuf(0).copyToNumpyArray()
+    b = gm.getParameterByName("_c.wbias").getBuf(0).copyToNumpyArray()
+    want = np_conv(slots[0], w, C, H, W, fy, fx, sy, sx, py, px, groups, nf)
+    want += np.repeat(b, size // nf) if shared else b
+    np.testing.assert_allclose(forward_values(gm, slots, c), np.tanh(want), rtol=1e-4, atol=1e-5)
+
+
+def test_cudnn_conv_is_the_cpu_conv_on_cpu():
+    rng = np.random.RandomState(2)
+    net, c, size = conv_net(CONVS[1], type_="cudnn_conv")
+    sum_cost_net_output(net, c, size)
+    gradient_check(net.build(), [rand(rng, B, 90), rand(rng, B, size)], input_slots=[0], eps=1e-2)
+
+
+@pytest.mark.parametrize("groups,type_", [(1, "exconvt"), (2, "cudnn_convt")])
+def test_conv_transpose_gradients_and_adjointness(groups, type_):
+    rng = np.random.RandomState(3)
+    C_in, nf, H, W = 4, 2, 7, 6  # convt: C_in channels at the small side, nf at the big side
+    conf, (oh, ow) = conv_conf(C_in, H, W, 3, 3, 2, 2, 1, 1, groups, nf, trans=True)
+    net = Net()
+    x = net.data("x", C_in * oh * ow)
+    size = nf * H * W
+    wsize = C_in * (nf // groups) * 9
+    c = net.layer_p("c", type_, size, [(x, {"conv_conf": conf})], params=[([wsize], {"std": 0.3})],
+                    bias_dims=[nf, 1], act="", num_filters=nf, shared_biases=True)
+    sum_cost_net_output(net, c, size)
+    gm = net.build()
+    slots = [rand(rng, B, C_in * oh * ow), rand(rng, B, size)]
+    gradient_check(gm, slots, input_slots=[0], samples=20)
+    # convt(x) is the adjoint of conv: <convt(x), z> == <x, conv(z)> with the same weights
+    w = gm.getParameterByName("_c.w0").getBuf(0).copyToNumpyArray()
+    b = gm.getParameterByName("_c.wbias").getBuf(0).copyToNumpyArray()
+    y = forward_values(gm, slots, c) - np.repeat(b, H * W)
+    z = rand(rng, B, size)
+    # conv from nf channels (big image) to C_in channels: weight block per group is [K, M]
+    # with K = (nf/g)*9 and M = C_in/g, exactly the convt weight
+    cz = np_conv(z, w, nf, H, W, 3, 3, 2, 2, 1, 1, groups, C_in)
+    np.testing.assert_allclose((y * z).sum(), (slots[0] * cz).sum(), rtol=1e-4)
+
+
+def np_convt(x, w, C_in, oh, ow, nf, H, W, fy, fx, sy, sx, py, px, groups):
+    """Transposed conv: x [B, C_in*oh*ow] -> [B, nf*H*W]; weight per group [K, M] with
+    K = (nf/g)*fy*fx (image side) and M = C_in/g."""
+    B = x.shape[0]
+    xi = x.reshape(B, C_in, oh, ow).astype(np.float64)
+    cg, mg = nf // groups, C_in // groups
+    wg = w.reshape(groups, cg, fy, fx, mg)
+    out = np.zeros((B, nf, H + 2 * py + sy + fy, W + 2 * px + sx + fx))
+    for g in range(groups):
+        for oy in range(oh):
+            for ox in range(ow):
+                # [B, cg, fy, fx] += sum_m w[c, ky, kx, m] * x[b, m, oy, ox]
+                contrib = np.einsum("ckxm,bm->bckx", wg[g], xi[:, g * mg:(g + 1) * mg, oy, ox])
+                out[:, g * cg:(g + 1) * cg, oy * sy:oy * sy + fy, ox * sx:ox * sx + fx] += contrib
+    return out[:, :, py:py + H, px:px + W].reshape(B, -1)
+
+
+@pytest.mark.parametrize("trans", [False, True])
+def test_conv_with_two_inputs_and_unshared_bias(trans):
+    """Several inputs are summed (the second adds to the first's output); one bias per output value."""
+    rng = np.random.RandomState(14)
+    nf = 4
+    # C, H, W (the image side), fy, fx, sy, sx, py, px, groups: both give a 6x5 small side (conv)
+    # or a 6x5 image (convt)
+    specs = [(2, 6, 5, 3, 3, 1, 1, 1, 1, 1), (4, 12, 10, 2, 2, 2, 2, 0, 0, 2)] if not trans else \
+            [(2, 6, 5, 3, 3, 1, 1, 1, 1, 1), (4, 6, 5, 2, 3, 2, 2, 0, 1, 2)]
+    net = Net()
+    inputs, params, smalls = [], [], []
+    for i, (C, H, W, fy, fx, sy, sx, py, px, groups) in enumerate(specs):
+        conf, (oh, ow) = conv_conf(C, H, W, fy, fx, sy, sx, py, px, groups, nf, trans)
+        smalls.append((oh, ow))
+        insize = C * oh * ow if trans else C * H * W
+        inputs.append((net.data("x%d" % i, insize), {"conv_conf": conf}))
+        params.append(([nf * C // groups * fy * fx], {"std": 0.3}))
+    size = nf * 6 * 5 if trans else nf * smalls[0][0] * smalls[0][1]
+    assert trans or smalls[0] == smalls[1] == (6, 5)
+    c = net.layer_p("c", "exconvt" if trans else "exconv", size, inputs, params=params, bias_dims=[size, 1],
+                    act="", num_filters=nf, shared_biases=False)
+    sum_cost_net_output(net, c, size)
+    gm = net.build()
+    slots = [rand(rng, B, net.layers[i]["size"]) for i in range(len(specs))] + [rand(rng, B, size)]
+    gradient_check(gm, slots, input_slots=[0, 1], samples=15, eps=1e-2)
+    want = gm.getParameterByName("_c.wbias").getBuf(0).copyToNumpyArray().astype(np.float64)
+    for i, (C, H, W, fy, fx, sy, sx, py, px, groups) in enumerate(specs):
+        w = gm.getParameterByName("_c.w%d" % i).getBuf(0).copyToNumpyArray()
+        if trans:
+            want = want + np_convt(slots[i], w, C, smalls[i][0], smalls[i][1], nf, H, W, fy, fx, sy, sx, py, px,
+                                   groups)
+        else:
+            want = want + np_conv(slots[i], w, C, H, W, fy, fx, sy, sx, py, px, groups, nf)
+    np.testing.assert_allclose(forward_values(gm, slots, c), want, rtol=1e-4, atol=1e-5)
+
+
+def test_image_config_errors():
+    net, c, size = conv_net(CONVS[0])
+    net.layers[-1]["inputs"][0]["conv_conf"]["output_x"] = 7
+    net.output(c)
+    with pytest.raises(ValueError, match="output_x"):
+        net.build()
+    net = Net()
+    x = net.data("x", 8)
+    net.layer_p("p", "pool", 2, [(x, {"pool_conf": {"pool_type": "median", "channels": 2, "size_x": 2,
+                                                   "output_x": 1, "img_size": 2}})])
+    net.output("p")
+    with pytest.raises(ValueError, match="pool_type 'median'"):
+        net.build()

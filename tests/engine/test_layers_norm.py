@@ -1,0 +1,107 @@
+"""batch_norm and norm/cmrnorm (layers/NormLayers.cpp): finite-difference checks, NumPy values
+and batch_norm's moving statistics."""
+import numpy as np
+import pytest
+
+from netbuilder import Net, forward_values, gradient_check, rand, sum_cost_net_output
+from py_paddle import swig_paddle as api
+
+B = 3
+
+
+def bn_net(C, pix, fraction=0.9, use_global=None, act=""):
+    net = Net()
+    x = net.data("x", C * pix)
+    ic = {"channels": C, "img_size": pix, "img_size_y": 1}
+    fields = {"moving_average_fraction": fraction}
+    if use_global is not None:
+        fields["use_global_stats"] = use_global
+    bn = net.layer_p("bn", "batch_norm", C * pix, [(x, {"image_conf": ic}), x, x],
+                     params=[([1, C], {"mean": 1.0, "std": 0.2}),
+                             ([1, C], {"std": 0.0, "is_static": True}),
+                             ([1, C], {"std": 0.0, "mean": 1.0, "is_static": True})],
+                     bias_dims=[1, C], act=act, **fields)
+    return net, bn
+
+
+@pytest.mark.parametrize("C,pix,act", [(3, 4, ""), (4, 1, "tanh"), (2, 7, "")])
+def test_batch_norm_gradients_and_train_values(C, pix, act):
+    rng = np.random.RandomState(7)
+    net, bn = bn_net(C, pix, act=act)
+    sum_cost_net_output(net, bn, C * pix)
+    gm = net.build()
+    slots = [rand(rng, 5, C * pix) * 2 + 1, rand(rng, 5, C * pix)]
+    # The input gradient is small (the batch mean is subtracted), so a float32 cost needs a
+    # larger step than the default to keep rounding out of the finite difference.
+    gradient_check(gm, slots, input_slots=[0], samples=20, eps=1e-2)
+    x = slots[0].reshape(5, C, pix).astype(np.float64)
+    mu, var = x.mean((0, 2), keepdims=True), x.var((0, 2), keepdims=True)
+    w = gm.getParameterByName("_bn.w0").getBuf(0).copyToNumpyArray().reshape(1, C, 1)
+    b = gm.getParameterByName("_bn.wbias").getBuf(0).copyToNumpyArray().reshape(1, C, 1)
+    want = (w * (x - mu) / np.sqrt(var + 1e-5) + b).reshape(5, -1)
+    want = np.tanh(want) if act == "tanh" else want
+    np.testing.assert_allclose(forward_values(gm, slots, bn), want, rtol=1e-4, atol=1e-5)
+
+
+def test_batch_norm_moving_statistics_and_test_pass():
+    rng = np.random.RandomState(8)
+    C, pix, frac = 2, 3, 0.8
+    net, bn = bn_net(C, pix, fraction=frac)
+    net.output(bn)
+    gm = net.build()
+    xs = rand(rng, 6, C * pix) * 3 + 2
+    x = xs.reshape(6, C, pix).astype(np.float64)
+    mean_p, var_p = gm.getParameterByName("_bn.w1"), gm.getParameterByName("_bn.w2")
+    m0 = mean_p.getBuf(0).copyToNumpyArray()
+    v0 = var_p.getBuf(0).copyToNumpyArray()
+    forward_values(gm, [xs], bn, api.PASS_TRAIN)
+    m1 = mean_p.getBuf(0).copyToNumpyArray()
+    v1 = var_p.getBuf(0).copyToNumpyArray()
+    np.testing.assert_allclose(m1, m0 * frac + x.mean((0, 2)) * (1 - frac), rtol=1e-5)
+    np.testing.assert_allclose(v1, v0 * frac + x.var((0, 2)) * (1 - frac), rtol=1e-5)
+    # the gradient-check pass does not move the statistics
+    forward_values(gm, [xs], bn)
+    np.testing.assert_allclose(mean_p.getBuf(0).copyToNumpyArray(), m1)
+    # testing uses the moving statistics
+    w = gm.getParameterByName("_bn.w0").getBuf(0).copyToNumpyArray().reshape(1, C, 1)
+    b = gm.getParameterByName("_bn.wbias").getBuf(0).copyToNumpyArray().reshape(1, C, 1)
+    want = (w * (x - m1.reshape(1, C, 1)) / np.sqrt(v1.reshape(1, C, 1) + 1e-5) + b).reshape(6, -1)
+    np.testing.assert_allclose(forward_values(gm, [xs], bn, api.PASS_TEST), want, rtol=1e-4, atol=1e-5)
+
+
+def test_batch_norm_use_global_stats_gradients():
+    rng = np.random.RandomState(9)
+    net, bn = bn_net(3, 2, use_global=True)
+    sum_cost_net_output(net, bn, 6)
+    gm = net.build()
+    gm.getParameterByName("_bn.w1").getBuf(0).copyFromNumpyArray(np.array([0.5, -0.2, 0.1], np.float32))
+    gradient_check(gm, [rand(rng, 4, 6), rand(rng, 4, 6)], input_slots=[0])
+
+
+def np_cmrnorm(x, C, pix, size, scale, power):
+    x = x.reshape(-1, C, pix).astype(np.float64)
+    d = np.ones_like(x)
+    start = -((size - 1) // 2)
+    for c in range(C):
+        for s in range(start, start + size):
+            if 0 <= c + s < C:
+                d[:, c] += scale * x[:, c + s] ** 2
+    return (x * d ** (-power)).reshape(x.shape[0], -1)
+
+
+@pytest.mark.parametrize("C,size,H,W", [(5, 3, 3, 2), (4, 4, 3, 2), (2, 5, 3, 2), (4, 3, 5, 7)])
+def test_cmrnorm_gradients_and_values(C, size, H, W):
+    rng = np.random.RandomState(10)
+    scale, power = 0.3, 0.75
+    conf = {"norm_type": "cmrnorm-projection", "channels": C, "size": size, "scale": scale, "pow": power,
+            "output_x": W, "img_size": W, "output_y": H, "img_size_y": H, "blocked": False}
+    net = Net()
+    x = net.data("x", C * H * W)
+    n = net.layer_p("n", "norm", C * H * W, [(x, {"norm_conf": conf})])
+    sum_cost_net_output(net, n, C * H * W)
+    gm = net.build()
+    slots = [rand(rng, B, C * H * W), rand(rng, B, C * H * W)]
+    # a bigger image: a bigger float32 cost, whose differences need a bigger step
+    gradient_check(gm, slots, input_slots=[0], samples=30, eps=1e-3 if H * W <= 16 else 1e-2)
+    np.testing.assert_allclose(forward_values(gm, slots, n), np_cmrnorm(slots[0], C, H * W, size, scale, power),
+                               rtol=1e-4, atol=1e-6)

@@ -1,0 +1,88 @@
+"""pool, spp and maxout (layers/PoolLayers.cpp): finite-difference checks and NumPy values."""
+import numpy as np
+import pytest
+
+from netbuilder import Net, forward_values, gradient_check, out_size, rand, sum_cost_net_output
+
+B = 3
+
+
+def np_pool(x, C, H, W, sy, sx, st_y, st_x, py, px, oh, ow, is_max):
+    x = x.reshape(-1, C, H, W)
+    out = np.zeros((x.shape[0], C, oh, ow))
+    for i in range(oh):
+        for j in range(ow):
+            hs, ws = i * st_y - py, j * st_x - px
+            he, we = min(hs + sy, H + py), min(ws + sx, W + px)
+            size = (he - hs) * (we - ws)
+            hs, ws, he, we = max(hs, 0), max(ws, 0), min(he, H), min(we, W)
+            win = x[:, :, hs:he, ws:we]
+            out[:, :, i, j] = win.max(axis=(2, 3)) if is_max else win.sum(axis=(2, 3)) / size
+    return out.reshape(x.shape[0], -1)
+
+
+POOLS = [  # C, H, W, size_y, size_x, stride_y, stride_x, pad_y, pad_x, ceil_mode
+    (2, 6, 6, 2, 2, 2, 2, 0, 0, False),
+    (3, 5, 7, 3, 3, 2, 2, 1, 1, True),
+    (2, 7, 5, 3, 2, 2, 1, 0, 1, True),
+]
+
+
+@pytest.mark.parametrize("ptype", ["max-projection", "avg-projection", "cudnn-max-pool", "cudnn-avg-pool"])
+@pytest.mark.parametrize("spec", POOLS)
+def test_pool_gradients_and_values(ptype, spec):
+    rng = np.random.RandomState(4)
+    C, H, W, sy, sx, st_y, st_x, py, px, ceil = spec
+    oh, ow = out_size(H, sy, py, st_y, not ceil), out_size(W, sx, px, st_x, not ceil)
+    conf = {"pool_type": ptype, "channels": C, "size_x": sx, "size_y": sy, "stride": st_x, "stride_y": st_y,
+            "padding": px, "padding_y": py, "output_x": ow, "output_y": oh, "img_size": W, "img_size_y": H}
+    net = Net()
+    x = net.data("x", C * H * W)
+    p = net.layer_p("p", "pool", C * oh * ow, [(x, {"pool_conf": conf})])
+    sum_cost_net_output(net, p, C * oh * ow)
+    gm = net.build()
+    slots = [rand(rng, B, C * H * W), rand(rng, B, C * oh * ow)]
+    gradient_check(gm, slots, input_slots=[0], samples=30)
+    want = np_pool(slots[0], C, H, W, sy, sx, st_y, st_x, py, px, oh, ow, "max" in ptype)
+    np.testing.assert_allclose(forward_values(gm, slots, p), want, rtol=1e-5, atol=1e-6)
+
+
+@pytest.mark.parametrize("ptype", ["max-projection", "avg-projection"])
+def test_spp_gradients_and_values(ptype):
+    rng = np.random.RandomState(5)
+    C, H, W, levels = 2, 5, 6, 3
+    conf = {"image_conf": {"channels": C, "img_size": W, "img_size_y": H}, "pool_type": ptype,
+            "pyramid_height": levels}
+    size = C * (4 ** levels - 1) // 3
+    net = Net()
+    x = net.data("x", C * H * W)
+    s = net.layer_p("s", "spp", size, [(x, {"spp_conf": conf})])
+    sum_cost_net_output(net, s, size)
+    gm = net.build()
+    slots = [rand(rng, B, C * H * W), rand(rng, B, size)]
+    gradient_check(gm, slots, input_slots=[0], samples=30)
+    got = forward_values(gm, slots, s)
+    whole = slots[0].reshape(B, C, -1)
+    np.testing.assert_allclose(got[:, :C], whole.max(2) if ptype.startswith("max") else whole.mean(2),
+                               rtol=1e-5, atol=1e-6)
+    if True:  # level 1: 2x2 bins, window ceil(img/2), padding (window*2 - img + 1)/2 (v1 rule)
+        sh, sw = -(-H // 2), -(-W // 2)
+        ph, pw = (sh * 2 - H + 1) // 2, (sw * 2 - W + 1) // 2
+        want = np_pool(slots[0], C, H, W, sh, sw, sh, sw, ph, pw, 2, 2, ptype.startswith("max"))
+        np.testing.assert_allclose(got[:, C:C * 5], want, rtol=1e-5)
+
+
+def test_maxout_gradients_and_values():
+    rng = np.random.RandomState(6)
+    C, H, W, groups = 6, 3, 2, 3
+    net = Net()
+    x = net.data("x", C * H * W)
+    m = net.layer_p("m", "maxout", C * H * W // groups,
+                    [(x, {"maxout_conf": {"image_conf": {"channels": C, "img_size": W, "img_size_y": H},
+                                          "groups": groups}})])
+    sum_cost_net_output(net, m, C * H * W // groups)
+    gm = net.build()
+    slots = [rand(rng, B, C * H * W), rand(rng, B, C * H * W // groups)]
+    gradient_check(gm, slots, input_slots=[0], samples=30)
+    want = slots[0].reshape(B, C // groups, groups, H * W).max(2).reshape(B, -1)
+    np.testing.assert_allclose(forward_values(gm, slots, m), want)
