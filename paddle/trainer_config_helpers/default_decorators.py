@@ -43,6 +43,7 @@ def wrap_param_default(param_names=None,
 
     def decorator(func):
         limit = _positional_limit(inspect.unwrap(func))
+        order = list(inspect.signature(inspect.unwrap(func)).parameters)
 
         @functools.wraps(func)
         def wrapper(*args, **kwargs):
@@ -50,8 +51,9 @@ def wrap_param_default(param_names=None,
                 raise ConfigError(
                     '%s() takes %d positional argument(s); pass the others '
                     'by keyword' % (func.__name__, limit))
+            given = order[:len(args)]  # v1 configs also pass these by position
             for name in param_names:
-                if not_set_callback(kwargs, name):
+                if name not in given and not_set_callback(kwargs, name):
                     kwargs[name] = default_factory(func)
             return func(*args, **kwargs)
 
