@@ -27,10 +27,11 @@ void DataLayer::setData(const Argument& data) {
                    "' has size ", size_, " but its slot has ", data.value.width(), " columns");
   }
   if (!data.ids.empty() && data.value.empty()) {
+    // v1 declares ids with any size (labels often as size=1): the layer that uses an id
+    // checks its range. -1 is v1's ignored id.
     const int* id = data.ids.data();  // ids arrive in host memory
     for (size_t i = 0; i < data.ids.size(); ++i) {
-      PADDLE_ENFORCE(id[i] >= 0 && static_cast<size_t>(id[i]) < size_, DataError, "data layer '",
-                     name_, "': sample ", i, " has id ", id[i], ", outside [0, ", size_, ")");
+      PADDLE_ENFORCE(id[i] >= -1, DataError, "data layer '", name_, "': sample ", i, " has id ", id[i]);
     }
   }
   checkStarts(data.seqStarts, data.batchSize(), "sequence");

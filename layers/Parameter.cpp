@@ -52,6 +52,7 @@ Matrix& Parameter::gradRows(const int* rows, size_t n) {
   if (!sparseUpdate_ || allRowsTouched_) return g;
   for (size_t i = 0; i < n; ++i) {
     int r = rows[i];
+    if (r == -1) continue;  // v1's ignored id: no row
     PADDLE_ENFORCE(r >= 0 && static_cast<size_t>(r) < rows_, DataError, "parameter '", name_, "': row ", r,
                    " outside [0, ", rows_, ")");
     if (!rowMark_[r]) {

@@ -144,7 +144,10 @@ class ScalingProjection : public Projection {
   }
 };
 
-// Row lookup: out[i] += W[ids[i]], W of dims [in (vocabulary), out]
+// Row lookup: out[i] += W[ids[i]], W of dims [in (vocabulary), out]. The id -1 (v1's
+// "ignored" 0xffffffff, which CoNLL-style providers emit for rare words) looks up a
+// zero row and gets no gradient; any other id outside the table is a DataError here,
+// in the layer that knows the table's size.
 class TableProjection : public Projection {
  public:
   TableProjection(const Json& c, Parameter* w, size_t in, const std::string& l) : Projection(c, w, in, l) {
@@ -156,19 +159,14 @@ class TableProjection : public Projection {
     PADDLE_ENFORCE(in.ids.size() == out.height(), DataError, "layer '", layer_, "': ", in.ids.size(),
                    " ids for ", out.height(), " rows");
     const bool gpu = out.useGpu();
-    if (!in.ids.useGpu()) {  // host ids: check them (GPU ids come from data layers, which check theirs)
-      const int* h = in.ids.data();
-      for (size_t i = 0; i < out.height(); ++i) {
-        PADDLE_ENFORCE(h[i] >= 0 && static_cast<size_t>(h[i]) < inSize_, DataError, "layer '", layer_,
-                       "': sample ", i, " has id ", h[i], ", outside the table [0, ", inSize_, ")");
-      }
-      w_->catchUpRows(h, out.height());  // sparse_update (CPU only): pending decay first
-    }
-    const int* ids = kernelView(in.ids, idScratch_, gpu);
+    const int* ids = checkedIds(in.ids, out.height(), gpu);
+    if (!in.ids.useGpu()) w_->catchUpRows(in.ids.data(), out.height());  // sparse_update: pending decay first
     const float* w = w_->value().data();
     float* y = out.data();
     const size_t n = outSize_;
-    forEach2(gpu, out.height(), n, [=] PD_HD(size_t r, size_t j) { y[r * n + j] += w[ids[r] * n + j]; });
+    forEach2(gpu, out.height(), n, [=] PD_HD(size_t r, size_t j) {
+      if (ids[r] >= 0) y[r * n + j] += w[ids[r] * n + j];
+    });
   }
   void backward(Argument& in, const Matrix& g) override {
     if (w_->isStatic()) return;
@@ -179,11 +177,31 @@ class TableProjection : public Projection {
     const float* gy = g.data();
     const size_t n = outSize_;
     // repeated ids add into the same row
-    forEach2(gpu, g.height(), n, [=] PD_HD(size_t r, size_t j) { atomicAddF(gw + ids[r] * n + j, gy[r * n + j]); });
+    forEach2(gpu, g.height(), n, [=] PD_HD(size_t r, size_t j) {
+      if (ids[r] >= 0) atomicAddF(gw + ids[r] * n + j, gy[r * n + j]);
+    });
+  }
+  // The ids on the compute device, after checking them against the table.
+  const int* checkedIds(const IVector& ids, size_t rows, bool gpu) {
+    const int* v = kernelView(ids, idScratch_, gpu);
+    int* bad = badId_.reset(gpu);
+    const int limit = static_cast<int>(inSize_);
+    forEach(gpu, rows, [=] PD_HD(size_t i) {
+      if (v[i] < -1 || v[i] >= limit) flagRow(bad, static_cast<int>(i));
+    });
+    const int r = badId_.first();
+    if (r >= 0) {
+      std::vector<int> host(ids.size());
+      ids.copyToHost(host.data());
+      throw DataError(str("layer '", layer_, "': sample ", r, " has id ", host[r], ", outside the table [0, ",
+                          inSize_, ") (-1 is the ignored id)"));
+    }
+    return v;
   }
 
  private:
   IVector idScratch_;
+  RowFlag badId_;
 };
 
 // "context": row t of a sequence [s, e) becomes [x[t+c] | x[t+c+1] | ... ] for

@@ -7,7 +7,9 @@ import numpy as np
 from paddle.trainer.PyDataProvider2 import (DataError, DataType, InputType, SequenceType, _check_leaf,
                                             _describe)
 
-__all__ = ['SlotData', 'Batch', 'convert_samples']
+__all__ = ['SlotData', 'Batch', 'convert_samples', 'IGNORED_ID']
+
+IGNORED_ID = 0xffffffff  # v1's integer value meaning "no id"
 
 
 # ---------------------------------------------------------------------------
@@ -256,9 +258,14 @@ def _index_rows(rows, nrows, dim):
         raise _BadRows()
     bad = (arr < 0) | (arr >= dim)
     if bad.any():
-        row = int(np.argmax(bad))
-        raise _BadRows(row, "integer value %d out of range [0, %d)" %
-                       (int(arr[row]), dim))
+        # v1's "ignored" id: 0xffffffff (or -1), e.g. a rare word; table lookups skip it
+        ignored = (arr == IGNORED_ID) | (arr == -1)
+        bad &= ~ignored
+        if bad.any():
+            row = int(np.argmax(bad))
+            raise _BadRows(row, "integer value %d out of range [0, %d) (0xffffffff or -1: ignored)" %
+                           (int(arr[row]), dim))
+        return np.where(ignored, -1, arr).astype(np.int32)
     return arr.astype(np.int32)
 
 

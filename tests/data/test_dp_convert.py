@@ -159,8 +159,14 @@ def test_id_out_of_range():
     e = err([integer_value(5)], [[1], [4], [5]])
     assert e.sample_index == 2
     assert "5 out of range [0, 5)" in str(e)
-    e = err([integer_value(5)], [[1], [-1]])
-    assert e.sample_index == 1 and "-1" in str(e)
+    e = err([integer_value(5)], [[1], [-2]])
+    assert e.sample_index == 1 and "-2" in str(e)
+
+
+def test_ignored_id_passes_as_minus_one():
+    """v1's integer slots take 0xffffffff (or -1) as "no id"; table lookups skip it."""
+    slots = convert_samples([integer_value(5)], [[1], [0xffffffff], [-1], [4]])
+    np.testing.assert_array_equal(slots[0].ids, [1, -1, -1, 4])
 
 
 def test_id_wrong_type():

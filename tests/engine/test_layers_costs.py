@@ -134,3 +134,19 @@ def test_label_and_score_checks_name_the_first_bad_sample():
     scores[1] = -scores[1]
     with pytest.raises(ValueError, match="sample 1 has a non-positive score sum"):
         cost_of("multi_class_cross_entropy_with_selfnorm", K, K, scores, np.array([0, 1, 2], np.int32))
+
+
+def test_label_slot_declared_with_size_one_is_checked_by_the_cost():
+    """v1 configs declare label slots as data_layer(size=1): the data layer takes any id and
+    the cost layer, which knows the number of classes, checks it."""
+    net = Net()
+    x = net.data("x", IN)
+    label = net.data("label", 1)
+    p = net.fc("p", [(x, IN)], K, act="softmax")
+    net.output(net.layer("cost", "multi-class-cross-entropy", 1, [p, label]))
+    gm = net.build()
+    rng = np.random.RandomState(2)
+    slots = [rng.randn(B, IN).astype(np.float32), np.array([4, 0, 3, 1, 2, 4], np.int32)]
+    gradient_check(gm, slots, samples=10)
+    with pytest.raises(ValueError, match="layer 'cost': sample 2 has label 5, outside"):
+        gradient_check(gm, [slots[0], np.array([4, 0, 5, 1, 2, 4], np.int32)], samples=1)

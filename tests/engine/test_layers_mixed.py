@@ -3,7 +3,8 @@ finite-difference checks of inputs and parameters, plus forward values against N
 import numpy as np
 import pytest
 
-from netbuilder import Net, forward_values, gradient_check, sum_cost_net_output
+from netbuilder import Net, forward_values, gradient_check, make_args, sum_cost_net_output
+from py_paddle import swig_paddle as api
 
 B = 6
 
@@ -78,9 +79,7 @@ def test_embedding_rejects_out_of_range_id():
     e = net.mixed("emb", 3, [(ids, 9, "table", 3, {})])
     net.output(e)
     gm = net.build()
-    # the data layer checks ids against its own size first; an id inside the data layer's range
-    # but outside the table cannot happen when sizes agree, so check the data-layer message
-    with pytest.raises(ValueError, match="sample 1"):
+    with pytest.raises(ValueError, match="layer 'emb': sample 1 has id 9, outside the table"):
         forward_values(gm, [np.array([0, 9], dtype=np.int32)], e)
 
 
@@ -297,3 +296,23 @@ def test_parsed_conv_projection_and_operator_config_runs():
     names = list(gm.getInputLayerNames())
     slots = {"img": rand(rng, 4, 72), "z": rand(rng, 4, 3), "y": rand(rng, 4, 144), "y2": rand(rng, 4, 84)}
     gradient_check(gm, [slots[n] for n in names], input_slots=[names.index("img")], eps=1e-2, samples=8)
+
+
+def test_table_projection_skips_the_ignored_id_and_checks_the_table():
+    """-1 (v1's ignored id) looks up a zero row and leaves the table's gradient alone; ids past
+    the table are a DataError naming the layer that uses them."""
+    net = Net()
+    w = net.data("w", 4)
+    emb = net.mixed("emb", 3, [(w, 4, "table", 3, {})])
+    sum_cost_net_output(net, emb, 3)
+    gm = net.build()
+    ids = np.array([2, -1, 0], dtype=np.int32)
+    target = np.zeros((3, 3), np.float32)
+    out = forward_values(gm, [ids, target], emb)
+    table = gm.getParameterByName("_emb.w0").getBuf(0).copyToNumpyArray().reshape(4, 3)
+    np.testing.assert_allclose(out, [table[2], np.zeros(3), table[0]], rtol=1e-6)
+    gm.forwardBackward(make_args([ids, target]), api.Arguments.createArguments(0), api.PASS_TRAIN)
+    grad = gm.getParameterByName("_emb.w0").getBuf(api.PARAMETER_GRADIENT).copyToNumpyArray().reshape(4, 3)
+    assert np.abs(grad[[1, 3]]).sum() == 0 and np.abs(grad[[0, 2]]).sum() > 0
+    with pytest.raises(ValueError, match="layer 'emb': sample 1 has id 4, outside the table"):
+        forward_values(gm, [np.array([0, 4, 1], np.int32), target], emb)

@@ -96,7 +96,7 @@ def test_engine_errors_are_python_exceptions():
     t = api.Trainer.create(json.dumps(cfg), False, 1, 1)
     bad = batches(1)[0]
     bad[1] = np.array([0, 1, 2, 3, 0, 0, 0, 0, 0, 0], dtype=np.int32)  # label 3 of 3 classes
-    with pytest.raises(ValueError, match="sample 3 has id 3, outside"):
+    with pytest.raises(ValueError, match="sample 3 has label 3, outside"):  # the cost layer checks it
         t.trainOneDataBatch(10, make_args(bad))
     with pytest.raises(ValueError, match="has size 6 but its slot has 5 columns"):
         t.trainOneDataBatch(10, make_args([np.zeros((10, 5), np.float32), bad[1] % 3]))
