@@ -17,7 +17,7 @@ __all__ = [
     'rotate_layer', 'get_output_layer'
 ]
 
-@wrap_name_default()
+@wrap_name_default("clip")
 def clip_layer(input, min, max, name=None):
     """Clips every value of the input to [min, max]; the gradient passes inside."""
     _check_input(input, 'input', 'clip_layer')
