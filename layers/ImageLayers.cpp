@@ -3,6 +3,10 @@
 //                      bilinear interpolation (ratio = (in-1)/(out-1)).
 //   "blockexpand":     im2col as a sequence: each sample becomes outH*outW rows of
 //                      C*block_y*block_x values (one block each, channel-major).
+//   "rotate":          turns every channel (height x width, from the layer's height/width)
+//                      90 degrees clockwise: out[j][H-1-i] = in[i][j], a width x height image.
+//   "pad":             zero-pads channels, rows and columns (pad_conf.pad_c/pad_h/pad_w,
+//                      [before, after] each).
 #include <algorithm>
 #include <cmath>
 
@@ -214,9 +218,113 @@ class BlockExpandLayer : public Layer {
   Matrix col_;      // [size, chunk*blocks]: a chunk of samples unfolded
   IVector starts_;  // host memory, as sequence starts are
 };
+
+class RotateLayer : public Layer {
+ public:
+  using Layer::Layer;
+
+  void init(LayerContext& ctx) override {
+    Layer::init(ctx);
+    checkInputCount(1, 1);
+    checkInputSize(0, size_);
+    H_ = static_cast<size_t>(config_.getInt("height"));
+    W_ = static_cast<size_t>(config_.getInt("width"));
+    PADDLE_ENFORCE(H_ > 0 && W_ > 0 && size_ % (H_ * W_) == 0, ConfigError, "rotate layer '", name_,
+                   "': height ", H_, " x width ", W_, " must divide the size ", size_);
+  }
+  void forward(PassType pass) override {
+    pass_ = pass;
+    const Argument& in = input(0);
+    resetOutput(in.batchSize(), size_);
+    const float* x = in.value.data();
+    float* y = output_.value.data();
+    const size_t H = H_, W = W_, plane = H_ * W_;
+    // one index per output value: plane p, output row j (an input column), output column i
+    forEach2(useGpu_, in.batchSize() * (size_ / plane), plane, [=] PD_HD(size_t p, size_t o) {
+      const size_t j = o / H, i = o % H;
+      y[p * plane + o] = x[p * plane + (H - 1 - i) * W + j];
+    });
+    output_.shareSequenceOf(in);
+    forwardActivation();
+  }
+  void backward() override {
+    backwardActivation();
+    Matrix& gin = input(0).grad;
+    if (gin.empty()) return;
+    const float* gy = output_.grad.data();
+    float* gx = gin.data();
+    const size_t H = H_, W = W_, plane = H_ * W_;
+    forEach2(useGpu_, gin.height() * (size_ / plane), plane, [=] PD_HD(size_t p, size_t o) {
+      const size_t j = o / H, i = o % H;
+      gx[p * plane + (H - 1 - i) * W + j] += gy[p * plane + o];
+    });
+  }
+
+ private:
+  size_t H_ = 0, W_ = 0;
+};
+
+class PadLayer : public Layer {
+ public:
+  using Layer::Layer;
+
+  void init(LayerContext& ctx) override {
+    Layer::init(ctx);
+    checkInputCount(1, 1);
+    const Json& c = inputConf(0, "pad_conf");
+    in_ = image::readImage(c["image_conf"]);
+    const std::vector<int64_t> pc = c.getInts("pad_c"), ph = c.getInts("pad_h"), pw = c.getInts("pad_w");
+    PADDLE_ENFORCE(pc.size() == 2 && ph.size() == 2 && pw.size() == 2, ConfigError, "pad layer '", name_,
+                   "': pad_c, pad_h and pad_w need [before, after] each");
+    pc_ = static_cast<int>(pc[0]);
+    ph_ = static_cast<int>(ph[0]);
+    pw_ = static_cast<int>(pw[0]);
+    outC_ = in_.channels + static_cast<int>(pc[0] + pc[1]);
+    outH_ = in_.height + static_cast<int>(ph[0] + ph[1]);
+    outW_ = in_.width + static_cast<int>(pw[0] + pw[1]);
+    checkInputSize(0, in_.size());
+    PADDLE_ENFORCE(size_ == static_cast<size_t>(outC_) * outH_ * outW_, ConfigError, "pad layer '", name_,
+                   "': size ", size_, " should be ", outC_, " x ", outH_, " x ", outW_);
+  }
+  void forward(PassType pass) override {
+    pass_ = pass;
+    const Argument& in = input(0);
+    resetOutput(in.batchSize(), size_);
+    output_.value.zero();  // the padding
+    const float* x = in.value.data();
+    float* y = output_.value.data();
+    const size_t inSize = in_.size(), outSize = size_;
+    const int H = in_.height, W = in_.width, oH = outH_, oW = outW_, pc = pc_, ph = ph_, pw = pw_;
+    forEach2(useGpu_, in.batchSize(), inSize, [=] PD_HD(size_t n, size_t k) {
+      const int c = static_cast<int>(k) / (H * W), h = static_cast<int>(k) / W % H, w = static_cast<int>(k) % W;
+      y[n * outSize + (static_cast<size_t>(c + pc) * oH + h + ph) * oW + w + pw] = x[n * inSize + k];
+    });
+    output_.shareSequenceOf(in);
+    forwardActivation();
+  }
+  void backward() override {
+    backwardActivation();
+    Matrix& gin = input(0).grad;
+    if (gin.empty()) return;
+    const float* gy = output_.grad.data();
+    float* gx = gin.data();
+    const size_t inSize = in_.size(), outSize = size_;
+    const int H = in_.height, W = in_.width, oH = outH_, oW = outW_, pc = pc_, ph = ph_, pw = pw_;
+    forEach2(useGpu_, gin.height(), inSize, [=] PD_HD(size_t n, size_t k) {
+      const int c = static_cast<int>(k) / (H * W), h = static_cast<int>(k) / W % H, w = static_cast<int>(k) % W;
+      gx[n * inSize + k] += gy[n * outSize + (static_cast<size_t>(c + pc) * oH + h + ph) * oW + w + pw];
+    });
+  }
+
+ private:
+  image::ImageShape in_;
+  int pc_ = 0, ph_ = 0, pw_ = 0, outC_ = 0, outH_ = 0, outW_ = 0;
+};
 }  // namespace
 
 REGISTER_LAYER("bilinear_interp", BilinearInterpLayer);
 REGISTER_LAYER("blockexpand", BlockExpandLayer);
+REGISTER_LAYER("rotate", RotateLayer);
+REGISTER_LAYER("pad", PadLayer);
 
 }  // namespace paddle

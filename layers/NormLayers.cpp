@@ -4,6 +4,9 @@
 //       and updates the static moving averages w1 (mean) and w2 (var):
 //       m = m * fraction + batch * (1 - fraction). Testing, or use_global_stats, uses w1/w2.
 //       Gradient checks (PASS_GC) use batch statistics without touching w1/w2.
+//   "data_norm": y = (x - shift[j]) * scale[j] per column, from the static parameter's five
+//       rows [min, 1/range, mean, 1/std, 1/10^k] (v1 DataNormLayer): z-score uses mean and
+//       1/std, min-max min and 1/range, decimal-scaling 1/10^k alone.
 //   "norm" with norm_type cmrnorm-projection: across-channel local response norm,
 //       y = x * (1 + scale * sum_{window} x^2)^(-pow), window [c - (size-1)/2, c + size/2].
 #include <cmath>
@@ -300,10 +303,64 @@ class CMRNormLayer : public Layer {
   float scale_ = 0, pow_ = 0.75f;
   Matrix denoms_, ratio_;
 };
+
+class DataNormLayer : public Layer {
+ public:
+  using Layer::Layer;
+
+  void init(LayerContext& ctx) override {
+    Layer::init(ctx);
+    checkInputCount(1, 1);
+    checkInputSize(0, size_);
+    PADDLE_ENFORCE(weight(0) && weight(0)->size() == 5 * size_ && weight(0)->isStatic(), ConfigError,
+                   "data_norm layer '", name_, "' needs a static parameter of 5 x ", size_, " values");
+    const std::string s = config_.getString("data_norm_strategy");
+    if (s == "z-score") {
+      shiftRow_ = 2, scaleRow_ = 3;
+    } else if (s == "min-max") {
+      shiftRow_ = 0, scaleRow_ = 1;
+    } else if (s == "decimal-scaling") {
+      shiftRow_ = -1, scaleRow_ = 4;
+    } else {
+      throw ConfigError(str("data_norm layer '", name_, "': unknown data_norm_strategy '", s,
+                            "' (z-score, min-max or decimal-scaling)"));
+    }
+  }
+  void forward(PassType pass) override {
+    pass_ = pass;
+    const Argument& in = input(0);
+    resetOutput(in.batchSize(), size_);
+    const float* w = weight(0)->value().data();
+    const float* shift = shiftRow_ < 0 ? nullptr : w + shiftRow_ * size_;
+    const float* scale = w + scaleRow_ * size_;
+    const float* x = in.value.data();
+    float* y = output_.value.data();
+    const size_t n = size_;
+    forEach2(useGpu_, in.batchSize(), n, [=] PD_HD(size_t r, size_t j) {
+      y[r * n + j] = (x[r * n + j] - (shift ? shift[j] : 0.0f)) * scale[j];
+    });
+    output_.shareSequenceOf(in);
+    forwardActivation();
+  }
+  void backward() override {
+    backwardActivation();
+    Matrix& gin = input(0).grad;
+    if (gin.empty()) return;
+    const float* scale = weight(0)->value().data() + scaleRow_ * size_;
+    const float* gy = output_.grad.data();
+    float* gx = gin.data();
+    const size_t n = size_;
+    forEach2(useGpu_, gin.height(), n, [=] PD_HD(size_t r, size_t j) { gx[r * n + j] += gy[r * n + j] * scale[j]; });
+  }
+
+ private:
+  int shiftRow_ = 2, scaleRow_ = 3;  // rows of the parameter; -1: no shift
+};
 }  // namespace
 
 REGISTER_LAYER("batch_norm", BatchNormLayer);
 REGISTER_LAYER("cudnn_batch_norm", BatchNormLayer);
 REGISTER_LAYER("norm", CMRNormLayer);
+REGISTER_LAYER("data_norm", DataNormLayer);
 
 }  // namespace paddle

@@ -100,6 +100,11 @@ void initPaddle(const std::vector<std::string>& args) {
 }
 
 bool isGpuVersion() { return paddle::cudaCompiled(); }
+std::vector<std::string> getLayerTypes() {
+  std::vector<std::string> t = paddle::LayerRegistry::instance().types();
+  std::sort(t.begin(), t.end());
+  return t;
+}
 bool isUsingGpu() { return gUseGpu; }
 void setUseGpu(bool useGpu) {
   if (useGpu && !paddle::cudaCompiled()) paddle::throwNoCuda("--use_gpu=1");

@@ -38,6 +38,8 @@ int getGpuCount();      // visible GPUs (0 without CUDA or driver)
 // The engine's pooled GPU memory: (cudaMalloc calls, bytes held, peak bytes held); zeros without CUDA.
 std::vector<size_t> getGpuMemoryStats();
 std::string getVersion();
+// The layer types (v1 type strings) the engine can build, sorted.
+std::vector<std::string> getLayerTypes();
 
 class Matrix {
  public:

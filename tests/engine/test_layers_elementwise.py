@@ -192,3 +192,22 @@ def test_parsed_v1_elementwise_config_runs():
     sizes = {"x": 6, "y": 6, "w": 1, "k": 3, "v": 18, "t": 2}
     slots = [rng.randn(4, sizes[n]).astype(np.float32) for n in names]
     gradient_check(gm, slots, input_slots=[names.index("x"), names.index("k")], samples=8)
+
+
+@pytest.mark.parametrize("partial_sum", [1, 3])
+def test_prelu_gradients_and_values(partial_sum):
+    rng = np.random.RandomState(11)
+    n = 6
+    net = Net()
+    x = net.data("x", n)
+    p = net.layer_p("p", "prelu", n, [x], params=[([n // partial_sum], {"std": 0.5, "mean": 0.3})],
+                    partial_sum=partial_sum)
+    sum_cost_net_output(net, p, n)
+    gm = net.build()
+    xs = rng.randn(B, n).astype(np.float32)
+    xs[np.abs(xs) < 0.05] = 0.3  # finite differences off the kink at 0
+    slots = [xs, rng.randn(B, n).astype(np.float32)]
+    gradient_check(gm, slots, input_slots=[0], samples=20)
+    w = gm.getParameterByName("_p.w0").getBuf(0).copyToNumpyArray()
+    slope = np.repeat(w, partial_sum)
+    np.testing.assert_allclose(forward_values(gm, slots, p), np.where(xs > 0, xs, slope * xs), rtol=1e-6)

@@ -99,3 +99,36 @@ def test_parsed_v1_image_config_runs():
     names = list(gm.getInputLayerNames())
     slots = {"img": rand(rng, 4, 72), "y": rand(rng, 4, 3)}
     gradient_check(gm, [slots[n] for n in names], input_slots=[names.index("img")], samples=8)
+
+
+@pytest.mark.parametrize("C,H,W", [(1, 2, 3), (3, 4, 2)])
+def test_rotate_gradients_and_values(C, H, W):
+    rng = np.random.RandomState(8)
+    net = Net()
+    x = net.data("x", C * H * W)
+    r = net.layer("r", "rotate", C * H * W, [x], height=H, width=W)
+    sum_cost_net_output(net, r, C * H * W)
+    gm = net.build()
+    slots = [rand(rng, B, C * H * W), rand(rng, B, C * H * W)]
+    gradient_check(gm, slots, input_slots=[0], samples=20)
+    want = np.rot90(slots[0].reshape(B, C, H, W), k=-1, axes=(2, 3)).reshape(B, -1)  # clockwise
+    np.testing.assert_array_equal(forward_values(gm, slots, r), want)
+
+
+def test_pad_gradients_and_values():
+    rng = np.random.RandomState(9)
+    C, H, W, pc, ph, pw = 2, 3, 4, (1, 0), (0, 2), (1, 1)
+    out = (C + sum(pc)) * (H + sum(ph)) * (W + sum(pw))
+    net = Net()
+    x = net.data("x", C * H * W)
+    conf = {"image_conf": {"channels": C, "img_size": W, "img_size_y": H}, "pad_c": list(pc),
+            "pad_h": list(ph), "pad_w": list(pw)}
+    p = net.layer_p("p", "pad", out, [(x, {"pad_conf": conf})])
+    sum_cost_net_output(net, p, out)
+    gm = net.build()
+    slots = [rand(rng, B, C * H * W), rand(rng, B, out)]
+    gradient_check(gm, slots, input_slots=[0], samples=20)
+    want = np.pad(slots[0].reshape(B, C, H, W), ((0, 0), pc, ph, pw)).reshape(B, -1)
+    np.testing.assert_array_equal(forward_values(gm, slots, p), want)
+    for i in range(2):  # the padding stays zero from batch to batch
+        np.testing.assert_array_equal(forward_values(gm, [s * (i + 2) for s in slots], p), want * (i + 2))

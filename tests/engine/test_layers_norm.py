@@ -105,3 +105,31 @@ def test_cmrnorm_gradients_and_values(C, size, H, W):
     gradient_check(gm, slots, input_slots=[0], samples=30, eps=1e-3 if H * W <= 16 else 1e-2)
     np.testing.assert_allclose(forward_values(gm, slots, n), np_cmrnorm(slots[0], C, H * W, size, scale, power),
                                rtol=1e-4, atol=1e-6)
+
+
+@pytest.mark.parametrize("strategy", ["z-score", "min-max", "decimal-scaling"])
+def test_data_norm_gradients_and_values(strategy):
+    rng = np.random.RandomState(10)
+    n = 4
+    net = Net()
+    x = net.data("x", n)
+    d = net.layer_p("d", "data_norm", n, [x], params=[([5, n], {"is_static": True})], data_norm_strategy=strategy)
+    sum_cost_net_output(net, d, n)
+    gm = net.build()
+    stats = np.stack([rng.randn(n), rng.uniform(0.5, 2, n), rng.randn(n), rng.uniform(0.5, 2, n),
+                      np.full(n, 0.01)]).astype(np.float32)  # min, 1/range, mean, 1/std, 1/10^k
+    gm.getParameterByName("_d.w0").getBuf(0).copyFromNumpyArray(stats.reshape(-1))
+    slots = [rand(rng, B, n), rand(rng, B, n)]
+    gradient_check(gm, slots, input_slots=[0], samples=12)
+    shift, scale = {"z-score": (stats[2], stats[3]), "min-max": (stats[0], stats[1]),
+                    "decimal-scaling": (0, stats[4])}[strategy]
+    np.testing.assert_allclose(forward_values(gm, slots, d), (slots[0] - shift) * scale, rtol=1e-5, atol=1e-6)
+
+
+def test_data_norm_unknown_strategy_is_a_config_error():
+    net = Net()
+    x = net.data("x", 3)
+    net.output(net.layer_p("d", "data_norm", 3, [x], params=[([5, 3], {"is_static": True})],
+                           data_norm_strategy="l2"))
+    with pytest.raises(ValueError, match="unknown data_norm_strategy 'l2'"):
+        net.build()
