@@ -71,6 +71,45 @@ class SquareError : public CostLayer {
   }
 };
 
+// "smooth_l1": cost = sum_j s(x_j - y_j), s(d) = d^2 / 2 where |d| < 1, else |d| - 1/2;
+// its derivative is d clipped to [-1, 1]. The label is a dense vector of the input's width.
+class SmoothL1 : public CostLayer {
+ public:
+  using CostLayer::CostLayer;
+
+  void init(LayerContext& ctx) override {
+    CostLayer::init(ctx);
+    checkInputSize(1, inputs_[0]->size());
+  }
+
+  void computeCost(const Argument& in, const Argument& label, float* cost) override {
+    PADDLE_ENFORCE(!label.value.empty(), DataError, "layer '", name_, "': label '",
+                   inputs_[1]->name(), "' must be a dense vector");
+    const size_t w = in.value.width();
+    const float* x = in.value.data();
+    const float* y = label.value.data();
+    forEach(useGpu_, rows_, [=] PD_HD(size_t i) {
+      float s = 0;
+      for (size_t j = i * w; j < (i + 1) * w; ++j) {
+        const float d = fabsf(x[j] - y[j]);
+        s += d < 1.0f ? 0.5f * d * d : d - 0.5f;
+      }
+      cost[i] = s;
+    });
+  }
+  void addGradient(Argument& in, const Argument& label, const float* weight) override {
+    const size_t w = in.value.width();
+    const float* x = in.value.data();
+    const float* y = label.value.data();
+    float* g = in.grad.data();
+    const float coeff = coeff_;
+    forEach2(useGpu_, rows_, w, [=] PD_HD(size_t i, size_t j) {
+      const float d = x[i * w + j] - y[i * w + j];
+      g[i * w + j] += sampleScale(coeff, weight, i) * fminf(fmaxf(d, -1.0f), 1.0f);
+    });
+  }
+};
+
 // "multi_class_cross_entropy_with_selfnorm": inputs are unnormalised positive scores x;
 // cost = -log x[label] + log S + alpha (log S)^2 with S = sum_j x_j.
 class MultiClassCrossEntropyWithSelfNorm : public CostLayer {
@@ -285,6 +324,7 @@ class SumCost : public FreeCostLayer {
 
 REGISTER_LAYER("multi-class-cross-entropy", MultiClassCrossEntropy);
 REGISTER_LAYER("square_error", SquareError);
+REGISTER_LAYER("smooth_l1", SmoothL1);
 REGISTER_LAYER("multi_class_cross_entropy_with_selfnorm", MultiClassCrossEntropyWithSelfNorm);
 REGISTER_LAYER("multi_binary_label_cross_entropy", BinaryCrossEntropy);
 REGISTER_LAYER("soft_binary_class_cross_entropy", BinaryCrossEntropy);

@@ -1182,6 +1182,11 @@ false load_data_module: "prov" load_data_object: "process" load_data_args:
 test_data_config { type: "py" files: "test.list" async_load_data: false
 for_test: true load_data_module: "prov" load_data_object: "process"
 load_data_args: "x" data_ratio: 1 is_main_data: true usage_ratio: 1.0 }'''),
+    ('smooth_l1_cost', 'x = data_layer(name="input", size=3)\ny = data_layer(name="label", size=3)\n'
+     'outputs(smooth_l1_cost(x, y))\n',
+     '''model_config { layers { name: "__smooth_l1_cost_0__" type: "smooth_l1" size: 1
+active_type: "" inputs { input_layer_name: "input" } inputs { input_layer_name: "label" }
+coeff: 1.0 } }'''),
     ('clip_layer', 'a = data_layer(name="a", size=3)\noutputs(clip_layer(a, min=-1, max=2.5))\n',
      '''model_config { layers { name: "__clip_0__" type: "clip" size: 3
 active_type: "" inputs { input_layer_name: "a" clip_conf { min: -1.0 max: 2.5 } } } }'''),

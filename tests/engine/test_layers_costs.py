@@ -35,12 +35,18 @@ def huber_ref(x, ids):
 
 
 # type, prediction activation, prediction size, label kind, extra fields, reference(pred, label)
+def smooth_l1_ref(x, y):
+    d = np.abs(x - y)
+    return np.where(d < 1, 0.5 * d * d, d - 0.5).sum(1)
+
+
 CASES = [
     ("multi_class_cross_entropy_with_selfnorm", "exponential", K, "ids", {"softmax_selfnorm_alpha": 0.2},
      selfnorm_ref),
     ("multi_binary_label_cross_entropy", "sigmoid", K, "binary", {}, bce_ref),
     ("soft_binary_class_cross_entropy", "sigmoid", K, "soft", {}, bce_ref),
     ("huber", "", 1, "ids2", {}, huber_ref),
+    ("smooth_l1", "", K, "dense", {}, smooth_l1_ref),
 ]
 
 
@@ -49,6 +55,8 @@ def labels(rng, kind):
         return rng.randint(0, K, B).astype(np.int32), K
     if kind == "ids2":
         return rng.randint(0, 2, B).astype(np.int32), 2
+    if kind == "dense":  # differences both inside and outside smooth_l1's quadratic zone
+        return (rng.randn(B, K) * 2).astype(np.float32), K
     if kind == "binary":
         return (rng.rand(B, K) > 0.5).astype(np.float32), K
     return rng.uniform(0, 1, (B, K)).astype(np.float32), K

@@ -13,7 +13,7 @@ from ..layer_output import (DROPOUT, LayerOutput, LayerType, _bias, _check_input
 
 __all__ = [
     'classification_cost', 'regression_cost', 'mse_cost', 'cross_entropy',
-    'cross_entropy_with_selfnorm', 'multi_binary_label_cross_entropy', 'huber_cost', 'sum_cost',
+    'cross_entropy_with_selfnorm', 'multi_binary_label_cross_entropy', 'huber_cost', 'smooth_l1_cost', 'sum_cost',
     'rank_cost', 'lambda_cost', 'crf_layer', 'crf_decoding_layer', 'ctc_layer',
     'warp_ctc_layer', 'hsigmoid', 'nce_layer'
 ]
@@ -131,6 +131,7 @@ multi_binary_label_cross_entropy = _make_simple_cost(
     LayerType.MULTI_BIN_LABEL_CROSS_ENTROPY)
 huber_cost = _make_simple_cost('huber_cost', LayerType.HUBER,
                                LayerType.HUBER)
+smooth_l1_cost = _make_simple_cost('smooth_l1_cost', LayerType.SMOOTH_L1, LayerType.SMOOTH_L1)
 
 
 @wrap_name_default()
