@@ -7,8 +7,12 @@
 //                      90 degrees clockwise: out[j][H-1-i] = in[i][j], a width x height image.
 //   "pad":             zero-pads channels, rows and columns (pad_conf.pad_c/pad_h/pad_w,
 //                      [before, after] each).
+//   "priorbox":        SSD's prior boxes for a feature map (input 0) over an image (input 1):
+//                      one row, per feature-map cell and prior [xmin, ymin, xmax, ymax] in
+//                      [0, 1] then the 4 variances (v1's order and quirks); no gradient.
 #include <algorithm>
 #include <cmath>
+#include <vector>
 
 #include "Errors.h"
 #include "ImageUtils.h"
@@ -320,11 +324,91 @@ class PadLayer : public Layer {
   image::ImageShape in_;
   int pc_ = 0, ph_ = 0, pw_ = 0, outC_ = 0, outH_ = 0, outW_ = 0;
 };
+
+class PriorBoxLayer : public Layer {
+ public:
+  using Layer::Layer;
+
+  void init(LayerContext& ctx) override {
+    Layer::init(ctx);
+    checkInputCount(2, 2);
+    const Json& c = inputConf(0, "priorbox_conf");
+    for (int64_t v : c.getInts("min_size")) minSizes_.push_back(static_cast<float>(v));
+    for (int64_t v : c.getInts("max_size")) maxSizes_.push_back(static_cast<float>(v));
+    for (const Json& v : c["aspect_ratio"].items()) ratios_.push_back(static_cast<float>(v.asDouble()));
+    for (const Json& v : c["variance"].items()) variance_.push_back(static_cast<float>(v.asDouble()));
+    PADDLE_ENFORCE(!minSizes_.empty() && variance_.size() == 4, ConfigError, "priorbox layer '", name_,
+                   "' needs min_size and 4 variances");
+    PADDLE_ENFORCE(maxSizes_.empty() || maxSizes_.size() == minSizes_.size(), ConfigError, "priorbox layer '",
+                   name_, "': max_size needs as many values as min_size");
+    const size_t given = ratios_.size();
+    for (size_t i = 0; i < given; ++i) ratios_.push_back(1.0f / ratios_[i]);  // flipped
+    ratios_.push_back(1.0f);
+    priors_ = ratios_.size() + (maxSizes_.empty() ? 0 : 1);
+  }
+  void forward(PassType pass) override {
+    pass_ = pass;
+    size_t fh, fw, ih, iw;
+    frameOf(0, fh, fw);
+    frameOf(1, ih, iw);
+    const size_t dim = fh * fw * priors_ * 8;
+    PADDLE_ENFORCE(dim == size_, ConfigError, "priorbox layer '", name_, "': a ", fh, "x", fw, " feature map with ",
+                   priors_, " priors per cell gives ", dim, " values, but the layer size is ", size_);
+    std::vector<float> out(dim, 0.0f);
+    size_t k = 0;
+    auto box = [&](float cx, float cy, float bw, float bh) {
+      const float v[4] = {(cx - bw / 2) / iw, (cy - bh / 2) / ih, (cx + bw / 2) / iw, (cy + bh / 2) / ih};
+      for (float x : v) out[k++] = std::min(std::max(x, 0.0f), 1.0f);
+      for (float x : variance_) out[k++] = x;
+    };
+    const float stepW = static_cast<float>(iw) / fw, stepH = static_cast<float>(ih) / fh;
+    for (size_t h = 0; h < fh; ++h) {
+      for (size_t w = 0; w < fw; ++w) {
+        const float cx = (w + 0.5f) * stepW, cy = (h + 0.5f) * stepH;
+        float minSize = 0;
+        for (size_t s = 0; s < minSizes_.size(); ++s) {
+          minSize = minSizes_[s];
+          box(cx, cy, minSize, minSize);
+          // as in v1: every max size after every min size (one pair each in practice)
+          for (float maxSize : maxSizes_) {
+            const float side = std::floor(std::sqrt(minSize * maxSize));
+            box(cx, cy, side, side);
+          }
+        }
+        for (float r : ratios_) {  // with the last min size, as v1 does
+          if (std::fabs(r - 1.0f) < 1e-6f) continue;
+          box(cx, cy, minSize * std::sqrt(r), minSize / std::sqrt(r));
+        }
+      }
+    }
+    PADDLE_ENFORCE(k <= dim, ConfigError, "priorbox layer '", name_, "': more boxes than its size holds");
+    output_.value.setDevice(useGpu_);
+    output_.value.copyFromHost(out.data(), 1, dim);
+  }
+  void backward() override {}  // prior boxes depend on no parameter or input value
+
+ private:
+  // An input's frame height/width: from the batch, else from the input layer's config.
+  void frameOf(size_t i, size_t& h, size_t& w) {
+    const Argument& a = input(i);
+    h = a.frameHeight, w = a.frameWidth;
+    if (!h || !w) {
+      h = static_cast<size_t>(inputs_[i]->config().getInt("height"));
+      w = static_cast<size_t>(inputs_[i]->config().getInt("width"));
+    }
+    PADDLE_ENFORCE(h > 0 && w > 0, ConfigError, "priorbox layer '", name_, "': input '", inputs_[i]->name(),
+                   "' has no image height/width");
+  }
+
+  std::vector<float> minSizes_, maxSizes_, ratios_, variance_;
+  size_t priors_ = 0;
+};
 }  // namespace
 
 REGISTER_LAYER("bilinear_interp", BilinearInterpLayer);
 REGISTER_LAYER("blockexpand", BlockExpandLayer);
 REGISTER_LAYER("rotate", RotateLayer);
 REGISTER_LAYER("pad", PadLayer);
+REGISTER_LAYER("priorbox", PriorBoxLayer);
 
 }  // namespace paddle

@@ -132,3 +132,47 @@ def test_pad_gradients_and_values():
     np.testing.assert_array_equal(forward_values(gm, slots, p), want)
     for i in range(2):  # the padding stays zero from batch to batch
         np.testing.assert_array_equal(forward_values(gm, [s * (i + 2) for s in slots], p), want * (i + 2))
+
+
+def priorbox_ref(fh, fw, ih, iw, min_sizes, max_sizes, ratios, variance):
+    """SSD prior boxes in v1's order, from the definition."""
+    all_ratios = list(ratios) + [1.0 / r for r in ratios] + [1.0]
+    out = []
+
+    def box(cx, cy, bw, bh):
+        out.extend(np.clip([(cx - bw / 2) / iw, (cy - bh / 2) / ih, (cx + bw / 2) / iw, (cy + bh / 2) / ih], 0, 1))
+        out.extend(variance)
+
+    for h in range(fh):
+        for w in range(fw):
+            cx, cy = (w + 0.5) * iw / fw, (h + 0.5) * ih / fh
+            for m in min_sizes:
+                box(cx, cy, m, m)
+                for mx in max_sizes:
+                    side = np.floor(np.sqrt(m * mx))
+                    box(cx, cy, side, side)
+            for r in all_ratios:
+                if abs(r - 1) > 1e-6:
+                    box(cx, cy, min_sizes[-1] * np.sqrt(r), min_sizes[-1] / np.sqrt(r))
+    return np.array(out)
+
+
+def test_priorbox_from_a_v1_config():
+    from paddle.trainer.config_parser import parse_config
+    from paddle.proto import message_to_json
+
+    def conf():
+        from paddle.trainer_config_helpers import data_layer, img_conv_layer, priorbox_layer, outputs, settings
+        settings(batch_size=2)
+        img = data_layer(name="img", size=3 * 8 * 6, height=8, width=6)
+        fmap = img_conv_layer(img, filter_size=3, num_filters=4, num_channels=3, stride=2, padding=1)
+        outputs(priorbox_layer(fmap, img, aspect_ratio=[2.0], variance=[0.1, 0.1, 0.2, 0.2], min_size=[3],
+                               max_size=[6]))
+
+    mc = parse_config(conf, "").model_config
+    gm = api.GradientMachine.createByConfigJson(message_to_json(mc), False, 1)
+    name = mc.output_layer_names[0]
+    got = forward_values(gm, [rand(np.random.RandomState(3), 2, 3 * 8 * 6)], name)
+    want = priorbox_ref(4, 3, 8, 6, [3], [6], [2.0], [0.1, 0.1, 0.2, 0.2])
+    assert got.shape == (1, want.size)
+    np.testing.assert_allclose(got[0], want, rtol=1e-6, atol=1e-7)
