@@ -36,16 +36,21 @@ def update_g_config():
             continue
         setattr(state.config, k, v)
     for name in state.config.model_config.input_layer_names:
-        config_assert(name in state.layer_map,
-                      "input '%s' is not a layer name" % name)
-        config_assert(state.layer_map[name].type in ('data', 'data_trim'),
-                      "input layer '%s' has type '%s', expected 'data'" %
-                      (name, state.layer_map[name].type))
+        _check_named_layer(name, 'input')
+        if state.layer_map[name].type not in ('data', 'data_trim'):
+            raise ConfigError("input layer '%s' has type '%s', expected 'data'" %
+                              (name, state.layer_map[name].type), *state.name_sites.get(name, (None, None)))
     for name in state.config.model_config.output_layer_names:
-        config_assert(name in state.layer_map,
-                      "output '%s' is not a layer name" % name)
+        _check_named_layer(name, 'output')
     if (len(state.config.model_config.layers) > 0 and
             len(state.config.model_config.output_layer_names) == 0):
         raise ConfigError('the config defines layers but no outputs: end '
                           'it with outputs(<cost or output layers>)')
     return state.config
+
+
+def _check_named_layer(name, what):
+    """A layer named by Inputs()/Outputs() exists by the end of the parse; the error points at
+    the line that named it."""
+    if name not in state.layer_map:
+        raise ConfigError("%s '%s' is not a layer name" % (what, name), *state.name_sites.get(name, (None, None)))

@@ -1,5 +1,7 @@
 """The state of the parse in progress: one ParseState object, reset when a parse begins."""
 import copy
+import os
+import sys
 
 from paddle.proto.TrainerConfig_pb2 import TrainerConfig
 
@@ -40,6 +42,7 @@ class ParseState(object):
         self.submodel_stack = []
         self.add_submodel_suffix = False
         self.config_files = []
+        self.name_sites = {}  # layer name -> (file, line) of the Inputs()/Outputs() naming it
         self.settings = copy.deepcopy(DEFAULT_SETTING)
         self.settings_deprecated = dict(usage_ratio=1.)
         self.trainer_settings = copy.deepcopy(DEFAULT_TRAINER_SETTING)
@@ -50,7 +53,8 @@ state = ParseState()
 
 # v1's module-level names for the parse state -> ParseState attributes.
 V1_GLOBALS = dict(
-    [('g_' + a, a) for a in vars(state) if not a.startswith('settings') and a != 'trainer_settings']
+    [('g_' + a, a) for a in vars(state)
+     if not a.startswith('settings') and a not in ('trainer_settings', 'name_sites')]
     + [(a, a) for a in ('settings', 'settings_deprecated', 'trainer_settings')])
 
 
@@ -59,6 +63,17 @@ def v1_global(module_name, name):
     if name in V1_GLOBALS:
         return getattr(state, V1_GLOBALS[name])
     raise AttributeError("module %r has no attribute %r" % (module_name, name))
+
+
+def _config_line():
+    """(file, line) of the innermost frame of the user's config files, or (None, None)."""
+    files = set(state.config_files)
+    frame = sys._getframe(1)
+    while frame is not None:
+        if os.path.abspath(frame.f_code.co_filename) in files:
+            return frame.f_code.co_filename, frame.f_lineno
+        frame = frame.f_back
+    return None, None
 
 
 def init_config_environment():

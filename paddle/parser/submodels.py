@@ -3,7 +3,7 @@ v1's layer naming inside sub-models."""
 
 from .errors import config_assert
 from .registry import config_func
-from .state import state
+from .state import _config_line, state
 
 
 @config_func
@@ -12,8 +12,8 @@ def Inputs(*args):
         name = MakeLayerNameInSubmodel(name)
         config_assert(not state.current_submodel.is_recurrent_layer_group,
                       'Inputs() cannot be used inside a recurrent group')
-        config_assert(name in state.layer_map,
-                      "Inputs(): unknown layer '%s'" % name)
+        # v1 lets Inputs() name layers defined later: checked when the parse ends
+        state.name_sites.setdefault(name, _config_line())
         state.current_submodel.input_layer_names.append(name)
         if state.current_submodel is state.root_submodel:
             state.config.model_config.input_layer_names.append(name)
@@ -30,8 +30,7 @@ def Outputs(*args):
         name = MakeLayerNameInSubmodel(name)
         config_assert(not state.current_submodel.is_recurrent_layer_group,
                       'Outputs() cannot be used inside a recurrent group')
-        config_assert(name in state.layer_map,
-                      "Outputs(): unknown layer '%s'" % name)
+        state.name_sites.setdefault(name, _config_line())
         state.current_submodel.output_layer_names.append(name)
         if state.current_submodel is state.root_submodel:
             state.config.model_config.output_layer_names.append(name)

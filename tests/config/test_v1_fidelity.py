@@ -1,7 +1,9 @@
 """v1 configs that used to fail here: each written the way v1's documentation and demos do."""
 import textwrap
 
-from paddle.trainer.config_parser import parse_config
+import pytest
+
+from paddle.trainer.config_parser import ConfigError, parse_config
 
 
 def test_data_layer_takes_its_name_by_position(tmp_path):
@@ -35,3 +37,34 @@ def test_star_import_exports_the_separate_parsers():
     assert [l.name for l in namespace["parse_network_config"](network).layers][0] == "x"
     opt = namespace["parse_optimizer_config"](optimizer)
     assert opt.batch_size == 7 and opt.learning_rate == 0.5
+
+
+def test_raw_config_names_inputs_and_outputs_before_defining_them(tmp_path):
+    conf = tmp_path / "raw.py"
+    conf.write_text(textwrap.dedent("""\
+        from paddle.trainer.config_parser import *
+        Settings(batch_size=10, learning_rate=0.1)
+        Inputs("x", "label")
+        Outputs("cost")
+        Layer(name="x", type="data", size=4)
+        Layer(name="label", type="data", size=2)
+        Layer(name="out", type="fc", size=2, active_type="softmax",
+              inputs=[Input("x", parameter_name="w")])
+        Layer(name="cost", type="multi-class-cross-entropy", inputs=["out", "label"])
+        """))
+    mc = parse_config(str(conf)).model_config
+    assert list(mc.input_layer_names) == ["x", "label"] and list(mc.output_layer_names) == ["cost"]
+
+
+def test_a_name_never_defined_points_at_the_line_that_named_it(tmp_path):
+    conf = tmp_path / "raw.py"
+    conf.write_text(textwrap.dedent("""\
+        from paddle.trainer.config_parser import *
+        Settings(batch_size=10)
+        Inputs("x")
+        Outputs("nope")
+        Layer(name="x", type="data", size=4)
+        """))
+    with pytest.raises(ConfigError) as info:
+        parse_config(str(conf))
+    assert str(info.value).startswith("%s:4: output 'nope' is not a layer name" % conf)
