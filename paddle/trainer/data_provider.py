@@ -43,6 +43,19 @@ __all__ = ['DataProvider', 'Batch', 'SlotData', 'DataError',
            'convert_samples', 'load_file_list']
 
 
+# v1's other data sources, and what to write instead.
+_PORT = ("write the reader as a PyDataProvider2 provider (@provider with input_types, "
+         "from paddle.trainer.PyDataProvider2 import *) and declare it with "
+         "define_py_data_sources2(train_list, test_list, module, obj)")
+UNSUPPORTED_DATA_TYPES = {
+    'py': "v1's first Python provider (PyData / define_py_data_sources, PyDataProviderWrapper); " + _PORT,
+    'simple': "SimpleData reads v1's fixed text format; " + _PORT,
+    'proto': "ProtoData reads v1's binary DataFormat.proto files; " + _PORT,
+    'proto_sequence': "ProtoData reads v1's binary DataFormat.proto files; " + _PORT,
+    'multi': "MultiData combines several sources; " + _PORT + " that yields all slots",
+}
+
+
 # ---------------------------------------------------------------------------
 # File lists
 # ---------------------------------------------------------------------------
@@ -186,8 +199,8 @@ class DataProvider(object):
                  config_dir=None, start_pass=0):
         dc_type = getattr(data_config, 'type', 'py2')
         if dc_type not in ('py2', ''):
-            raise ValueError("DataConfig type %r is not supported (only 'py2')"
-                             % (dc_type,))
+            raise ValueError("DataConfig type %r is not supported: %s" % (
+                dc_type, UNSUPPORTED_DATA_TYPES.get(dc_type, "use a PyDataProvider2 provider")))
         if int(batch_size) <= 0:
             raise ValueError("batch_size must be positive, got %r" % (batch_size,))
         self.batch_size = int(batch_size)

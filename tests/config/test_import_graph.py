@@ -97,7 +97,10 @@ def test_cycle_finder_reports_a_cycle():
 
 
 def test_every_paddle_module_imports_alone():
-    names = sorted(n for n in project_modules() if n.split(".")[0] == "paddle" and not n.endswith("__main__"))
+    # v1's PyDataProviderWrapper exists only to refuse its import with directions
+    refusing = {"paddle.trainer.PyDataProviderWrapper"}
+    names = sorted(n for n in project_modules()
+                   if n.split(".")[0] == "paddle" and not n.endswith("__main__") and n not in refusing)
     code = ("import importlib, sys\n"
             "failed = []\n"
             "for name in %r:\n"

@@ -634,3 +634,16 @@ def test_close_is_clean_and_final(provider_dir, deadline):
     dp.close()
     with pytest.raises(RuntimeError, match="closed"):
         dp.reset()
+
+
+@pytest.mark.parametrize("kind", ["py", "simple", "proto", "multi"])
+def test_v1_data_sources_we_do_not_read_say_what_to_use(kind):
+    from paddle.proto.DataConfig_pb2 import DataConfig
+    with pytest.raises(ValueError, match="DataConfig type '%s' is not supported: .*define_py_data_sources2" % kind):
+        DataProvider(DataConfig(type=kind), ["x"], batch_size=2)
+
+
+def test_py_data_provider_wrapper_import_says_what_to_use():
+    import importlib
+    with pytest.raises(ImportError, match="PyDataProvider2.*define_py_data_sources2"):
+        importlib.import_module("paddle.trainer.PyDataProviderWrapper")
