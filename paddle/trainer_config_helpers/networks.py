@@ -95,7 +95,7 @@ from .default_decorators import wrap_act_default, wrap_name_default
 from .layers import (addto_layer, batch_norm_layer, concat_layer,
                      context_projection, expand_layer, fc_layer, first_seq,
                      full_matrix_projection, get_output_layer,
-                     gru_step_layer, grumemory, identity_projection,
+                     gru_step_layer, gru_step_naive_layer, grumemory, identity_projection,
                      img_conv_layer, img_pool_layer, last_seq, lstm_step_layer,
                      lstmemory, memory, mixed_layer, pooling_layer,
                      recurrent_group, scaling_layer)
@@ -343,16 +343,18 @@ def lstmemory_group(input, size=None, name=None, reverse=False,
 def gru_unit(input, size=None, name=None, gru_bias_attr=None,
              gru_param_attr=None, act=None, gate_act=None,
              gru_layer_attr=None, naive=False):
-    """One GRU step with its output memory (use inside recurrent_group)."""
+    """One GRU step with its output memory (use inside recurrent_group); naive=True builds
+    it from mixed layers (gru_step_naive_layer), which honours error_clipping_threshold."""
     if input.size % 3 != 0:
         raise ConfigError('gru_unit: input size must be 3*size')
     if size is None:
         size = input.size // 3
     out_mem = memory(name=name, size=size)
-    return gru_step_layer(name=name, input=input, output_mem=out_mem,
-                          size=size, bias_attr=gru_bias_attr,
-                          param_attr=gru_param_attr, act=act,
-                          gate_act=gate_act, layer_attr=gru_layer_attr)
+    step = gru_step_naive_layer if naive else gru_step_layer
+    return step(name=name, input=input, output_mem=out_mem,
+                size=size, bias_attr=gru_bias_attr,
+                param_attr=gru_param_attr, act=act,
+                gate_act=gate_act, layer_attr=gru_layer_attr)
 
 
 @wrap_name_default('gru_group')
@@ -365,7 +367,7 @@ def gru_group(input, size=None, name=None, reverse=False, gru_bias_attr=None,
         return gru_unit(input=ipt, name=name, size=size,
                         gru_bias_attr=gru_bias_attr,
                         gru_param_attr=gru_param_attr, act=act,
-                        gate_act=gate_act, gru_layer_attr=gru_layer_attr)
+                        gate_act=gate_act, gru_layer_attr=gru_layer_attr, naive=naive)
 
     return recurrent_group(name='%s_recurrent_group' % name, step=step,
                            reverse=reverse, input=input)
@@ -384,7 +386,7 @@ def simple_gru(input, size, name=None, reverse=False, mixed_param_attr=None,
     return gru_group(name=name, size=size, input=m, reverse=reverse,
                      gru_bias_attr=gru_bias_attr,
                      gru_param_attr=gru_param_attr, act=act,
-                     gate_act=gate_act, gru_layer_attr=gru_layer_attr)
+                     gate_act=gate_act, gru_layer_attr=gru_layer_attr, naive=naive)
 
 
 @wrap_name_default('simple_gru2')

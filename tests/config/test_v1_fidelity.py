@@ -68,3 +68,19 @@ def test_a_name_never_defined_points_at_the_line_that_named_it(tmp_path):
     with pytest.raises(ConfigError) as info:
         parse_config(str(conf))
     assert str(info.value).startswith("%s:4: output 'nope' is not a layer name" % conf)
+
+
+def test_naive_gru_builds_the_mixed_layer_step(tmp_path):
+    conf = tmp_path / "gru.py"
+    conf.write_text(textwrap.dedent("""\
+        from paddle.trainer_config_helpers import *
+        settings(batch_size=10)
+        words = data_layer(name="words", size=20)
+        emb = embedding_layer(words, size=6)
+        g = simple_gru(emb, size=4, naive=True, gru_layer_attr=ExtraAttr(error_clipping_threshold=5.0))
+        outputs(last_seq(g))
+        """))
+    layers = {l.name: l for l in parse_config(str(conf)).model_config.layers}
+    assert not any(l.type == "gru_step" for l in layers.values())  # naive: no fused step layer
+    gates = [l for n, l in layers.items() if n.startswith(("__simple_gru_0___update", "__simple_gru_0___reset@"))]
+    assert len(gates) == 2 and all(g.type == "mixed" and g.error_clipping_threshold == 5.0 for g in gates)
