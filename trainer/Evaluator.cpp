@@ -345,9 +345,12 @@ class Printer : public Evaluator {
   size_t numResults_;
 };
 
-// "seq_text_printer": writes generated (or any id) sequences as text, one
-// block per sample: its id, then "rank<TAB>score<TAB>words" per result (the
-// scores of a beam_search group, best first). Inputs: [ids] or [sample ids, ids].
+// "seq_text_printer": writes id sequences as text in v1's formats (every word is preceded
+// by a space when delimited): one result per sample gives one line "id<TAB> w w ...";
+// beam_search results (several per sample, with scores) give a block "id", then
+// "rank<TAB>score<TAB> w w ..." per result, best first, then an empty line; other nested
+// sequences give "id<TAB> w w" for the first sub-sequence and "<TAB> w w" for the others,
+// then an empty line. Inputs: [ids] or [sample ids, ids].
 class SeqTextPrinter : public Evaluator {
  public:
   SeqTextPrinter(const Json& c, const GradientMachine& gm)
@@ -396,19 +399,29 @@ class SeqTextPrinter : public Evaluator {
       s.copyToHost(scores.data());
     }
     std::ostringstream os;
+    auto words = [&](int begin, int end) {
+      os << "\t";
+      for (int k = begin; k < end; ++k) {
+        if (delimited_) os << " ";
+        const int id = ids[k];
+        os << (id >= 0 && static_cast<size_t>(id) < dict_.size() ? dict_[id] : std::to_string(id));
+      }
+    };
+    const bool nested = gen.subSeqStarts.size() > 0, beam = nested && scoreLayer_;
     const int* seq = gen.seqStarts.data();
     const int* c = cut.data();
     size_t result = 0;
     for (size_t sample = 0; sample + 1 < gen.seqStarts.size(); ++sample) {
-      os << (sample < sampleIds.size() ? sampleIds[sample] : static_cast<int>(count_ + sample)) << "\n";
+      os << (sample < sampleIds.size() ? sampleIds[sample] : static_cast<int>(count_ + sample));
+      if (!nested) {
+        words(seq[sample], seq[sample + 1]);
+        os << "\n";
+        continue;
+      }
+      if (beam) os << "\n";
       for (size_t rank = 0; result + 1 < cut.size() && c[result] < seq[sample + 1]; ++rank, ++result) {
-        os << rank << "\t";
-        if (result < scores.size()) os << scores[result] << "\t";
-        for (int k = c[result]; k < c[result + 1]; ++k) {
-          if (k > c[result] && delimited_) os << " ";
-          int id = ids[k];
-          os << (id >= 0 && static_cast<size_t>(id) < dict_.size() ? dict_[id] : std::to_string(id));
-        }
+        if (beam) os << rank << "\t" << (result < scores.size() ? scores[result] : 0.0f);
+        words(c[result], c[result + 1]);
         os << "\n";
       }
       os << "\n";

@@ -7,18 +7,32 @@ import sys
 from dataprovider import EOS, samples
 
 
+def best_results(text):
+    """{sample id: best token ids} from v1's seq_text_printer output: blocks ("id", then
+    "rank<TAB>score<TAB> ids" per result) with several results per sample, else lines
+    "id<TAB> ids"."""
+    best = {}
+    for block in (b for b in text.strip().split("\n\n") if b):
+        lines = block.split("\n")
+        if "\t" in lines[0]:  # one result per sample: one line each
+            for line in lines:
+                sample, ids = line.split("\t", 1)
+                best[int(sample)] = [int(t) for t in ids.split()]
+        else:
+            best[int(lines[0])] = [int(t) for t in lines[1].split("\t")[-1].split()]  # rank 0
+    return best
+
+
 def exact_match(result_path, entry="test:500", vocab=24):
     sources = {i: [int(t) for t in seq] for i, seq in samples(entry, vocab)}
     with open(result_path) as f:
-        blocks = [b for b in f.read().strip().split("\n\n") if b]
+        best = best_results(f.read())
     right = 0
-    for block in blocks:
-        lines = block.split("\n")
-        best = [int(t) for t in lines[1].split("\t")[-1].split()]  # rank 0: the best result
-        if best and best[-1] == EOS:
-            best = best[:-1]
-        right += best == sources[int(lines[0])][::-1]
-    return right, len(blocks)
+    for sample, tokens in best.items():
+        if tokens and tokens[-1] == EOS:
+            tokens = tokens[:-1]
+        right += tokens == sources[sample][::-1]
+    return right, len(best)
 
 
 if __name__ == "__main__":

@@ -242,3 +242,24 @@ def test_ctc_edit_distance_matches_reference():
         wrong += dist != 0
     assert t.getTestEvalValues()[0] == pytest.approx(np.mean(errs), rel=1e-6)
     assert "sequence_error=%g" % (wrong / len(frames)) in t.getTestEval()
+
+
+def test_seq_text_printer_writes_v1_one_line_per_sample(tmp_path):
+    """One result per sample: v1's "id<TAB> w w ..." lines (a space before every word)."""
+    (tmp_path / "dict.txt").write_text("a\nb\nc\n")
+    out = tmp_path / "result.txt"
+    ids = Seq(np.array([0, 1, 2, 2, 1], np.int32), [0, 3, 5])
+    sample = np.array([7, 9], np.int32)
+    evs = [{"name": "p", "type": "seq_text_printer", "input_layers": ["sid", "w"],
+            "dict_file": str(tmp_path / "dict.txt"), "result_file": str(out)}]
+    run_evaluators(evs, [[sample, ids]], [("sid", 10), ("w", 3)])
+    assert out.read_text() == "7\t a b c\n9\t c b\n"
+
+
+def test_seq_text_printer_nested_sequences_without_scores(tmp_path):
+    out = tmp_path / "result.txt"
+    ids = Seq(np.array([0, 1, 2, 2, 1, 0], np.int32), [0, 5, 6], sub_starts=[0, 3, 5, 6])
+    evs = [{"name": "p", "type": "seq_text_printer", "input_layers": ["w"], "result_file": str(out),
+            "delimited": False}]
+    run_evaluators(evs, [[ids]], [("w", 3)])
+    assert out.read_text() == "0\t012\n\t21\n\n1\t0\n\n"

@@ -1,6 +1,7 @@
 """beam_search generation: greedy and beam results checked against the same
 network scored with teacher forcing, and against exhaustive search."""
 import itertools
+import re
 import textwrap
 
 import numpy as np
@@ -144,3 +145,34 @@ def test_generation_cannot_be_trained(conf):
     with pytest.raises((RuntimeError, ValueError), match="test mode|cannot be trained"):
         out = api.Arguments.createArguments(0)
         gen.forwardBackward(make_args([source()]), out, api.PASS_TRAIN)
+
+
+@pytest.mark.parametrize("beam", [1, 2])
+def test_seq_text_printer_writes_v1_formats(tmp_path, beam):
+    """beam 1 (one result per sample): "id<TAB> w w" lines; beam 2: a block per sample, its id,
+    then "rank<TAB>log-prob<TAB> w w" per result, best first, and an empty line."""
+    out = tmp_path / "gen.txt"
+    conf = tmp_path / "printing.py"
+    conf.write_text(CONFIG + "\nif generating:\n    seqtext_printer_evaluator(input=out, result_file=%r)\n" % str(out))
+    tc = parse_config(str(conf), "generating=1,beam=%d,max_len=3" % beam)
+    t = api.Trainer.createFromConfigProto(tc, use_gpu=False, trainer_count=1)
+    t.startTestPeriod()
+    t.testOneDataBatch(3, make_args([source()]))
+    t.finishTestPeriod()
+    text = out.read_text()
+    word = r"( \d+)+"
+    if beam == 1:
+        lines = text.splitlines()
+        assert len(lines) == 3 and all(re.fullmatch(r"%d\t%s" % (i, word), l) for i, l in enumerate(lines)), text
+    else:
+        blocks = text.strip("\n").split("\n\n")
+        assert len(blocks) == 3, text
+        for i, block in enumerate(blocks):
+            head, *results = block.split("\n")
+            assert head == str(i) and len(results) == 2, block
+            scores = []
+            for rank, line in enumerate(results):
+                m = re.fullmatch(r"%d\t(-?[\d.e+-]+)\t%s" % (rank, word), line)
+                assert m, line
+                scores.append(float(m.group(1)))
+            assert scores == sorted(scores, reverse=True)
