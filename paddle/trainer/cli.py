@@ -77,6 +77,9 @@ def _train_parser():
     p.add_argument("--saving_period", type=int, default=1, help="save every N passes")
     p.add_argument("--save_only_one", type=_bool, default=False)
     p.add_argument("--test_pass", type=int, default=-1, help="job=test: first pass to evaluate")
+    p.add_argument("--model_list", default="", help="job=test: a file listing model directories to evaluate")
+    p.add_argument("--predict_output_dir", default="",
+                   help="job=test: write the output layers' values/ids of every sample to DIR/rank-00000")
     p.add_argument("--seed", type=int, default=1, help="0 = seeded from the clock")
     p.add_argument("--show_parameter_stats_period", type=int, default=0,
                    help="log value/gradient magnitudes of every parameter every N batches")
@@ -215,7 +218,9 @@ class TrainingJob(object):
             shutil.rmtree(_pass_dir(self.save_dir, pass_id - period), ignore_errors=True)
 
     # ---------------------------------------------------------------- loops
-    def test(self, provider):
+    def test(self, provider, predictions=None):
+        """One pass over `provider`; with `predictions` (an open file), each sample's output
+        layers in v1's --predict_output_dir format."""
         t = self.trainer
         t.startTestPeriod()  # under ModelAverage this swaps the averaged weights in
         try:
@@ -223,9 +228,25 @@ class TrainingJob(object):
             for batch in provider.batches():
                 args = self._arguments(batch, args)
                 t.testOneDataBatch(batch.size, args)
+                if predictions is not None:
+                    self._write_predictions(predictions)
         finally:
             t.finishTestPeriod()
         return t.getTestSamples(), t.getTestCost(), t.getTestEval()
+
+    def _write_predictions(self, out):
+        """v1's format: per sample one line; per output layer its values ("v v v;") or id ("i;")."""
+        gm = self.trainer.getGradientMachine()
+        columns = []
+        for name in self.config.model_config.output_layer_names:
+            arg = gm.getLayerOutput(name)
+            value, ids = arg.getSlotValue(0), arg.getSlotIds(0)
+            if value is not None:
+                columns.append([" ".join("%g" % v for v in row) + ";" for row in value.copyToNumpyMat()])
+            elif ids is not None:
+                columns.append(["%d;" % i for i in ids.copyToNumpyArray()])
+        for row in zip(*columns):
+            out.write("".join(row) + "\n")
 
     def log_test(self, provider):
         n, cost, evals = self.test(provider)
@@ -287,8 +308,19 @@ class TrainingJob(object):
         data = self._provider(True) or self._provider(False)
         if data is None:
             raise UsageError("the config defines no test data")
+        predictions = None
+        if a.predict_output_dir:
+            if a.trainer_count != 1:
+                raise UsageError("--predict_output_dir needs --trainer_count=1")
+            os.makedirs(a.predict_output_dir, exist_ok=True)
+            predictions = open(os.path.join(a.predict_output_dir, "rank-00000"), "w")
         try:
-            if a.init_model_path:
+            if a.model_list:
+                with open(a.model_list) as f:
+                    models = list(enumerate(line.strip() for line in f if line.strip()))
+                if not models:
+                    raise UsageError("--model_list %s names no model directory" % a.model_list)
+            elif a.init_model_path:
                 models = [(None, a.init_model_path)]
             else:
                 first = a.test_pass if a.test_pass >= 0 else a.start_pass
@@ -298,12 +330,14 @@ class TrainingJob(object):
                     raise UsageError("no saved passes found in %s (use --init_model_path)" % self.save_dir)
             for pass_id, path in models:
                 self._load(path)
-                n, cost, evals = self.test(data)
+                n, cost, evals = self.test(data, predictions)
                 LOG.info(" Pass=%s samples=%d AvgCost=%g Eval: %s",
                          pass_id if pass_id is not None else os.path.basename(os.path.normpath(path)),
                          n, cost / max(n, 1), evals)
         finally:
             data.close()
+            if predictions is not None:
+                predictions.close()
 
 
     def check_gradients(self):

@@ -278,3 +278,33 @@ def test_save_only_one_test_period_and_missing_parameters(tmp_path):
     assert code == 0, err
     m = re.search(r"\]  Pass=\S+ samples=360 AvgCost=\S+ Eval: classification_error_evaluator=(\S+) $", err, re.M)
     assert m and float(m.group(1)) < 0.2, err[-1000:]  # a zero output bias still classifies
+
+
+def test_predict_output_dir_and_model_list(trained, tmp_path):
+    """v1's --predict_output_dir: one line per test sample, each output layer as "v v ... v;";
+    --model_list evaluates every listed model directory."""
+    out, _ = trained
+    pred = tmp_path / "pred"
+    code, _, err = paddle(["train", "--config=mlp.py", "--job=test", "--config_args=is_predict=1",
+                           "--init_model_path=" + os.path.join(out, "pass-00029"),
+                           "--predict_output_dir=" + str(pred)], DEMO)
+    assert code == 0, err
+    rows = (pred / "rank-00000").read_text().splitlines()
+    assert len(rows) == 360 and all(r.endswith(";") for r in rows)
+    probs = np.array([[float(v) for v in r[:-1].split()] for r in rows])
+    assert probs.shape == (360, 10) and np.allclose(probs.sum(1), 1, atol=1e-4)
+    sys.path.insert(0, DEMO)
+    try:
+        from mnist_provider import load_digits_split
+        _, labels = load_digits_split("test")
+    finally:
+        sys.path.remove(DEMO)
+    assert (probs.argmax(1) == np.asarray(labels)).mean() >= 0.97
+
+    models = tmp_path / "models.txt"
+    models.write_text("%s\n\n%s\n" % (os.path.join(out, "pass-00000"), os.path.join(out, "pass-00029")))
+    code, _, err = paddle(["train", "--config=mlp.py", "--job=test", "--model_list=" + str(models)], DEMO)
+    assert code == 0, err
+    errors = [float(e) for e in re.findall(r"Pass=\d+ samples=360 AvgCost=\S+ Eval: classification_error_evaluator=(\S+)",
+                                           err)]
+    assert len(errors) == 2 and errors[1] < errors[0], err
