@@ -84,3 +84,26 @@ def test_naive_gru_builds_the_mixed_layer_step(tmp_path):
     assert not any(l.type == "gru_step" for l in layers.values())  # naive: no fused step layer
     gates = [l for n, l in layers.items() if n.startswith(("__simple_gru_0___update", "__simple_gru_0___reset@"))]
     assert len(gates) == 2 and all(g.type == "mixed" and g.error_clipping_threshold == 5.0 for g in gates)
+
+
+def test_context_projection_pads_with_a_trainable_parameter_by_default(tmp_path):
+    """v1's default (padding_attr omitted or True): a zero-initialised trainable padding of
+    [begin + end pad rows, input size]; padding_attr=False: zeros, no parameter."""
+    conf = tmp_path / "ctx.py"
+    conf.write_text(textwrap.dedent("""\
+        from paddle.trainer_config_helpers import *
+        settings(batch_size=10)
+        a = data_layer(name="a", size=5)
+        m = mixed_layer(input=context_projection(input=a, context_len=3), size=15)
+        z = mixed_layer(input=context_projection(input=a, context_len=3, padding_attr=False), size=15)
+        outputs(m, z)
+        """))
+    mc = parse_config(str(conf)).model_config
+    layers = {l.name: l for l in mc.layers}
+    params = {p.name: p for p in mc.parameters}
+    padded = layers["__mixed_0__"].inputs[0]
+    assert padded.proj_conf.trainable_padding and padded.input_parameter_name in params
+    p = params[padded.input_parameter_name]
+    assert list(p.dims) == [2, 5] and p.initial_std == 0 and p.initial_mean == 0
+    plain = layers["__mixed_1__"].inputs[0]
+    assert not plain.proj_conf.trainable_padding and not plain.input_parameter_name

@@ -5,7 +5,7 @@ import paddle.parser as cp
 from paddle.parser import ConfigError
 
 from ..attrs import ParameterAttribute
-from ..default_decorators import wrap_param_attr_default
+from ..default_decorators import wrap_bias_attr_default, wrap_param_attr_default
 from ..layer_output import LayerType, _check_input, _check_param_attr
 
 
@@ -101,10 +101,13 @@ def dotmul_operator(a=None, b=None, scale=1, **kwargs):
     return op
 
 
+@wrap_bias_attr_default(['padding_attr'])
 def context_projection(input, context_len, context_start=None,
                        padding_attr=False):
     """Concatenate the features of context_len neighbouring steps
-    (starting at context_start, default -(context_len-1)/2)."""
+    (starting at context_start, default -(context_len-1)/2). Positions outside the
+    sequence read a trainable, zero-initialised padding (v1's default, and with
+    padding_attr=True or a ParamAttr), or zeros with padding_attr=False."""
     _check_input(input, 'input', 'context_projection')
     context_start = -(context_len - 1) // 2 if context_start is None \
         else context_start
