@@ -296,10 +296,7 @@ def lstmemory_unit(input, name=None, size=None, param_attr=None, act=None,
         if input.size % 4 != 0:
             raise ConfigError('lstmemory_unit: input size must be 4*size')
         size = input.size // 4
-    if state_act is None:
-        # v1's lstmemory_unit defaults the state activation to tanh (the
-        # bare lstm_step_layer defaults it to sigmoid)
-        state_act = TanhActivation()
+    # state_act=None reaches lstm_step_layer, whose default (sigmoid) v1's unit kept
     out_mem = memory(name=name, size=size) if out_memory is None \
         else out_memory
     state_mem = memory(name='%s_state' % name, size=size)

@@ -862,7 +862,7 @@ size: 3 active_type: "tanh" inputs { input_layer_name:
 "lg_input_recurrent@lg_recurrent_group" } inputs { input_layer_name:
 "lg_state+delay1@lg_recurrent_group" } bias_parameter_name:
 "_lg@lg_recurrent_group.wbias" active_gate_type: "sigmoid"
-active_state_type: "tanh" } }
+active_state_type: "sigmoid" } }
 model_config { layers { name: "lg_input_recurrent@lg_recurrent_group" type:
 "mixed" size: 12 active_type: "" inputs { input_layer_name:
 "a@lg_recurrent_group" proj_conf { type: "identity" name:
@@ -880,7 +880,7 @@ outputs(recurrent_group(step=step, input=a, name='grp'))''',
 model_config { layers { name: "lu@grp" type: "lstm_step" size: 3
 active_type: "tanh" inputs { input_layer_name: "lu_input_recurrent@grp" }
 inputs { input_layer_name: "lu_state+delay1@grp" } bias_parameter_name:
-"_lu@grp.wbias" active_gate_type: "sigmoid" active_state_type: "tanh" } }
+"_lu@grp.wbias" active_gate_type: "sigmoid" active_state_type: "sigmoid" } }
 model_config { layers { name: "lu_input_recurrent@grp" type: "mixed" size:
 12 active_type: "" inputs { input_layer_name: "a@grp" proj_conf { type:
 "identity" name: "_lu_input_recurrent.w0" input_size: 12 output_size: 12 } }
