@@ -4,10 +4,20 @@ Importing it adds v1's Python-side conveniences to the SWIG classes:
 GradientMachine.createFromConfigProto / forwardTest / getLayerOutputs,
 and re-exports DataProviderConverter.
 """
+import glob
+import os
+import pkgutil
+
 import scipy_openblas32  # noqa: F401  loads libscipy_openblas.so for in-place builds
 
-from py_paddle import swig_paddle
-from py_paddle.util import DataProviderConverter, monkeypatches
+# Imported from a source checkout whose engine was installed rather than built in place (a
+# notebook or `paddle` run from the repository root): the compiled module lives in the
+# installed copy of this package, so look for submodules there too.
+if not glob.glob(os.path.join(os.path.dirname(os.path.abspath(__file__)), "_swig_paddle*")):
+    __path__ = pkgutil.extend_path(__path__, __name__)
+
+from py_paddle import swig_paddle  # noqa: E402
+from py_paddle.util import DataProviderConverter, monkeypatches  # noqa: E402
 
 monkeypatches()
 
