@@ -9,7 +9,7 @@ Modules by family: errors, registry (config_func/config_layer, default settings)
 state (ParseState: the parse in progress), submodels, image (sub-config geometry),
 inputs (Input, Bias, projections, operators), data, evaluators, parameters,
 layer_base (LayerBase, Layer()), layers_basic/elementwise/cost/sequence/recurrent/
-utility/image (one per engine family), recurrent_group, settings, execute
+utility/image (one per engine family), recurrent_group, training_settings, execute
 (parse_python_config and the config environment).
 """
 from paddle.proto.DataConfig_pb2 import DataConfig  # noqa: F401  (v1's star import)
@@ -38,7 +38,7 @@ from .layers_sequence import *  # noqa: F401,F403
 from .layers_recurrent import *  # noqa: F401,F403
 from .layers_utility import *  # noqa: F401,F403
 from .layers_image import *  # noqa: F401,F403
-from .settings import *  # noqa: F401,F403
+from .training_settings import *  # noqa: F401,F403
 from .execute import *  # noqa: F401,F403
 
 

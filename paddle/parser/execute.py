@@ -10,7 +10,7 @@ from .errors import ConfigError, logger
 from .registry import _parse_config_hooks, g_config_funcs
 from .state import state
 from .layer_base import _is_call_signature_error
-from .settings import update_g_config
+from .training_settings import update_g_config
 
 
 def _parse_config_args(config_arg_str):
@@ -273,6 +273,9 @@ def parse_config(trainer_config, config_arg_str='', run_file=None):
             trainer_config()
         elif run_file is not None:
             run_file(main_file, config_args)
+        elif main_file.lower().endswith(('.yaml', '.yml')):
+            raise ConfigError('a YAML config is read by paddle.trainer.config_parser.parse_config '
+                              '(the YAML front end sits above the config language)', main_file, 0)
         else:
             code = _read_and_compile(main_file)
             env = make_config_environment(main_file, config_args)

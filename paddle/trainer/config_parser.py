@@ -32,7 +32,7 @@ __all__ = sorted(set(n for n in dir(paddle.parser) if not n.startswith('_') and 
     'ParseState', 'state', 'V1_GLOBALS', 'v1_global', 'errors', 'registry', 'submodels', 'image',
     'inputs', 'data', 'evaluators', 'parameters', 'layer_base', 'layers_basic', 'layers_elementwise',
     'layers_cost', 'recurrent_group', 'layers_sequence', 'layers_recurrent', 'layers_utility',
-    'layers_image', 'settings', 'execute'))
+    'layers_image', 'training_settings', 'execute'))
                  | set(V1_GLOBALS) | {'copy', 'inspect', 'logging', 'math', 'os', 'sys', 'traceback',
                                       'print_function'})
 

@@ -107,3 +107,25 @@ def test_context_projection_pads_with_a_trainable_parameter_by_default(tmp_path)
     assert list(p.dims) == [2, 5] and p.initial_std == 0 and p.initial_mean == 0
     plain = layers["__mixed_1__"].inputs[0]
     assert not plain.proj_conf.trainable_padding and not plain.input_parameter_name
+
+
+def test_v1_module_globals_read_the_current_parse(tmp_path):
+    """Raw configs and old tools read config_parser.settings / g_config / g_layer_map."""
+    import paddle.trainer.config_parser as cp
+    conf = tmp_path / "c.py"
+    conf.write_text("from paddle.trainer_config_helpers import *\nsettings(batch_size=7)\n"
+                    "outputs(data_layer(name='x', size=2))\n")
+    parse_config(str(conf))
+    assert isinstance(cp.settings, dict) and cp.settings["batch_size"] == 7
+    assert "x" in cp.g_layer_map and cp.g_config.opt_config.batch_size == 7
+    namespace = {}
+    exec("from paddle.trainer.config_parser import *", namespace)
+    assert namespace["settings"] is cp.settings
+
+
+def test_the_separate_parsers_point_yaml_configs_to_the_front_end(tmp_path):
+    from paddle.trainer_config_helpers import parse_trainer_config
+    conf = tmp_path / "c.yaml"
+    conf.write_text("settings: {batch_size: 4}\n")
+    with pytest.raises(ConfigError, match="YAML config is read by paddle.trainer.config_parser.parse_config"):
+        parse_trainer_config(str(conf))
