@@ -56,6 +56,7 @@ def plot_paddle_curve(keys, inputfile, outputfile, format='png', show_fig=False)
         import matplotlib
         matplotlib.use('Agg')  # no display needed
         import matplotlib.pyplot as pyplot
+        import matplotlib.ticker
     except ImportError:
         raise ImportError('plotcurve needs matplotlib: pip install matplotlib')
     keys = list(keys) or ['AvgCost']
@@ -75,6 +76,7 @@ def plot_paddle_curve(keys, inputfile, outputfile, format='png', show_fig=False)
         if pts:
             ax.plot(*zip(*pts), color=color, linestyle='--', marker='s', markersize=3, label='Test ' + k)
     ax.set_xlabel('pass')
+    ax.xaxis.set_major_locator(matplotlib.ticker.MaxNLocator(integer=True))
     ax.grid(True, alpha=0.3)
     ax.legend(loc='best')
     fig.tight_layout()

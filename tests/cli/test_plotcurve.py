@@ -6,7 +6,11 @@ import sys
 
 import pytest
 
+import paddle
 from paddle.utils.plotcurve import plot_paddle_curve, read_paddle_log
+
+# subprocesses import the same copy of the package as this test
+ENV = dict(os.environ, PYTHONPATH=os.path.dirname(os.path.dirname(os.path.abspath(paddle.__file__))))
 
 LOG = """\
 I1124 05:19:19.693763 26173 cli.py:273]  Batch=20 samples=640 AvgCost=1.9 CurrentCost=1.9 Eval: classification_error_evaluator=0.6  CurrentEval: classification_error_evaluator=0.6 
@@ -32,14 +36,14 @@ def test_plots_a_png_from_the_command_line(tmp_path):
     out = tmp_path / "curve.png"
     p = subprocess.run([sys.executable, "-m", "paddle.utils.plotcurve", "-i", str(tmp_path / "train.log"),
                         "-o", str(out), "AvgCost", "classification_error_evaluator"],
-                       capture_output=True, text=True, cwd=str(tmp_path))
+                       capture_output=True, text=True, cwd=str(tmp_path), env=ENV)
     assert p.returncode == 0, p.stderr
     from PIL import Image
     with Image.open(out) as img:
         assert img.format == "PNG" and img.size[0] > 300
     # stdin to stdout, v1's default
     p = subprocess.run([sys.executable, "-m", "paddle.utils.plotcurve", "--format", "svg"], input=LOG.encode(),
-                       capture_output=True, cwd=str(tmp_path))
+                       capture_output=True, cwd=str(tmp_path), env=ENV)
     assert p.returncode == 0 and b"<svg" in p.stdout[:2000]
 
 
