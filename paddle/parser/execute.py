@@ -7,6 +7,7 @@ import sys
 import traceback
 
 from .errors import ConfigError, logger
+from .python2 import python2_hint, upgrade_source
 from .registry import _parse_config_hooks, g_config_funcs
 from .state import state
 from .layer_base import _is_call_signature_error
@@ -108,28 +109,14 @@ def _read_and_compile(path):
 
 
 def _try_py2_conversion(src, path):
-    """Legacy configs are Python 2; try a 2to3 pass (print statements ...)."""
+    """Legacy configs are Python 2: convert them in memory (print statements, ...)."""
     try:
-        import warnings
-        with warnings.catch_warnings():
-            warnings.simplefilter('ignore')
-            from lib2to3 import refactor
-        fixers = [
-            'lib2to3.fixes.fix_print', 'lib2to3.fixes.fix_except',
-            'lib2to3.fixes.fix_dict', 'lib2to3.fixes.fix_xrange',
-            'lib2to3.fixes.fix_raise', 'lib2to3.fixes.fix_ne',
-            'lib2to3.fixes.fix_has_key', 'lib2to3.fixes.fix_numliterals',
-            'lib2to3.fixes.fix_exec', 'lib2to3.fixes.fix_execfile'
-        ]
-        tool = refactor.RefactoringTool(fixers)
-        if not src.endswith('\n'):
-            src += '\n'
-        new_src = str(tool.refactor_string(src, path))
-        code = compile(new_src, path, 'exec')
-        logger.warning('%s: converted Python 2 syntax to run it', path)
-        return code
+        code = compile(upgrade_source(src, path), path, 'exec')
     except Exception:
         return None
+    logger.warning('%s: converted Python 2 code to run it; `paddle upgrade_config %s --write` '
+                   'converts the file for good', path, path)
+    return code
 
 
 def make_importer(config_dir, config_args):
@@ -179,6 +166,9 @@ def _describe_exception(e):
         msg = str(e)
         hint = _keyword_hint(e)
         return msg + hint
+    hint = python2_hint(e)
+    if hint:
+        return '%s: %s (%s)' % (type(e).__name__, e, hint)
     if isinstance(e, NameError):
         return '%s' % e
     if isinstance(e, AssertionError) and str(e):

@@ -15,6 +15,7 @@ import logging
 import os
 import shutil
 import sys
+import traceback
 import time
 
 LOG = logging.getLogger("paddle")
@@ -447,8 +448,13 @@ def cmd_version(argv):
     return 0
 
 
+def cmd_upgrade_config(argv):
+    from paddle.utils.upgrade_config import main as upgrade
+    return upgrade(argv)
+
+
 COMMANDS = {"train": cmd_train, "dump_config": cmd_dump_config, "make_diagram": cmd_make_diagram,
-            "version": cmd_version}
+            "version": cmd_version, "upgrade_config": cmd_upgrade_config}
 USAGE = """usage: paddle <command> [args]
 
 commands:
@@ -456,6 +462,7 @@ commands:
   dump_config  print the ModelConfig of a config:        paddle dump_config conf.py [args] [--whole]
   make_diagram write a Graphviz dot file of the network:  paddle make_diagram conf.py model.dot [args]
   version      print the version and build options
+  upgrade_config  rewrite Python 2 configs/providers:  paddle upgrade_config conf.py provider.py [--write]
 """
 
 
@@ -490,6 +497,14 @@ def main(argv=None):
     except KeyboardInterrupt:
         sys.stderr.write("paddle %s: interrupted\n" % argv[0])
         return 130
+    except Exception as e:  # errors in the user's own code (providers)
+        from paddle.parser.python2 import python2_hint
+        where = traceback.extract_tb(e.__traceback__)[-1]
+        hint = python2_hint(e, where.filename)
+        if hint is None:
+            raise
+        sys.stderr.write("paddle %s: error: %s:%d: %s: %s\n  %s\n" % (
+            argv[0], where.filename, where.lineno, type(e).__name__, e, hint))
     return 1
 
 

@@ -25,6 +25,7 @@ generator, by ``calc_batch_size`` or by bad data) are re-raised by
 """
 
 import importlib
+import importlib.util
 import numbers
 import os
 import queue
@@ -36,6 +37,7 @@ import numpy as np
 
 from paddle.trainer.batch_conversion import (  # noqa: F401  (re-exported)
     Batch, SlotData, _SlotError, _convert, _seq_len, convert_samples)
+from paddle.parser.python2 import looks_like_python2, upgrade_source
 from paddle.trainer.PyDataProvider2 import (
     CacheType, DataError, _describe, _get_logger, check_sample, deserialize_args, is_provider)
 
@@ -154,6 +156,31 @@ class _PassRun(object):
             except queue.Full:
                 continue
         return False
+
+
+def _import_provider_module(name):
+    """The provider module; a v1 provider written in Python 2 is converted in memory (with a
+    warning that says how to convert the file for good)."""
+    if name in sys.modules:
+        return sys.modules[name]
+    spec = importlib.util.find_spec(name)
+    path = spec.origin if spec is not None else None
+    if path and path.endswith('.py'):
+        with open(path, encoding='utf-8', errors='surrogateescape') as f:
+            source = f.read()
+        if looks_like_python2(source):
+            code = compile(upgrade_source(source, path), path, 'exec')
+            module = importlib.util.module_from_spec(spec)
+            sys.modules[name] = module
+            try:
+                exec(code, module.__dict__)
+            except BaseException:
+                del sys.modules[name]
+                raise
+            _get_logger().warning("%s: converted Python 2 code to run it; `paddle upgrade_config %s "
+                                  "--write` converts the file for good", path, path)
+            return module
+    return importlib.import_module(name)
 
 
 def _annotate(exc, text):
@@ -298,7 +325,7 @@ class DataProvider(object):
     @staticmethod
     def _load_provider_class(module_name, object_name):
         try:
-            module = importlib.import_module(module_name)
+            module = _import_provider_module(module_name)
         except ImportError as exc:
             raise ImportError("cannot import data provider module %r "
                               "(cwd %s): %s" % (module_name, os.getcwd(), exc))
