@@ -37,8 +37,10 @@ class MultiClassCrossEntropy : public CostLayer {
   }
 };
 
-// "square_error": sum_j (x_j - y_j)^2, gradient 2 (x - y).
-class SquareError : public CostLayer {
+// Costs of a prediction against a dense label of its width: sum_j F::cost(x_j - y_j), with
+// gradient F::kScale * F::grad(x - y).
+template <typename F>
+class DenseLabelCost : public CostLayer {
  public:
   using CostLayer::CostLayer;
 
@@ -55,7 +57,7 @@ class SquareError : public CostLayer {
     const float* y = label.value.data();
     forEach(useGpu_, rows_, [=] PD_HD(size_t i) {
       float s = 0;
-      for (size_t j = i * w; j < (i + 1) * w; ++j) s += (x[j] - y[j]) * (x[j] - y[j]);
+      for (size_t j = i * w; j < (i + 1) * w; ++j) s += F::cost(x[j] - y[j]);
       cost[i] = s;
     });
   }
@@ -66,48 +68,26 @@ class SquareError : public CostLayer {
     float* g = in.grad.data();
     const float coeff = coeff_;
     forEach2(useGpu_, rows_, w, [=] PD_HD(size_t i, size_t j) {
-      g[i * w + j] += 2.0f * sampleScale(coeff, weight, i) * (x[i * w + j] - y[i * w + j]);
+      g[i * w + j] += F::kScale * sampleScale(coeff, weight, i) * F::grad(x[i * w + j] - y[i * w + j]);
     });
   }
 };
 
-// "smooth_l1": cost = sum_j s(x_j - y_j), s(d) = d^2 / 2 where |d| < 1, else |d| - 1/2;
-// its derivative is d clipped to [-1, 1]. The label is a dense vector of the input's width.
-class SmoothL1 : public CostLayer {
- public:
-  using CostLayer::CostLayer;
+// "square_error": d^2, gradient 2 d.
+struct SquaredDifference {
+  static constexpr float kScale = 2.0f;
+  PD_HD static float cost(float d) { return d * d; }
+  PD_HD static float grad(float d) { return d; }
+};
 
-  void init(LayerContext& ctx) override {
-    CostLayer::init(ctx);
-    checkInputSize(1, inputs_[0]->size());
+// "smooth_l1": d^2 / 2 where |d| < 1, else |d| - 1/2; gradient d clipped to [-1, 1].
+struct SmoothL1Difference {
+  static constexpr float kScale = 1.0f;
+  PD_HD static float cost(float d) {
+    const float a = fabsf(d);
+    return a < 1.0f ? 0.5f * a * a : a - 0.5f;
   }
-
-  void computeCost(const Argument& in, const Argument& label, float* cost) override {
-    PADDLE_ENFORCE(!label.value.empty(), DataError, "layer '", name_, "': label '",
-                   inputs_[1]->name(), "' must be a dense vector");
-    const size_t w = in.value.width();
-    const float* x = in.value.data();
-    const float* y = label.value.data();
-    forEach(useGpu_, rows_, [=] PD_HD(size_t i) {
-      float s = 0;
-      for (size_t j = i * w; j < (i + 1) * w; ++j) {
-        const float d = fabsf(x[j] - y[j]);
-        s += d < 1.0f ? 0.5f * d * d : d - 0.5f;
-      }
-      cost[i] = s;
-    });
-  }
-  void addGradient(Argument& in, const Argument& label, const float* weight) override {
-    const size_t w = in.value.width();
-    const float* x = in.value.data();
-    const float* y = label.value.data();
-    float* g = in.grad.data();
-    const float coeff = coeff_;
-    forEach2(useGpu_, rows_, w, [=] PD_HD(size_t i, size_t j) {
-      const float d = x[i * w + j] - y[i * w + j];
-      g[i * w + j] += sampleScale(coeff, weight, i) * fminf(fmaxf(d, -1.0f), 1.0f);
-    });
-  }
+  PD_HD static float grad(float d) { return fminf(fmaxf(d, -1.0f), 1.0f); }
 };
 
 // "multi_class_cross_entropy_with_selfnorm": inputs are unnormalised positive scores x;
@@ -323,8 +303,8 @@ class SumCost : public FreeCostLayer {
 };
 
 REGISTER_LAYER("multi-class-cross-entropy", MultiClassCrossEntropy);
-REGISTER_LAYER("square_error", SquareError);
-REGISTER_LAYER("smooth_l1", SmoothL1);
+REGISTER_LAYER("square_error", DenseLabelCost<SquaredDifference>);
+REGISTER_LAYER("smooth_l1", DenseLabelCost<SmoothL1Difference>);
 REGISTER_LAYER("multi_class_cross_entropy_with_selfnorm", MultiClassCrossEntropyWithSelfNorm);
 REGISTER_LAYER("multi_binary_label_cross_entropy", BinaryCrossEntropy);
 REGISTER_LAYER("soft_binary_class_cross_entropy", BinaryCrossEntropy);
