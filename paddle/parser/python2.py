@@ -18,7 +18,7 @@ RENAMED_ATTRIBUTES = {('sys', 'maxint'): 'maxsize', ('string', 'letters'): 'asci
                       ('string', 'lowercase'): 'ascii_lowercase', ('string', 'uppercase'): 'ascii_uppercase'}
 # cheap signs of Python 2 in a source file (to decide whether to run the fixers on a provider)
 _SIGNS = re.compile(r'^\s*print\s+[^\s(=]|\.iter(items|keys|values)\(|\.has_key\(|\bxrange\(|\bcPickle\b|'
-                    r'\bsys\.maxint\b|\bunicode\(|\bbasestring\b|\.next\(\)|\bexcept\s+[\w.]+\s*,\s*\w+\s*:|'
+                    r'\bsys\.maxint\b|\bimport\s.*\bmaxint\b|\bunicode\(|\bbasestring\b|\.next\(\)|\bexcept\s+[\w.]+\s*,\s*\w+\s*:|'
                     r'\braw_input\(|\bstring\.(letters|lowercase|uppercase)\b', re.M)
 _tools = {}
 
@@ -45,6 +45,8 @@ def _refactoring_tool(print_function):
 
 
 def _rename_attributes(source):
+    """sys.maxint -> sys.maxsize (and the others of RENAMED_ATTRIBUTES); in
+    `from sys import maxint` the new name is imported under the old one."""
     toks = list(tokenize.generate_tokens(io.StringIO(source).readline))
     edits = []
     for i in range(len(toks) - 2):
@@ -52,6 +54,15 @@ def _rename_attributes(source):
         if a.type == tokenize.NAME and dot.string == '.' and (a.string, b.string) in RENAMED_ATTRIBUTES:
             if i == 0 or toks[i - 1].string != '.':
                 edits.append((b.start, b.end, RENAMED_ATTRIBUTES[(a.string, b.string)]))
+        if a.string == 'from' and dot.type == tokenize.NAME and b.string == 'import':
+            prev = None
+            for t in toks[i + 3:]:
+                if t.type in (tokenize.NEWLINE, tokenize.ENDMARKER) or t.string == ';':
+                    break
+                new = RENAMED_ATTRIBUTES.get((dot.string, t.string))
+                if new and t.type == tokenize.NAME and prev != 'as':  # not an alias already
+                    edits.append((t.start, t.end, '%s as %s' % (new, t.string)))
+                prev = t.string
     lines = source.split('\n')
     for (row, c0), (_, c1), new in reversed(edits):
         lines[row - 1] = lines[row - 1][:c0] + new + lines[row - 1][c1:]

@@ -124,3 +124,9 @@ def test_syntax_error_hint_and_upgrade_of_print_statement():
         compile('print "hi"\n', "p.py", "exec")
     assert python2_hint(info.value) is not None
     assert upgrade_source('print "hi"\n') == 'print("hi")\n'
+
+
+def test_imported_renamed_names_keep_their_old_name():
+    once = upgrade_source("from sys import maxint, argv\nprint maxint\n")
+    assert once == "from sys import maxsize as maxint, argv\nprint(maxint)\n"
+    assert upgrade_source(once) == once
