@@ -6,7 +6,8 @@
 KEYs name values of the per-pass log lines ("Pass=N ... AvgCost=X Eval: NAME=Y ..."),
 AvgCost when none is given; each is drawn against the pass number, with its value from
 the "Test samples=... cost=X Eval: NAME=Y" line that follows the pass where there is one
-(a test line's cost stands for AvgCost). Needs matplotlib.
+(a test line's cost stands for AvgCost; --test_period's tests within a pass are
+left out). Needs matplotlib.
 """
 import argparse
 import os
@@ -31,9 +32,11 @@ def read_paddle_log(lines, keys):
     passes, train, test = [], {k: [] for k in keys}, {k: [] for k in keys}
     for line in lines:
         if _TEST.search(line) and passes:
+            # The trainer tests right after logging a pass; later test lines before the
+            # next Pass= line are --test_period tests in the middle of the next pass.
             for k in keys:
                 v = _value(line, 'cost' if k == 'AvgCost' else k)
-                if v is not None:
+                if v is not None and test[k][-1] is None:
                     test[k][-1] = v
             continue
         m = _PASS.search(line)
@@ -54,7 +57,8 @@ def plot_paddle_curve(keys, inputfile, outputfile, format='png', show_fig=False)
     a path) into `outputfile` (a binary file object or a path) in `format`."""
     try:
         import matplotlib
-        matplotlib.use('Agg')  # no display needed
+        if not show_fig:
+            matplotlib.use('Agg')  # no display needed
         import matplotlib.pyplot as pyplot
         import matplotlib.ticker
     except ImportError:
