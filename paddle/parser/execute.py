@@ -7,7 +7,7 @@ import sys
 import traceback
 
 from .errors import ConfigError, logger
-from .python2 import python2_hint, upgrade_source
+from . import python2
 from .registry import _parse_config_hooks, g_config_funcs
 from .state import state
 from .layer_base import _is_call_signature_error
@@ -111,7 +111,7 @@ def _read_and_compile(path):
 def _try_py2_conversion(src, path):
     """Legacy configs are Python 2: convert them in memory (print statements, ...)."""
     try:
-        code = compile(upgrade_source(src, path), path, 'exec')
+        code = compile(python2.upgrade_source(src, path), path, 'exec')
     except Exception:
         return None
     logger.warning('%s: converted Python 2 code to run it; `paddle upgrade_config %s --write` '
@@ -166,7 +166,7 @@ def _describe_exception(e):
         msg = str(e)
         hint = _keyword_hint(e)
         return msg + hint
-    hint = python2_hint(e)
+    hint = python2.python2_hint(e)
     if hint:
         return '%s: %s (%s)' % (type(e).__name__, e, hint)
     if isinstance(e, NameError):

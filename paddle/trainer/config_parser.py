@@ -28,11 +28,11 @@ from paddle.parser import *  # noqa: F401,F403
 from paddle.parser import execute as _execute
 from paddle.parser.state import V1_GLOBALS, v1_global
 
-__all__ = sorted(set(n for n in dir(paddle.parser) if not n.startswith('_') and n not in (
-    'ParseState', 'state', 'V1_GLOBALS', 'v1_global', 'errors', 'registry', 'submodels', 'image',
-    'inputs', 'data', 'evaluators', 'parameters', 'layer_base', 'layers_basic', 'layers_elementwise',
-    'layers_cost', 'recurrent_group', 'layers_sequence', 'layers_recurrent', 'layers_utility',
-    'layers_image', 'training_settings', 'execute'))
+# v1's star import: the raw API, v1's g_* names and the stdlib modules v1's module
+# imported; not the parser's own modules or its state object.
+__all__ = sorted(set(n for n, v in vars(paddle.parser).items() if not n.startswith('_') and not (
+    inspect.ismodule(v) and v.__name__.startswith('paddle.parser.')) and n not in (
+    'ParseState', 'state', 'V1_GLOBALS', 'v1_global'))
                  | set(V1_GLOBALS) | {'copy', 'inspect', 'logging', 'math', 'os', 'sys', 'traceback',
                                       'print_function'})
 

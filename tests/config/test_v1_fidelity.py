@@ -129,3 +129,16 @@ def test_the_separate_parsers_point_yaml_configs_to_the_front_end(tmp_path):
     conf.write_text("settings: {batch_size: 4}\n")
     with pytest.raises(ConfigError, match="YAML config is read by paddle.trainer.config_parser.parse_config"):
         parse_trainer_config(str(conf))
+
+
+def test_star_import_gives_a_raw_config_v1_names_not_the_parser_internals():
+    """The facade re-exports v1's names; the modules of paddle.parser and its state object
+    are implementation, and a raw config that defined e.g. `data` or `image` keeps its own."""
+    import types
+    namespace = {}
+    exec("from paddle.trainer.config_parser import *", namespace)
+    internal = sorted(n for n, v in namespace.items() if isinstance(v, types.ModuleType)
+                      and v.__name__.startswith("paddle."))
+    assert internal == []
+    assert not {"ParseState", "state", "python2_hint", "upgrade_source"} & set(namespace)
+    assert {"Layer", "Input", "Settings", "g_config", "g_layer_map", "parse_config", "os"} <= set(namespace)
