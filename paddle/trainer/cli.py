@@ -466,6 +466,27 @@ commands:
 """
 
 
+def _user_code_frame(exc):
+    """The innermost traceback frame in the user's code (a provider or config: not this
+    project's packages, the standard library or installed packages), or None when the error
+    comes from the engine or the project itself."""
+    not_user = tuple(os.path.dirname(os.path.abspath(m.__file__)) + os.sep
+                     for m in (sys.modules.get("paddle"), sys.modules.get("py_paddle")) if m is not None)
+    not_user += tuple({os.path.abspath(p) + os.sep for p in (sys.prefix, sys.base_prefix, sys.exec_prefix)})
+    for frame in reversed(traceback.extract_tb(exc.__traceback__)):
+        if not os.path.abspath(frame.filename).startswith(not_user):
+            return frame
+    return None
+
+
+def _describe_error(exc):
+    """'FILE:LINE: Type: message' for an error in the user's code, else the message."""
+    frame = _user_code_frame(exc)
+    if frame is None:
+        return str(exc)
+    return "%s:%d: %s: %s" % (frame.filename, frame.lineno, type(exc).__name__, exc)
+
+
 def main(argv=None):
     argv = list(sys.argv[1:] if argv is None else argv)
     if not argv or argv[0] in ("-h", "--help", "help", "usage"):
@@ -492,19 +513,23 @@ def main(argv=None):
     except UsageError as e:
         sys.stderr.write("paddle %s: %s\n" % (argv[0], e))
     except (ValueError, OSError, RuntimeError, IndexError) as e:
-        # Engine errors (C++ exceptions surfaced through SWIG) and I/O problems.
-        sys.stderr.write("paddle %s: error: %s\n" % (argv[0], e))
+        # Engine errors (C++ exceptions surfaced through SWIG), I/O problems, and the same
+        # errors raised by the user's own code (then with its file:line).
+        if os.environ.get("PADDLE_DEBUG"):
+            raise
+        sys.stderr.write("paddle %s: error: %s\n" % (argv[0], _describe_error(e)))
     except KeyboardInterrupt:
         sys.stderr.write("paddle %s: interrupted\n" % argv[0])
         return 130
-    except Exception as e:  # errors in the user's own code (providers)
-        from paddle.parser.python2 import python2_hint
-        where = traceback.extract_tb(e.__traceback__)[-1]
-        hint = python2_hint(e, where.filename)
-        if hint is None:
+    except Exception as e:  # errors in the user's own code (providers): one line with its place
+        if os.environ.get("PADDLE_DEBUG"):
             raise
-        sys.stderr.write("paddle %s: error: %s:%d: %s: %s\n  %s\n" % (
-            argv[0], where.filename, where.lineno, type(e).__name__, e, hint))
+        from paddle.parser.python2 import python2_hint
+        frame = _user_code_frame(e)
+        hint = python2_hint(e, frame.filename if frame else None)
+        text = _describe_error(e) if frame else "%s: %s" % (type(e).__name__, e)
+        sys.stderr.write("paddle %s: error: %s\n  %s\n" % (
+            argv[0], text, hint or "(PADDLE_DEBUG=1 shows the whole traceback)"))
     return 1
 
 

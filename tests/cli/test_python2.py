@@ -130,3 +130,17 @@ def test_imported_renamed_names_keep_their_old_name():
     once = upgrade_source("from sys import maxint, argv\nprint maxint\n")
     assert once == "from sys import maxsize as maxint, argv\nprint(maxint)\n"
     assert upgrade_source(once) == once
+
+
+def test_provider_errors_are_one_line_with_their_place(project):
+    (project / "py2_provider.py").write_text(
+        "from paddle.trainer.PyDataProvider2 import *\n"
+        "@provider(input_types=[dense_vector(4), integer_value(2)])\n"
+        "def process(settings, filename):\n"
+        "    rows = []\n"
+        "    yield rows[3], 0\n")
+    p = paddle(["train", "--config=conf.py", "--num_passes=1", "--save_dir=out", "--dot_period=0"], str(project))
+    assert p.returncode == 1
+    last = p.stderr.strip().splitlines()
+    assert "Traceback" not in p.stderr, p.stderr[-2000:]
+    assert any("py2_provider.py:5: IndexError: list index out of range" in line for line in last), p.stderr[-2000:]
