@@ -223,6 +223,10 @@ class BlockExpandLayer : public Layer {
   IVector starts_;  // host memory, as sequence starts are
 };
 
+// Output offset o of a clockwise-rotated H x W plane (output row j = o / H is input column
+// j, output column i = o % H is input row H-1-i) -> its input offset.
+PD_HD inline size_t rotationSource(size_t o, size_t H, size_t W) { return (H - 1 - o % H) * W + o / H; }
+
 class RotateLayer : public Layer {
  public:
   using Layer::Layer;
@@ -243,10 +247,9 @@ class RotateLayer : public Layer {
     const float* x = in.value.data();
     float* y = output_.value.data();
     const size_t H = H_, W = W_, plane = H_ * W_;
-    // one index per output value: plane p, output row j (an input column), output column i
+    // one index per output value: plane p, output offset o
     forEach2(useGpu_, in.batchSize() * (size_ / plane), plane, [=] PD_HD(size_t p, size_t o) {
-      const size_t j = o / H, i = o % H;
-      y[p * plane + o] = x[p * plane + (H - 1 - i) * W + j];
+      y[p * plane + o] = x[p * plane + rotationSource(o, H, W)];
     });
     output_.shareSequenceOf(in);
     forwardActivation();
@@ -259,13 +262,23 @@ class RotateLayer : public Layer {
     float* gx = gin.data();
     const size_t H = H_, W = W_, plane = H_ * W_;
     forEach2(useGpu_, gin.height() * (size_ / plane), plane, [=] PD_HD(size_t p, size_t o) {
-      const size_t j = o / H, i = o % H;
-      gx[p * plane + (H - 1 - i) * W + j] += gy[p * plane + o];
+      gx[p * plane + rotationSource(o, H, W)] += gy[p * plane + o];
     });
   }
 
  private:
   size_t H_ = 0, W_ = 0;
+};
+
+// Input value k of a sample (channel, row, column of an H x W image) -> its place in the
+// padded oH x oW output, shifted by the leading pads. (A namespace-level type: nvcc refuses
+// private member types in what device lambdas capture.)
+struct PadMap {
+  int H, W, oH, oW, pc, ph, pw;
+  PD_HD size_t out(size_t k) const {
+    const int c = static_cast<int>(k) / (H * W), h = static_cast<int>(k) / W % H, w = static_cast<int>(k) % W;
+    return (static_cast<size_t>(c + pc) * oH + h + ph) * oW + w + pw;
+  }
 };
 
 class PadLayer : public Layer {
@@ -280,15 +293,13 @@ class PadLayer : public Layer {
     const std::vector<int64_t> pc = c.getInts("pad_c"), ph = c.getInts("pad_h"), pw = c.getInts("pad_w");
     PADDLE_ENFORCE(pc.size() == 2 && ph.size() == 2 && pw.size() == 2, ConfigError, "pad layer '", name_,
                    "': pad_c, pad_h and pad_w need [before, after] each");
-    pc_ = static_cast<int>(pc[0]);
-    ph_ = static_cast<int>(ph[0]);
-    pw_ = static_cast<int>(pw[0]);
-    outC_ = in_.channels + static_cast<int>(pc[0] + pc[1]);
-    outH_ = in_.height + static_cast<int>(ph[0] + ph[1]);
-    outW_ = in_.width + static_cast<int>(pw[0] + pw[1]);
+    const int outC = in_.channels + static_cast<int>(pc[0] + pc[1]);
+    map_ = {in_.height, in_.width, in_.height + static_cast<int>(ph[0] + ph[1]),
+            in_.width + static_cast<int>(pw[0] + pw[1]), static_cast<int>(pc[0]), static_cast<int>(ph[0]),
+            static_cast<int>(pw[0])};
     checkInputSize(0, in_.size());
-    PADDLE_ENFORCE(size_ == static_cast<size_t>(outC_) * outH_ * outW_, ConfigError, "pad layer '", name_,
-                   "': size ", size_, " should be ", outC_, " x ", outH_, " x ", outW_);
+    PADDLE_ENFORCE(size_ == static_cast<size_t>(outC) * map_.oH * map_.oW, ConfigError, "pad layer '", name_,
+                   "': size ", size_, " should be ", outC, " x ", map_.oH, " x ", map_.oW);
   }
   void forward(PassType pass) override {
     pass_ = pass;
@@ -298,10 +309,9 @@ class PadLayer : public Layer {
     const float* x = in.value.data();
     float* y = output_.value.data();
     const size_t inSize = in_.size(), outSize = size_;
-    const int H = in_.height, W = in_.width, oH = outH_, oW = outW_, pc = pc_, ph = ph_, pw = pw_;
+    const PadMap m = map_;
     forEach2(useGpu_, in.batchSize(), inSize, [=] PD_HD(size_t n, size_t k) {
-      const int c = static_cast<int>(k) / (H * W), h = static_cast<int>(k) / W % H, w = static_cast<int>(k) % W;
-      y[n * outSize + (static_cast<size_t>(c + pc) * oH + h + ph) * oW + w + pw] = x[n * inSize + k];
+      y[n * outSize + m.out(k)] = x[n * inSize + k];
     });
     output_.shareSequenceOf(in);
     forwardActivation();
@@ -313,16 +323,15 @@ class PadLayer : public Layer {
     const float* gy = output_.grad.data();
     float* gx = gin.data();
     const size_t inSize = in_.size(), outSize = size_;
-    const int H = in_.height, W = in_.width, oH = outH_, oW = outW_, pc = pc_, ph = ph_, pw = pw_;
+    const PadMap m = map_;
     forEach2(useGpu_, gin.height(), inSize, [=] PD_HD(size_t n, size_t k) {
-      const int c = static_cast<int>(k) / (H * W), h = static_cast<int>(k) / W % H, w = static_cast<int>(k) % W;
-      gx[n * inSize + k] += gy[n * outSize + (static_cast<size_t>(c + pc) * oH + h + ph) * oW + w + pw];
+      gx[n * inSize + k] += gy[n * outSize + m.out(k)];
     });
   }
 
  private:
   image::ImageShape in_;
-  int pc_ = 0, ph_ = 0, pw_ = 0, outC_ = 0, outH_ = 0, outW_ = 0;
+  PadMap map_{};
 };
 
 class PriorBoxLayer : public Layer {
@@ -357,6 +366,7 @@ class PriorBoxLayer : public Layer {
     std::vector<float> out(dim, 0.0f);
     size_t k = 0;
     auto box = [&](float cx, float cy, float bw, float bh) {
+      PADDLE_ENFORCE(k + 8 <= dim, ConfigError, "priorbox layer '", name_, "': more boxes than its size holds");
       const float v[4] = {(cx - bw / 2) / iw, (cy - bh / 2) / ih, (cx + bw / 2) / iw, (cy + bh / 2) / ih};
       for (float x : v) out[k++] = std::min(std::max(x, 0.0f), 1.0f);
       for (float x : variance_) out[k++] = x;
@@ -381,7 +391,6 @@ class PriorBoxLayer : public Layer {
         }
       }
     }
-    PADDLE_ENFORCE(k <= dim, ConfigError, "priorbox layer '", name_, "': more boxes than its size holds");
     output_.value.setDevice(useGpu_);
     output_.value.copyFromHost(out.data(), 1, dim);
   }

@@ -13,24 +13,28 @@
 
 namespace paddle {
 
-// max |x| over a matrix on its device: each of up to 64k indices takes a strided share
-// (coalesced on the GPU) and merges its maximum atomically. (Outside the anonymous
-// namespace: nvcc wants device lambdas in functions with external linkage.)
+// max |x| over a matrix on its device: each of up to 64k indices on the GPU (one on the
+// CPU, a plain scan) takes a strided share, coalesced on the GPU, and merges its maximum
+// atomically. (Outside the anonymous namespace: nvcc wants device lambdas in functions
+// with external linkage.)
 float maxAbs(const Matrix& m) {
-  const size_t n = m.size(), lanes = std::min<size_t>(n, 65536);
+  const bool gpu = m.useGpu();
+  const size_t n = m.size(), lanes = gpu ? std::min<size_t>(n, 65536) : 1;
   if (n == 0) return 0;
-  Matrix result(1, 1, m.useGpu());
-  const float zero = 0;
-  result.copyFromHost(&zero, 1, 1);
-  float* out = result.data();
+  float host = 0;
+  Matrix result;  // the GPU's result cell (pooled memory); the CPU writes `host` directly
+  if (gpu) {
+    result.setDevice(true);
+    result.copyFromHost(&host, 1, 1);
+  }
+  float* out = gpu ? result.data() : &host;
   const float* x = m.data();
-  forEach(m.useGpu(), lanes, [=] PD_HD(size_t lane) {
+  forEach(gpu, lanes, [=] PD_HD(size_t lane) {
     float v = 0;
     for (size_t i = lane; i < n; i += lanes) v = fmaxf(v, fabsf(x[i]));
     atomicMaxNonNegative(out, v);
   });
-  float host = 0;
-  result.copyToHost(&host);
+  if (gpu) result.copyToHost(&host);
   return host;
 }
 

@@ -175,9 +175,11 @@ class DatasetCreater(object):
         self.permutate_key = "labels"  # the slot balanced across batches; None shuffles freely
         self.from_list = False  # True: train/test are list files of "path label" lines
 
+    # Hooks of v1's base class, which subclasses define (see
+    # preprocess_img.ImageClassificationDatasetCreater).
     def create_meta_file(self, data):
         """Writes the meta file computed from the training Dataset `data`."""
-        raise NotImplementedError
+        raise NotImplementedError("%s does not define create_meta_file" % type(self).__name__)
 
     def create_dataset(self, path):
         """Returns (Dataset, label set) for the samples under `path`."""
@@ -186,10 +188,10 @@ class DatasetCreater(object):
         return self.create_dataset_from_dir(path)
 
     def create_dataset_from_list(self, path):
-        raise NotImplementedError
+        raise NotImplementedError("%s does not read list files" % type(self).__name__)
 
     def create_dataset_from_dir(self, path):
-        raise NotImplementedError
+        raise NotImplementedError("%s does not read directories" % type(self).__name__)
 
     def create_batches(self):
         """Writes the batches, lists, label set and meta file; returns the output directory."""
