@@ -114,8 +114,7 @@ def _try_py2_conversion(src, path):
         code = compile(python2.upgrade_source(src, path), path, 'exec')
     except Exception:
         return None
-    logger.warning('%s: converted Python 2 code to run it; `paddle upgrade_config %s --write` '
-                   'converts the file for good', path, path)
+    logger.warning(python2.converted_notice(path))
     return code
 
 

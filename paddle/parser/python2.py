@@ -90,6 +90,12 @@ def upgrade_source(source, name='<config>'):
     return _rename_attributes(new)
 
 
+def converted_notice(path):
+    """The warning for a file that ran after an in-memory conversion."""
+    return '%s: converted Python 2 code to run it; `paddle upgrade_config %s --write` ' \
+           'converts the file for good' % (path, path)
+
+
 _HINT_NAMES = ('xrange', 'unicode', 'basestring', 'long', 'raw_input', 'cPickle', 'reduce', 'file')
 _HINT_ATTRS = ('iteritems', 'iterkeys', 'itervalues', 'has_key', 'maxint', 'next', 'letters')
 

@@ -479,9 +479,9 @@ def _user_code_frame(exc):
     return None
 
 
-def _describe_error(exc):
-    """'FILE:LINE: Type: message' for an error in the user's code, else the message."""
-    frame = _user_code_frame(exc)
+def _describe_error(exc, frame):
+    """'FILE:LINE: Type: message' for an error raised in the user's code at `frame`, else
+    the message."""
     if frame is None:
         return str(exc)
     return "%s:%d: %s: %s" % (frame.filename, frame.lineno, type(exc).__name__, exc)
@@ -517,7 +517,7 @@ def main(argv=None):
         # errors raised by the user's own code (then with its file:line).
         if os.environ.get("PADDLE_DEBUG"):
             raise
-        sys.stderr.write("paddle %s: error: %s\n" % (argv[0], _describe_error(e)))
+        sys.stderr.write("paddle %s: error: %s\n" % (argv[0], _describe_error(e, _user_code_frame(e))))
     except KeyboardInterrupt:
         sys.stderr.write("paddle %s: interrupted\n" % argv[0])
         return 130
@@ -527,7 +527,7 @@ def main(argv=None):
         from paddle.parser.python2 import python2_hint
         frame = _user_code_frame(e)
         hint = python2_hint(e, frame.filename if frame else None)
-        text = _describe_error(e) if frame else "%s: %s" % (type(e).__name__, e)
+        text = _describe_error(e, frame) if frame else "%s: %s" % (type(e).__name__, e)
         sys.stderr.write("paddle %s: error: %s\n  %s\n" % (
             argv[0], text, hint or "(PADDLE_DEBUG=1 shows the whole traceback)"))
     return 1

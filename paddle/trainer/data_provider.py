@@ -37,7 +37,7 @@ import numpy as np
 
 from paddle.trainer.batch_conversion import (  # noqa: F401  (re-exported)
     Batch, SlotData, _SlotError, _convert, _seq_len, convert_samples)
-from paddle.parser.python2 import looks_like_python2, upgrade_source
+from paddle.parser.python2 import converted_notice, looks_like_python2, upgrade_source
 from paddle.trainer.PyDataProvider2 import (
     CacheType, DataError, _describe, _get_logger, check_sample, deserialize_args, is_provider)
 
@@ -177,8 +177,7 @@ def _import_provider_module(name):
             except BaseException:
                 del sys.modules[name]
                 raise
-            _get_logger().warning("%s: converted Python 2 code to run it; `paddle upgrade_config %s "
-                                  "--write` converts the file for good", path, path)
+            _get_logger().warning(converted_notice(path))
             return module
     return importlib.import_module(name)
 
