@@ -26,7 +26,7 @@ ROOT = os.path.dirname(os.path.abspath(__file__))
 VERSION = "0.1.0"
 ENGINE_SOURCES = sorted(
     glob.glob("layers/*.cpp") + glob.glob("layers/math/*.cpp") + glob.glob("trainer/*.cpp")
-) + ["swig/PaddleAPI.cpp"]
+) + ["swig/PaddleAPI.cpp", "swig/PaddleAPITraining.cpp"]
 CUDA_SOURCES = sorted(glob.glob("layers/*.cu") + glob.glob("layers/math/*.cu") + glob.glob("trainer/*.cu"))
 CUDA_ARCHS = ["80", "90"]
 FAKE_GPU = os.environ.get("PADDLE_FAKE_GPU") == "1"

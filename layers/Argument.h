@@ -17,6 +17,10 @@ struct Argument {
   IVector seqStarts;     // host memory, empty when rows are independent
   IVector subSeqStarts;  // host memory, empty unless nested
   size_t frameHeight = 0, frameWidth = 0;  // image geometry of a row, if known
+  // v1's auxiliary fields, carried through the SWIG API for v1 scripts; no
+  // layer here reads them (v1's readers were its multi-dimensional RNN layers).
+  Matrix in;
+  IVector seqDims;
 
   // Rows in the batch: from value, else sparse, else ids.
   size_t batchSize() const {

@@ -1,6 +1,7 @@
 #include "Json.h"
 
 #include <cmath>
+#include <cstdio>
 #include <cstdlib>
 #include <stdexcept>
 
@@ -340,6 +341,78 @@ std::vector<std::string> Json::getStrings(const std::string& key) const {
 std::vector<int64_t> Json::getInts(const std::string& key) const {
   if (typedMessage()) typedField(key, ConfigKind::Int, true);
   return getList<int64_t>(member(key), key, [](const Json& v) { return v.asInt(); });
+}
+
+namespace {
+void dumpString(const std::string& s, std::string& out) {
+  out += '"';
+  for (unsigned char ch : s) {
+    switch (ch) {
+      case '"': out += "\\\""; break;
+      case '\\': out += "\\\\"; break;
+      case '\n': out += "\\n"; break;
+      case '\r': out += "\\r"; break;
+      case '\t': out += "\\t"; break;
+      default:
+        if (ch < 0x20) {
+          char buf[8];
+          std::snprintf(buf, sizeof(buf), "\\u%04x", ch);
+          out += buf;
+        } else {
+          out += static_cast<char>(ch);
+        }
+    }
+  }
+  out += '"';
+}
+
+void dumpValue(const Json& v, std::string& out) {
+  switch (v.type()) {
+    case Json::Type::Null: out += "null"; break;
+    case Json::Type::Bool: out += v.asBool() ? "true" : "false"; break;
+    case Json::Type::Number: {
+      char buf[32];
+      double x = v.asDouble();
+      // integers print as such; other values with enough digits to read back exactly
+      if (x == std::floor(x) && std::fabs(x) < 9007199254740992.0) {
+        std::snprintf(buf, sizeof(buf), "%.0f", x);
+      } else {
+        std::snprintf(buf, sizeof(buf), "%.17g", x);
+      }
+      out += buf;
+      break;
+    }
+    case Json::Type::String: dumpString(v.asString(), out); break;
+    case Json::Type::Array: {
+      out += '[';
+      for (size_t i = 0; i < v.items().size(); ++i) {
+        if (i) out += ',';
+        dumpValue(v.items()[i], out);
+      }
+      out += ']';
+      break;
+    }
+    case Json::Type::Object: {
+      out += '{';
+      bool first = true;
+      for (const auto& kv : v.members()) {
+        if (!first) out += ',';
+        first = false;
+        dumpString(kv.first, out);
+        out += ':';
+        dumpValue(kv.second, out);
+      }
+      out += '}';
+      break;
+    }
+  }
+}
+}  // namespace
+
+std::string Json::dump() const {
+  std::string out;
+  dumpValue(*this, out);
+  return out;
 }
 
 }  // namespace paddle

@@ -64,6 +64,9 @@ class Json {
   std::vector<std::string> getStrings(const std::string& key) const;
   std::vector<int64_t> getInts(const std::string& key) const;
 
+  // Compact JSON text of this value (numbers round-trip; strings escaped).
+  std::string dump() const;
+
   const std::vector<Json>& items() const { return array_; }
   const std::vector<std::pair<std::string, Json>>& members() const { return object_; }
 

@@ -6,9 +6,9 @@ The layering is one-way: py_paddle uses the front end's data conversion and mess
 """
 import numpy as np
 
-from paddle.proto import message_to_json
 from paddle.trainer.batch_conversion import convert_samples
 from py_paddle import swig_paddle as api
+from py_paddle import training_api
 
 _EMPTY_F32 = np.zeros(0, dtype=np.float32)
 
@@ -53,58 +53,11 @@ class DataProviderConverter(object):
     __call__ = convert
 
 
-def _arguments_to_dicts(args):
-    out = []
-    for i in range(args.getSlotNum()):
-        value = args.getSlotValue(i)
-        ids = args.getSlotIds(i)
-        item = {}
-        if value is not None:
-            item["value"] = value.copyToNumpyMat()
-        if ids is not None:
-            item["id"] = ids.copyToNumpyArray()
-        out.append(item)
-    return out
+def loadParameterFile(fn):
+    """v1's reader of one parameter file (a path or an open binary file) -> float32 array."""
+    return training_api.load_parameter_file(fn)
 
 
 def monkeypatches():
-    """Adds v1's Python conveniences to the SWIG classes."""
-
-    def create_from_config_proto(model_config, *unused_mode_and_types, **kwargs):
-        use_gpu = kwargs.get("use_gpu", api.isUsingGpu())
-        return api.GradientMachine.createByConfigJson(message_to_json(model_config), use_gpu,
-                                                      kwargs.get("seed", 1))
-
-    def forward_test(self, in_args):
-        out = api.Arguments.createArguments(0)
-        self.forward(in_args, out, api.PASS_TEST)
-        return _arguments_to_dicts(out)
-
-    def get_layer_outputs(self, layer_names):
-        if isinstance(layer_names, str):
-            layer_names = [layer_names]
-        result = {}
-        for name in layer_names:
-            result[name] = _arguments_to_dicts(self.getLayerOutput(name))[0].get("value")
-        return result
-
-    def get_parameters(self):
-        for i in range(self.getParameterSize()):
-            yield self.getParameter(i)
-
-    def trainer_from_proto(trainer_config, use_gpu=None, trainer_count=None, seed=1):
-        use_gpu = api.isUsingGpu() if use_gpu is None else use_gpu
-        trainer_count = api.getTrainerCount() if trainer_count is None else trainer_count
-        return api.Trainer.create(message_to_json(trainer_config), use_gpu, trainer_count, seed)
-
-    def updater_from_proto(opt_config):
-        return api.ParameterUpdater.createLocalUpdater(message_to_json(opt_config))
-
-    api.GradientMachine.createFromConfigProto = staticmethod(create_from_config_proto)
-    api.GradientMachine.forwardTest = forward_test
-    api.GradientMachine.getLayerOutputs = get_layer_outputs
-    api.GradientMachine.getParameters = get_parameters
-    api.Trainer.createFromConfigProto = staticmethod(trainer_from_proto)
-    api.ParameterUpdater.createFromConfigProto = staticmethod(updater_from_proto)
-    api.Parameter.__len__ = api.Parameter.getSize
-    api.Parameter.getBufs = lambda self: [self.getBuf(api.PARAMETER_VALUE), self.getBuf(api.PARAMETER_GRADIENT)]
+    """Adds v1's Python conveniences to the SWIG classes (see py_paddle.training_api)."""
+    training_api.install()

@@ -127,10 +127,82 @@ std::string getVersion() { return PADDLE_VERSION; }
 Matrix::Matrix() = default;
 Matrix::~Matrix() = default;
 
+DenseF& Matrix::dense() const {
+  PADDLE_ENFORCE(m_, paddle::UnsupportedError, "this is a sparse matrix: read it with getSparseRowCols / getSparseRowColsVal");
+  return *m_;
+}
+
+const paddle::SparseMatrix& Matrix::sparse() const {
+  PADDLE_ENFORCE(s_, paddle::UnsupportedError, "this is a dense matrix, not a sparse one");
+  return *s_;
+}
+
+Matrix* Matrix::createSparse(size_t h, size_t w, size_t nnz, bool isNonVal, bool trans, bool useGpu) {
+  (void)useGpu;  // sparse input stays in host memory; GPU layers read it from there
+  PADDLE_ENFORCE(!trans, paddle::UnsupportedError, "createSparse: CSC (trans=True) is not supported, only CSR");
+  auto* m = new Matrix;
+  m->s_ = std::make_shared<paddle::SparseMatrix>();
+  std::vector<int> rows(h + 1, 0);
+  m->s_->rowStarts.copyFromHost(rows.data(), 1, rows.size());
+  m->s_->cols = DenseI(1, nnz, false);
+  m->s_->cols.zero();
+  if (!isNonVal) {
+    m->s_->values = DenseF(1, nnz, false);
+    m->s_->values.zero();
+  }
+  m->s_->width = w;
+  return m;
+}
+
+void Matrix::sparseCopyFrom(const std::vector<int>& rows, const std::vector<int>& cols,
+                            const std::vector<float>& values) {
+  sparse();  // UnsupportedError for a dense matrix
+  paddle::SparseMatrix& s = *s_;
+  const size_t h = s.height();
+  PADDLE_ENFORCE(rows.size() == h + 1, std::invalid_argument, "sparseCopyFrom: ", rows.size(),
+                 " row offsets for ", h, " rows (need rows + 1)");
+  PADDLE_ENFORCE(rows[0] == 0 && static_cast<size_t>(rows[h]) == cols.size(), std::invalid_argument,
+                 "sparseCopyFrom: row offsets run from ", rows[0], " to ", rows[h], " but there are ", cols.size(),
+                 " column ids");
+  PADDLE_ENFORCE(s.binary() ? values.empty() : values.size() == cols.size(), std::invalid_argument,
+                 "sparseCopyFrom: ", values.size(), " values for ", cols.size(), " column ids",
+                 s.binary() ? " (a non-value matrix takes none)" : "");
+  paddle::SparseMatrix t;
+  t.width = s.width;
+  t.rowStarts.copyFromHost(rows.data(), 1, rows.size());
+  t.cols.copyFromHost(cols.data(), 1, cols.size());
+  if (!s.binary()) t.values.copyFromHost(values.data(), 1, values.size());
+  paddle::math::checkSparse(t, "sparseCopyFrom");
+  s = t;
+}
+
+bool Matrix::isSparse() const { return s_ != nullptr; }
+SparseValueType Matrix::getSparseValueType() const { return sparse().binary() ? SPARSE_NON_VALUE : SPARSE_VALUE; }
+SparseFormatType Matrix::getSparseFormat() const {
+  sparse();
+  return SPARSE_CSR;
+}
+
+std::vector<int> Matrix::getSparseRowCols(size_t i) const {
+  const paddle::SparseMatrix& s = sparse();
+  PADDLE_ENFORCE(i < s.height(), std::out_of_range, "row ", i, " outside a sparse matrix of ", s.height(), " rows");
+  const int* r = s.rowStarts.data();
+  return std::vector<int>(s.cols.data() + r[i], s.cols.data() + r[i + 1]);
+}
+
+std::vector<std::pair<int, float>> Matrix::getSparseRowColsVal(size_t i) const {
+  const paddle::SparseMatrix& s = sparse();
+  std::vector<int> cols = getSparseRowCols(i);
+  std::vector<std::pair<int, float>> out;
+  const int begin = s.rowStarts.data()[i];
+  for (size_t k = 0; k < cols.size(); ++k) out.emplace_back(cols[k], s.binary() ? 1.0f : s.values.data()[begin + k]);
+  return out;
+}
+
 Matrix* Matrix::createZero(size_t h, size_t w, bool useGpu) {
   auto* m = new Matrix;
   m->m_ = std::make_shared<DenseF>(h, w, useGpu);
-  m->m_->zero();
+  m->dense().zero();
   return m;
 }
 
@@ -152,28 +224,28 @@ Matrix* Matrix::createDenseFromNumpy(float* data, size_t h, size_t w, bool copy,
   return m;
 }
 
-size_t Matrix::getHeight() const { return m_->height(); }
-size_t Matrix::getWidth() const { return m_->width(); }
+size_t Matrix::getHeight() const { return s_ ? s_->height() : m_->height(); }
+size_t Matrix::getWidth() const { return s_ ? s_->width : m_->width(); }
 float Matrix::get(size_t x, size_t y) const {
-  PADDLE_ENFORCE(x < m_->height() && y < m_->width(), std::out_of_range, "Matrix.get(", x, ", ", y,
-                 ") outside ", paddle::shapeStr(*m_));
-  return elementAt(*m_, x * m_->width() + y);
+  PADDLE_ENFORCE(x < dense().height() && y < dense().width(), std::out_of_range, "Matrix.get(", x, ", ", y,
+                 ") outside ", paddle::shapeStr(dense()));
+  return elementAt(dense(), x * dense().width() + y);
 }
 void Matrix::set(size_t x, size_t y, float v) {
-  PADDLE_ENFORCE(x < m_->height() && y < m_->width(), std::out_of_range, "Matrix.set(", x, ", ", y,
-                 ") outside ", paddle::shapeStr(*m_));
-  setElement(*m_, x * m_->width() + y, v);
+  PADDLE_ENFORCE(x < dense().height() && y < dense().width(), std::out_of_range, "Matrix.set(", x, ", ", y,
+                 ") outside ", paddle::shapeStr(dense()));
+  setElement(dense(), x * dense().width() + y, v);
 }
-bool Matrix::isGpu() const { return m_->useGpu(); }
-std::vector<float> Matrix::getData() const { return toHost(*m_); }
+bool Matrix::isGpu() const { return !s_ && m_->useGpu(); }
+std::vector<float> Matrix::getData() const { return toHost(dense()); }
 void Matrix::copyToNumpyMat(float* data, size_t h, size_t w) const {
-  PADDLE_ENFORCE(h == m_->height() && w == m_->width(), std::invalid_argument, "copyToNumpyMat: buffer is ",
-                 h, "x", w, ", matrix is ", paddle::shapeStr(*m_));
-  m_->copyToHost(data);
+  PADDLE_ENFORCE(h == dense().height() && w == dense().width(), std::invalid_argument, "copyToNumpyMat: buffer is ",
+                 h, "x", w, ", matrix is ", paddle::shapeStr(dense()));
+  dense().copyToHost(data);
 }
-void Matrix::copyFromNumpyMat(float* data, size_t h, size_t w) { m_->copyFromHost(data, h, w); }
-unsigned long long Matrix::dataPointer() const { return hostPointer(*m_); }
-unsigned long long Matrix::devicePointer() const { return ::devicePointer(*m_); }
+void Matrix::copyFromNumpyMat(float* data, size_t h, size_t w) { dense().copyFromHost(data, h, w); }
+unsigned long long Matrix::dataPointer() const { return hostPointer(dense()); }
+unsigned long long Matrix::devicePointer() const { return ::devicePointer(dense()); }
 Matrix* Matrix::createDenseFromDevicePointer(unsigned long long ptr, size_t h, size_t w, bool copy) {
   auto* m = new Matrix;
   m->m_ = fromDevice<float>(ptr, h, w, copy);
@@ -243,6 +315,12 @@ float Vector::get(size_t i) const { return elementAt(*v_, i); }
 void Vector::set(size_t i, float x) { setElement(*v_, i, x); }
 bool Vector::isGpu() const { return v_->useGpu(); }
 std::vector<float> Vector::getData() const { return toHost(*v_); }
+void Vector::copyFrom(Vector* src) {
+  PADDLE_ENFORCE(src, std::invalid_argument, "Vector.copyFrom(None)");
+  PADDLE_ENFORCE(src->v_->size() == v_->size(), std::out_of_range, "Vector.copyFrom: ", src->v_->size(),
+                 " values into a vector of ", v_->size());
+  paddle::deviceCopy(v_->data(), v_->useGpu(), src->v_->data(), src->v_->useGpu(), sizeof(float) * v_->size());
+}
 void Vector::copyToNumpyArray(float* data, size_t n) const {
   PADDLE_ENFORCE(n == v_->size(), std::invalid_argument, "copyToNumpyArray: buffer of ", n, " for ", v_->size());
   v_->copyToHost(data);
@@ -282,7 +360,14 @@ Matrix* Arguments::wrap(const paddle::DenseBuffer<float>& v) {
   m->m_ = std::make_shared<DenseF>(v);
   return m;
 }
-Matrix* Arguments::getSlotValue(size_t idx) const { return wrap(at(idx).value); }
+Matrix* Arguments::getSlotValue(size_t idx) const {
+  const paddle::Argument& a = at(idx);
+  if (a.sparse.empty()) return wrap(a.value);
+  auto* m = new Matrix;
+  m->s_ = std::make_shared<paddle::SparseMatrix>(a.sparse);
+  return m;
+}
+Matrix* Arguments::getSlotIn(size_t idx) const { return wrap(at(idx).in); }
 Matrix* Arguments::getSlotGrad(size_t idx) const { return wrap(at(idx).grad); }
 
 IVector* Arguments::wrap(const paddle::DenseBuffer<int>& v) {
@@ -294,7 +379,15 @@ IVector* Arguments::wrap(const paddle::DenseBuffer<int>& v) {
 IVector* Arguments::getSlotIds(size_t idx) const { return wrap(at(idx).ids); }
 IVector* Arguments::getSlotSequenceStartPositions(size_t idx) const { return wrap(at(idx).seqStarts); }
 IVector* Arguments::getSlotSubSequenceStartPositions(size_t idx) const { return wrap(at(idx).subSeqStarts); }
-void Arguments::setSlotValue(size_t idx, Matrix* mat) { at(idx).value = mat ? *mat->m_ : DenseF(); }
+IVector* Arguments::getSlotSequenceDim(size_t idx) const { return wrap(at(idx).seqDims); }
+void Arguments::setSlotValue(size_t idx, Matrix* mat) {
+  paddle::Argument& a = at(idx);
+  a.value = mat && mat->m_ ? *mat->m_ : DenseF();
+  a.sparse = mat && mat->s_ ? *mat->s_ : paddle::SparseMatrix();
+}
+void Arguments::setSlotGrad(size_t idx, Matrix* mat) { at(idx).grad = mat ? mat->dense() : DenseF(); }
+void Arguments::setSlotIn(size_t idx, Matrix* mat) { at(idx).in = mat ? mat->dense() : DenseF(); }
+void Arguments::setSlotSequenceDim(size_t idx, IVector* vec) { at(idx).seqDims = vec ? *vec->v_ : DenseI(); }
 void Arguments::setSlotIds(size_t idx, IVector* vec) { at(idx).ids = vec ? *vec->v_ : DenseI(); }
 void Arguments::setSlotSequenceStartPositions(size_t idx, IVector* vec) {
   PADDLE_ENFORCE(!vec || !vec->isGpu(), std::invalid_argument, "sequence start positions must be on the CPU");
@@ -355,190 +448,3 @@ double Arguments::sum() const {
   return s;
 }
 
-// ---------------------------------------------------------------- Parameter
-Parameter::Parameter() = default;
-Parameter::~Parameter() = default;
-std::string Parameter::getName() const { return p_->name(); }
-size_t Parameter::getSize() const { return p_->size(); }
-std::vector<size_t> Parameter::getDims() const {
-  std::vector<size_t> d;
-  for (auto x : p_->dims()) d.push_back(static_cast<size_t>(x));
-  return d;
-}
-bool Parameter::isStatic() const { return p_->isStatic(); }
-Vector* Parameter::getBuf(ParameterType type) {
-  PADDLE_ENFORCE(type >= 0 && type < NUM_PARAMETER_TYPES, std::out_of_range, "bad parameter buffer type ", type);
-  auto t = static_cast<paddle::ParameterType>(type);
-  PADDLE_ENFORCE(!(t == paddle::PARAMETER_GRADIENT && p_->isStatic()), std::invalid_argument,
-                 "static parameter '", p_->name(), "' has no gradient");
-  const DenseF& b = p_->buffer(t);
-  auto* v = new Vector;
-  v->v_ = std::make_shared<DenseF>(b);  // aliases the engine's memory and keeps it alive
-  return v;
-}
-void Parameter::save(const std::string& path) const { p_->save(path); }
-void Parameter::load(const std::string& path) { p_->load(path); }
-
-// ---------------------------------------------------------------- GradientMachine
-GradientMachine::GradientMachine() = default;
-GradientMachine::~GradientMachine() = default;
-
-GradientMachine* GradientMachine::createByConfigJson(const std::string& json, bool useGpu,
-                                                     unsigned long long seed) {
-  auto* g = new GradientMachine;
-  try {
-    g->m_ = std::make_shared<paddle::GradientMachine>(paddle::Json::parse(json, "ModelConfig"), useGpu, seed);
-  } catch (...) {
-    delete g;
-    throw;
-  }
-  return g;
-}
-
-void GradientMachine::forward(const Arguments& in, Arguments* out, PassType passType) {
-  m_->forward(*in.args_, static_cast<paddle::PassType>(passType));
-  if (out) {
-    out->args_->clear();
-    for (paddle::Argument* a : m_->outputs()) out->args_->push_back(*a);
-  }
-}
-void GradientMachine::backward() { m_->backward(); }
-void GradientMachine::forwardBackward(const Arguments& in, Arguments* out, PassType passType) {
-  forward(in, out, passType);
-  backward();
-}
-size_t GradientMachine::getParameterSize() const { return m_->parameters().size(); }
-Parameter* GradientMachine::getParameter(size_t i) const {
-  PADDLE_ENFORCE(i < m_->parameters().size(), std::out_of_range, "parameter ", i, " out of range");
-  auto* p = new Parameter;
-  p->p_ = m_->parameters()[i];
-  p->owner_ = m_;
-  return p;
-}
-Parameter* GradientMachine::getParameterByName(const std::string& name) const {
-  for (size_t i = 0; i < m_->parameters().size(); ++i) {
-    if (m_->parameters()[i]->name() == name) return getParameter(i);
-  }
-  throw std::invalid_argument(str("no parameter named '", name, "'"));
-}
-void GradientMachine::randParameters() { m_->randomizeParameters(); }
-void GradientMachine::loadParameters(const std::string& dir) { m_->loadParameters(dir); }
-void GradientMachine::saveParameters(const std::string& dir) const { m_->saveParameters(dir); }
-Arguments* GradientMachine::getLayerOutput(const std::string& name) const {
-  auto* a = Arguments::createArguments(0);
-  a->args_->push_back(m_->layer(name)->output());
-  return a;
-}
-std::vector<std::string> GradientMachine::getInputLayerNames() const {
-  std::vector<std::string> n;
-  for (auto* d : m_->dataLayers()) n.push_back(d->name());
-  return n;
-}
-std::vector<std::string> GradientMachine::getOutputLayerNames() const {
-  std::vector<std::string> n;
-  for (auto* l : m_->outputLayers()) n.push_back(l->name());
-  return n;
-}
-void GradientMachine::setNeedInputGradient(bool need) { m_->setNeedInputGradient(need); }
-
-// ---------------------------------------------------------------- ParameterUpdater
-ParameterUpdater::ParameterUpdater() = default;
-ParameterUpdater::~ParameterUpdater() = default;
-ParameterUpdater* ParameterUpdater::createLocalUpdater(const std::string& optConfigJson) {
-  auto* u = new ParameterUpdater;
-  u->u_ = std::make_shared<paddle::ParameterUpdater>(paddle::Json::parse(optConfigJson, "OptimizationConfig"));
-  return u;
-}
-void ParameterUpdater::startPass(int pass) { u_->startPass(pass); }
-void ParameterUpdater::startBatch(size_t n) { u_->startBatch(static_cast<int64_t>(n)); }
-void ParameterUpdater::update(Parameter* p) { u_->update(*p->p_); }
-void ParameterUpdater::finishBatch() { u_->finishBatch(); }
-void ParameterUpdater::finishPass(size_t n) { u_->finishPass(static_cast<int64_t>(n)); }
-void ParameterUpdater::apply() { u_->apply(); }
-void ParameterUpdater::restore() { u_->restore(); }
-void ParameterUpdater::catchUp() { u_->catchUp(); }
-double ParameterUpdater::getLearningRate() const { return u_->learningRate(); }
-
-// ---------------------------------------------------------------- Trainer
-Trainer::Trainer() = default;
-Trainer::~Trainer() = default;
-
-Trainer* Trainer::create(const std::string& json, bool useGpu, int trainerCount, unsigned long long seed) {
-  paddle::TrainerOptions o;
-  o.useGpu = useGpu;
-  o.trainerCount = trainerCount;
-  o.seed = seed;
-  auto* t = new Trainer;
-  try {
-    t->t_ = std::make_shared<paddle::Trainer>(json, o);
-  } catch (...) {
-    delete t;
-    throw;
-  }
-  return t;
-}
-GradientMachine* Trainer::getGradientMachine() const {
-  auto* g = new GradientMachine;
-  g->m_ = std::shared_ptr<paddle::GradientMachine>(t_, &t_->machine());  // keeps the trainer alive
-  return g;
-}
-void Trainer::randParameters() { t_->randomizeParameters(); }
-void Trainer::loadParameters(const std::string& dir) { t_->loadParameters(dir); }
-void Trainer::saveParameters(const std::string& dir) { t_->saveParameters(dir); }
-void Trainer::saveOptimizerState(const std::string& dir) const { t_->saveOptimizerState(dir); }
-void Trainer::loadOptimizerState(const std::string& dir) { t_->loadOptimizerState(dir); }
-size_t Trainer::getBatchSize() const { return static_cast<size_t>(t_->batchSize()); }
-void Trainer::startTrainPass(int pass) { t_->startPass(pass); }
-void Trainer::finishTrainPass() { t_->finishPass(); }
-void Trainer::trainOneDataBatch(size_t n, const Arguments& args) { t_->trainOneBatch(*args.args_, n); }
-void Trainer::startPeriod() { t_->startPeriod(); }
-double Trainer::getPassCost() const { return t_->passStats().cost; }
-long long Trainer::getPassSamples() const { return t_->passStats().samples; }
-std::string Trainer::getPassEval() const { return t_->passStats().evalString(); }
-double Trainer::getPeriodCost() const { return t_->periodStats().cost; }
-long long Trainer::getPeriodSamples() const { return t_->periodStats().samples; }
-std::string Trainer::getPeriodEval() const { return t_->periodStats().evalString(); }
-std::vector<std::string> Trainer::getEvaluatorNames() const {
-  std::vector<std::string> n;
-  for (auto& e : t_->passStats().evaluators) n.push_back(e->name());
-  return n;
-}
-std::vector<double> Trainer::getPassEvalValues() const {
-  std::vector<double> v;
-  for (auto& e : t_->passStats().evaluators) v.push_back(e->value());
-  return v;
-}
-double Trainer::getLearningRate() const { return t_->updater().learningRate(); }
-void Trainer::setRecordParameterStats(bool on) { t_->updater().setRecordGradStats(on); }
-std::vector<std::string> Trainer::getParameterStats() const {
-  std::vector<std::string> lines;
-  const auto& grads = t_->updater().gradStats();
-  for (auto& p : t_->machine().parameters()) {
-    std::vector<float> v(p->size());
-    p->value().copyToHost(v.data());
-    double avg = 0, mx = 0;
-    for (float x : v) {
-      avg += std::fabs(x);
-      mx = std::max<double>(mx, std::fabs(x));
-    }
-    avg /= std::max<size_t>(v.size(), 1);
-    auto g = grads.find(p->name());
-    char buf[512];
-    std::snprintf(buf, sizeof(buf), "%-20s avg_abs_val=%g max_val=%g avg_abs_grad=%g max_grad=%g",
-                  p->name().c_str(), avg, mx, g == grads.end() ? 0.0 : g->second.avgAbs,
-                  g == grads.end() ? 0.0 : g->second.maxAbs);
-    lines.push_back(buf);
-  }
-  return lines;
-}
-void Trainer::startTestPeriod() { t_->startTest(); }
-void Trainer::testOneDataBatch(size_t n, const Arguments& args) { t_->testOneBatch(*args.args_, n); }
-void Trainer::finishTestPeriod() { t_->finishTest(); }
-double Trainer::getTestCost() const { return t_->testStats().cost; }
-long long Trainer::getTestSamples() const { return t_->testStats().samples; }
-std::string Trainer::getTestEval() const { return t_->testStats().evalString(); }
-std::vector<double> Trainer::getTestEvalValues() const {
-  std::vector<double> v;
-  for (auto& e : t_->testStats().evaluators) v.push_back(e->value());
-  return v;
-}

@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace paddle {
@@ -13,12 +14,18 @@ class GradientMachine;
 class Parameter;
 class Trainer;
 class ParameterUpdater;
+class Evaluator;
 struct Argument;
+struct SparseMatrix;
 template <typename T> class DenseBuffer;
 }  // namespace paddle
 
-// v1 enum values (paddle/utils/GlobalConstants.h)
-enum PassType { PASS_TRAIN = 0, PASS_TEST = 1, PASS_GC = 2 };
+// v1 enum values (paddle/utils/GlobalConstants.h). The metric passes run the
+// network as PASS_TEST (PASS_METRIC) or PASS_TRAIN (the other two) would.
+enum PassType {
+  PASS_TRAIN = 0, PASS_TEST = 1, PASS_GC = 2, PASS_METRIC = 3, PASS_METRIC_TRAIN = 4,
+  PASS_METRIC_TRAIN_WITH_NOERROR = 5
+};
 enum ParameterType {
   PARAMETER_VALUE = 0, PARAMETER_GRADIENT = 1, PARAMETER_MOMENTUM = 2, PARAMETER_SUM1 = 3,
   PARAMETER_SUM2 = 4, PARAMETER_SUM3 = 5, PARAMETER_LEARNING_RATE = 6, PARAMETER_UPDATE_TIME = 7,
@@ -26,6 +33,15 @@ enum ParameterType {
   PARAMETER_GRADIENT_SQURESUM1 = 11, PARAMETER_ROWS = 12, PARAMETER_COLS = 13,
   PARAMETER_SECOND_MOMENTUM = 14, PARAMETER_WEIGHTED_INFINITY_NORM = 15, PARAMETER_APPLY = 16,
   PARAMETER_MOMENTUM_UT = 17, PARAMETER_MOMENTUM_VT = 18, NUM_PARAMETER_TYPES = 19
+};
+
+enum SparseValueType { SPARSE_NON_VALUE = 0, SPARSE_VALUE = 1 };
+enum SparseFormatType { SPARSE_CSR = 0, SPARSE_CSC = 1 };
+// "no row": ParameterOptimizer.update of a whole parameter.
+const size_t NO_SPARSE_ID = static_cast<size_t>(-1);
+// v1's spelling. Buffers are allocated on first use whatever the mode.
+enum GradientMatchineCreateMode {
+  CREATE_MODE_NORMAL = 0, CREATE_MODE_SGD_SPARSE_CPU_TRAINING = 3, CREATE_MODE_TESTING = 4
 };
 
 // Flags as v1's initPaddle takes them: "--use_gpu=0", "--trainer_count=2", "--seed=1".
@@ -41,6 +57,7 @@ std::string getVersion();
 // The layer types (v1 type strings) the engine can build, sorted.
 std::vector<std::string> getLayerTypes();
 
+// Dense (the engine's memory, on the CPU or the GPU) or sparse CSR (host memory).
 class Matrix {
  public:
   ~Matrix();
@@ -49,6 +66,20 @@ class Matrix {
   // From a C-contiguous float32 2-D buffer: copies it (copy=false aliases it on the CPU).
   static Matrix* createDenseFromNumpy(float* data, size_t height, size_t width, bool copy = true,
                                       bool useGpu = false);
+  // v1's sparse input: CSR with room for nnz entries, filled by sparseCopyFrom.
+  // Sparse data stays in host memory (layers on the GPU read it from there), so
+  // useGpu is accepted and has no effect; trans (CSC) is not supported.
+  static Matrix* createSparse(size_t height, size_t width, size_t nnz, bool isNonVal = true, bool trans = false,
+                              bool useGpu = false);
+  // rows: height + 1 offsets into cols; values: one per column id, empty when non-value.
+  void sparseCopyFrom(const std::vector<int>& rows, const std::vector<int>& cols,
+                      const std::vector<float>& values = std::vector<float>());
+  bool isSparse() const;
+  SparseValueType getSparseValueType() const;
+  SparseFormatType getSparseFormat() const;
+  std::vector<int> getSparseRowCols(size_t i) const;                       // column ids of row i
+  std::vector<std::pair<int, float>> getSparseRowColsVal(size_t i) const;  // (column, value) of row i
+
   size_t getHeight() const;
   size_t getWidth() const;
   float get(size_t x, size_t y) const;  // row x, column y
@@ -65,10 +96,13 @@ class Matrix {
 
  private:
   Matrix();
+  paddle::DenseBuffer<float>& dense() const;  // UnsupportedError for a sparse matrix
+  const paddle::SparseMatrix& sparse() const;  // UnsupportedError for a dense one
   friend class Arguments;
   friend class Vector;
   friend class Parameter;
   std::shared_ptr<paddle::DenseBuffer<float>> m_;
+  std::shared_ptr<paddle::SparseMatrix> s_;
 };
 
 class IVector {
@@ -106,6 +140,7 @@ class Vector {
   void set(size_t i, float v);
   bool isGpu() const;
   std::vector<float> getData() const;
+  void copyFrom(Vector* src);  // same size (IndexError otherwise), any device
   void copyToNumpyArray(float* out, size_t size) const;
   void copyFromNumpyArray(float* data, size_t size);
   unsigned long long dataPointer() const;
@@ -115,6 +150,7 @@ class Vector {
  private:
   Vector();
   friend class Parameter;
+  friend class ParameterOptimizer;
   std::shared_ptr<paddle::DenseBuffer<float>> v_;
 };
 
@@ -125,19 +161,25 @@ class Arguments {
   static Arguments* createArguments(size_t slotNum);
   size_t getSlotNum() const;
   void resize(size_t slotNum);
-  Matrix* getSlotValue(size_t idx) const;  // None when empty
+  Matrix* getSlotValue(size_t idx) const;  // None when empty; a sparse Matrix for sparse input
   Matrix* getSlotGrad(size_t idx) const;
+  Matrix* getSlotIn(size_t idx) const;
   IVector* getSlotIds(size_t idx) const;
   IVector* getSlotSequenceStartPositions(size_t idx) const;
   IVector* getSlotSubSequenceStartPositions(size_t idx) const;
-  void setSlotValue(size_t idx, Matrix* mat);  // shares memory, no copy
+  IVector* getSlotSequenceDim(size_t idx) const;
+  // Setters share memory, no copy; None clears the field.
+  void setSlotValue(size_t idx, Matrix* mat);  // a sparse Matrix makes a sparse slot
+  void setSlotGrad(size_t idx, Matrix* mat);
+  void setSlotIn(size_t idx, Matrix* mat);
   void setSlotIds(size_t idx, IVector* vec);
   void setSlotSequenceStartPositions(size_t idx, IVector* vec);
   void setSlotSubSequenceStartPositions(size_t idx, IVector* vec);
+  void setSlotSequenceDim(size_t idx, IVector* vec);
   void setSlotFrameHeight(size_t idx, size_t h);
   void setSlotFrameWidth(size_t idx, size_t w);
-  size_t getSlotFrameHeight(size_t idx) const;
-  size_t getSlotFrameWidth(size_t idx) const;
+  size_t getSlotFrameHeight(size_t idx = 0) const;
+  size_t getSlotFrameWidth(size_t idx = 0) const;
   // Bulk copies from C-contiguous buffers (one memcpy each): the data feed's fast path.
   void setSlotValueFromBuffer(size_t idx, float* data, size_t height, size_t width);
   void setSlotIdsFromBuffer(size_t idx, int* data, size_t size);
@@ -162,16 +204,74 @@ class Arguments {
   static IVector* wrap(const paddle::DenseBuffer<int>& v);
 };
 
+// v1's config objects. Each holds the protobuf JSON of its message; py_paddle
+// adds the protobuf conversions (createFromProtoString, toProto, ...).
+class ParameterConfig {
+ public:
+  static ParameterConfig* createFromJson(const std::string& json);
+  std::string toJson() const;
+
+ private:
+  ParameterConfig() = default;
+  friend class Parameter;
+  friend class ParameterOptimizer;
+  std::string json_;
+};
+
+class OptimizationConfig {
+ public:
+  static OptimizationConfig* createFromJson(const std::string& json);
+  std::string toJson() const;
+
+ private:
+  OptimizationConfig() = default;
+  friend class TrainerConfig;
+  friend class ParameterUpdater;
+  friend class ParameterOptimizer;
+  std::string json_;
+};
+
+class ModelConfig {
+ public:
+  static ModelConfig* createFromJson(const std::string& json);
+  std::string toJson() const;
+
+ private:
+  ModelConfig() = default;
+  friend class TrainerConfig;
+  friend class GradientMachine;
+  std::string json_;
+};
+
+class TrainerConfig {
+ public:
+  static TrainerConfig* createFromJson(const std::string& json);
+  std::string toJson() const;
+  ModelConfig* getModelConfig() const;
+  OptimizationConfig* getOptimizationConfig() const;
+
+ private:
+  TrainerConfig() = default;
+  friend class Trainer;
+  std::string json_;
+};
+
 class Parameter {
  public:
   ~Parameter();
   std::string getName() const;
+  size_t getID() const;  // its index in the model's parameters
   size_t getSize() const;
   std::vector<size_t> getDims() const;
   bool isStatic() const;
-  Vector* getBuf(ParameterType type);  // shares memory with the engine
-  void save(const std::string& path) const;
-  void load(const std::string& path);
+  ParameterConfig* getConfig() const;
+  Vector* getBuf(ParameterType type);  // shares memory with the engine; made (zeroed) if absent
+  bool hasBuf(ParameterType type) const;
+  // v1 told other copies of the value (GPU replicas, a parameter server) that it
+  // changed; replicas here read the one value buffer, so there is nothing to tell.
+  void setValueUpdated();
+  bool save(const std::string& path) const;  // True, or an exception
+  bool load(const std::string& path);
 
  private:
   Parameter();
@@ -180,6 +280,24 @@ class Parameter {
   friend class Arguments;
   std::shared_ptr<paddle::Parameter> p_;
   std::shared_ptr<void> owner_;  // keeps the machine that owns p_ alive
+  size_t id_ = 0;
+};
+
+// The evaluators of a model config (v1's combined Evaluator of a GradientMachine).
+class Evaluator {
+ public:
+  ~Evaluator();
+  void start();   // clears the running values
+  void finish();  // the values are final (they are kept up to date already)
+  std::string toString() const;  // "name=value ..."; __repr__ in Python
+  std::vector<std::string> getNames() const;
+  double getValue(const std::string& name) const;
+
+ private:
+  Evaluator();
+  friend class GradientMachine;
+  std::vector<std::unique_ptr<paddle::Evaluator>> e_;
+  std::shared_ptr<void> owner_;  // the machine the evaluators read
 };
 
 class GradientMachine {
@@ -188,11 +306,23 @@ class GradientMachine {
   // modelConfigJson: protobuf JSON of a v1 ModelConfig (py_paddle adds createFromConfigProto).
   static GradientMachine* createByConfigJson(const std::string& modelConfigJson, bool useGpu = false,
                                              unsigned long long seed = 1);
+  // v1: the machine of TrainerConfig.getModelConfig(); parameterTypes are accepted
+  // for v1 scripts (buffers are made when an optimizer first needs them).
+  static GradientMachine* createByModelConfig(ModelConfig* conf, GradientMatchineCreateMode mode = CREATE_MODE_NORMAL,
+                                              const std::vector<int>& parameterTypes = std::vector<int>());
+  // v1 brackets use with start()/finish() (its prefetch threads); nothing runs
+  // in the background here, so they only check the machine is usable.
+  void start();
+  void finish();
+  void prefetch(const Arguments& inArgs);  // v1's remote sparse rows: nothing to fetch locally
+  void onPassEnd();
   void forward(const Arguments& inArgs, Arguments* outArgs, PassType passType);
-  void backward();
+  void backward();  // py_paddle adds v1's update callback argument
   void forwardBackward(const Arguments& inArgs, Arguments* outArgs, PassType passType);
   size_t getParameterSize() const;
   Parameter* getParameter(size_t i) const;
+  size_t getNonStaticParameterSize() const;
+  Parameter* getNonStaticParameter(size_t i) const;
   Parameter* getParameterByName(const std::string& name) const;
   void randParameters();
   void loadParameters(const std::string& dir);
@@ -202,6 +332,8 @@ class GradientMachine {
   std::vector<std::string> getOutputLayerNames() const;
   // Let data layers keep gradients (read them with Arguments.getSlotGrad on getLayerOutput).
   void setNeedInputGradient(bool need);
+  Evaluator* makeEvaluator();  // the config's evaluators, started
+  void eval(Evaluator* evaluator);  // adds the last forward's batch
 
  private:
   GradientMachine();
@@ -210,24 +342,60 @@ class GradientMachine {
   std::shared_ptr<paddle::GradientMachine> m_;
 };
 
+// v1's ParameterOptimizer (2016 API): one optimizer applied to buffers the caller
+// passes in getParameterTypes() order.
+class ParameterOptimizer {
+ public:
+  ~ParameterOptimizer();
+  static ParameterOptimizer* create(OptimizationConfig* config);
+  void init(size_t numRows, const ParameterConfig* config);
+  void startPass();
+  void finishPass();
+  void startBatch(size_t numSamplesProcessed);  // samples so far, this batch included
+  void finishBatch();
+  // vecs: the buffers named by getParameterTypes(), in that order. sparseId:
+  // NO_SPARSE_ID updates the whole parameter, a row id only that row.
+  void update(const std::vector<Vector*>& vecs, const ParameterConfig& conf, size_t sparseId = NO_SPARSE_ID);
+  std::vector<int> getParameterTypes() const;
+
+ private:
+  ParameterOptimizer();
+  std::shared_ptr<paddle::ParameterUpdater> u_;
+  std::vector<std::shared_ptr<paddle::Parameter>> params_;  // one per parameter name, aliasing the caller's buffers
+  int pass_ = 0;
+  int64_t batches_ = 0;
+};
+
 // v1's local updater: apply the optimizer of an OptimizationConfig to parameters.
 class ParameterUpdater {
  public:
   ~ParameterUpdater();
   static ParameterUpdater* createLocalUpdater(const std::string& optConfigJson);
-  void startPass(int pass);
-  void startBatch(size_t batchSize);
+  static ParameterUpdater* createLocalUpdater(OptimizationConfig* config);
+  // v1's parameter-server updaters: refused (UnsupportError); multi-process
+  // training is data parallel over MPI.
+  static ParameterUpdater* createRemoteUpdater(OptimizationConfig* config, int passCount, bool useSparseUpdater);
+  static ParameterUpdater* createNewRemoteUpdater(OptimizationConfig* config, const std::string& pserverSpec);
+  void init(const GradientMachine& gm);  // its non-static parameters (needed for global-norm clipping)
+  void startPass(int pass = -1);            // -1: the pass after the last one
+  PassType startBatch(size_t batchSize);    // PASS_TRAIN
   void update(Parameter* param);
-  void finishBatch();
-  void finishPass(size_t batchesInPass);
+  void finishBatch(float cost = 0);
+  void finishPass(long long batchesInPass = -1);  // -1: the batches since startPass
+  void getParametersRemote(bool fullSize = false, bool apply = false);  // local: values are current
   void apply();    // ModelAverage: swap in the averaged weights
   void restore();  // ... and back
-  void catchUp();  // sparse_update: apply the decay untouched rows still owe
+  void catchUpWith();  // sparse_update: apply the decay untouched rows still owe
+  void catchUp();      // (the same)
   double getLearningRate() const;
 
  private:
   ParameterUpdater();
   std::shared_ptr<paddle::ParameterUpdater> u_;
+  std::vector<std::shared_ptr<paddle::Parameter>> params_;  // from init()
+  bool clipped_ = false;                    // global-norm clipping done for this batch
+  int nextPass_ = 0;
+  long long batches_ = 0;
 };
 
 // The training engine behind `paddle train` (see trainer/Trainer.h).
@@ -236,6 +404,9 @@ class Trainer {
   ~Trainer();
   static Trainer* create(const std::string& trainerConfigJson, bool useGpu = false, int trainerCount = 1,
                          unsigned long long seed = 1);
+  // v1: a trainer over `gm` (its parameters as they are), or over a new machine
+  // (initialised from the seed) when gm is None. Flags from initPaddle.
+  static Trainer* create(TrainerConfig* config, GradientMachine* gm);
   GradientMachine* getGradientMachine() const;
   void randParameters();
   void loadParameters(const std::string& dir);
@@ -244,9 +415,16 @@ class Trainer {
   void loadOptimizerState(const std::string& dir);
   size_t getBatchSize() const;
 
-  void startTrainPass(int pass);
+  void startTrain();   // passes count from 0 again
+  void finishTrain();
+  void startTrainPass(int pass = -1);  // -1: the pass after the last one
   void finishTrainPass();
   void trainOneDataBatch(size_t batchSize, const Arguments& args);
+  // Forward in test mode without statistics (v1 forwardOneBatch); then
+  // getForwardOutput / getLayerOutput read the results.
+  void forwardOneDataBatch(const Arguments& args);
+  Arguments* getForwardOutput() const;
+  Arguments* getLayerOutput(const std::string& layerName) const;
   void startPeriod();  // restart the "since last log" statistics
   double getPassCost() const;
   long long getPassSamples() const;
@@ -273,4 +451,5 @@ class Trainer {
  private:
   Trainer();
   std::shared_ptr<paddle::Trainer> t_;
+  int nextPass_ = 0;
 };

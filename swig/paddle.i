@@ -13,14 +13,37 @@
 %include <exception.i>
 %include <std_string.i>
 %include <std_vector.i>
+%include <std_pair.i>
+
+// v1's exception classes (IOError, RangeError, UnsupportError) are defined in
+// the Python module as subclasses of OSError, IndexError and RuntimeError, so
+// both v1's names and the built-in ones catch them.
+%{
+static void pdRaise(const char* v1Class, PyObject* fallback, const char* what) {
+  PyObject* cls = nullptr;
+  PyObject* mod = PyImport_ImportModule("py_paddle.swig_paddle");
+  if (mod) {
+    cls = PyObject_GetAttrString(mod, v1Class);
+    Py_DECREF(mod);
+  }
+  PyErr_Clear();
+  PyErr_SetString(cls ? cls : fallback, what);
+  Py_XDECREF(cls);
+}
+%}
 
 %exception {
   try {
     $action
   } catch (const std::out_of_range& e) {
-    SWIG_exception(SWIG_IndexError, e.what());
+    pdRaise("RangeError", PyExc_IndexError, e.what());
+    SWIG_fail;
   } catch (const paddle::IOError& e) {
-    SWIG_exception(SWIG_IOError, e.what());
+    pdRaise("IOError", PyExc_IOError, e.what());
+    SWIG_fail;
+  } catch (const paddle::UnsupportedError& e) {
+    pdRaise("UnsupportError", PyExc_RuntimeError, e.what());
+    SWIG_fail;
   } catch (const std::invalid_argument& e) {   // ConfigError, DataError
     SWIG_exception(SWIG_ValueError, e.what());
   } catch (const std::exception& e) {
@@ -35,6 +58,9 @@
 %template(IntVector) std::vector<int>;
 %template(DoubleVector) std::vector<double>;
 %template(SizeVector) std::vector<size_t>;
+%template(IntFloatPair) std::pair<int, float>;
+%template(IntFloatPairVector) std::vector<std::pair<int, float>>;
+%template(VectorList) std::vector<Vector*>;
 
 // ---- buffer-protocol typemaps (float32 / int32, C-contiguous) ----
 %{
@@ -109,7 +135,25 @@ PD_BUFFER_1D_NAMED(float, 'f', values, valuesSize)
 %newobject Vector::createZero;
 %newobject Vector::create;
 %newobject Vector::createVectorFromNumpy;
+%newobject Matrix::createSparse;
 %newobject Arguments::createArguments;
+%newobject Arguments::getSlotIn;
+%newobject Arguments::getSlotSequenceDim;
+%newobject ParameterConfig::createFromJson;
+%newobject OptimizationConfig::createFromJson;
+%newobject ModelConfig::createFromJson;
+%newobject TrainerConfig::createFromJson;
+%newobject TrainerConfig::getModelConfig;
+%newobject TrainerConfig::getOptimizationConfig;
+%newobject Parameter::getConfig;
+%newobject GradientMachine::createByModelConfig;
+%newobject GradientMachine::getNonStaticParameter;
+%newobject GradientMachine::makeEvaluator;
+%newobject ParameterOptimizer::create;
+%newobject ParameterUpdater::createRemoteUpdater;
+%newobject ParameterUpdater::createNewRemoteUpdater;
+%newobject Trainer::getForwardOutput;
+%newobject Trainer::getLayerOutput;
 %newobject Arguments::getSlotValue;
 %newobject Arguments::getSlotGrad;
 %newobject Arguments::getSlotIds;
@@ -129,6 +173,7 @@ PD_BUFFER_1D_NAMED(float, 'f', values, valuesSize)
 %rename(_copyToNumpyMat) Matrix::copyToNumpyMat;
 %rename(_copyToNumpyArray) IVector::copyToNumpyArray;
 %rename(_copyToNumpyArray) Vector::copyToNumpyArray;
+%rename(__repr__) Evaluator::toString;
 %rename(__len__) IVector::getSize;
 %rename(__len__) Vector::getSize;
 %rename(__getitem__) IVector::get;
@@ -140,6 +185,27 @@ PD_BUFFER_1D_NAMED(float, 'f', values, valuesSize)
 
 %pythoncode %{
 import numpy as _np
+
+
+class IOError(OSError):
+    """v1's IOError: a file could not be read or written."""
+
+
+class RangeError(IndexError):
+    """v1's RangeError: an index (slot, row, parameter) out of range."""
+
+
+class UnsupportError(RuntimeError):
+    """v1's UnsupportError: not available here (a GPU buffer's host view, CSC, ...)."""
+
+
+class UpdateCallback(object):
+    """v1's backward callback: GradientMachine.backward / forwardBackward call
+    apply(parameter) once for each non-static parameter, after its gradient is final.
+    Any callable taking a Parameter works too."""
+
+    def apply(self, parameter):
+        pass
 
 
 def initPaddle(*args):
@@ -228,6 +294,15 @@ def _vec_helpers(cls, dtype, typestr):
     cls.getSize = cls.__len__
     cls.__iter__ = lambda self: iter(self.getData())
 
+
+# v1 returns lists (SWIG would give tuples).
+for _cls in (Matrix, Vector, IVector):
+    _cls.getData = (lambda raw: lambda self: list(raw(self)))(_cls.getData)
+Matrix.getSparseRowCols = (lambda raw: lambda self, i: list(raw(self, i)))(Matrix.getSparseRowCols)
+Matrix.getSparseRowColsVal = (lambda raw: lambda self, i: [tuple(p) for p in raw(self, i)])(Matrix.getSparseRowColsVal)
+Matrix.sparseCopyFrom = (lambda raw: lambda self, rows, cols, values=():
+                         raw(self, [int(r) for r in rows], [int(c) for c in cols], [float(v) for v in values]))(
+    Matrix.sparseCopyFrom)
 
 _vec_helpers(Vector, _np.float32, "<f4")
 _vec_helpers(IVector, _np.int32, "<i4")

@@ -718,4 +718,29 @@ std::unique_ptr<Evaluator> Evaluator::create(const Json& config, const GradientM
   return e;
 }
 
+std::vector<std::unique_ptr<Evaluator>> createEvaluators(const Json& model, const GradientMachine& gm,
+                                                         bool withPrinters) {
+  std::vector<std::string> wanted;
+  for (const Json& sm : model["sub_models"].items()) {
+    if (sm.getString("name") == "root") wanted = sm.getStrings("evaluator_names");
+  }
+  std::vector<std::unique_ptr<Evaluator>> out;
+  for (const Json& ec : model["evaluators"].items()) {
+    std::string name = ec.getString("name");
+    if (!wanted.empty() && std::find(wanted.begin(), wanted.end(), name) == wanted.end()) continue;
+    std::unique_ptr<Evaluator> e = Evaluator::create(ec, gm);
+    if (withPrinters || !e->isPrinter()) out.push_back(std::move(e));
+  }
+  return out;
+}
+
+std::string evaluatorsString(const std::vector<std::unique_ptr<Evaluator>>& evaluators) {
+  std::string s;
+  for (auto& e : evaluators) {
+    std::string t = e->toString();
+    if (!t.empty()) s += t + " ";
+  }
+  return s;
+}
+
 }  // namespace paddle

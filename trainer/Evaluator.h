@@ -36,4 +36,11 @@ class Evaluator {
   double numerator_ = 0, denominator_ = 0;
 };
 
+// The evaluators of the root sub-model of a ModelConfig (all of them when it
+// names none), reading `gm`; printers only when asked.
+std::vector<std::unique_ptr<Evaluator>> createEvaluators(const Json& modelConfig, const GradientMachine& gm,
+                                                         bool withPrinters);
+// "name=value name2=value2 " (printers print nothing)
+std::string evaluatorsString(const std::vector<std::unique_ptr<Evaluator>>& evaluators);
+
 }  // namespace paddle

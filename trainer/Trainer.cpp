@@ -16,14 +16,7 @@ void EvalStats::start() {
   for (auto& e : evaluators) e->start();
 }
 
-std::string EvalStats::evalString() const {
-  std::string s;
-  for (auto& e : evaluators) {
-    std::string t = e->toString();
-    if (!t.empty()) s += t + " ";
-  }
-  return s;
-}
+std::string EvalStats::evalString() const { return evaluatorsString(evaluators); }
 
 Argument sliceArgument(const Argument& a, size_t seqBegin, size_t seqEnd) {
   Argument out;
@@ -56,13 +49,36 @@ Trainer::Trainer(const std::string& json, const TrainerOptions& options)
       options_(options),
       batchSize_(config_["opt_config"].getInt("batch_size")),
       updater_(config_["opt_config"]) {
+  init(nullptr);
+  randomizeParameters();
+}
+
+Trainer::Trainer(const std::string& json, const TrainerOptions& options, std::shared_ptr<GradientMachine> main)
+    : config_(Json::parse(json, "TrainerConfig")),
+      options_(options),
+      batchSize_(config_["opt_config"].getInt("batch_size")),
+      updater_(config_["opt_config"]) {
+  PADDLE_ENFORCE(main, ConfigError, "the trainer needs a gradient machine");
+  PADDLE_ENFORCE(main->useGpu() == options.useGpu, ConfigError, "the gradient machine is on the ",
+                 main->useGpu() ? "GPU" : "CPU", " but the trainer is asked to run on the ",
+                 options.useGpu ? "GPU" : "CPU");
+  init(std::move(main));
+}
+
+void Trainer::init(std::shared_ptr<GradientMachine> main) {
   PADDLE_ENFORCE(config_.has("model_config"), ConfigError, "the trainer config has no model_config");
-  PADDLE_ENFORCE(options.trainerCount >= 1, ConfigError, "trainer_count must be >= 1");
-  PADDLE_ENFORCE(!(options.useGpu && options.trainerCount > 1), UnsupportedError,
+  PADDLE_ENFORCE(options_.trainerCount >= 1, ConfigError, "trainer_count must be >= 1");
+  PADDLE_ENFORCE(!(options_.useGpu && options_.trainerCount > 1), UnsupportedError,
                  "trainer_count > 1 with use_gpu is not supported yet");
   const Json& model = config_["model_config"];
-  for (int i = 0; i < options.trainerCount; ++i) {
-    machines_.emplace_back(new GradientMachine(model, options.useGpu, options.seed + i, false));
+  if (main) {
+    PADDLE_ENFORCE(main->parameters().size() == model["parameters"].size() &&
+                       main->layers().size() <= model["layers"].size(),
+                   ConfigError, "the gradient machine was not built from this trainer config's model_config");
+    machines_.push_back(std::move(main));
+  }
+  for (int i = static_cast<int>(machines_.size()); i < options_.trainerCount; ++i) {
+    machines_.push_back(std::make_shared<GradientMachine>(model, options_.useGpu, options_.seed + i, false));
   }
   // Replicas compute their own gradients but read the main copy of every value.
   for (size_t r = 1; r < machines_.size(); ++r) {
@@ -70,28 +86,15 @@ Trainer::Trainer(const std::string& json, const TrainerOptions& options)
       machines_[r]->parameters()[k]->value() = machines_[0]->parameters()[k]->value();
     }
   }
-  if (options.trainerCount > 1) math::setCpuThreads(1);  // one level of parallelism at a time
+  if (options_.trainerCount > 1) math::setCpuThreads(1);  // one level of parallelism at a time
   pass_ = makeStats(true);
   period_ = makeStats(false);
   test_ = makeStats(true);
-  randomizeParameters();
 }
 
 EvalStats Trainer::makeStats(bool withPrinters) const {
   EvalStats s;
-  const Json& model = config_["model_config"];
-  // The root sub-model names the evaluators that run at the top level.
-  std::vector<std::string> wanted;
-  for (const Json& sm : model["sub_models"].items()) {
-    if (sm.getString("name") == "root") wanted = sm.getStrings("evaluator_names");
-  }
-  for (const Json& ec : model["evaluators"].items()) {
-    std::string name = ec.getString("name");
-    bool use = wanted.empty() || std::find(wanted.begin(), wanted.end(), name) != wanted.end();
-    if (!use) continue;
-    std::unique_ptr<Evaluator> e = Evaluator::create(ec, *machines_[0]);
-    if (withPrinters || !e->isPrinter()) s.evaluators.push_back(std::move(e));
-  }
+  s.evaluators = createEvaluators(config_["model_config"], *machines_[0], withPrinters);
   return s;
 }
 

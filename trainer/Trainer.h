@@ -33,8 +33,13 @@ class Trainer {
  public:
   // trainerConfig: JSON of a v1 TrainerConfig (model_config + opt_config ...).
   Trainer(const std::string& trainerConfigJson, const TrainerOptions& options);
+  // Over an existing machine built from the same model config: its parameter
+  // values are used as they are (not randomized).
+  Trainer(const std::string& trainerConfigJson, const TrainerOptions& options,
+          std::shared_ptr<GradientMachine> main);
 
   GradientMachine& machine() { return *machines_[0]; }
+  const std::shared_ptr<GradientMachine>& sharedMachine() const { return machines_[0]; }
   ParameterUpdater& updater() { return updater_; }
   const Json& config() const { return config_; }
   int64_t batchSize() const { return batchSize_; }
@@ -59,6 +64,8 @@ class Trainer {
   void startTest();
   void testOneBatch(const std::vector<Argument>& inArgs, int64_t numSamples);
   void finishTest() { updater_.restore(); }
+  // Forward in test mode on the main machine only, without statistics.
+  void forwardOnly(const std::vector<Argument>& inArgs) { machines_[0]->forward(inArgs, PASS_TEST); }
   const EvalStats& testStats() const { return test_; }
 
  private:
@@ -66,11 +73,12 @@ class Trainer {
   void runReplicas(const std::vector<Argument>& inArgs, PassType pass);
   void accumulate(EvalStats& stats, int64_t numSamples);
   EvalStats makeStats(bool withPrinters) const;
+  void init(std::shared_ptr<GradientMachine> main);
 
   Json config_;
   TrainerOptions options_;
   int64_t batchSize_;
-  std::vector<std::unique_ptr<GradientMachine>> machines_;  // [0] owns the parameter values
+  std::vector<std::shared_ptr<GradientMachine>> machines_;  // [0] owns the parameter values
   ParameterUpdater updater_;
   EvalStats pass_, period_, test_;
   int passId_ = 0;

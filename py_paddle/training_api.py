@@ -1,0 +1,300 @@
+"""v1's Python-side training API on top of the SWIG classes.
+
+v1's `py_paddle` added these in Python (`util.monkeypatches`): protobuf conversions
+of the config objects, callbacks for backward, `Trainer.create(proto, model)`, the
+trainer's own data feed (`trainOneBatch`), and friends. The engine keeps configs
+as protobuf JSON, so every conversion goes through `paddle.proto`.
+"""
+import os
+import struct
+
+import numpy as np
+
+from paddle.proto import get_message_class, message_from_json, message_to_json
+from py_paddle import swig_paddle as api
+
+# Flags given to initPaddle ("--config=...", "--config_args=..."), for
+# Trainer.createByCommandLine.
+_FLAGS = {}
+
+_CONFIG_MESSAGES = {
+    api.ParameterConfig: "ParameterConfig",
+    api.OptimizationConfig: "OptimizationConfig",
+    api.ModelConfig: "ModelConfig",
+    api.TrainerConfig: "TrainerConfig",
+}
+
+
+def _json_of(obj, cls):
+    """The protobuf JSON of `obj`: an API config object, a protobuf message, or JSON text."""
+    if isinstance(obj, cls):
+        return obj.toJson()
+    if isinstance(obj, str):
+        return obj
+    if hasattr(obj, "DESCRIPTOR"):
+        want = _CONFIG_MESSAGES[cls]
+        if obj.DESCRIPTOR.name != want:
+            raise TypeError("expected a %s message, got %s" % (want, obj.DESCRIPTOR.name))
+        return message_to_json(obj)
+    raise TypeError("expected a %s (API object, protobuf message or JSON), got %s"
+                    % (cls.__name__, type(obj).__name__))
+
+
+def _add_proto_conversions(cls, message):
+    def create_from_proto(proto):
+        return cls.createFromJson(_json_of(proto, cls))
+
+    def create_from_proto_string(data):
+        msg = get_message_class(message)()
+        msg.ParseFromString(data)
+        return cls.createFromJson(message_to_json(msg))
+
+    def to_proto(self):
+        return message_from_json(message, self.toJson())
+
+    cls.createFromProto = staticmethod(create_from_proto)
+    cls.createFromProtoString = staticmethod(create_from_proto_string)
+    cls.toProto = to_proto
+    cls.toProtoString = lambda self: self.toProto().SerializeToString()
+
+
+def _trainer_config_from_file(config_path, config_args=""):
+    from paddle.trainer.config_parser import parse_config
+    return api.TrainerConfig.createFromProto(parse_config(config_path, config_args))
+
+
+def _arguments_to_dicts(args):
+    """v1's forwardTest format: one {'value': ndarray, 'id': ndarray} per slot (missing keys absent)."""
+    out = []
+    for i in range(args.getSlotNum()):
+        value = args.getSlotValue(i)
+        ids = args.getSlotIds(i)
+        item = {}
+        if value is not None and not value.isSparse():
+            item["value"] = value.copyToNumpyMat()
+        if ids is not None:
+            item["id"] = ids.copyToNumpyArray()
+        out.append(item)
+    return out
+
+
+def _call_update_callback(gm, callback):
+    """v1 calls back once per non-static parameter as its gradient becomes final:
+    the last layers' parameters first."""
+    if callback is None:
+        return
+    apply = callback.apply if hasattr(callback, "apply") else callback
+    for i in reversed(range(gm.getNonStaticParameterSize())):
+        apply(gm.getNonStaticParameter(i))
+
+
+def load_parameter_file(path_or_file):
+    """A v1 parameter file as a float32 array (header checked: version 0, 4-byte values)."""
+    if isinstance(path_or_file, str):
+        with open(path_or_file, "rb") as f:
+            return load_parameter_file(f)
+    header = path_or_file.read(16)
+    if len(header) != 16:
+        raise api.IOError("not a parameter file: %d bytes, the header alone is 16" % len(header))
+    version, value_size, count = struct.unpack("<iIQ", header)
+    if version != 0 or value_size != 4:
+        raise api.IOError("not a v1 float32 parameter file (version %d, value size %d)" % (version, value_size))
+    data = np.frombuffer(path_or_file.read(), dtype=np.float32)
+    if data.size != count:
+        raise api.IOError("the parameter file says %d values but holds %d" % (count, data.size))
+    return data.copy()
+
+
+def _patch_gradient_machine():
+    gm_cls = api.GradientMachine
+    raw_backward, raw_forward_backward = gm_cls.backward, gm_cls.forwardBackward
+    raw_by_model_config = gm_cls.createByModelConfig
+
+    def create_from_config_proto(model_config, createMode=api.CREATE_MODE_NORMAL, paramTypes=None, **kwargs):
+        use_gpu = kwargs.get("use_gpu", api.isUsingGpu())
+        return gm_cls.createByConfigJson(_json_of(model_config, api.ModelConfig), use_gpu, kwargs.get("seed", 1))
+
+    def create_by_config_proto_str(proto_str, createMode=api.CREATE_MODE_NORMAL, paramTypes=None):
+        return create_from_config_proto(api.ModelConfig.createFromProtoString(proto_str), createMode, paramTypes)
+
+    def create_by_model_config(conf, createMode=api.CREATE_MODE_NORMAL, paramTypes=()):
+        if not isinstance(conf, api.ModelConfig):
+            conf = api.ModelConfig.createFromProto(conf)
+        return raw_by_model_config(conf, createMode, api.IntVector([int(t) for t in paramTypes]))
+
+    def load_from_config_file(config_filename, model_dir=None):
+        gm = create_by_model_config(_trainer_config_from_file(config_filename).getModelConfig())
+        gm.loadParameters(model_dir if model_dir is not None else os.path.dirname(config_filename))
+        return gm
+
+    def backward(self, callback=None):
+        raw_backward(self)
+        _call_update_callback(self, callback)
+
+    def forward_backward(self, in_args, out_args, pass_type, callback=None):
+        raw_forward_backward(self, in_args, out_args, pass_type)
+        _call_update_callback(self, callback)
+
+    def forward_test(self, in_args):
+        out = api.Arguments.createArguments(0)
+        self.forward(in_args, out, api.PASS_TEST)
+        return _arguments_to_dicts(out)
+
+    def get_layer_outputs(self, layer_names):
+        if isinstance(layer_names, str):
+            layer_names = [layer_names]
+        return {name: _arguments_to_dicts(self.getLayerOutput(name))[0].get("value") for name in layer_names}
+
+    def get_parameters(self):
+        for i in range(self.getParameterSize()):
+            yield self.getParameter(i)
+
+    def get_non_static_parameters(self):
+        for i in range(self.getNonStaticParameterSize()):
+            yield self.getNonStaticParameter(i)
+
+    gm_cls.createFromConfigProto = staticmethod(create_from_config_proto)
+    gm_cls.createByConfigProtoStr = staticmethod(create_by_config_proto_str)
+    gm_cls.createByModelConfig = staticmethod(create_by_model_config)
+    gm_cls.loadFromConfigFile = staticmethod(load_from_config_file)
+    gm_cls.backward = backward
+    gm_cls.forwardBackward = forward_backward
+    gm_cls.forwardTest = forward_test
+    gm_cls.getLayerOutputs = get_layer_outputs
+    gm_cls.getParameters = get_parameters
+    gm_cls.getNonStaticParameters = get_non_static_parameters
+
+
+def _patch_parameter():
+    def get_bufs(self):
+        """v1: every buffer type in order; None for those this parameter does not have."""
+        for t in range(api.NUM_PARAMETER_TYPES):
+            yield self.getBuf(t) if self.hasBuf(t) else None
+
+    api.Parameter.__len__ = api.Parameter.getSize
+    api.Parameter.getBufs = get_bufs
+
+
+def _patch_optimizers():
+    upd, opt = api.ParameterUpdater, api.ParameterOptimizer
+    raw_local, raw_opt_create = upd.createLocalUpdater, opt.create
+
+    def create_local_updater(config):
+        if isinstance(config, (str, api.OptimizationConfig)):
+            return raw_local(config)
+        return raw_local(api.OptimizationConfig.createFromProto(config))
+
+    def optimizer_create(config):
+        if not isinstance(config, api.OptimizationConfig):
+            config = api.OptimizationConfig.createFromProto(config)
+        return raw_opt_create(config)
+
+    upd.createLocalUpdater = staticmethod(create_local_updater)
+    upd.createFromConfigProto = staticmethod(create_local_updater)
+    opt.create = staticmethod(optimizer_create)
+    # v1 returned a callback for optimizers that visit parameters outside update();
+    # these update rules need none.
+    opt.needSpecialTraversal = lambda self, config: None
+
+
+def _patch_trainer():
+    tr = api.Trainer
+    raw_create, raw_start_pass = tr.create, tr.startTrainPass
+
+    def create(config, model=None, *args):
+        """v1: Trainer.create(trainer_config_proto, gradient_machine=None); also the
+        engine's Trainer.create(json, use_gpu, trainer_count, seed)."""
+        if isinstance(config, str):
+            trainer = raw_create(config, *((model,) + args if model is not None else args))
+            proto = None
+        else:
+            proto = config if hasattr(config, "DESCRIPTOR") else config.toProto()
+            tc = config if isinstance(config, api.TrainerConfig) else api.TrainerConfig.createFromProto(config)
+            trainer = raw_create(tc, model)
+        trainer._config_proto = proto
+        trainer._train_batches = None
+        return trainer
+
+    def create_from_config_proto(trainer_config, use_gpu=None, trainer_count=None, seed=1):
+        use_gpu = api.isUsingGpu() if use_gpu is None else use_gpu
+        trainer_count = api.getTrainerCount() if trainer_count is None else trainer_count
+        trainer = raw_create(message_to_json(trainer_config), use_gpu, trainer_count, seed)
+        trainer._config_proto, trainer._train_batches = trainer_config, None
+        return trainer
+
+    def create_by_command_line():
+        """v1: the trainer of initPaddle's --config (and --config_args)."""
+        if "config" not in _FLAGS:
+            raise api.IOError("Trainer.createByCommandLine: initPaddle was given no --config=FILE")
+        from paddle.trainer.config_parser import parse_config
+        return create(parse_config(_FLAGS["config"], _FLAGS.get("config_args", "")))
+
+    def next_batch(self):
+        """The next batch of the config's training data (None at the end of the pass)."""
+        if getattr(self, "_train_batches", None) is None:
+            proto = getattr(self, "_config_proto", None)
+            if proto is None or not proto.HasField("data_config"):
+                raise api.UnsupportError("this trainer's config defines no training data "
+                                         "(define_py_data_sources2): feed batches with trainOneDataBatch")
+            from paddle.trainer.data_provider import DataProvider
+            self._provider = DataProvider.from_trainer_config(proto, for_test=False)
+            self._train_batches = iter(self._provider.batches())
+        return next(self._train_batches, None)
+
+    def start_train_pass(self, pass_id=-1):
+        raw_start_pass(self, pass_id)
+        self._train_batches = None  # the data starts over each pass
+
+    def train_one_batch(self, batchSize=None):
+        """v1: trains on the next batch of the config's data; True once the pass's data is used up.
+        The batch size is the config's (batchSize is accepted for v1 scripts)."""
+        from py_paddle.util import slots_to_arguments
+        batch = next_batch(self)
+        if batch is None:
+            return True
+        self.trainOneDataBatch(batch.size, slots_to_arguments(batch.slots))
+        return False
+
+    def forward_one_batch(self, batchSize=None):
+        """v1: forward (test mode) on the next batch of the config's data; read getForwardOutput()."""
+        from py_paddle.util import slots_to_arguments
+        batch = next_batch(self)
+        if batch is None:
+            return True
+        self.forwardOneDataBatch(slots_to_arguments(batch.slots))
+        return False
+
+    raw_forward_output = tr.getForwardOutput
+    tr.create = staticmethod(create)
+    tr.createFromConfigProto = staticmethod(create_from_config_proto)
+    tr.createByCommandLine = staticmethod(create_by_command_line)
+    tr.startTrainPass = start_train_pass
+    tr.trainOneBatch = train_one_batch
+    tr.forwardOneBatch = forward_one_batch
+    tr.getForwardOutput = lambda self: _arguments_to_dicts(raw_forward_output(self))
+
+
+def _patch_init_paddle():
+    raw = api.initPaddle
+
+    def init_paddle(*args):
+        """v1 style: initPaddle("--use_gpu=0", "--trainer_count=2", "--config=trainer_config.py")."""
+        for a in args:
+            key, _, value = str(a).lstrip("-").partition("=")
+            _FLAGS[key] = value
+        raw(*args)
+
+    api.initPaddle = init_paddle
+
+
+def install():
+    for cls, message in _CONFIG_MESSAGES.items():
+        _add_proto_conversions(cls, message)
+    api.TrainerConfig.createFromTrainerConfigFile = staticmethod(_trainer_config_from_file)
+    api.Evaluator.toString = api.Evaluator.__repr__
+    api.Arguments.sumCosts = api.Arguments.sum  # the name some v1 demos used
+    _patch_gradient_machine()
+    _patch_parameter()
+    _patch_optimizers()
+    _patch_trainer()
+    _patch_init_paddle()
