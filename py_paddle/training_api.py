@@ -199,7 +199,7 @@ def _patch_optimizers():
 
 def _patch_trainer():
     tr = api.Trainer
-    raw_create, raw_start_pass = tr.create, tr.startTrainPass
+    raw_create, raw_start_pass, raw_finish_train = tr.create, tr.startTrainPass, tr.finishTrain
 
     def create(config, model=None, *args):
         """v1: Trainer.create(trainer_config_proto, gradient_machine=None); also the
@@ -211,39 +211,45 @@ def _patch_trainer():
             proto = config if hasattr(config, "DESCRIPTOR") else config.toProto()
             tc = config if isinstance(config, api.TrainerConfig) else api.TrainerConfig.createFromProto(config)
             trainer = raw_create(tc, model)
-        trainer._config_proto = proto
-        trainer._train_batches = None
+        trainer._config_proto, trainer._provider, trainer._train_batches = proto, None, None
         return trainer
 
     def create_from_config_proto(trainer_config, use_gpu=None, trainer_count=None, seed=1):
         use_gpu = api.isUsingGpu() if use_gpu is None else use_gpu
         trainer_count = api.getTrainerCount() if trainer_count is None else trainer_count
         trainer = raw_create(message_to_json(trainer_config), use_gpu, trainer_count, seed)
-        trainer._config_proto, trainer._train_batches = trainer_config, None
+        trainer._config_proto, trainer._provider, trainer._train_batches = trainer_config, None, None
         return trainer
 
     def create_by_command_line():
         """v1: the trainer of initPaddle's --config (and --config_args)."""
-        if "config" not in _FLAGS:
+        if not _FLAGS.get("config"):
             raise api.IOError("Trainer.createByCommandLine: initPaddle was given no --config=FILE")
         from paddle.trainer.config_parser import parse_config
         return create(parse_config(_FLAGS["config"], _FLAGS.get("config_args", "")))
 
     def next_batch(self):
         """The next batch of the config's training data (None at the end of the pass)."""
-        if getattr(self, "_train_batches", None) is None:
+        if getattr(self, "_provider", None) is None:
             proto = getattr(self, "_config_proto", None)
             if proto is None or not proto.HasField("data_config"):
                 raise api.UnsupportError("this trainer's config defines no training data "
                                          "(define_py_data_sources2): feed batches with trainOneDataBatch")
             from paddle.trainer.data_provider import DataProvider
             self._provider = DataProvider.from_trainer_config(proto, for_test=False)
-            self._train_batches = iter(self._provider.batches())
+        if getattr(self, "_train_batches", None) is None:
+            self._train_batches = iter(self._provider.batches())  # the provider's next pass
         return next(self._train_batches, None)
 
     def start_train_pass(self, pass_id=-1):
         raw_start_pass(self, pass_id)
         self._train_batches = None  # the data starts over each pass
+
+    def finish_train(self):
+        raw_finish_train(self)
+        if getattr(self, "_provider", None) is not None:
+            self._provider.close()
+            self._provider = self._train_batches = None
 
     def train_one_batch(self, batchSize=None):
         """v1: trains on the next batch of the config's data; True once the pass's data is used up.
@@ -269,6 +275,7 @@ def _patch_trainer():
     tr.createFromConfigProto = staticmethod(create_from_config_proto)
     tr.createByCommandLine = staticmethod(create_by_command_line)
     tr.startTrainPass = start_train_pass
+    tr.finishTrain = finish_train
     tr.trainOneBatch = train_one_batch
     tr.forwardOneBatch = forward_one_batch
     tr.getForwardOutput = lambda self: _arguments_to_dicts(raw_forward_output(self))
