@@ -105,6 +105,121 @@ def load_parameter_file(path_or_file):
     return data.copy()
 
 
+class ISequenceResults(object):
+    """The N best sequences generated for one input, best first (v1's ISequenceResults)."""
+
+    def __init__(self, paths, words):
+        self._paths, self._words = paths, words  # [(ids, log probability)]
+
+    def _path(self, i):
+        if not 0 <= i < len(self._paths):
+            raise api.RangeError("result %d out of range (%d results)" % (i, len(self._paths)))
+        return self._paths[i]
+
+    def getSize(self):
+        return len(self._paths)
+
+    __len__ = getSize
+
+    def getSequence(self, i):
+        return list(self._path(i)[0])
+
+    def getScore(self, i):
+        return self._path(i)[1]
+
+    def getSentence(self, i, split=False):
+        ids = self._path(i)[0]
+        if any(not 0 <= t < len(self._words) for t in ids):
+            raise api.RangeError("result %d has an id outside the dictionary of %d words" % (i, len(self._words)))
+        return (" " if split else "").join(self._words[t] for t in ids)
+
+
+class SequenceGenerator(object):
+    """v1's GradientMachine.asSequenceGenerator over a beam_search config.
+
+    v1 stepped a one-step network and kept the beam itself; here the config's
+    beam_search group does the search inside the engine. The setters override the
+    config's bos/eos ids, maximum length and beam size (the machine is rebuilt with
+    them and reads the parameters of the original one)."""
+
+    def __init__(self, gm, words, bos, eos, max_length, beam_size):
+        self._gm, self._words = gm, list(words or [])
+        config = message_from_json("ModelConfig", gm.getModelConfigJson())
+        groups = [sm for sm in config.sub_models if sm.HasField("generator")]
+        if len(groups) != 1:
+            raise api.UnsupportError("asSequenceGenerator needs a config with one beam_search group, found %d"
+                                     % len(groups))
+        self._config, self._group = config, groups[0].name
+        self._result_layer = groups[0].out_links[0].link_name  # the generated ids
+        self._overrides = {}
+        self._machine = None
+        for key, value in (("bos", bos), ("eos", eos), ("max_length", max_length), ("beam_size", beam_size)):
+            if value is not None and value != 2 ** 64 - 1 and value != -1:
+                self._overrides[key] = int(value)
+
+    def setDict(self, words):
+        self._words = list(words)
+
+    def _set(self, key, value):
+        self._overrides[key] = int(value)
+        self._machine = None
+
+    def setBos(self, bos):
+        self._set("bos", bos)
+
+    def setEos(self, eos):
+        self._set("eos", eos)
+
+    def setMaxLength(self, max_length):
+        self._set("max_length", max_length)
+
+    def setBeamSize(self, beam_size):
+        if beam_size not in (-1, 2 ** 64 - 1):  # v1: -1 keeps the current beam
+            self._set("beam_size", beam_size)
+
+    def _tuned_machine(self):
+        if not self._overrides:
+            return self._gm
+        if self._machine is None:
+            config = type(self._config)()
+            config.CopyFrom(self._config)
+            sub = next(sm for sm in config.sub_models if sm.name == self._group)
+            gen, o = sub.generator, self._overrides
+            if "beam_size" in o:
+                gen.beam_size = gen.num_results_per_sample = o["beam_size"]
+            if "max_length" in o:
+                gen.max_num_frames = o["max_length"]
+            if "eos" in o:
+                for layer in config.layers:
+                    if layer.name.split("@")[0] == gen.eos_layer_name.split("@")[0]:
+                        layer.eos_id = o["eos"]
+            if "bos" in o:
+                for memory in sub.memories:
+                    if memory.HasField("boot_with_const_id"):
+                        memory.boot_with_const_id = o["bos"]
+            self._machine = api.GradientMachine.createByConfigJson(message_to_json(config), self._gm.isGpu(), 1)
+        for mine, theirs in zip(self._machine.getParameters(), self._gm.getParameters()):
+            mine.getBuf(api.PARAMETER_VALUE).copyFrom(theirs.getBuf(api.PARAMETER_VALUE))
+        return self._machine
+
+    def generateSequence(self, in_args):
+        """in_args: one sample (v1: exactly one input sequence). Returns its N best results."""
+        gm = self._tuned_machine()
+        out = api.Arguments.createArguments(0)
+        gm.forward(in_args, out, api.PASS_TEST)
+        gen = gm.getLayerOutput(self._result_layer)
+        ids = gen.getSlotIds(0).copyToNumpyArray()
+        starts = gen.getSlotSequenceStartPositions(0).copyToNumpyArray()
+        if len(starts) != 2:
+            raise ValueError("generateSequence takes one input sample, got %d" % (len(starts) - 1))
+        sub = gen.getSlotSubSequenceStartPositions(0)
+        cuts = sub.copyToNumpyArray() if sub is not None else starts
+        scores = gm.getLayerOutput(self._group, "scores").getSlotValue(0)
+        scores = scores.copyToNumpyMat().reshape(-1) if scores is not None else np.zeros(len(cuts) - 1)
+        return ISequenceResults([(ids[cuts[k]:cuts[k + 1]].tolist(), float(scores[k])) for k in range(len(cuts) - 1)],
+                                self._words)
+
+
 def _patch_gradient_machine():
     gm_cls = api.GradientMachine
     raw_backward, raw_forward_backward = gm_cls.backward, gm_cls.forwardBackward
@@ -153,6 +268,11 @@ def _patch_gradient_machine():
         for i in range(self.getNonStaticParameterSize()):
             yield self.getNonStaticParameter(i)
 
+    def as_sequence_generator(self, dict=None, begin_id=None, end_id=None, max_length=None, beam_size=None):
+        """v1's names; a value left out (None) keeps the config's."""
+        return SequenceGenerator(self, dict, begin_id, end_id, max_length, beam_size)
+
+    gm_cls.asSequenceGenerator = as_sequence_generator
     gm_cls.createFromConfigProto = staticmethod(create_from_config_proto)
     gm_cls.createByConfigProtoStr = staticmethod(create_by_config_proto_str)
     gm_cls.createByModelConfig = staticmethod(create_by_model_config)
@@ -295,6 +415,7 @@ def _patch_init_paddle():
 
 
 def install():
+    api.SequenceGenerator, api.ISequenceResults = SequenceGenerator, ISequenceResults
     for cls, message in _CONFIG_MESSAGES.items():
         _add_proto_conversions(cls, message)
     api.TrainerConfig.createFromTrainerConfigFile = staticmethod(_trainer_config_from_file)

@@ -327,7 +327,10 @@ class GradientMachine {
   void randParameters();
   void loadParameters(const std::string& dir);
   void saveParameters(const std::string& dir) const;
-  Arguments* getLayerOutput(const std::string& layerName) const;
+  // outputName: one of the layer's extra outputs (a generating group's "scores").
+  Arguments* getLayerOutput(const std::string& layerName, const std::string& outputName = "") const;
+  std::string getModelConfigJson() const;
+  bool isGpu() const;
   std::vector<std::string> getInputLayerNames() const;
   std::vector<std::string> getOutputLayerNames() const;
   // Let data layers keep gradients (read them with Arguments.getSlotGrad on getLayerOutput).

@@ -183,11 +183,16 @@ Parameter* GradientMachine::getParameterByName(const std::string& name) const {
 void GradientMachine::randParameters() { m_->randomizeParameters(); }
 void GradientMachine::loadParameters(const std::string& dir) { m_->loadParameters(dir); }
 void GradientMachine::saveParameters(const std::string& dir) const { m_->saveParameters(dir); }
-Arguments* GradientMachine::getLayerOutput(const std::string& name) const {
+Arguments* GradientMachine::getLayerOutput(const std::string& name, const std::string& outputName) const {
+  paddle::Layer* layer = m_->layer(name);
+  paddle::Argument* out = outputName.empty() ? &layer->output() : layer->findOutput(outputName);
+  PADDLE_ENFORCE(out, std::invalid_argument, "layer '", name, "' has no output named '", outputName, "'");
   auto* a = Arguments::createArguments(0);
-  a->args_->push_back(m_->layer(name)->output());
+  a->args_->push_back(*out);
   return a;
 }
+std::string GradientMachine::getModelConfigJson() const { return m_->config().dump(); }
+bool GradientMachine::isGpu() const { return m_->useGpu(); }
 std::vector<std::string> GradientMachine::getInputLayerNames() const {
   std::vector<std::string> n;
   for (auto* d : m_->dataLayers()) n.push_back(d->name());
