@@ -12,6 +12,7 @@ import numpy as np
 
 from paddle.proto import get_message_class, message_from_json, message_to_json
 from py_paddle import swig_paddle as api
+from py_paddle.feed import slots_to_arguments
 
 # Flags given to initPaddle ("--config=...", "--config_args=..."), for
 # Trainer.createByCommandLine.
@@ -350,6 +351,10 @@ def _patch_trainer():
 
     def next_batch(self):
         """The next batch of the config's training data (None at the end of the pass)."""
+        pending = getattr(self, "_prepared", None)
+        if pending is not None:
+            self._prepared = None
+            return pending
         if getattr(self, "_provider", None) is None:
             proto = getattr(self, "_config_proto", None)
             if proto is None or not proto.HasField("data_config"):
@@ -357,13 +362,20 @@ def _patch_trainer():
                                          "(define_py_data_sources2): feed batches with trainOneDataBatch")
             from paddle.trainer.data_provider import DataProvider
             self._provider = DataProvider.from_trainer_config(proto, for_test=False)
+        if getattr(self, "_batch_size", None):
+            self._provider.batch_size = self._batch_size  # from the provider's next pass
         if getattr(self, "_train_batches", None) is None:
             self._train_batches = iter(self._provider.batches())  # the provider's next pass
         return next(self._train_batches, None)
 
+    def set_batch_size(self, batch_size):
+        """v1: the batch size of trainOneBatch / prepareBatchData, from the next pass on."""
+        if batch_size not in (None, -1, 2 ** 64 - 1):
+            self._batch_size = int(batch_size)
+
     def start_train_pass(self, pass_id=-1):
         raw_start_pass(self, pass_id)
-        self._train_batches = None  # the data starts over each pass
+        self._train_batches = self._prepared = None  # the data starts over each pass
 
     def finish_train(self):
         raw_finish_train(self)
@@ -371,10 +383,24 @@ def _patch_trainer():
             self._provider.close()
             self._provider = self._train_batches = None
 
+    def prepare_batch_data(self, batchSize=None):
+        """v1 (2016): fetches the next batch for finishTrainOneBatch / forwardOneBatch;
+        True once the pass's data is used up."""
+        set_batch_size(self, batchSize)
+        self._prepared = next_batch(self)
+        return self._prepared is None
+
+    def finish_train_one_batch(self):
+        """v1 (2016): trains on the batch prepareBatchData fetched."""
+        batch = getattr(self, "_prepared", None)
+        if batch is None:
+            raise api.UnsupportError("finishTrainOneBatch: no batch prepared (call prepareBatchData first)")
+        self._prepared = None
+        self.trainOneDataBatch(batch.size, slots_to_arguments(batch.slots))
+
     def train_one_batch(self, batchSize=None):
-        """v1: trains on the next batch of the config's data; True once the pass's data is used up.
-        The batch size is the config's (batchSize is accepted for v1 scripts)."""
-        from py_paddle.util import slots_to_arguments
+        """v1: trains on the next batch of the config's data; True once the pass's data is used up."""
+        set_batch_size(self, batchSize)
         batch = next_batch(self)
         if batch is None:
             return True
@@ -382,8 +408,9 @@ def _patch_trainer():
         return False
 
     def forward_one_batch(self, batchSize=None):
-        """v1: forward (test mode) on the next batch of the config's data; read getForwardOutput()."""
-        from py_paddle.util import slots_to_arguments
+        """v1: forward (test mode) on the prepared or the next batch of the config's data;
+        read getForwardOutput(). True once the pass's data is used up."""
+        set_batch_size(self, batchSize)
         batch = next_batch(self)
         if batch is None:
             return True
@@ -397,6 +424,10 @@ def _patch_trainer():
     tr.startTrainPass = start_train_pass
     tr.finishTrain = finish_train
     tr.trainOneBatch = train_one_batch
+    tr.setBatchSize = set_batch_size
+    tr.prepareBatchData = prepare_batch_data
+    tr.finishTrainOneBatch = finish_train_one_batch
+    tr.getNetworkOutput = raw_forward_output
     tr.forwardOneBatch = forward_one_batch
     tr.getForwardOutput = lambda self: _arguments_to_dicts(raw_forward_output(self))
 

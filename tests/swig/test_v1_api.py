@@ -276,3 +276,25 @@ def test_trainer_from_the_command_line_flags_and_forward_output(monkeypatch):
     api.initPaddle("--config=")
     with pytest.raises(api.IOError, match="--config"):
         api.Trainer.createByCommandLine()
+
+
+def test_trainer_2016_batch_calls(config):
+    """v1's first Trainer API: setBatchSize, prepareBatchData + finishTrainOneBatch,
+    forwardOneBatch on the prepared batch, getNetworkOutput."""
+    trainer = api.Trainer.create(config)
+    trainer.setBatchSize(100)
+    trainer.startTrain()
+    trainer.startTrainPass()
+    assert trainer.prepareBatchData() is False
+    assert trainer.forwardOneBatch() is False
+    net = trainer.getNetworkOutput()
+    assert net.getSlotNum() == 1 and net.getSlotValue(0).getHeight() == 100  # the cost per sample
+    batches = 1
+    while not trainer.prepareBatchData(100):
+        trainer.finishTrainOneBatch()
+        batches += 1
+    assert batches == 15  # 1437 samples in batches of 100
+    with pytest.raises(api.UnsupportError, match="prepareBatchData"):
+        trainer.finishTrainOneBatch()
+    trainer.finishTrainPass()
+    trainer.finishTrain()
