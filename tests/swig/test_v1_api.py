@@ -156,6 +156,7 @@ def test_parameter_surface(gm, tmp_path):
     p = gm.getParameter(1)
     assert p.getID() == 1 and p.getName() == "___fc_layer_0__.wbias" and len(p) == p.getSize() == 512
     assert p.getConfig().toProto().name == p.getName() and p.getConfig().toProto().size == 512
+    assert p.getConfig().toProtoString() == p.getConfig().toProto().SerializeToString()
     path = str(tmp_path / "bias")
     p.getBuf(api.PARAMETER_VALUE).copyFromNumpyArray(np.arange(512, dtype=np.float32))
     assert p.save(path) is True
@@ -203,6 +204,12 @@ def test_gradient_machine_run_and_evaluate(gm):
     gm.forwardBackward(batch, out, api.PASS_TRAIN, seen.append)
     assert [p.getName() for p in seen][-1] == "___fc_layer_0__.w0" and len(seen) == 6
     assert out.getSlotNum() == 1 and out.getSlotValue(0).getHeight() == 8
+    gm.forward(batch, out, api.PASS_TRAIN)
+    again = []
+    gm.backward(lambda p: again.append(p.getName()))
+    assert again == [p.getName() for p in seen]
+    hidden = gm.getLayerOutput("__fc_layer_0__").getSlotValue(0)
+    assert (hidden.getHeight(), hidden.getWidth()) == (8, 512)
     ev = gm.makeEvaluator()
     ev.start()
     gm.forward(batch, out, api.PASS_METRIC)
@@ -298,3 +305,81 @@ def test_trainer_2016_batch_calls(config):
         trainer.finishTrainOneBatch()
     trainer.finishTrainPass()
     trainer.finishTrain()
+
+
+def test_numpy_copies_in_and_the_gpu_factories():
+    m = api.Matrix.createZero(2, 3)
+    m.copyFromNumpyMat(np.arange(8, dtype=np.float32).reshape(4, 2))  # takes the array's shape
+    m.set(3, 1, -1)
+    assert (m.getHeight(), m.getWidth()) == (4, 2) and m.copyToNumpyMat()[3].tolist() == [6, -1]
+    v = api.Vector.createCpuVectorFromNumpy(np.ones(3, np.float32), copy=False)
+    v.toNumpyArrayInplace()[1] = 5
+    assert v.getData() == [1, 5, 1] and not v.isGpu()
+    iv = api.IVector.createZero(3)
+    iv.copyFromNumpyArray(np.array([4, 5, 6], np.int32))
+    iv[0] = 9
+    assert iv.toNumpyArrayInplace().tolist() == [9, 5, 6] and not iv.isGpu()
+    assert api.IVector.createVectorFromNumpy(np.array([1, 2], np.int32)).getData() == [1, 2]
+    assert api.IVector.createCpuVectorFromNumpy(np.array([3], np.int32)).getData() == [3]
+    if not api.isGpuVersion():  # a CPU build says so clearly
+        for make in (lambda: api.Matrix.createGpuDenseFromNumpy(np.zeros((1, 1), np.float32)),
+                     lambda: api.Vector.createGpuVectorFromNumpy(np.zeros(1, np.float32)),
+                     lambda: api.IVector.createGpuVectorFromNumpy(np.zeros(1, np.int32)),
+                     lambda: api.setUseGpu(True)):
+            with pytest.raises(api.UnsupportError, match="CUDA"):
+                make()
+
+
+def test_resize_rand_parameters_and_the_pass_calls(config, gm):
+    args = api.Arguments.createArguments(0)
+    args.resize(3)
+    assert args.getSlotNum() == 3
+    before = gm.getParameter(0).getBuf(api.PARAMETER_VALUE).copyToNumpyArray()
+    gm.randParameters()
+    after = gm.getParameter(0).getBuf(api.PARAMETER_VALUE).copyToNumpyArray()
+    assert not np.array_equal(before, after) and 0 < after.std() < 1
+    opt = api.ParameterOptimizer.create(config.opt_config)
+    opt.startPass()
+    opt.startBatch(8)
+    opt.finishBatch()
+    opt.finishPass()
+
+
+def test_model_average_through_the_updater(config):
+    """ParameterUpdater.apply / restore swap the averaged weights in and out; the local
+    updater's getParametersRemote leaves the values alone."""
+    config.opt_config.average_window = 0.5
+    gm = api.GradientMachine.createFromConfigProto(config.model_config)
+    updater = api.ParameterUpdater.createLocalUpdater(config.opt_config)
+    updater.init(gm)
+    batch = converter()(digits_batch())
+    updater.startPass()
+    for _ in range(3):
+        updater.startBatch(8)
+        gm.forwardBackward(batch, api.Arguments.createArguments(0), api.PASS_TRAIN)
+        for p in gm.getParameters():
+            updater.update(p)
+        updater.finishBatch(0)
+    bias = gm.getParameter(1).getBuf(api.PARAMETER_VALUE)
+    trained = bias.copyToNumpyArray()
+    updater.getParametersRemote(True, True)
+    np.testing.assert_array_equal(bias.copyToNumpyArray(), trained)
+    updater.apply()
+    averaged = bias.copyToNumpyArray()
+    assert not np.array_equal(averaged, trained)
+    updater.restore()
+    np.testing.assert_array_equal(bias.copyToNumpyArray(), trained)
+    updater.finishPass()
+
+
+def test_trainer_data_batches_and_test_period(config):
+    trainer = api.Trainer.create(config)
+    batch = converter()(digits_batch(16))
+    trainer.startTrainPass()
+    trainer.trainOneDataBatch(16, batch)
+    trainer.finishTrainPass()
+    assert trainer.getPassSamples() == 16
+    trainer.startTestPeriod()
+    trainer.testOneDataBatch(16, batch)
+    trainer.finishTestPeriod()
+    assert trainer.getTestSamples() == 16 and "classification_error_evaluator=" in trainer.getTestEval()

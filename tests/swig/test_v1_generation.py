@@ -62,6 +62,8 @@ def test_n_best_results_in_score_order_with_words(machine):
         assert results.getSentence(i) == "".join(WORDS[t] for t in ids)
     with pytest.raises(api.RangeError):
         results.getSequence(3)
+    gen.setDict([w.upper() for w in WORDS])
+    assert gen.generateSequence(one_source()).getSentence(0, True) == results.getSentence(0, True).upper()
 
 
 def test_setters_override_the_config(machine):
@@ -81,6 +83,9 @@ def test_setters_override_the_config(machine):
     for i in range(short.getSize()):
         ids = short.getSequence(i)
         assert 4 not in ids[:-1] and (ids[-1] == 4 or len(ids) == 5)
+    default_bos = [gen.generateSequence(one_source(seed=s)).getScore(0) for s in range(3)]
+    gen.setBos(3)  # a different first input word changes what follows
+    assert [gen.generateSequence(one_source(seed=s)).getScore(0) for s in range(3)] != default_bos
     # the tuned machine reads the original machine's current parameters
     before = gen.generateSequence(one_source()).getScore(0)
     for p in gm.getParameters():
