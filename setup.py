@@ -29,6 +29,7 @@ ENGINE_SOURCES = sorted(
 ) + ["swig/PaddleAPI.cpp", "swig/PaddleAPITraining.cpp"]
 CUDA_SOURCES = sorted(glob.glob("layers/*.cu") + glob.glob("layers/math/*.cu") + glob.glob("trainer/*.cu"))
 CUDA_ARCHS = ["80", "90"]
+ENGINE_LIB = "paddle_engine"  # py_paddle/libpaddle_engine.so: the engine without Python
 FAKE_GPU = os.environ.get("PADDLE_FAKE_GPU") == "1"
 
 
@@ -129,11 +130,51 @@ class build_ext(_build_ext):
         with ThreadPoolExecutor(max_workers=jobs) as pool:
             objects = list(pool.map(compile_one, sources + gpu_sources))
         print("paddle build: %d of %d objects compiled" % (len([o for o in cache.compiled if o in objects]), len(objects)))
+        # The engine is its own shared library (no Python in it: Java and C++ programs
+        # link it too); the Python module is the SWIG wrapper linked against it.
+        wrapper = [o for o, s in zip(objects, sources + gpu_sources) if s.endswith("_wrap.cpp")]
+        engine_objects = [o for o in objects if o not in wrapper]
+        out_dir = os.path.dirname(self.get_ext_fullpath(ext.name))
+        self.link_engine(engine_objects, out_dir, ext, cache)
         # distutils only links, and only when an object is newer than the module.
-        ext.extra_objects += objects
+        ext.extra_objects += wrapper
         ext.depends = objects
         ext.sources = []
+        ext.libraries, ext.library_dirs = [], []
+        ext.extra_link_args = ["-L" + out_dir, "-l" + ENGINE_LIB, "-Wl,-rpath,$ORIGIN"]
+        ext.runtime_library_dirs = []
+        module = self.get_ext_fullpath(ext.name)
+        link = self.compiler.linker_so + ext.extra_link_args
+        if cache.stale(module, link) and os.path.exists(module):
+            os.remove(module)  # its link command changed: distutils only compares times
         super().build_extension(ext)
+        if not os.path.exists(cache.depfile(module)):
+            with open(cache.depfile(module), "w") as f:
+                f.write(module + ":\n")
+        cache.record(module, link)
+
+    def copy_extensions_to_source(self):
+        """--inplace: the engine library goes beside the module too."""
+        super().copy_extensions_to_source()
+        for ext in self.extensions:
+            package = os.path.join(*ext.name.split(".")[:-1])
+            name = "lib%s.so" % ENGINE_LIB
+            self.copy_file(os.path.join(self.build_lib, package, name), os.path.join(package, name), level=self.verbose)
+
+    def link_engine(self, objects, out_dir, ext, cache):
+        """lib<ENGINE_LIB>.so from the engine's objects, when one is newer or the command changed."""
+        target = os.path.join(out_dir, "lib%s.so" % ENGINE_LIB)
+        args = (["-L" + d for d in ext.library_dirs] + ["-l" + lib for lib in ext.libraries]
+                + ["-Wl,-rpath," + d for d in ext.runtime_library_dirs] + ext.extra_link_args
+                + ["-Wl,-soname,lib%s.so" % ENGINE_LIB])
+        signature = self.compiler.linker_so + args
+        newest = max(os.path.getmtime(o) for o in objects)
+        if cache.stale(target, signature) or os.path.getmtime(target) < newest:
+            os.makedirs(out_dir, exist_ok=True)
+            self.compiler.link_shared_object(objects, target, extra_postargs=args, target_lang="c++")
+            with open(cache.depfile(target), "w") as f:
+                f.write(target + ":\n")
+            cache.record(target, signature)
 
     def run_swig(self, interface, ext, cache):
         """SWIG writes the C++ wrapper and py_paddle/swig_paddle.py, when out of date."""
