@@ -151,36 +151,45 @@ void Parameter::randomize(std::mt19937& rng) {
   value().copyFromHost(host.data(), rows_, cols_);
 }
 
-void Parameter::save(const std::string& path, ParameterType type) const {
+void Parameter::write(std::ostream& out, ParameterType type) const {
   auto it = bufs_.find(type);
   PADDLE_ENFORCE(it != bufs_.end(), IOError, "parameter '", name_, "' has no buffer ", type, " to save");
   std::vector<float> host(size_);
   it->second.copyToHost(host.data());
-  std::ofstream out(path, std::ios::binary | std::ios::trunc);
-  PADDLE_ENFORCE(out.good(), IOError, "cannot write parameter file '", path, "'");
   FileHeader h{0, sizeof(float), size_};
   out.write(reinterpret_cast<const char*>(&h), sizeof(h));
   out.write(reinterpret_cast<const char*>(host.data()), size_ * sizeof(float));
+}
+
+void Parameter::save(const std::string& path, ParameterType type) const {
+  std::ofstream out(path, std::ios::binary | std::ios::trunc);
+  PADDLE_ENFORCE(out.good(), IOError, "cannot write parameter file '", path, "'");
+  write(out, type);
   out.flush();
   PADDLE_ENFORCE(out.good(), IOError, "failed writing parameter file '", path, "'");
+}
+
+void Parameter::read(std::istream& in, const std::string& what, ParameterType type) {
+  FileHeader h{};
+  in.read(reinterpret_cast<char*>(&h), sizeof(h));
+  PADDLE_ENFORCE(in.gcount() == sizeof(h), IOError, what, " is too short for a parameter header");
+  PADDLE_ENFORCE(h.version == 0, IOError, what, ": unsupported format version ", h.version);
+  PADDLE_ENFORCE(h.valueSize == sizeof(float), IOError, what, ": values are ", h.valueSize,
+                 " bytes wide, this engine uses float32");
+  PADDLE_ENFORCE(h.size == size_, IOError, what, " holds ", h.size, " values but parameter '", name_, "' has ",
+                 size_);
+  std::vector<float> host(size_);
+  in.read(reinterpret_cast<char*>(host.data()), size_ * sizeof(float));
+  PADDLE_ENFORCE(static_cast<size_t>(in.gcount()) == size_ * sizeof(float), IOError, what, " is truncated");
+  buffer(type).copyFromHost(host.data(), rows_, cols_);
 }
 
 void Parameter::load(const std::string& path, ParameterType type) {
   std::ifstream in(path, std::ios::binary);
   PADDLE_ENFORCE(in.good(), IOError, "cannot open parameter file '", path, "'");
-  FileHeader h{};
-  in.read(reinterpret_cast<char*>(&h), sizeof(h));
-  PADDLE_ENFORCE(in.gcount() == sizeof(h), IOError, "'", path, "' is too short for a parameter header");
-  PADDLE_ENFORCE(h.version == 0, IOError, "'", path, "': unsupported format version ", h.version);
-  PADDLE_ENFORCE(h.valueSize == sizeof(float), IOError, "'", path, "': values are ", h.valueSize,
-                 " bytes wide, this engine uses float32");
-  PADDLE_ENFORCE(h.size == size_, IOError, "'", path, "' holds ", h.size, " values but parameter '",
-                 name_, "' has ", size_);
-  std::vector<float> host(size_);
-  in.read(reinterpret_cast<char*>(host.data()), size_ * sizeof(float));
-  PADDLE_ENFORCE(static_cast<size_t>(in.gcount()) == size_ * sizeof(float), IOError, "'", path,
-                 "' is truncated");
-  buffer(type).copyFromHost(host.data(), rows_, cols_);
+  read(in, "'" + path + "'", type);
+  PADDLE_ENFORCE(in.peek() == std::char_traits<char>::eof(), IOError, "'", path,
+                 "' has bytes after its values (not a parameter file of '", name_, "'?)");
 }
 
 }  // namespace paddle

@@ -2,6 +2,7 @@
 // the optimizer keeps (momentum, Adam moments ...), plus v1's ParameterConfig.
 #pragma once
 #include <cstdint>
+#include <iosfwd>
 #include <map>
 #include <memory>
 #include <random>
@@ -99,8 +100,12 @@ class Parameter {
 
   // v1 binary format: int32 version 0, uint32 value size 4, uint64 count, then
   // floats. Other buffers (optimizer state) use the same format.
+  // A file holds exactly one record (trailing bytes are an error).
   void save(const std::string& path, ParameterType type = PARAMETER_VALUE) const;
   void load(const std::string& path, ParameterType type = PARAMETER_VALUE);
+  // One record within a stream (merged models); `what` names the source in errors.
+  void write(std::ostream& out, ParameterType type = PARAMETER_VALUE) const;
+  void read(std::istream& in, const std::string& what, ParameterType type = PARAMETER_VALUE);
 
  private:
   Json config_;

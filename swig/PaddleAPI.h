@@ -15,6 +15,7 @@ class Parameter;
 class Trainer;
 class ParameterUpdater;
 class Evaluator;
+class Predictor;
 struct Argument;
 struct SparseMatrix;
 template <typename T> class DenseBuffer;
@@ -198,6 +199,7 @@ class Arguments {
   Arguments();
   friend class GradientMachine;
   friend class Trainer;
+  friend class Predictor;
   std::shared_ptr<std::vector<paddle::Argument>> args_;
   paddle::Argument& at(size_t idx) const;
   static Matrix* wrap(const paddle::DenseBuffer<float>& m);   // aliases, None when empty
@@ -310,6 +312,9 @@ class GradientMachine {
   // for v1 scripts (buffers are made when an optimizer first needs them).
   static GradientMachine* createByModelConfig(ModelConfig* conf, GradientMatchineCreateMode mode = CREATE_MODE_NORMAL,
                                               const std::vector<int>& parameterTypes = std::vector<int>());
+  // A merged model (`paddle merge_model`): its config and parameters in one file.
+  static GradientMachine* createFromMergedModel(const std::string& path, bool useGpu = false);
+  void saveMergedModel(const std::string& path) const;
   // v1 brackets use with start()/finish() (its prefetch threads); nothing runs
   // in the background here, so they only check the machine is usable.
   void start();
@@ -343,6 +348,22 @@ class GradientMachine {
   friend class ParameterUpdater;
   friend class Trainer;
   std::shared_ptr<paddle::GradientMachine> m_;
+};
+
+// Serving a merged model: forward() may be called from several threads at once
+// (each call runs on a network of its own that reads one shared copy of the
+// parameters), and returns outputs the caller owns.
+class Predictor {
+ public:
+  ~Predictor();
+  static Predictor* createFromMergedModel(const std::string& path, bool useGpu = false);
+  Arguments* forward(const Arguments& inArgs);
+  std::vector<std::string> getInputLayerNames() const;
+  std::vector<std::string> getOutputLayerNames() const;
+
+ private:
+  Predictor();
+  std::shared_ptr<paddle::Predictor> p_;
 };
 
 // v1's ParameterOptimizer (2016 API): one optimizer applied to buffers the caller

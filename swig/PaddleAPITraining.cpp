@@ -5,6 +5,7 @@
 #include <cstdio>
 
 #include "../layers/Errors.h"
+#include "../trainer/Predictor.h"
 #include "../trainer/Trainer.h"
 #include "PaddleAPI.h"
 
@@ -124,6 +125,18 @@ GradientMachine* GradientMachine::createByModelConfig(ModelConfig* conf, Gradien
   return createByConfigJson(conf->json_, isUsingGpu(), 1);
 }
 
+GradientMachine* GradientMachine::createFromMergedModel(const std::string& path, bool useGpu) {
+  auto* g = new GradientMachine;
+  try {
+    g->m_ = paddle::loadMergedModel(path, useGpu);
+  } catch (...) {
+    delete g;
+    throw;
+  }
+  return g;
+}
+void GradientMachine::saveMergedModel(const std::string& path) const { paddle::saveMergedModel(*m_, path); }
+
 void GradientMachine::start() {}
 void GradientMachine::finish() {}
 void GradientMachine::prefetch(const Arguments&) {}
@@ -215,6 +228,40 @@ void GradientMachine::eval(Evaluator* evaluator) {
   PADDLE_ENFORCE(evaluator->owner_ == m_, std::invalid_argument,
                  "this evaluator was made by another GradientMachine (use its makeEvaluator())");
   for (auto& e : evaluator->e_) e->eval(*m_);
+}
+
+// ---------------------------------------------------------------- Predictor
+Predictor::Predictor() = default;
+Predictor::~Predictor() = default;
+Predictor* Predictor::createFromMergedModel(const std::string& path, bool useGpu) {
+  auto* p = new Predictor;
+  try {
+    p->p_ = std::make_shared<paddle::Predictor>(path, useGpu);
+  } catch (...) {
+    delete p;
+    throw;
+  }
+  return p;
+}
+Arguments* Predictor::forward(const Arguments& in) {
+  auto* out = Arguments::createArguments(0);
+  try {
+    *out->args_ = p_->forward(*in.args_);
+  } catch (...) {
+    delete out;
+    throw;
+  }
+  return out;
+}
+std::vector<std::string> Predictor::getInputLayerNames() const {
+  std::vector<std::string> n;
+  for (auto* d : p_->model().dataLayers()) n.push_back(d->name());
+  return n;
+}
+std::vector<std::string> Predictor::getOutputLayerNames() const {
+  std::vector<std::string> n;
+  for (auto* l : p_->model().outputLayers()) n.push_back(l->name());
+  return n;
 }
 
 // ---------------------------------------------------------------- ParameterOptimizer

@@ -147,6 +147,9 @@ PD_BUFFER_1D_NAMED(float, 'f', values, valuesSize)
 %newobject TrainerConfig::getOptimizationConfig;
 %newobject Parameter::getConfig;
 %newobject GradientMachine::createByModelConfig;
+%newobject GradientMachine::createFromMergedModel;
+%newobject Predictor::createFromMergedModel;
+%newobject Predictor::forward;
 %newobject GradientMachine::getNonStaticParameter;
 %newobject GradientMachine::makeEvaluator;
 %newobject ParameterOptimizer::create;

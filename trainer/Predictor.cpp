@@ -1,0 +1,131 @@
+#include "Predictor.h"
+
+#include <cstdint>
+#include <cstring>
+#include <fstream>
+
+#include "../layers/Errors.h"
+
+namespace paddle {
+
+namespace {
+const char kMagic[8] = {'P', 'D', 'M', 'E', 'R', 'G', 'E', 'D'};
+const uint32_t kVersion = 1;
+
+template <typename T>
+void put(std::ostream& out, T v) {
+  out.write(reinterpret_cast<const char*>(&v), sizeof(v));
+}
+
+template <typename T>
+T get(std::istream& in, const std::string& path, const char* what) {
+  T v{};
+  in.read(reinterpret_cast<char*>(&v), sizeof(v));
+  PADDLE_ENFORCE(in.gcount() == sizeof(v), IOError, "merged model '", path, "' is truncated (at its ", what, ")");
+  return v;
+}
+
+std::string getString(std::istream& in, uint64_t size, const std::string& path, const char* what) {
+  std::string s(size, '\0');
+  in.read(&s[0], static_cast<std::streamsize>(size));
+  PADDLE_ENFORCE(static_cast<uint64_t>(in.gcount()) == size, IOError, "merged model '", path,
+                 "' is truncated (in its ", what, ")");
+  return s;
+}
+
+// A copy the caller owns: the machine that produced `a` is reused by other calls.
+Argument ownedCopy(const Argument& a) {
+  Argument out;
+  if (!a.value.empty()) {
+    out.value = Matrix(0, 0, a.value.useGpu());
+    out.value.copyFrom(a.value);
+  }
+  if (!a.ids.empty()) {
+    out.ids = IVector(0, 0, a.ids.useGpu());
+    out.ids.copyFrom(a.ids);
+  }
+  if (!a.seqStarts.empty()) out.seqStarts.copyFrom(a.seqStarts);
+  if (!a.subSeqStarts.empty()) out.subSeqStarts.copyFrom(a.subSeqStarts);
+  out.frameHeight = a.frameHeight;
+  out.frameWidth = a.frameWidth;
+  return out;
+}
+}  // namespace
+
+void saveMergedModel(const GradientMachine& gm, const std::string& path) {
+  std::ofstream out(path, std::ios::binary | std::ios::trunc);
+  PADDLE_ENFORCE(out.good(), IOError, "cannot write merged model '", path, "'");
+  out.write(kMagic, sizeof(kMagic));
+  put(out, kVersion);
+  const std::string config = gm.config().dump();
+  put<uint64_t>(out, config.size());
+  out.write(config.data(), static_cast<std::streamsize>(config.size()));
+  put<uint32_t>(out, static_cast<uint32_t>(gm.parameters().size()));
+  for (const ParameterPtr& p : gm.parameters()) {
+    put<uint32_t>(out, static_cast<uint32_t>(p->name().size()));
+    out.write(p->name().data(), static_cast<std::streamsize>(p->name().size()));
+    p->write(out);
+  }
+  out.flush();
+  PADDLE_ENFORCE(out.good(), IOError, "failed writing merged model '", path, "'");
+}
+
+std::shared_ptr<GradientMachine> loadMergedModel(const std::string& path, bool useGpu) {
+  std::ifstream in(path, std::ios::binary);
+  PADDLE_ENFORCE(in.good(), IOError, "cannot open merged model '", path, "'");
+  char magic[sizeof(kMagic)] = {};
+  in.read(magic, sizeof(magic));
+  PADDLE_ENFORCE(in.gcount() == sizeof(magic) && std::memcmp(magic, kMagic, sizeof(kMagic)) == 0, IOError, "'",
+                 path, "' is not a merged model (write one with `paddle merge_model`)");
+  const uint32_t version = get<uint32_t>(in, path, "version");
+  PADDLE_ENFORCE(version == kVersion, IOError, "merged model '", path, "' has format version ", version,
+                 "; this engine reads version ", kVersion);
+  const std::string config = getString(in, get<uint64_t>(in, path, "config size"), path, "config");
+  auto gm = std::make_shared<GradientMachine>(Json::parse(config, "ModelConfig"), useGpu, 1, false);
+  const uint32_t count = get<uint32_t>(in, path, "parameter count");
+  PADDLE_ENFORCE(count == gm->parameters().size(), IOError, "merged model '", path, "' holds ", count,
+                 " parameters but its config defines ", gm->parameters().size());
+  for (uint32_t i = 0; i < count; ++i) {
+    const std::string name = getString(in, get<uint32_t>(in, path, "parameter name size"), path, "parameter name");
+    gm->parameter(name)->read(in, "merged model '" + path + "' (parameter '" + name + "')");
+  }
+  PADDLE_ENFORCE(in.peek() == std::char_traits<char>::eof(), IOError, "merged model '", path,
+                 "' has bytes after its last parameter");
+  return gm;
+}
+
+Predictor::Predictor(const std::string& path, bool useGpu) : main_(loadMergedModel(path, useGpu)) {}
+
+std::unique_ptr<GradientMachine> Predictor::acquire() {
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (!idle_.empty()) {
+      std::unique_ptr<GradientMachine> m = std::move(idle_.back());
+      idle_.pop_back();
+      return m;
+    }
+  }
+  auto m = std::make_unique<GradientMachine>(main_->config(), main_->useGpu(), 1, false);
+  for (size_t k = 0; k < m->parameters().size(); ++k) {
+    m->parameters()[k]->value() = main_->parameters()[k]->value();  // one copy of the weights
+  }
+  return m;
+}
+
+std::vector<Argument> Predictor::forward(const std::vector<Argument>& inArgs) {
+  std::unique_ptr<GradientMachine> m = acquire();
+  std::vector<Argument> out;
+  try {
+    m->forward(inArgs, PASS_TEST);
+    for (Argument* a : m->outputs()) out.push_back(ownedCopy(*a));
+  } catch (...) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    idle_.push_back(std::move(m));
+    throw;
+  }
+  std::lock_guard<std::mutex> lock(mutex_);
+  idle_.push_back(std::move(m));
+  return out;
+}
+
+}  // namespace paddle

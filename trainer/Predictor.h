@@ -1,0 +1,37 @@
+// Deployment: a merged model (the ModelConfig and every parameter in one file)
+// and a predictor that serves it from many threads at once.
+#pragma once
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "GradientMachine.h"
+
+namespace paddle {
+
+// The merged-model file: "PDMERGED", uint32 version 1, uint64 length + the
+// ModelConfig as protobuf JSON, uint32 parameter count, then per parameter a
+// uint32 length + its name and one v1 parameter record (header + float32 values).
+void saveMergedModel(const GradientMachine& gm, const std::string& path);
+// The ModelConfig of a merged model, and a machine over it with its parameters.
+std::shared_ptr<GradientMachine> loadMergedModel(const std::string& path, bool useGpu);
+
+// Forward passes on a merged model, safe to call from several threads at once:
+// each call runs on a machine of its own (kept for reuse) whose layers read the
+// one copy of the parameters.
+class Predictor {
+ public:
+  Predictor(const std::string& mergedModelPath, bool useGpu);
+  // Outputs of the model's output layers; they belong to the caller.
+  std::vector<Argument> forward(const std::vector<Argument>& inArgs);
+  const GradientMachine& model() const { return *main_; }
+
+ private:
+  std::unique_ptr<GradientMachine> acquire();
+  std::shared_ptr<GradientMachine> main_;
+  std::mutex mutex_;
+  std::vector<std::unique_ptr<GradientMachine>> idle_;
+};
+
+}  // namespace paddle
