@@ -88,6 +88,17 @@ class LayerBase(object):
                 layer_input.input_layer_argument = \
                     input_config.input_layer_argument
 
+        # v1 (v0.10 LayerBase): every layer but data and fc starts with its first input's
+        # image height/width (image layers then set their own); the first
+        # recurrent_layer_group stops this for the rest of the parse.
+        if type == 'recurrent_layer_group':
+            state.pass_height_width = False
+        elif (state.pass_height_width and type not in ('data', 'fc') and
+              len(self.config.inputs) > 0):
+            first = state.layer_map[self.config.inputs[0].input_layer_name]
+            if first.height and first.width:
+                self.set_layer_height_width(first.height, first.width)
+
         # registered at the end of construction (see Layer())
         state.config.model_config.layers.add().CopyFrom(self.config)
         self.config = state.config.model_config.layers[-1]
