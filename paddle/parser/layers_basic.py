@@ -84,11 +84,6 @@ class SelectiveFCLayer(LayerBase):
 # more layer types (mixed, sequence, recurrent, image, costs ...)
 
 
-def _copy_hw(layer, src):
-    if src.height > 0 and src.width > 0:
-        layer.set_layer_height_width(src.height, src.width)
-
-
 @config_layer('mixed')
 class MixedLayer(LayerBase):
     def __init__(self, name, inputs, size=0, bias=True, **xargs):
@@ -242,6 +237,5 @@ class AddToLayer(LayerBase):
                     "engine needs equal sizes" % (other.name, other.size,
                                                   first.name, first.size),
                     layer=self.config.name)
-        self.set_layer_size(first.size)
-        _copy_hw(self, first)
+        self.set_layer_size(first.size)  # height/width: LayerBase, as in v0.10
         self.create_bias_parameter(bias, self.config.size)
