@@ -6,7 +6,7 @@ from paddle.proto.ModelConfig_pb2 import LayerConfig
 
 from .errors import ConfigError, _layer_ctx, as_float, as_int, config_assert, type_of
 from .registry import config_func, g_layer_type_map, gen_bias_parameter_name, gen_parameter_name
-from .state import state
+from .state import _config_line, state
 from .submodels import MakeLayerNameInSubmodel
 from .inputs import Bias, Input, Operator
 from .parameters import Parameter
@@ -103,6 +103,7 @@ class LayerBase(object):
         state.config.model_config.layers.add().CopyFrom(self.config)
         self.config = state.config.model_config.layers[-1]
         state.layer_map[name] = self.config
+        state.layer_sites[name] = _config_line()  # lets engine errors name the config line
         state.layer_objs[name] = self
         state.current_submodel.layer_names.append(self.config.name)
 

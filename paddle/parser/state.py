@@ -44,6 +44,7 @@ class ParseState(object):
         self.add_submodel_suffix = False
         self.config_files = []
         self.name_sites = {}  # layer name -> (file, line) of the Inputs()/Outputs() naming it
+        self.layer_sites = {}  # layer name -> (file, line) of the config line that made it
         self.settings = copy.deepcopy(DEFAULT_SETTING)
         self.settings_deprecated = dict(usage_ratio=1.)
         self.trainer_settings = copy.deepcopy(DEFAULT_TRAINER_SETTING)
@@ -60,7 +61,7 @@ state = ParseState()
 V1_GLOBALS = dict(
     [('g_' + a, a) for a in vars(state)
      if not a.startswith('settings') and
-     a not in ('trainer_settings', 'name_sites', 'config_warnings')]
+     a not in ('trainer_settings', 'name_sites', 'layer_sites', 'config_warnings')]
     + [(a, a) for a in ('settings', 'settings_deprecated', 'trainer_settings')])
 
 
