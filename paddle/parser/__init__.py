@@ -22,7 +22,7 @@ from paddle.proto.TrainerConfig_pb2 import TrainerConfig  # noqa: F401
 from .errors import *  # noqa: F401,F403
 from .registry import *  # noqa: F401,F403
 from .registry import _parse_config_hooks  # noqa: F401
-from .state import ParseState, state, V1_GLOBALS, v1_global, init_config_environment  # noqa: F401
+from .state import ParseState, state, V1_GLOBALS, v1_global, init_config_environment, config_warning  # noqa: F401
 from .submodels import *  # noqa: F401,F403
 from .image import *  # noqa: F401,F403
 from .inputs import *  # noqa: F401,F403

@@ -6,7 +6,7 @@ from paddle.proto.ModelConfig_pb2 import LayerConfig
 
 from .errors import ConfigError, _layer_ctx, as_float, as_int, config_assert, type_of
 from .registry import config_func, g_layer_type_map, gen_bias_parameter_name, gen_parameter_name
-from .state import state
+from .state import _config_line, state
 from .submodels import MakeLayerNameInSubmodel
 from .inputs import Bias, Input, Operator
 from .parameters import Parameter
@@ -88,10 +88,22 @@ class LayerBase(object):
                 layer_input.input_layer_argument = \
                     input_config.input_layer_argument
 
+        # v1 (v0.10 LayerBase): every layer but data and fc starts with its first input's
+        # image height/width (image layers then set their own); the first
+        # recurrent_layer_group stops this for the rest of the parse.
+        if type == 'recurrent_layer_group':
+            state.pass_height_width = False
+        elif (state.pass_height_width and type not in ('data', 'fc') and
+              len(self.config.inputs) > 0):
+            first = state.layer_map[self.config.inputs[0].input_layer_name]
+            if first.height and first.width:
+                self.set_layer_height_width(first.height, first.width)
+
         # registered at the end of construction (see Layer())
         state.config.model_config.layers.add().CopyFrom(self.config)
         self.config = state.config.model_config.layers[-1]
         state.layer_map[name] = self.config
+        state.layer_sites[name] = _config_line()  # lets engine errors name the config line
         state.layer_objs[name] = self
         state.current_submodel.layer_names.append(self.config.name)
 

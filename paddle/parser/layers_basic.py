@@ -3,7 +3,7 @@ DataLayer.cpp, MixedLayer.cpp in the engine)."""
 
 from .errors import config_assert
 from .registry import config_func, config_layer, gen_parameter_name
-from .state import state
+from .state import config_warning, state
 from .inputs import ConvProjection, Input, Projection
 from .layer_base import LayerBase
 
@@ -82,11 +82,6 @@ class SelectiveFCLayer(LayerBase):
 
 # ---------------------------------------------------------------------------
 # more layer types (mixed, sequence, recurrent, image, costs ...)
-
-
-def _copy_hw(layer, src):
-    if src.height > 0 and src.width > 0:
-        layer.set_layer_height_width(src.height, src.width)
 
 
 @config_layer('mixed')
@@ -235,11 +230,12 @@ class AddToLayer(LayerBase):
         first = self.get_input_layer(0)
         for i in range(1, len(self.inputs)):
             other = self.get_input_layer(i)
-            config_assert(
-                other.size == first.size,
-                "input '%s' has size %d but input '%s' has size %d; addto "
-                "inputs must have equal sizes" % (other.name, other.size,
-                                                  first.name, first.size))
-        self.set_layer_size(first.size)
-        _copy_hw(self, first)
+            if other.size != first.size:
+                # v1 parsed this (and failed when it ran); the engine refuses it at build
+                config_warning(
+                    "input '%s' has size %d but input '%s' has size %d; the "
+                    "engine needs equal sizes" % (other.name, other.size,
+                                                  first.name, first.size),
+                    layer=self.config.name)
+        self.set_layer_size(first.size)  # height/width: LayerBase, as in v0.10
         self.create_bias_parameter(bias, self.config.size)

@@ -1,4 +1,7 @@
-"""Sequence pooling, expansion, concatenation and reshaping (SequenceLayers.cpp)."""
+"""Sequence pooling, expansion, concatenation and reshaping (SequenceLayers.cpp).
+
+As in v1 (v0.10), max/average/seqlastins/seqfirstins/seqconcat/seqreshape default to
+active_type 'linear' (the identity) where other layers default to ''."""
 
 from .errors import config_assert
 from .registry import config_layer
@@ -27,8 +30,10 @@ class MaxLayer(_SeqPoolBase):
                  bias=False,
                  output_max_index=None,
                  stride=-1,
+                 active_type='linear',
                  **xargs):
-        LayerBase.__init__(self, name, 'max', 0, inputs=inputs, **xargs)
+        LayerBase.__init__(self, name, 'max', 0, inputs=inputs,
+                           active_type=active_type, **xargs)
         self._pool_common(trans_type, stride, bias)
         if output_max_index is not None:
             self.config.output_max_index = output_max_index
@@ -43,8 +48,10 @@ class AverageLayer(_SeqPoolBase):
                  trans_type='non-seq',
                  bias=False,
                  stride=-1,
+                 active_type='linear',
                  **xargs):
-        LayerBase.__init__(self, name, 'average', 0, inputs=inputs, **xargs)
+        LayerBase.__init__(self, name, 'average', 0, inputs=inputs,
+                           active_type=active_type, **xargs)
         config_assert(
             average_strategy in ('average', 'sum', 'squarerootn'),
             "average_strategy must be 'average', 'sum' or 'squarerootn'")
@@ -60,9 +67,10 @@ class SequenceLastInstanceLayer(_SeqPoolBase):
                  trans_type='non-seq',
                  bias=False,
                  stride=-1,
+                 active_type='linear',
                  **xargs):
         LayerBase.__init__(self, name, 'seqlastins', 0, inputs=inputs,
-                           **xargs)
+                           active_type=active_type, **xargs)
         self._pool_common(trans_type, stride, bias)
 
 
@@ -102,8 +110,10 @@ class FeatMapExpandLayer(LayerBase):
 
 @config_layer('seqconcat')
 class SequenceConcatLayer(LayerBase):
-    def __init__(self, name, inputs, bias=False, **xargs):
-        LayerBase.__init__(self, name, 'seqconcat', 0, inputs=inputs, **xargs)
+    def __init__(self, name, inputs, bias=False, active_type='linear',
+                 **xargs):
+        LayerBase.__init__(self, name, 'seqconcat', 0, inputs=inputs,
+                           active_type=active_type, **xargs)
         config_assert(len(self.inputs) == 2, 'seq_concat needs 2 inputs')
         a, b = self.get_input_layer(0), self.get_input_layer(1)
         config_assert(a.size == b.size,
@@ -115,9 +125,10 @@ class SequenceConcatLayer(LayerBase):
 
 @config_layer('seqreshape')
 class SequenceReshapeLayer(LayerBase):
-    def __init__(self, name, size, inputs, bias=False, **xargs):
-        LayerBase.__init__(
-            self, name, 'seqreshape', size, inputs=inputs, **xargs)
+    def __init__(self, name, size, inputs, bias=False, active_type='linear',
+                 **xargs):
+        LayerBase.__init__(self, name, 'seqreshape', size, inputs=inputs,
+                           active_type=active_type, **xargs)
         config_assert(len(self.inputs) == 1, 'seq_reshape needs 1 input')
         self.set_layer_size(size)
         self.create_bias_parameter(bias, size)

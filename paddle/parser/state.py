@@ -5,6 +5,7 @@ import sys
 
 from paddle.proto.TrainerConfig_pb2 import TrainerConfig
 
+from .errors import logger
 from .registry import DEFAULT_SETTING, DEFAULT_TRAINER_SETTING
 
 
@@ -43,9 +44,14 @@ class ParseState(object):
         self.add_submodel_suffix = False
         self.config_files = []
         self.name_sites = {}  # layer name -> (file, line) of the Inputs()/Outputs() naming it
+        self.layer_sites = {}  # layer name -> (file, line) of the config line that made it
         self.settings = copy.deepcopy(DEFAULT_SETTING)
         self.settings_deprecated = dict(usage_ratio=1.)
         self.trainer_settings = copy.deepcopy(DEFAULT_TRAINER_SETTING)
+        # v1's g_pass_height_width: layers inherit their first input's image height/width
+        # until the first recurrent_layer_group (its inputs are sequences, not images)
+        self.pass_height_width = True
+        self.config_warnings = []  # the warnings of this parse (config_warning), in order
 
 
 # One parse runs at a time, as in v1.
@@ -54,7 +60,8 @@ state = ParseState()
 # v1's module-level names for the parse state -> ParseState attributes.
 V1_GLOBALS = dict(
     [('g_' + a, a) for a in vars(state)
-     if not a.startswith('settings') and a not in ('trainer_settings', 'name_sites')]
+     if not a.startswith('settings') and
+     a not in ('trainer_settings', 'name_sites', 'layer_sites', 'config_warnings')]
     + [(a, a) for a in ('settings', 'settings_deprecated', 'trainer_settings')])
 
 
@@ -74,6 +81,18 @@ def _config_line():
             return frame.f_code.co_filename, frame.f_lineno
         frame = frame.f_back
     return None, None
+
+
+def config_warning(msg, layer=None):
+    """Report a config that v1 accepted but that looks wrong (v1 parsed it without a word):
+    one warning per config line and message, ``FILE:LINE: layer 'X': msg``; the parse goes on."""
+    filename, lineno = _config_line()
+    text = ("layer '%s': %s" % (layer, msg)) if layer else msg
+    if filename is not None:
+        text = '%s:%s: %s' % (filename, lineno, text)
+    if text not in state.config_warnings:
+        state.config_warnings.append(text)
+        logger.warning(text)
 
 
 def init_config_environment():

@@ -44,9 +44,14 @@ __all__ = [
     'integer_value_sequence', 'integer_value_sub_sequence', 'integer_sequence',
     # decorator and helpers
     'provider', 'deserialize_args', 'DataError',
-    # modules v1 providers received through the star import
-    'logging', 'collections', 'functools', 'itertools',
+    # v1's generator wrappers (public names of its module)
+    'SingleSlotWrapper', 'InputOrderWrapper', 'CheckWrapper', 'CheckInputTypeWrapper',
+    # modules v1 providers received through the star import (v1's module had no
+    # __all__); cPickle is Python 3's pickle
+    'logging', 'collections', 'functools', 'itertools', 'cPickle',
 ]
+
+cPickle = pickle
 
 
 # ---------------------------------------------------------------------------
@@ -518,6 +523,80 @@ def provider(input_types=None, should_shuffle=None, pool_size=-1,
         return DataProvider
 
     return __wrapper__
+
+
+# ---------------------------------------------------------------------------
+# v1's generator wrappers.  The runtime (data_provider) does this work itself; these
+# keep v1's public classes for providers and tools that composed them by hand.  Each
+# wraps a generator called as generator(settings, filename).
+# ---------------------------------------------------------------------------
+
+class SingleSlotWrapper(object):
+    """One-slot providers may yield the bare value: wraps it in a one-item list
+    (a dict passes through)."""
+
+    def __init__(self, generator):
+        self.generator = generator
+
+    def __call__(self, obj, filename):
+        for item in self.generator(obj, filename):
+            yield item if isinstance(item, dict) else [item]
+
+
+class InputOrderWrapper(object):
+    """Turns dict samples into lists in ``input_order`` (a missing key gives None)."""
+
+    def __init__(self, generator, input_order):
+        self.generator = generator
+        self.input_order = input_order
+
+    def __call__(self, obj, filename):
+        for item in self.generator(obj, filename):
+            if isinstance(item, dict):
+                yield [item.get(name) for name in self.input_order]
+            else:
+                yield item
+
+
+class CheckWrapper(object):
+    """Checks every sample against ``input_types``; a bad one is logged and then
+    dropped (``check_fail_continue``) or raised as :class:`DataError`."""
+
+    def __init__(self, generator, input_types, check_fail_continue, logger):
+        self.generator = generator
+        self.input_types = input_types
+        self.check_fail_continue = check_fail_continue
+        self.logger = logger
+
+    def __call__(self, obj, filename):
+        for items in self.generator(obj, filename):
+            bad = check_sample(self.input_types, items)
+            if bad is not None:
+                slot, msg = bad
+                self.logger.warning("Item (%r) does not fit the input types: %s", items, msg)
+                if self.check_fail_continue:
+                    continue
+                raise DataError(msg, slot_index=slot,
+                                input_type=None if slot is None else self.input_types[slot])
+            yield items
+
+
+class CheckInputTypeWrapper(object):
+    """A dict sample needs input_types given as a dict (keyed by data layer name)."""
+
+    def __init__(self, generator, input_types, logger):
+        self.generator = generator
+        self.input_types = input_types
+        self.logger = logger
+
+    def __call__(self, obj, filename):
+        for items in self.generator(obj, filename):
+            if isinstance(items, dict) and not isinstance(self.input_types, dict):
+                msg = ("a dict sample needs input_types given as a dict keyed by data "
+                       "layer name, got %s" % type(self.input_types).__name__)
+                self.logger.error(msg)
+                raise DataError(msg)
+            yield items
 
 
 def is_provider(obj):

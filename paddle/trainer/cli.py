@@ -20,17 +20,61 @@ import time
 
 LOG = logging.getLogger("paddle")
 
-# v1 flags that are accepted for compatibility but change nothing here.
-IGNORED_FLAGS = {
-    "test_all_data_in_one_period", "local", "gpu_id", "parallel_nn", "cudnn_version",
-    "num_gradient_servers", "trainer_id", "pservers", "port", "ports_num",
-    "ports_num_for_sparse", "nics", "rdma_tcp", "python_path", "python_bin",
-    "use_old_updater", "enable_grad_share", "grad_share_block_num",
-    "allow_only_one_model_on_one_gpu", "thread_local_rand_use_global_seed", "show_layer_stat",
-    "rnn_use_batch", "log_clipping", "log_error_clipping", "loadsave_parameters_in_pserver",
-    "start_pserver", "test_wait", "prev_batch_state", "beam_size", "average_test_period",
-    "with_cost",
-}
+# v1 (v0.10) flags that are accepted but change nothing here, with the reason the
+# warning gives (v0.10's `paddle train --help`, its docs and demo scripts).
+_CLUSTER = "there is no parameter server or cluster mode; training is local"
+_GPU_LIBS = "CUDA/cuDNN are linked at build time, not loaded at run time"
+_GLOG = "logging goes to stderr in v1's format (Python logging, not glog)"
+_BARRIER = "barrier statistics belong to multi-machine training"
+IGNORED_FLAGS = dict(
+    [(f, _CLUSTER) for f in (
+        "local", "pservers", "port", "ports_num", "ports_num_for_sparse", "nics", "rdma_tcp",
+        "trainer_id", "num_gradient_servers", "start_pserver", "loadsave_parameters_in_pserver",
+        "use_old_updater", "distribute_test", "small_messages", "sock_send_buf_size",
+        "sock_recv_buf_size", "parameter_block_size", "parameter_block_size_for_sparse",
+        "log_period_server", "pserver_num_threads", "async_count", "async_lagged_ratio_min",
+        "async_lagged_ratio_default", "check_sparse_distribution_in_pserver",
+        "show_check_sparse_distribution_log", "check_sparse_distribution_batches",
+        "check_sparse_distribution_ratio", "check_sparse_distribution_unbalance_degree",
+        "external", "data_server_port", "comment")]
+    + [(f, _GPU_LIBS) for f in ("cudnn_dir", "cuda_dir", "warpctc_dir", "cudnn_version")]
+    + [(f, _GLOG) for f in (
+        "log_dir", "logtostderr", "alsologtostderr", "colorlogtostderr", "stderrthreshold",
+        "minloglevel", "v", "vmodule", "logbuflevel", "logbufsecs", "max_log_size",
+        "stop_logging_if_full_disk", "log_prefix", "log_link", "logfile_mode",
+        "symbolize_stacktrace")]
+    + [(f, _BARRIER) for f in ("log_barrier_abstract", "log_barrier_show_log",
+                               "log_barrier_lowest_nodes")]
+    + [
+        ("test_all_data_in_one_period", "tests always read all the test data"),
+        ("gpu_id", "the GPU is the one CUDA_VISIBLE_DEVICES shows first"),
+        ("parallel_nn", "layers have no per-layer device; the whole network runs on one device"),
+        ("allow_only_one_model_on_one_gpu", "one model runs per process"),
+        ("cudnn_conv_workspace_limit_in_mb", "convolutions do not use cuDNN"),
+        ("python_path", "providers are imported from the config's folder and sys.path"),
+        ("python_bin", "the provider runs in this Python"),
+        ("enable_grad_share", "gradients of --trainer_count replicas are summed directly"),
+        ("grad_share_block_num", "gradients of --trainer_count replicas are summed directly"),
+        ("enable_parallel_vector", "vector math is not split across threads"),
+        ("thread_local_rand_use_global_seed", "every random stream derives from --seed"),
+        ("show_layer_stat", "per-layer statistics are not collected"),
+        ("rnn_use_batch", "recurrent layers always run batched by time step"),
+        ("log_clipping", "clipping is not logged"),
+        ("log_error_clipping", "clipping is not logged"),
+        ("test_wait", "--job=test reads the passes already saved; it does not wait for new ones"),
+        ("prev_batch_state", "recurrent state is not carried from one batch to the next"),
+        ("beam_size", "the beam size comes from the config (beam_search(beam_size=...))"),
+        ("diy_beam_search_prob_so", "no user library is loaded into beam search"),
+        ("average_test_period", "averaged parameters (average_window) are tested at pass ends "
+                                "only"),
+        ("with_cost", "cost layers always run"),
+        ("saving_period_by_batches", "parameters are saved at pass ends (--saving_period)"),
+        ("predict_file", "it fed the auc-validation/pnpair-validation layers, not built here"),
+        ("feat_file", "v1 read it nowhere"),
+        ("memory_threshold_on_load_data", "providers are read by a generator, not loaded whole"),
+        ("use_mkldnn", "there are no MKL-DNN kernels"),
+        ("use_mkl_packed", "there are no MKL packed kernels"),
+    ])
 
 
 OPTIMIZER_DIR = "optimizer"  # inside pass-%05d: optimizer state for exact --start_pass resumption
@@ -49,19 +93,33 @@ def _bool(text):
     raise argparse.ArgumentTypeError("expected a boolean (1/0/true/false), got %r" % text)
 
 
+# boolean flags: gflags also takes a bare --flag (true) and --noflag (false)
+_BOOL_FLAGS = {"use_gpu", "save_only_one", "version", "local", "test_all_data_in_one_period",
+               "parallel_nn", "allow_only_one_model_on_one_gpu", "thread_local_rand_use_global_seed",
+               "show_layer_stat", "rnn_use_batch", "log_clipping", "log_error_clipping",
+               "loadsave_parameters_in_pserver", "start_pserver", "prev_batch_state",
+               "with_cost", "distribute_test", "use_old_updater", "small_messages", "external",
+               "check_sparse_distribution_in_pserver", "show_check_sparse_distribution_log",
+               "log_barrier_abstract", "log_barrier_show_log", "logtostderr", "alsologtostderr",
+               "colorlogtostderr", "stop_logging_if_full_disk", "log_prefix",
+               "symbolize_stacktrace", "use_mkldnn", "use_mkl_packed"}
+
+
 def _normalize(argv):
-    """v1 accepts -flag=value as well as --flag=value."""
+    """v1 (gflags) accepts -flag=value as well as --flag=value, and --noflag for a boolean."""
     out = []
     for a in argv:
         if a.startswith("-") and not a.startswith("--") and len(a) > 2:
             a = "-" + a
+        if a.startswith("--no") and "=" not in a and a[4:] in _BOOL_FLAGS:
+            a = "--%s=false" % a[4:]
         out.append(a)
     return out
 
 
 def _train_parser():
     p = argparse.ArgumentParser(prog="paddle train", description="Train or test a v1 trainer config.")
-    p.add_argument("--config", required=True, help="trainer config file (.py or .yaml)")
+    p.add_argument("--config", default=None, help="trainer config file (.py or .yaml)")
     p.add_argument("--config_args", default="", help="k1=v1,k2=v2 passed to get_config_arg")
     p.add_argument("--job", default="train", choices=["train", "test", "checkgrad"])
     p.add_argument("--save_dir", default=None, help="output directory (default: the config's, ./output/model)")
@@ -69,14 +127,14 @@ def _train_parser():
     p.add_argument("--start_pass", type=int, default=0, help="resume: load save_dir/pass-(N-1)")
     p.add_argument("--init_model_path", default="", help="load parameters from this directory")
     p.add_argument("--load_missing_parameter_strategy", default="fail", choices=["fail", "rand", "zero"])
-    p.add_argument("--use_gpu", type=_bool, default=False)
+    p.add_argument("--use_gpu", type=_bool, nargs="?", const=True, default=False)
     p.add_argument("--trainer_count", type=int, default=1)
     p.add_argument("--log_period", type=int, default=100)
     p.add_argument("--dot_period", type=int, default=1)
     p.add_argument("--test_period", type=int, default=0,
                    help="0: test at the end of each pass; N: also every N batches")
     p.add_argument("--saving_period", type=int, default=1, help="save every N passes")
-    p.add_argument("--save_only_one", type=_bool, default=False)
+    p.add_argument("--save_only_one", type=_bool, nargs="?", const=True, default=False)
     p.add_argument("--test_pass", type=int, default=-1, help="job=test: first pass to evaluate")
     p.add_argument("--model_list", default="", help="job=test: a file listing model directories to evaluate")
     p.add_argument("--predict_output_dir", default="",
@@ -86,9 +144,22 @@ def _train_parser():
                    help="log value/gradient magnitudes of every parameter every N batches")
     p.add_argument("--checkgrad_eps", type=float, default=1e-3,
                    help="job=checkgrad: relative step (v1's 1e-5 suits double builds; float32 needs more)")
+    p.add_argument("--version", type=_bool, nargs="?", const=True, default=False,
+                   help="print the version and exit")
     for flag in sorted(IGNORED_FLAGS):
-        p.add_argument("--" + flag, default=None, help=argparse.SUPPRESS)
+        if flag in _BOOL_FLAGS:
+            p.add_argument("--" + flag, nargs="?", const="true", default=None, help=argparse.SUPPRESS)
+        else:
+            p.add_argument("--" + flag, default=None, help=argparse.SUPPRESS)
     return p
+
+
+def warn_ignored_flags(args):
+    """One warning per v1 flag given that this toolkit accepts but does not use."""
+    for flag in sorted(IGNORED_FLAGS):
+        if getattr(args, flag) is not None:
+            LOG.warning("--%s is accepted for v1 compatibility and ignored: %s", flag,
+                        IGNORED_FLAGS[flag])
 
 
 def _setup_logging():
@@ -400,11 +471,15 @@ def _version_text():
 
 
 def cmd_train(argv):
-    args = _train_parser().parse_args(_normalize(argv))
+    parser = _train_parser()
+    args = parser.parse_args(_normalize(argv))
+    if args.version:
+        sys.stdout.write(_version_text())
+        return 0
+    if not args.config:
+        parser.error("the following arguments are required: --config")
     _setup_logging()
-    for flag in sorted(IGNORED_FLAGS):
-        if getattr(args, flag) is not None:
-            LOG.warning("flag --%s is accepted for v1 compatibility and has no effect here", flag)
+    warn_ignored_flags(args)
     job = TrainingJob(args)
     if args.job == "train":
         job.train()
@@ -480,10 +555,17 @@ def _user_code_frame(exc):
 
 
 def _describe_error(exc, frame):
-    """'FILE:LINE: Type: message' for an error raised in the user's code at `frame`, else
-    the message."""
+    """'FILE:LINE: Type: message' for an error raised in the user's code at `frame`; for an
+    engine error naming a layer, 'FILE:LINE: message' with the config line that made the
+    layer; else the message."""
     if frame is None:
-        return str(exc)
+        import re
+        from paddle.parser import state
+        m = re.search(r"layer '([^']+)'", str(exc))
+        filename, lineno = state.layer_sites.get(m.group(1), (None, None)) if m else (None, None)
+        if filename is None:
+            return str(exc)
+        return "%s:%s: %s" % (filename, lineno, exc)
     return "%s:%d: %s: %s" % (frame.filename, frame.lineno, type(exc).__name__, exc)
 
 

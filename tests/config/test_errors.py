@@ -42,10 +42,6 @@ b = fc_layer(input=z, size=5, param_attr=ParamAttr(name='w'))
 outputs(a, b)
 ''', 6, r"layer '__fc_layer_1__' \(fc\): shared parameter 'w' has size 50, "
         r"but this use needs size 100"),
-    'cost_size_mismatch': (H + '''x = data_layer(name='x', size=10)
-lbl = data_layer(name='lbl', size=3)
-outputs(mse_cost(input=x, label=lbl))
-''', 5, r"mse_cost: input 'x' has size 10 but label 'lbl' has size 3"),
     'wrong_type_act_class': (H + '''x = data_layer(name='x', size=10)
 outputs(fc_layer(input=x, size=10, act=TanhActivation))
 ''', 4, r"fc_layer: act must be an activation object.*TanhActivation\(\)"),

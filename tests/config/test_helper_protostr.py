@@ -157,13 +157,13 @@ pooling_layer(input=a, pooling_type=SquareRootNPooling(), name='sqrtn')
 pooling_layer(input=a, pooling_type=MaxPooling(), name='max')
 outputs(a)''',
      '''
-model_config { layers { name: "avg" type: "average" size: 4 active_type: ""
+model_config { layers { name: "avg" type: "average" size: 4 active_type: "linear"
 inputs { input_layer_name: "a" } average_strategy: "average" trans_type:
 "non-seq" seq_pool_stride: -1 } }
 model_config { layers { name: "sqrtn" type: "average" size: 4 active_type:
-"" inputs { input_layer_name: "a" } average_strategy: "squarerootn"
+"linear" inputs { input_layer_name: "a" } average_strategy: "squarerootn"
 trans_type: "non-seq" seq_pool_stride: -1 } }
-model_config { layers { name: "max" type: "max" size: 4 active_type: ""
+model_config { layers { name: "max" type: "max" size: 4 active_type: "linear"
 inputs { input_layer_name: "a" } trans_type: "non-seq" seq_pool_stride: -1 }
 }'''),
     ('poolings_cudnn',
@@ -361,7 +361,7 @@ seq_concat_layer(a=a, b=b, name='sc')
 outputs(a)''',
      '''
 model_config { layers { name: "rs" type: "seqreshape" size: 3 active_type:
-"" inputs { input_layer_name: "a" } } }
+"linear" inputs { input_layer_name: "a" } } }
 model_config { layers { name: "sc" type: "seqconcat" size: 6 active_type: ""
 inputs { input_layer_name: "a" } inputs { input_layer_name: "b" } } }'''),
     ('pad_layer',
@@ -382,10 +382,10 @@ last_seq(input=a, agg_level=AggregateLevel.EACH_SEQUENCE, name='l2')
 outputs(a)''',
      '''
 model_config { layers { name: "l1" type: "seqlastins" size: 5 active_type:
-"" inputs { input_layer_name: "a" } trans_type: "non-seq" seq_pool_stride:
+"linear" inputs { input_layer_name: "a" } trans_type: "non-seq" seq_pool_stride:
 -1 } }
 model_config { layers { name: "l2" type: "seqlastins" size: 5 active_type:
-"" inputs { input_layer_name: "a" } trans_type: "seq" seq_pool_stride: -1 }
+"linear" inputs { input_layer_name: "a" } trans_type: "seq" seq_pool_stride: -1 }
 }'''),
     ('recurrent_layer',
      '''
@@ -563,7 +563,7 @@ output_x: 4 img_size: 4 blocked: false output_y: 4 img_size_y: 4 } } height:
 model_config { parameters { name: "_ccn.w0" size: 4 initial_mean: 0.0
 initial_std: 0.5 dims: 4 dims: 1 initial_strategy: 0 initial_smart: true } }
 model_config { layers { name: "pb" type: "priorbox" size: 512 active_type:
-"" inputs { input_layer_name: "c" priorbox_conf { min_size: 3 max_size: 6
+"" height: 4 width: 4 inputs { input_layer_name: "c" priorbox_conf { min_size: 3 max_size: 6
 aspect_ratio: 2.0 variance: 0.1 variance: 0.1 variance: 0.2 variance: 0.2 }
 } inputs { input_layer_name: "img" } } }'''),
     ('classification_cost',
@@ -752,10 +752,10 @@ context_length: 3 trainable_padding: false } } } }
 model_config { layers { name: "scp_conv_fc" type: "fc" size: 4 active_type:
 "tanh" inputs { input_layer_name: "scp_conv_proj" input_parameter_name:
 "_scp_conv_fc.w0" } bias_parameter_name: "_scp_conv_fc.wbias" } }
-model_config { layers { name: "scp" type: "max" size: 4 active_type: ""
+model_config { layers { name: "scp" type: "max" size: 4 active_type: "linear"
 inputs { input_layer_name: "scp_conv_fc" } trans_type: "non-seq"
 seq_pool_stride: -1 } }
-model_config { layers { name: "tcp" type: "max" size: 4 active_type: ""
+model_config { layers { name: "tcp" type: "max" size: 4 active_type: "linear"
 inputs { input_layer_name: "tcp_conv_fc" } trans_type: "non-seq"
 seq_pool_stride: -1 } }'''),
     ('simple_lstm',
@@ -977,7 +977,7 @@ model_config { layers { name: "att_scaling@grp" type: "scaling" size: 4
 active_type: "" inputs { input_layer_name: "att_softmax@grp" } inputs {
 input_layer_name: "__enc_memory__+delay1@grp" } } }
 model_config { layers { name: "att_pooling@grp" type: "average" size: 4
-active_type: "" inputs { input_layer_name: "att_scaling@grp" }
+active_type: "linear" inputs { input_layer_name: "att_scaling@grp" }
 average_strategy: "sum" trans_type: "non-seq" seq_pool_stride: -1 } }'''),
     ('inputs_outputs',
      '''

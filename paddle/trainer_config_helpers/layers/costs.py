@@ -2,7 +2,7 @@
 
 import copy
 
-from paddle.parser import ConfigError, Input, Layer, config_assert
+from paddle.parser import ConfigError, Input, Layer, config_assert, config_warning
 
 from ..activations import SigmoidActivation, SoftmaxActivation
 from ..default_decorators import wrap_bias_attr_default, wrap_name_default, wrap_param_attr_default
@@ -88,10 +88,12 @@ def mse_cost(input, label, weight=None, name=None, coeff=1.0,
     ipts, parents = _cost_inputs(input, label, weight, 'mse_cost')
     if (input.size is not None and label.size is not None and
             input.size != label.size):
-        raise ConfigError(
-            "mse_cost: input '%s' has size %d but label '%s' has size %d; "
-            "they must be equal" % (input.name, input.size, label.name,
-                                    label.size))
+        # v1 parsed this and failed when it ran; the engine refuses it when the network
+        # is built, so a config that is only parsed (dump_config) still works
+        config_warning(
+            "mse_cost: input '%s' has size %d but label '%s' has size %d; the "
+            "engine needs them equal" % (input.name, input.size, label.name,
+                                         label.size), layer=name)
     Layer(
         inputs=ipts,
         name=name,
@@ -195,8 +197,10 @@ def lambda_cost(input, score, name=None, NDCG_num=5, max_sort_size=-1,
                 layer_attr=None):
     _check_input(input, 'input', 'lambda_cost')
     _check_input(score, 'score', 'lambda_cost')
-    if input.size is not None:
-        config_assert(input.size == 1, 'lambda_cost: input must have size 1')
+    if input.size is not None and input.size != 1:
+        # v1 checked only the score; the engine refuses a wider input at network build
+        config_warning("lambda_cost: input '%s' has size %d; the engine needs size 1 "
+                       "(one score per item)" % (input.name, input.size), layer=name)
     if score.size is not None:
         config_assert(score.size == 1, 'lambda_cost: score must have size 1')
     Layer(

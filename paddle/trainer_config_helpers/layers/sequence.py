@@ -124,14 +124,17 @@ def repeat_layer(input, num_repeats, name=None, layer_attr=None):
 def seq_reshape_layer(input, reshape_size, act=None, name=None,
                       layer_attr=None, bias_attr=None):
     _check_input(input, 'input', 'seq_reshape_layer')
+    # v1 never passed act on (the layer kept its 'linear' default); a non-identity act
+    # is honoured here (docs/v1_differences.md)
+    extra = {} if isinstance(act, IdentityActivation) else dict(active_type=act.name)
+    extra.update(_extra(layer_attr))
     Layer(
         inputs=[input.name],
         name=name,
         size=reshape_size,
         type=LayerType.SEQUENCE_RESHAPE,
         bias=_bias(bias_attr),
-        active_type=act.name,
-        **_extra(layer_attr))
+        **extra)
     return LayerOutput(name, LayerType.SEQUENCE_RESHAPE, parents=[input],
                        size=reshape_size, activation=act)
 
