@@ -528,8 +528,13 @@ def cmd_upgrade_config(argv):
     return upgrade(argv)
 
 
+def cmd_merge_model(argv):
+    from py_paddle.deploy import main as merge
+    return merge(argv)
+
+
 COMMANDS = {"train": cmd_train, "dump_config": cmd_dump_config, "make_diagram": cmd_make_diagram,
-            "version": cmd_version, "upgrade_config": cmd_upgrade_config}
+            "version": cmd_version, "upgrade_config": cmd_upgrade_config, "merge_model": cmd_merge_model}
 USAGE = """usage: paddle <command> [args]
 
 commands:
@@ -538,6 +543,7 @@ commands:
   make_diagram write a Graphviz dot file of the network:  paddle make_diagram conf.py model.dot [args]
   version      print the version and build options
   upgrade_config  rewrite Python 2 configs/providers:  paddle upgrade_config conf.py provider.py [--write]
+  merge_model  config + a saved pass in one file:       paddle merge_model --config=conf.py --model_dir=output/pass-00009 --output=model.paddle
 """
 
 
