@@ -17,6 +17,7 @@ import subprocess
 import sys
 from concurrent.futures import ThreadPoolExecutor
 
+import nlohmann_json
 import scipy_openblas32 as openblas
 from setuptools import Extension, setup
 from setuptools.command.build_ext import build_ext as _build_ext
@@ -280,7 +281,7 @@ engine = Extension(
     "py_paddle._swig_paddle",
     sources=["swig/paddle.i"] + ENGINE_SOURCES,
     swig_opts=["-c++", "-threads", "-outdir", "py_paddle", "-Iswig"],
-    include_dirs=[ROOT, openblas.get_include_dir()],
+    include_dirs=[ROOT, openblas.get_include_dir(), str(nlohmann_json.get_include())],
     library_dirs=[openblas.get_lib_dir()],
     libraries=[openblas.get_library()],
     runtime_library_dirs=["$ORIGIN/../scipy_openblas32/lib"],

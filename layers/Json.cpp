@@ -1,9 +1,11 @@
 #include "Json.h"
 
+#include <cerrno>
 #include <cmath>
-#include <cstdio>
 #include <cstdlib>
 #include <stdexcept>
+
+#include <nlohmann/json.hpp>
 
 #include "ConfigSchema.h"
 #include "Errors.h"
@@ -26,141 +28,90 @@ const char* typeName(Json::Type t) {
 }
 }  // namespace
 
+// Documents come from our own front end, from optimizer state files on disk and
+// from SWIG callers, so nesting is bounded: the converter below recurses.
+constexpr int kMaxDepth = 256;
+
 class JsonParser {
  public:
-  explicit JsonParser(const std::string& s) : s_(s) {}
-
-  Json parseDocument() {
-    Json v = parseValue();
-    skipSpace();
-    if (pos_ != s_.size()) fail("trailing characters");
-    return v;
-  }
-
- private:
-  const std::string& s_;
-  size_t pos_ = 0;
-
-  [[noreturn]] void fail(const std::string& what) {
-    throw ConfigError(str("invalid config JSON at offset ", pos_, ": ", what));
-  }
-  void skipSpace() {
-    while (pos_ < s_.size() && (s_[pos_] == ' ' || s_[pos_] == '\n' || s_[pos_] == '\t' || s_[pos_] == '\r')) ++pos_;
-  }
-  bool consume(const char* word) {
-    size_t n = std::char_traits<char>::length(word);
-    if (s_.compare(pos_, n, word) == 0) { pos_ += n; return true; }
-    return false;
-  }
-  void expect(char c) {
-    skipSpace();
-    if (pos_ >= s_.size() || s_[pos_] != c) fail(str("expected '", c, "'"));
-    ++pos_;
-  }
-
-  Json parseValue() {
-    skipSpace();
-    if (pos_ >= s_.size()) fail("unexpected end");
+  static Json convert(const nlohmann::json& j) {
     Json v;
-    char c = s_[pos_];
-    if (c == '{') {
-      v.type_ = Json::Type::Object;
-      ++pos_;
-      skipSpace();
-      if (pos_ < s_.size() && s_[pos_] == '}') { ++pos_; return v; }
-      while (true) {
-        skipSpace();
-        std::string key = parseString();
-        expect(':');
-        v.object_.emplace_back(std::move(key), parseValue());
-        skipSpace();
-        if (pos_ < s_.size() && s_[pos_] == ',') { ++pos_; continue; }
-        expect('}');
-        return v;
-      }
+    switch (j.type()) {
+      case nlohmann::json::value_t::null: break;
+      case nlohmann::json::value_t::boolean:
+        v.type_ = Json::Type::Bool;
+        v.bool_ = j.get<bool>();
+        break;
+      case nlohmann::json::value_t::number_integer:
+        v.type_ = Json::Type::Number;
+        v.isInteger_ = true;
+        v.integer_ = j.get<int64_t>();
+        v.number_ = static_cast<double>(v.integer_);
+        break;
+      case nlohmann::json::value_t::number_unsigned:  // only above INT64_MAX: not an int64
+        v.type_ = Json::Type::Number;
+        v.number_ = static_cast<double>(j.get<uint64_t>());
+        v.isInteger_ = j.get<uint64_t>() <= static_cast<uint64_t>(INT64_MAX);
+        v.integer_ = static_cast<int64_t>(j.get<uint64_t>());
+        break;
+      case nlohmann::json::value_t::number_float:
+        v.type_ = Json::Type::Number;
+        v.number_ = j.get<double>();
+        break;
+      case nlohmann::json::value_t::string:
+        v.type_ = Json::Type::String;
+        v.string_ = j.get<std::string>();
+        break;
+      case nlohmann::json::value_t::array:
+        v.type_ = Json::Type::Array;
+        v.array_.reserve(j.size());
+        for (const auto& e : j) v.array_.push_back(convert(e));
+        break;
+      case nlohmann::json::value_t::object:
+        v.type_ = Json::Type::Object;
+        v.object_.reserve(j.size());
+        for (auto it = j.begin(); it != j.end(); ++it) v.object_.emplace_back(it.key(), convert(it.value()));
+        break;
+      default: throw ConfigError("invalid config JSON: binary values are not JSON");
     }
-    if (c == '[') {
-      v.type_ = Json::Type::Array;
-      ++pos_;
-      skipSpace();
-      if (pos_ < s_.size() && s_[pos_] == ']') { ++pos_; return v; }
-      while (true) {
-        v.array_.push_back(parseValue());
-        skipSpace();
-        if (pos_ < s_.size() && s_[pos_] == ',') { ++pos_; continue; }
-        expect(']');
-        return v;
-      }
-    }
-    if (c == '"') {
-      v.type_ = Json::Type::String;
-      v.string_ = parseString();
-      return v;
-    }
-    if (consume("true")) { v.type_ = Json::Type::Bool; v.bool_ = true; return v; }
-    if (consume("false")) { v.type_ = Json::Type::Bool; return v; }
-    if (consume("null")) return v;
-    const char* begin = s_.c_str() + pos_;
-    char* end = nullptr;
-    double d = std::strtod(begin, &end);
-    if (end == begin) fail("unexpected character");
-    pos_ += static_cast<size_t>(end - begin);
-    v.type_ = Json::Type::Number;
-    v.number_ = d;
     return v;
   }
 
-  std::string parseString() {
-    if (pos_ >= s_.size() || s_[pos_] != '"') fail("expected a string");
-    ++pos_;
-    std::string out;
-    while (pos_ < s_.size() && s_[pos_] != '"') {
-      char c = s_[pos_++];
-      if (c != '\\') { out += c; continue; }
-      if (pos_ >= s_.size()) break;
-      char e = s_[pos_++];
-      switch (e) {
-        case 'n': out += '\n'; break;
-        case 't': out += '\t'; break;
-        case 'r': out += '\r'; break;
-        case 'b': out += '\b'; break;
-        case 'f': out += '\f'; break;
-        case 'u': {
-          if (pos_ + 4 > s_.size()) fail("bad \\u escape");
-          unsigned cp = std::stoul(s_.substr(pos_, 4), nullptr, 16);
-          pos_ += 4;
-          if (cp >= 0xD800 && cp <= 0xDBFF && s_.compare(pos_, 2, "\\u") == 0) {  // surrogate pair
-            unsigned lo = std::stoul(s_.substr(pos_ + 2, 4), nullptr, 16);
-            pos_ += 6;
-            cp = 0x10000 + ((cp - 0xD800) << 10) + (lo - 0xDC00);
-          }
-          if (cp < 0x80) {
-            out += static_cast<char>(cp);
-          } else if (cp < 0x800) {
-            out += static_cast<char>(0xC0 | (cp >> 6));
-            out += static_cast<char>(0x80 | (cp & 0x3F));
-          } else if (cp < 0x10000) {
-            out += static_cast<char>(0xE0 | (cp >> 12));
-            out += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
-            out += static_cast<char>(0x80 | (cp & 0x3F));
-          } else {
-            out += static_cast<char>(0xF0 | (cp >> 18));
-            out += static_cast<char>(0x80 | ((cp >> 12) & 0x3F));
-            out += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
-            out += static_cast<char>(0x80 | (cp & 0x3F));
-          }
-          break;
-        }
-        default: out += e;  // \" \\ \/
+  static nlohmann::ordered_json toLibrary(const Json& v) {
+    switch (v.type_) {
+      case Json::Type::Null: return nullptr;
+      case Json::Type::Bool: return v.bool_;
+      case Json::Type::Number:
+        if (v.isInteger_) return v.integer_;
+        return v.number_;
+      case Json::Type::String: return v.string_;
+      case Json::Type::Array: {
+        nlohmann::ordered_json a = nlohmann::ordered_json::array();
+        for (const auto& e : v.array_) a.push_back(toLibrary(e));
+        return a;
+      }
+      case Json::Type::Object: {
+        nlohmann::ordered_json o = nlohmann::ordered_json::object();
+        for (const auto& kv : v.object_) o[kv.first] = toLibrary(kv.second);
+        return o;
       }
     }
-    if (pos_ >= s_.size()) fail("unterminated string");
-    ++pos_;
-    return out;
+    return nullptr;
   }
 };
 
-Json Json::parse(const std::string& text) { return JsonParser(text).parseDocument(); }
+Json Json::parse(const std::string& text) {
+  nlohmann::json j;
+  try {
+    j = nlohmann::json::parse(text, [](int depth, nlohmann::json::parse_event_t, nlohmann::json&) {
+      if (depth > kMaxDepth) throw ConfigError(str("invalid JSON: nested deeper than ", kMaxDepth, " levels"));
+      return true;
+    });
+  } catch (const nlohmann::json::exception& e) {
+    throw ConfigError(str("invalid JSON: ", e.what()));
+  }
+  return JsonParser::convert(j);
+}
 
 Json Json::parse(const std::string& text, const std::string& message) {
   Json v = parse(text);
@@ -236,13 +187,22 @@ double Json::asDouble() const {
 }
 
 int64_t Json::asInt() const {
-  if (type_ == Type::String) {
+  if (type_ == Type::Number && isInteger_) return integer_;
+  if (type_ == Type::String) {  // protobuf's JSON writes 64-bit integers as strings
+    errno = 0;
     char* end = nullptr;
     long long v = std::strtoll(string_.c_str(), &end, 10);
-    if (end && *end == '\0' && !string_.empty()) return v;
+    if (end && *end == '\0' && !string_.empty()) {
+      if (errno == ERANGE) throw ConfigError(str("integer ", string_, " is outside the 64-bit range"));
+      return v;
+    }
   }
   double d = asDouble();
   if (std::floor(d) != d) throw ConfigError(str("expected an integer, got ", d));
+  // 2^63 is the first double outside int64; casting it or beyond is undefined
+  if (!(d >= -9223372036854775808.0 && d < 9223372036854775808.0)) {
+    throw ConfigError(str("integer ", d, " is outside the 64-bit range"));
+  }
   return static_cast<int64_t>(d);
 }
 
@@ -343,76 +303,6 @@ std::vector<int64_t> Json::getInts(const std::string& key) const {
   return getList<int64_t>(member(key), key, [](const Json& v) { return v.asInt(); });
 }
 
-namespace {
-void dumpString(const std::string& s, std::string& out) {
-  out += '"';
-  for (unsigned char ch : s) {
-    switch (ch) {
-      case '"': out += "\\\""; break;
-      case '\\': out += "\\\\"; break;
-      case '\n': out += "\\n"; break;
-      case '\r': out += "\\r"; break;
-      case '\t': out += "\\t"; break;
-      default:
-        if (ch < 0x20) {
-          char buf[8];
-          std::snprintf(buf, sizeof(buf), "\\u%04x", ch);
-          out += buf;
-        } else {
-          out += static_cast<char>(ch);
-        }
-    }
-  }
-  out += '"';
-}
-
-void dumpValue(const Json& v, std::string& out) {
-  switch (v.type()) {
-    case Json::Type::Null: out += "null"; break;
-    case Json::Type::Bool: out += v.asBool() ? "true" : "false"; break;
-    case Json::Type::Number: {
-      char buf[32];
-      double x = v.asDouble();
-      // integers print as such; other values with enough digits to read back exactly
-      if (x == std::floor(x) && std::fabs(x) < 9007199254740992.0) {
-        std::snprintf(buf, sizeof(buf), "%.0f", x);
-      } else {
-        std::snprintf(buf, sizeof(buf), "%.17g", x);
-      }
-      out += buf;
-      break;
-    }
-    case Json::Type::String: dumpString(v.asString(), out); break;
-    case Json::Type::Array: {
-      out += '[';
-      for (size_t i = 0; i < v.items().size(); ++i) {
-        if (i) out += ',';
-        dumpValue(v.items()[i], out);
-      }
-      out += ']';
-      break;
-    }
-    case Json::Type::Object: {
-      out += '{';
-      bool first = true;
-      for (const auto& kv : v.members()) {
-        if (!first) out += ',';
-        first = false;
-        dumpString(kv.first, out);
-        out += ':';
-        dumpValue(kv.second, out);
-      }
-      out += '}';
-      break;
-    }
-  }
-}
-}  // namespace
-
-std::string Json::dump() const {
-  std::string out;
-  dumpValue(*this, out);
-  return out;
-}
+std::string Json::dump() const { return JsonParser::toLibrary(*this).dump(); }
 
 }  // namespace paddle

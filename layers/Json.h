@@ -1,5 +1,6 @@
-// A small JSON reader for the config the Python front end hands to the engine
-// (protobuf's JSON mapping of v1's ModelConfig / TrainerConfig messages).
+// The engine's JSON value, read and written with nlohmann-json: the config the
+// Python front end hands to the engine (protobuf's JSON mapping of v1's
+// ModelConfig / TrainerConfig messages) and the optimizer state.
 //
 // A config message is parsed schema-typed, Json::parse(text, "ModelConfig"):
 // its objects know their message type (layers/ConfigSchema.h, generated from
@@ -85,6 +86,8 @@ class Json {
   const ConfigMessage* message_ = nullptr;
   bool bool_ = false;
   double number_ = 0;
+  bool isInteger_ = false;  // written as an integer that fits int64: integer_ holds it exactly
+  int64_t integer_ = 0;
   std::string string_;
   std::vector<Json> array_;
   std::vector<std::pair<std::string, Json>> object_;

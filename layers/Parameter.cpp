@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "Errors.h"
+#include "InputFile.h"
 
 namespace paddle {
 
@@ -185,8 +186,7 @@ void Parameter::read(std::istream& in, const std::string& what, ParameterType ty
 }
 
 void Parameter::load(const std::string& path, ParameterType type) {
-  std::ifstream in(path, std::ios::binary);
-  PADDLE_ENFORCE(in.good(), IOError, "cannot open parameter file '", path, "'");
+  std::ifstream in = openInputFile(path, "parameter file");
   read(in, "'" + path + "'", type);
   PADDLE_ENFORCE(in.peek() == std::char_traits<char>::eof(), IOError, "'", path,
                  "' has bytes after its values (not a parameter file of '", name_, "'?)");

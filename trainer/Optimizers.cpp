@@ -1,3 +1,5 @@
+#include <nlohmann/json.hpp>
+
 #include "Optimizers.h"
 
 #include <algorithm>
@@ -409,29 +411,59 @@ std::vector<ParameterType> ParameterUpdater::stateBuffers() const {
   return b;
 }
 
-std::string ParameterUpdater::stateJson() const {
-  std::ostringstream os;
-  os << "{\"num_samples\": " << numSamples_ << ", \"step\": " << step_ << ", \"num_updates\": "
-     << numUpdates_ << ", \"num_accumulates\": " << numAccumulates_ << ", \"old_num_accumulates\": "
-     << oldNumAccumulates_ << ", \"max_average_window\": " << maxAverageWindow_
-     << ", \"update_counts\": {";
-  for (size_t i = 0; i < params_.size(); ++i) {
-    os << (i ? ", " : "") << "\"" << params_[i]->name() << "\": " << updateCount_.at(params_[i]);
-  }
-  os << "}}";
-  return os.str();
+std::string ParameterUpdater::stateJson(const BufferNames& buffers) const {
+  nlohmann::ordered_json s = {{"num_samples", numSamples_}, {"step", step_}, {"num_updates", numUpdates_},
+                              {"num_accumulates", numAccumulates_}, {"old_num_accumulates", oldNumAccumulates_},
+                              {"max_average_window", maxAverageWindow_}};
+  nlohmann::ordered_json counts = nlohmann::ordered_json::object();
+  for (const Parameter* p : params_) counts[p->name()] = updateCount_.at(p);
+  s["update_counts"] = std::move(counts);
+  s["buffers"] = buffers;
+  return s.dump();
 }
 
-void ParameterUpdater::loadStateJson(const std::string& json) {
+namespace {
+// A counter of the optimizer state: present, an integer, and not below `min`.
+int64_t stateCounter(const Json& s, const std::string& key, int64_t min) {
+  const Json& v = s[key];
+  if (v.isNull()) throw ConfigError(str("'", key, "' is missing"));
+  int64_t n;
+  try {
+    n = v.asInt();
+  } catch (const ConfigError& e) {
+    throw ConfigError(str("'", key, "': ", e.what()));
+  }
+  if (n < min) throw ConfigError(str("'", key, "' is ", n, ", below ", min));
+  return n;
+}
+}  // namespace
+
+void ParameterUpdater::loadStateJson(const std::string& json, const std::set<std::string>& parameterNames) {
   Json s = Json::parse(json);
-  numSamples_ = s.getInt("num_samples", 0);
-  step_ = s.getInt("step", 1);
-  numUpdates_ = s.getInt("num_updates", 0);
-  numAccumulates_ = s.getInt("num_accumulates", 0);
-  oldNumAccumulates_ = s.getInt("old_num_accumulates", 0);
-  maxAverageWindow_ = s.getInt("max_average_window", maxAverageWindow_);
+  if (s.type() != Json::Type::Object) throw ConfigError("expected a JSON object");
+  numSamples_ = stateCounter(s, "num_samples", 0);
+  step_ = stateCounter(s, "step", 1);
+  numUpdates_ = stateCounter(s, "num_updates", 0);
+  numAccumulates_ = stateCounter(s, "num_accumulates", 0);
+  oldNumAccumulates_ = stateCounter(s, "old_num_accumulates", 0);
+  maxAverageWindow_ = stateCounter(s, "max_average_window", 0);
+  const Json& counts = s["update_counts"];
+  if (counts.type() != Json::Type::Object) throw ConfigError("'update_counts' must be an object");
   pendingCounts_.clear();
-  for (auto& kv : s["update_counts"].members()) pendingCounts_[kv.first] = kv.second.asInt();
+  for (auto& kv : counts.members()) {
+    if (!parameterNames.count(kv.first)) throw ConfigError(str("'update_counts' names '", kv.first, "', not a parameter of this model"));
+    pendingCounts_[kv.first] = stateCounter(counts, kv.first, 0);
+  }
+  loadedBuffers_.clear();
+  hasLoadedBuffers_ = s.has("buffers");
+  if (!hasLoadedBuffers_) return;
+  const Json& buffers = s["buffers"];
+  if (buffers.type() != Json::Type::Object) throw ConfigError("'buffers' must be an object");
+  for (auto& kv : buffers.members()) {
+    if (!parameterNames.count(kv.first)) throw ConfigError(str("'buffers' names '", kv.first, "', not a parameter of this model"));
+    if (kv.second.type() != Json::Type::Array) throw ConfigError(str("'buffers' of '", kv.first, "' must be a list"));
+    for (auto& b : kv.second.items()) loadedBuffers_[kv.first].push_back(b.asString());
+  }
 }
 
 }  // namespace paddle

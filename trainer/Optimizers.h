@@ -4,6 +4,8 @@
 #pragma once
 #include <algorithm>
 #include <cstdint>
+#include <map>
+#include <set>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -67,8 +69,16 @@ class ParameterUpdater {
 
   // Counters as JSON (per-parameter buffers are saved by the caller), so
   // that a resumed run continues exactly where a saved one stopped.
-  std::string stateJson() const;
-  void loadStateJson(const std::string& json);
+  // Loading refuses malformed state (ConfigError): a missing, non-integer or negative
+  // counter, or an update count of a name not in `parameterNames`.
+  // `buffers`: the state buffers the caller saved, by parameter name, kept in the
+  // state so that loading can tell a missing file from one never written.
+  using BufferNames = std::map<std::string, std::vector<std::string>>;
+  std::string stateJson(const BufferNames& buffers) const;
+  void loadStateJson(const std::string& json, const std::set<std::string>& parameterNames);
+  // After loadStateJson: the buffers listed in the state (null for state written
+  // before the list existed: then whichever files are present are loaded).
+  const BufferNames* loadedBuffers() const { return hasLoadedBuffers_ ? &loadedBuffers_ : nullptr; }
   // After loadStateJson: the loaded update count of p (0 if unknown).
   int64_t loadedUpdates(const Parameter& p) const {
     auto it = pendingCounts_.find(p.name());
@@ -99,6 +109,8 @@ class ParameterUpdater {
   std::vector<Parameter*> params_;  // in first-update order
   std::unordered_map<const Parameter*, int64_t> updateCount_;
   std::unordered_map<std::string, int64_t> pendingCounts_;  // loaded, by parameter name
+  BufferNames loadedBuffers_;
+  bool hasLoadedBuffers_ = false;
   // model average (v1 AverageOptimizer)
   double averageWindow_ = 0;
   int64_t maxAverageWindow_;

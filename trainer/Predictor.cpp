@@ -5,6 +5,7 @@
 #include <fstream>
 
 #include "../layers/Errors.h"
+#include "../layers/InputFile.h"
 
 namespace paddle {
 
@@ -71,8 +72,7 @@ void saveMergedModel(const GradientMachine& gm, const std::string& path) {
 }
 
 std::shared_ptr<GradientMachine> loadMergedModel(const std::string& path, bool useGpu) {
-  std::ifstream in(path, std::ios::binary);
-  PADDLE_ENFORCE(in.good(), IOError, "cannot open merged model '", path, "'");
+  std::ifstream in = openInputFile(path, "merged model");
   char magic[sizeof(kMagic)] = {};
   in.read(magic, sizeof(magic));
   PADDLE_ENFORCE(in.gcount() == sizeof(magic) && std::memcmp(magic, kMagic, sizeof(kMagic)) == 0, IOError, "'",

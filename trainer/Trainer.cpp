@@ -2,10 +2,12 @@
 
 #include <algorithm>
 #include <fstream>
+#include <set>
 #include <sstream>
 #include <thread>
 
 #include "../layers/Errors.h"
+#include "../layers/InputFile.h"
 #include "../layers/math/MathOps.h"
 
 namespace paddle {
@@ -136,26 +138,47 @@ const char* bufferName(ParameterType t) {
 }  // namespace
 
 void Trainer::saveOptimizerState(const std::string& dir) const {
+  ParameterUpdater::BufferNames saved;
   for (auto& p : machines_[0]->parameters()) {
     for (ParameterType t : updater_.stateBuffers()) {
-      if (p->hasBuffer(t)) p->save(dir + "/" + p->name() + "." + bufferName(t), t);
+      if (!p->hasBuffer(t)) continue;
+      p->save(dir + "/" + p->name() + "." + bufferName(t), t);
+      saved[p->name()].push_back(bufferName(t));
     }
   }
   std::ofstream out(dir + "/updater.json");
-  out << updater_.stateJson() << "\n";
+  out << updater_.stateJson(saved) << "\n";
   PADDLE_ENFORCE(out.good(), IOError, "cannot write ", dir, "/updater.json");
 }
 
 void Trainer::loadOptimizerState(const std::string& dir) {
-  std::ifstream in(dir + "/updater.json");
-  PADDLE_ENFORCE(in.good(), IOError, "no optimizer state in ", dir, " (updater.json missing)");
+  const std::string statePath = dir + "/updater.json";
+  PADDLE_ENFORCE(isRegularFile(statePath), IOError, "no optimizer state in ", dir, " (updater.json missing)");
+  std::ifstream in = openInputFile(statePath, "optimizer state");
   std::stringstream ss;
   ss << in.rdbuf();
-  updater_.loadStateJson(ss.str());
+  std::set<std::string> names;
+  for (auto& p : machines_[0]->parameters()) names.insert(p->name());
+  try {
+    updater_.loadStateJson(ss.str(), names);
+  } catch (const ConfigError& e) {
+    throw IOError(str("optimizer state '", statePath, "': ", e.what()));
+  }
+  const ParameterUpdater::BufferNames* listed = updater_.loadedBuffers();
   for (auto& p : machines_[0]->parameters()) {
     for (ParameterType t : updater_.stateBuffers()) {
-      std::string path = dir + "/" + p->name() + "." + bufferName(t);
-      if (std::ifstream(path).good()) p->load(path, t);  // absent for static parameters
+      const std::string path = dir + "/" + p->name() + "." + bufferName(t);
+      if (listed) {  // the state lists its buffers: each listed one must be there
+        auto it = listed->find(p->name());
+        bool wanted = it != listed->end() &&
+                      std::find(it->second.begin(), it->second.end(), bufferName(t)) != it->second.end();
+        if (!wanted) continue;
+        PADDLE_ENFORCE(isRegularFile(path), IOError, "optimizer state in ", dir, " is incomplete: '", path,
+                       "' is missing");
+      } else if (!isRegularFile(path)) {
+        continue;  // older state without the list: absent for static parameters
+      }
+      p->load(path, t);
     }
     p->resetRowClocks(updater_.loadedUpdates(*p));  // saved caught up
   }

@@ -4,7 +4,9 @@
 :class:`Map` (a dict that knows the line of each key) and every sequence a
 :class:`Seq` (a list that knows the line of each item), so that the front
 end can name the line of whatever it rejects.  Only the safe YAML tags are
-accepted; duplicate keys are an error (PyYAML silently keeps the last).
+accepted, on mappings and sequences too (PyYAML would drop theirs); duplicate
+keys are an error (PyYAML silently keeps the last); aliases may expand to at most
+MAX_VALUES values, so an alias bomb fails at once instead of filling memory.
 """
 
 import yaml
@@ -42,15 +44,38 @@ class Seq(list):
         return self.line
 
 
+MAX_VALUES = 200000  # a large model config has a few thousand
+_PLAIN_TAGS = {yaml.MappingNode: 'tag:yaml.org,2002:map', yaml.SequenceNode: 'tag:yaml.org,2002:seq'}
+
+
 class _Loader(yaml.SafeLoader):
     pass
+
+
+class _Budget(object):
+    """Counts the values built from one document (aliases count each time they are used)."""
+
+    def __init__(self, filename):
+        self.left = MAX_VALUES
+        self.filename = filename
+
+    def spend(self, node):
+        self.left -= 1
+        if self.left < 0:
+            raise ConfigError('YAML aliases expand to more than %d values (an alias bomb?)' % MAX_VALUES,
+                              self.filename, _node_line(node))
 
 
 def _node_line(node):
     return node.start_mark.line + 1
 
 
-def _convert(loader, node, filename, active):
+def _convert(loader, node, filename, active, budget):
+    budget.spend(node)
+    plain_tag = _PLAIN_TAGS.get(type(node))
+    if plain_tag and node.tag != plain_tag:
+        raise ConfigError("YAML tag '%s' is not allowed: configs are plain data" % node.tag,
+                          filename, _node_line(node))
     if isinstance(node, yaml.MappingNode):
         if id(node) in active:
             raise ConfigError('recursive YAML alias', filename,
@@ -73,13 +98,13 @@ def _convert(loader, node, filename, active):
         out = Map()
         out.line = _node_line(node)
         for key_node, value_node in node.value:
-            key = _convert(loader, key_node, filename, active)
+            key = _convert(loader, key_node, filename, active, budget)
             line = _node_line(key_node)
             if isinstance(key, (Map, Seq)) or not isinstance(
                     key, (str, int, float, bool)) and key is not None:
                 raise ConfigError('a mapping key must be a plain scalar',
                                   filename, line)
-            out[key] = _convert(loader, value_node, filename, active)
+            out[key] = _convert(loader, value_node, filename, active, budget)
             out.key_lines[key] = line
         return out
     if isinstance(node, yaml.SequenceNode):
@@ -90,7 +115,7 @@ def _convert(loader, node, filename, active):
         out = Seq()
         out.line = _node_line(node)
         for item in node.value:
-            out.append(_convert(loader, item, filename, active))
+            out.append(_convert(loader, item, filename, active, budget))
             out.item_lines.append(_node_line(item))
         return out
     return loader.construct_object(node, deep=True)
@@ -103,7 +128,7 @@ def load_string(text, filename='<yaml>'):
         node = loader.get_single_node()
         if node is None:
             return None
-        return _convert(loader, node, filename, frozenset())
+        return _convert(loader, node, filename, frozenset(), _Budget(filename))
     except yaml.MarkedYAMLError as e:
         mark = e.problem_mark or e.context_mark
         line = mark.line + 1 if mark is not None else 0

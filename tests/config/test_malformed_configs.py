@@ -140,6 +140,11 @@ YAML_CASES.update({
     'syntax_tab': (_with('  learning_rate: 0.01', '\tlearning_rate: 0.01'), 3, r"YAML syntax error.*'\\t'"),
     'undefined_alias': (_with('outputs: [cost]', 'outputs: *nosuch'), 10, r"found undefined alias"),
     'python_tag': (_with('  batch_size: 16', '  batch_size: !!python/object:os.system 16'), 2, r"could not determine a constructor"),
+    'tag_on_mapping': (_with('  - {type: fc_layer, name: h', '  - !layer {type: fc_layer, name: h'), 7, r"YAML tag '!layer' is not allowed"),
+    'tag_on_sequence': (_with('outputs: [cost]', 'outputs: !!set [cost]'), 10, r"YAML tag 'tag:yaml.org,2002:set' is not allowed"),
+    'alias_bomb': ('b0: &b0 [x, x, x, x, x, x, x, x, x, x]\n' + ''.join(
+        'b%d: &b%d [%s]\n' % (i, i, ', '.join(['*b%d' % (i - 1)] * 10)) for i in range(1, 9)) + YAML_BASE,
+        1, r"YAML aliases expand to more than 200000 values"),
     'duplicate_top_key': (YAML_BASE + 'outputs: [out]\n', 11, r"duplicate key 'outputs' \(first at line 10\)"),
     'outputs_dangling': (_with('outputs: [cost]', 'outputs: [cost, nosuch]'), 10, r"outputs: 'nosuch' is not a layer defined in layers"),
     'outputs_dangling_block': (_with('outputs: [cost]', 'outputs:\n  - cost\n  - nosuch'), 12, r"'nosuch' is not a layer"),

@@ -63,10 +63,12 @@ def test_cuda_source_compiles(src, tmp_path):
     inc = cublas_include()
     if needs_cublas and inc is None:
         pytest.skip("cuBLAS headers not installed (pip install nvidia-cublas)")
+    import nlohmann_json
     import scipy_openblas32
     cmd = [NVCC, "-std=c++17", "-DWITH_CUDA=1", "--extended-lambda", "--expt-relaxed-constexpr",
            "--default-stream", "per-thread", "-Werror", "cross-execution-space-call",
-           "-I", ROOT, "-I", scipy_openblas32.get_include_dir(), "-arch=sm_80", "-ptx",
+           "-I", ROOT, "-I", scipy_openblas32.get_include_dir(),
+           "-I", str(nlohmann_json.get_include()), "-arch=sm_80", "-ptx",
            "-x", "cu", src, "-o", str(tmp_path / "out.ptx")]
     if inc:
         cmd[1:1] = ["-isystem", inc]
