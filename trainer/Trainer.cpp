@@ -1,6 +1,7 @@
 #include "Trainer.h"
 
 #include <algorithm>
+#include <cmath>
 #include <fstream>
 #include <set>
 #include <sstream>
@@ -207,20 +208,25 @@ void Trainer::startTest() {
 
 void Trainer::runReplicas(const std::vector<Argument>& inArgs, PassType pass) {
   const bool train = pass == PASS_TRAIN;
-  if (machines_.size() == 1) {
+  const size_t k = machines_.size();
+  active_.assign(k, 1);
+  if (k == 1) {
     machines_[0]->forward(inArgs, pass);
     if (train) machines_[0]->backward();
     return;
   }
   // Split by sequences (samples when there are none); gradients are summed after.
   size_t n = inArgs.empty() ? 0 : inArgs[0].numSequences();
-  const size_t k = machines_.size();
   std::vector<std::thread> threads;
   std::vector<std::exception_ptr> errors(k);
   for (size_t t = 0; t < k; ++t) {
-    threads.emplace_back([&, t] {
+    const size_t b = n * t / k, e = n * (t + 1) / k;
+    if (b == e) {  // fewer sequences than replicas (a last, partial batch): this one idles
+      active_[t] = 0;
+      continue;
+    }
+    threads.emplace_back([&, t, b, e] {
       try {
-        size_t b = n * t / k, e = n * (t + 1) / k;
         std::vector<Argument> part;
         for (const Argument& a : inArgs) part.push_back(sliceArgument(a, b, e));
         machines_[t]->forward(part, pass);
@@ -235,17 +241,46 @@ void Trainer::runReplicas(const std::vector<Argument>& inArgs, PassType pass) {
   if (!train) return;
   auto& main = machines_[0]->parameters();
   for (size_t r = 1; r < k; ++r) {
+    if (!active_[r]) continue;
     for (size_t i = 0; i < main.size(); ++i) {
       if (!main[i]->isStatic()) math::axpby(1.0f, machines_[r]->parameters()[i]->grad(), 1.0f, main[i]->grad());
     }
   }
 }
 
-void Trainer::accumulate(EvalStats& stats, int64_t numSamples) {
-  for (auto& m : machines_) {
-    if (m->dataLayers().empty() || m->dataLayers()[0]->output().batchSize() == 0) continue;
-    stats.cost += m->totalCost();
-    for (auto& e : stats.evaluators) e->eval(*m);
+double Trainer::batchCost() {
+  double cost = 0;
+  for (size_t r = 0; r < machines_.size(); ++r) {
+    if (active_[r]) cost += machines_[r]->totalCost();
+  }
+  return cost;
+}
+
+namespace {
+std::string nonFiniteText(double x) { return std::isnan(x) ? "nan" : (x > 0 ? "inf" : "-inf"); }
+}  // namespace
+
+std::string Trainer::firstNonFiniteOutput() const {
+  std::vector<float> host;
+  for (size_t r = 0; r < machines_.size(); ++r) {
+    if (!active_[r]) continue;
+    for (const auto& layer : machines_[r]->layers()) {
+      const Matrix& v = layer->output().value;
+      host.resize(v.size());
+      v.copyToHost(host.data());
+      for (float x : host) {
+        if (!std::isfinite(x)) return str("layer '", layer->name(), "' (", layer->type(), ") outputs ", nonFiniteText(x));
+      }
+    }
+  }
+  return "every layer output is finite: the cost layer itself overflowed";
+}
+
+void Trainer::accumulate(EvalStats& stats, int64_t numSamples, double cost) {
+  stats.cost += cost;
+  for (size_t r = 0; r < machines_.size(); ++r) {
+    if (!active_[r]) continue;
+    for (auto& e : stats.evaluators) e->eval(*machines_[r]);
   }
   stats.samples += numSamples;
 }
@@ -253,19 +288,24 @@ void Trainer::accumulate(EvalStats& stats, int64_t numSamples) {
 void Trainer::trainOneBatch(const std::vector<Argument>& inArgs, int64_t numSamples) {
   flushDenormals();  // this thread runs the updates
   updater_.restore();  // in case a test period was left open
+  runReplicas(inArgs, PASS_TRAIN);
+  const double cost = batchCost();
+  // Checked before any update, so the parameters (and what is saved) stay as they were.
+  PADDLE_ENFORCE(std::isfinite(cost), DataError, "pass ", passId_, ", batch ", batchesInPass_ + 1, ": the cost is ",
+                 nonFiniteText(cost), "; first non-finite output: ", firstNonFiniteOutput(),
+                 " (lower the learning rate, clip gradients, or check the data)");
   ++batchesInPass_;
   updater_.startBatch(numSamples);
-  runReplicas(inArgs, PASS_TRAIN);
   updater_.clipByGlobalNorm(machines_[0]->parameters());
   for (auto& p : machines_[0]->parameters()) updater_.update(*p);
   updater_.finishBatch();
-  accumulate(pass_, numSamples);
-  accumulate(period_, numSamples);
+  accumulate(pass_, numSamples, cost);
+  accumulate(period_, numSamples, cost);
 }
 
 void Trainer::testOneBatch(const std::vector<Argument>& inArgs, int64_t numSamples) {
   runReplicas(inArgs, PASS_TEST);
-  accumulate(test_, numSamples);
+  accumulate(test_, numSamples, batchCost());
 }
 
 }  // namespace paddle

@@ -70,8 +70,13 @@ class Trainer {
 
  private:
   // Runs forward (and backward) on every replica over its share of the batch.
+  // A batch with fewer sequences than replicas leaves the rest idle (active_[r] false).
   void runReplicas(const std::vector<Argument>& inArgs, PassType pass);
-  void accumulate(EvalStats& stats, int64_t numSamples);
+  // The batch's summed cost over the active replicas.
+  double batchCost();
+  // Names the first layer whose output is not finite, for the non-finite cost error.
+  std::string firstNonFiniteOutput() const;
+  void accumulate(EvalStats& stats, int64_t numSamples, double cost);
   EvalStats makeStats(bool withPrinters) const;
   void init(std::shared_ptr<GradientMachine> main);
 
@@ -79,6 +84,7 @@ class Trainer {
   TrainerOptions options_;
   int64_t batchSize_;
   std::vector<std::shared_ptr<GradientMachine>> machines_;  // [0] owns the parameter values
+  std::vector<char> active_;  // which replicas ran the last batch
   ParameterUpdater updater_;
   EvalStats pass_, period_, test_;
   int passId_ = 0;

@@ -1,6 +1,8 @@
 """Config errors: ConfigError (one line, FILE:LINE: message) and the checks that raise it."""
 
 import logging
+import math
+import numbers
 
 
 logger = logging.getLogger('paddle')
@@ -55,27 +57,39 @@ def type_of(x):
     return type(x)
 
 
-def as_int(value, what):
-    """Integral value check; accepts integral floats (Python 2 '/' results)."""
-    if isinstance(value, bool):
-        return int(value)
-    if isinstance(value, int):
-        return value
-    if isinstance(value, float) and value == int(value):
-        return int(value)
-    try:
-        import numpy
-        if isinstance(value, numpy.integer):
-            return int(value)
-    except ImportError:  # pragma: no cover
-        pass
-    raise ConfigError('%s must be an integer, got %r' % (what, value))
+def as_int(value, what, low=None):
+    """An integer (integral floats too: Python 2 '/' results), never a bool or a string."""
+    if isinstance(value, numbers.Integral) and not isinstance(value, bool):
+        result = int(value)
+    elif (isinstance(value, numbers.Real) and not isinstance(value, bool) and math.isfinite(value)
+          and value == int(value)):
+        result = int(value)
+    else:
+        raise ConfigError('%s must be an integer, got %r' % (what, value))
+    if low is not None and result < low:
+        bound = 'a positive integer' if low == 1 else 'an integer >= %d' % low
+        raise ConfigError('%s must be %s, got %d' % (what, bound, result))
+    return result
 
 
-def as_float(value, what):
-    if isinstance(value, bool):
-        return float(value)
-    try:
-        return float(value)
-    except (TypeError, ValueError):
+def as_bool(value, what):
+    """True/False (0 and 1 too); a string such as 'no' is an error, not True."""
+    if isinstance(value, numbers.Integral) and value in (0, 1):
+        return bool(value)
+    raise ConfigError('%s must be True or False, got %r' % (what, value))
+
+
+def as_float(value, what, low=None, high=None, low_open=False, high_open=False):
+    """A finite number (never a bool or a string) in [low, high]; *_open excludes that end."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Real):
         raise ConfigError('%s must be a number, got %r' % (what, value))
+    result = float(value)
+    if not math.isfinite(result):
+        raise ConfigError('%s must be a finite number, got %r' % (what, result))
+    too_low = low is not None and (result <= low if low_open else result < low)
+    too_high = high is not None and (result >= high if high_open else result > high)
+    if too_low or too_high:
+        raise ConfigError('%s must be in %s%s, %s%s, got %r' % (
+            what, '(' if low_open else '[', '-inf' if low is None else low,
+            'inf' if high is None else high, ')' if high_open or high is None else ']', result))
+    return result

@@ -1,14 +1,60 @@
 """Settings(): optimisation and trainer settings, and their transfer into the
 TrainerConfig at the end of a parse."""
 
-from .errors import ConfigError, config_assert
+from .errors import ConfigError, as_float, as_int, config_assert
 from .registry import config_func
 from .state import state
+
+
+# What the engine accepts (trainer/Optimizers.cpp), checked here so that the error names
+# the settings() line and `paddle dump_config` catches it too.
+LEARNING_METHODS = ('momentum', 'torch_momentum', 'sparse_momentum', 'adagrad', 'adadelta', 'rmsprop',
+                    'decayed_adagrad', 'adam', 'adamax')
+LEARNING_RATE_SCHEDULES = ('constant', 'poly', 'caffe_poly', 'exp', 'discexp', 'linear', 'manual', 'pass_manual')
+_NON_NEGATIVE = ('learning_rate', 'learning_rate_decay_a', 'learning_rate_decay_b', 'l1weight', 'l2weight',
+                 'average_window', 'delta_add_rate', 'async_lagged_grad_discard_ratio', 'c1', 'backoff',
+                 'shrink_parameter_value')
+_POSITIVE = ('ada_epsilon', 'adam_epsilon', 'gradient_clipping_norm')
+_UNIT_INTERVAL = ('ada_rou', )  # [0, 1]
+_BETAS = ('adam_beta1', 'adam_beta2')  # [0, 1)
+_POSITIVE_INTS = ('batch_size', 'mini_batch_size', 'max_average_window', 'num_batches_per_send_parameter',
+                  'num_batches_per_get_parameter', 'owlqn_steps', 'max_backoff')
+
+
+def check_setting(k, v):
+    """Raises ConfigError for a value the trainer would fail on or compute nonsense with."""
+    what = 'settings: %s' % k
+    if v is None:
+        return
+    if k in _NON_NEGATIVE:
+        as_float(v, what, low=0)
+    elif k in _POSITIVE:
+        as_float(v, what, low=0, low_open=True)
+    elif k in _UNIT_INTERVAL:
+        as_float(v, what, low=0, high=1)
+    elif k in _BETAS:
+        as_float(v, what, low=0, high=1, high_open=True)
+    elif k in _POSITIVE_INTS:
+        as_int(v, what, low=1)
+    elif k == 'learning_method' and v not in LEARNING_METHODS:
+        raise ConfigError("settings: unknown learning_method %r (known: %s)" % (v, ', '.join(LEARNING_METHODS)))
+    elif k == 'learning_rate_schedule' and v not in LEARNING_RATE_SCHEDULES:
+        raise ConfigError("settings: unknown learning_rate_schedule %r (known: %s)" %
+                          (v, ', '.join(LEARNING_RATE_SCHEDULES)))
+    elif k == 'learning_rate_args' and v:
+        for segment in str(v).split(','):
+            bound, _, rate = segment.partition(':')
+            try:
+                float(bound), float(rate)
+            except ValueError:
+                raise ConfigError("settings: learning_rate_args segment %r is not 'bound:rate' "
+                                  "(e.g. '1000:1.0,2000:0.5')" % segment)
 
 
 @config_func
 def Settings(**args):
     for k, v in args.items():
+        check_setting(k, v)
         if k == 'usage_ratio':
             if state.config.HasField('data_config'):
                 state.config.data_config.usage_ratio = v

@@ -1,6 +1,7 @@
 """ParamAttr / ExtraAttr: per-parameter and per-layer attributes."""
 
 from paddle.parser import Bias, ConfigError, ParameterHook
+from paddle.parser.errors import as_bool, as_float
 
 __all__ = [
     'HookAttr', 'ParamAttr', 'ExtraAttr', 'ParameterAttribute',
@@ -65,7 +66,7 @@ class ParameterAttribute(object):
                  sparse_update=False,
                  update_hooks=None):
         attr = {}
-        if is_static:
+        if as_bool(is_static, 'ParamAttr: is_static'):
             attr['is_static'] = True
         if (initial_std is None and initial_mean is None and
                 initial_max is None and initial_min is None):
@@ -91,17 +92,14 @@ class ParameterAttribute(object):
             raise ConfigError(
                 'ParamAttr: give numbers for initial_std/initial_mean '
                 '(Gaussian) or both initial_max and initial_min (uniform)')
-        if not is_static and is_compatible_with(l1_rate, float):
-            attr['decay_rate_l1'] = l1_rate
-        if not is_static and is_compatible_with(l2_rate, float):
-            attr['decay_rate'] = l2_rate
-        if not is_static and is_compatible_with(learning_rate, float):
-            attr['learning_rate'] = learning_rate
-        if not is_static and is_compatible_with(momentum, float):
-            attr['momentum'] = momentum
+        # (ranges are checked where the parameter is made, whatever set them)
+        for key, arg, value in (('decay_rate_l1', 'l1_rate', l1_rate), ('decay_rate', 'l2_rate', l2_rate),
+                                ('learning_rate', 'learning_rate', learning_rate), ('momentum', 'momentum', momentum)):
+            if value is not None and not is_static:
+                attr[key] = as_float(value, 'ParamAttr: %s' % arg)
         if name is not None:
             attr['parameter_name'] = name
-        if sparse_update:
+        if as_bool(sparse_update, 'ParamAttr: sparse_update'):
             attr['sparse_update'] = True
             attr['sparse_remote_update'] = True
         if (gradient_clipping_threshold is not None and
@@ -119,7 +117,9 @@ class ParameterAttribute(object):
     def to_bias(bias_attr):
         if isinstance(bias_attr, ParameterAttribute):
             return Bias(**bias_attr.attr)
-        return False
+        if bias_attr is None or bias_attr is False:
+            return False
+        raise ConfigError('bias_attr must be a ParamAttr(...), True or False, got %r' % (bias_attr, ))
 
     def __repr__(self):
         return 'ParamAttr(%r)' % (self.attr, )

@@ -11,6 +11,8 @@ from paddle.parser import (
     ConfigError, Settings, default_decay_rate,
     default_gradient_clipping_threshold, default_momentum)
 
+from paddle.parser.errors import as_float, as_int
+
 from .default_decorators import wrap_param_default
 
 __all__ = [
@@ -39,7 +41,7 @@ class BaseSGDOptimizer(Optimizer):
     momentum: per-parameter default momentum; sparse: sparse momentum."""
 
     def __init__(self, momentum=None, sparse=False):
-        self.momentum = momentum
+        self.momentum = None if momentum is None else as_float(momentum, 'momentum', low=0, high=1)
         self.sparse = sparse
 
     def extra_settings(self):
@@ -178,7 +180,8 @@ class ModelAverage(Optimizer):
                  average_window,
                  max_average_window=None,
                  do_average_in_cpu=False):
-        self.average_window = average_window
+        # a window of 0 would average nothing: leave ModelAverage out instead
+        self.average_window = as_float(average_window, 'ModelAverage: average_window', low=0, low_open=True)
         self.max_average_window = max_average_window
         self.do_average_in_cpu = do_average_in_cpu
 
@@ -239,13 +242,7 @@ def settings(batch_size,
         raise ConfigError('settings: learning_method must be an optimizer '
                           'object such as MomentumOptimizer(0.9), got %s' %
                           type(learning_method).__name__)
-    try:
-        batch_size = int(batch_size)
-        if batch_size <= 0:
-            raise ValueError
-    except (TypeError, ValueError):
-        raise ConfigError('settings: batch_size must be a positive integer, '
-                          'got %r' % (batch_size, ))
+    batch_size = as_int(batch_size, 'settings: batch_size', low=1)
     if isinstance(learning_method, BaseSGDOptimizer):
         algorithm = 'async_sgd' if is_async else 'sgd'
     else:
@@ -260,10 +257,7 @@ def settings(batch_size,
     kwargs['learning_rate_args'] = learning_rate_args
     kwargs['algorithm'] = algorithm
     if gradient_clipping_norm is not None:
-        if not isinstance(gradient_clipping_norm, (int, float)) or gradient_clipping_norm <= 0:
-            raise ConfigError('settings: gradient_clipping_norm must be a positive number, got %r' %
-                              (gradient_clipping_norm, ))
-        kwargs['gradient_clipping_norm'] = float(gradient_clipping_norm)
+        kwargs['gradient_clipping_norm'] = float(gradient_clipping_norm)  # checked by Settings
 
     _merge(kwargs, learning_method.to_setting_kwargs(), 'learning_method')
     learning_method.extra_settings()

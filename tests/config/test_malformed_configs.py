@@ -260,6 +260,28 @@ PY_LINE5 = [
     ("h = fc_layer(input=x, size=8, bias_attr=ParamAttr(initial_max=0, initial_min=1))", r"initial_min \(1\) must be < initial_max"),
     ("h = simple_lstm(input=x, size=8, reverse=True, mat_param_attr=3)", r"param_attr"),
     ("h = seq_concat_layer(a=x, b=[y])", r"seq_concat_layer"),
+    # values the trainer would fail on, or train nonsense with, refused at parse time
+    ("settings(batch_size=10, learning_rate=float('nan'))", r"settings: learning_rate must be a finite number, got nan"),
+    ("settings(batch_size=10, learning_rate=-0.1)", r"settings: learning_rate must be in \[0, inf\), got -0.1"),
+    ("settings(batch_size=2.5)", r"settings: batch_size must be an integer, got 2.5"),
+    ("settings(batch_size=True)", r"settings: batch_size must be an integer, got True"),
+    ("settings(batch_size=10, learning_rate_schedule='expo')", r"unknown learning_rate_schedule 'expo'"),
+    ("settings(batch_size=10, learning_rate_schedule='manual', learning_rate_args='100:x')", r"segment '100:x' is not 'bound:rate'"),
+    ("settings(batch_size=10, learning_method=MomentumOptimizer(momentum=-0.5))", r"momentum must be in \[0, 1\]"),
+    ("settings(batch_size=10, learning_method=AdamOptimizer(beta2=1.0))", r"adam_beta2 must be in \[0, 1\)"),
+    ("settings(batch_size=10, learning_method=AdaDeltaOptimizer(epsilon=0))", r"ada_epsilon must be in \(0, inf\)"),
+    ("settings(batch_size=10, regularization=L2Regularization(float('inf')))", r"must be a finite number, got inf"),
+    ("settings(batch_size=10, model_average=ModelAverage(average_window=0))", r"average_window must be in \(0, inf\)"),
+    ("settings(batch_size=10, gradient_clipping_threshold=-1)", r"gradient_clipping_threshold must be in \[0, inf\)"),
+    ("h = fc_layer(input=x, size=8, bias_attr='x')", r"bias_attr must be a ParamAttr\(...\), True or False, got 'x'"),
+    ("h = fc_layer(input=x, size=True)", r"size must be a positive integer, got True"),
+    ("h = fc_layer(input=x, size=8, param_attr=ParamAttr(is_static='no'))", r"is_static must be True or False, got 'no'"),
+    ("h = fc_layer(input=x, size=8, param_attr=ParamAttr(initial_std=float('inf')))", r"initial_std must be a finite number"),
+    ("h = fc_layer(input=x, size=8, param_attr=ParamAttr(initial_std=-1))", r"initial_std must be in \[0, inf\)"),
+    ("h = fc_layer(input=x, size=8, param_attr=ParamAttr(l2_rate='big'))", r"ParamAttr: l2_rate must be a number, got 'big'"),
+    ("h = fc_layer(input=x, size=8, param_attr=ParamAttr(learning_rate=-2))", r"learning_rate must be in \[0, inf\)"),
+    ("h = fc_layer(input=x, size=8, param_attr=ParamAttr(name='../../evil'))", r"parameter name '../../evil' is not allowed"),
+    ("h = fc_layer(input=x, size=8, param_attr=ParamAttr(name='a/b'))", r"parameter name 'a/b' is not allowed"),
 ]
 PY_CASES = {}
 for i, (stmt, rx) in enumerate(PY_LINE5):
