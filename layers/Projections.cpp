@@ -333,8 +333,8 @@ inline Matrix view(const float* p, size_t h, size_t w, bool gpu) {
   return Matrix::view(const_cast<float*>(p), h, w, gpu);
 }
 
-// Convolution of one sample with filters W ([F][C/groups][fh][fw], the cuDNN filter layout
-// v1's conv projection / operator use: group g's M = F/groups filters are the rows of an
+// Convolution of one sample with filters W ([F][C/groups][fh][fw], v0.10's and cuDNN's filter
+// layout, as in exconv: group g's M = F/groups filters are the rows of an
 // [M, K] block, K = (C/groups)*fh*fw in im2col row order). im2col + GEMM per sample.
 struct SampleConv {
   image::ConvGeom g;

@@ -22,6 +22,8 @@ import sys
 
 import numpy as np
 
+from paddle.trainer.config_parser import ConfigError, parse_config
+
 __all__ = ['conv_weight_blocks', 'to_v010_layout', 'convert_model_dir', 'main']
 
 CONV_TYPES = ('exconv', 'cudnn_conv', 'exconvt', 'cudnn_convt')
@@ -75,7 +77,6 @@ def _transpose_file(path, groups, K, M):
 def convert_model_dir(config, model_dir, output_dir, config_args=''):
     """Copies model_dir to output_dir (which must not exist) with the conv filters of `config`
     (a config path or callable) in v0.10's layout. Returns the paths transposed there."""
-    from paddle.trainer.config_parser import parse_config
     blocks = conv_weight_blocks(parse_config(config, config_args or '').model_config)
     if not os.path.isdir(model_dir):
         raise ValueError('--model_dir %s is not a directory' % model_dir)
@@ -106,7 +107,6 @@ def main(argv=None):
     p.add_argument('--model_dir', required=True, help='a saved pass (e.g. output/pass-00009)')
     p.add_argument('--output_dir', required=True, help='where the converted copy goes (a new directory)')
     args = p.parse_args(argv)
-    from paddle.trainer.config_parser import ConfigError
     try:
         done = convert_model_dir(args.config, args.model_dir, args.output_dir, args.config_args)
     except (ConfigError, ValueError, OSError) as e:
