@@ -10,7 +10,7 @@ import struct
 import numpy as np
 import pytest
 
-from netbuilder import Net, forward_values, make_args, out_size, rand
+from netbuilder import Net, forward_values, gradient_check, make_args, out_size, rand
 from py_paddle import swig_paddle as api
 
 
@@ -76,25 +76,42 @@ def set_value(gm, name, values):
 GEOM = (4, 6, 5, 3, 2, 2, 1, 1, 0)
 
 
-@pytest.mark.parametrize("groups", [1, 2])
-def test_conv_layer_projection_and_operator_agree(groups):
-    """exconv, a conv projection in a mixed_layer and a conv operator given the same filters
-    as every sample's filter row: same output, same input gradients, same filter gradient."""
+def conv_sizes(trans, groups, nf):
+    """(conv_conf, input size, output size, weight size) of GEOM with nf filters."""
     C, H, W, fy, fx, sy, sx, py, px = GEOM
-    nf, B = 6, 3
-    conf = conv_conf(C, H, W, fy, fx, sy, sx, py, px, groups, C // groups)
-    size = nf * conf["output_y"] * conf["output_x"]
+    conf = conv_conf(C, H, W, fy, fx, sy, sx, py, px, groups, (nf if trans else C) // groups)
+    small = conf["output_y"] * conf["output_x"]
     wsize = nf * C // groups * fy * fx
+    return (conf, C * small, nf * H * W, wsize) if trans else (conf, C * H * W, nf * small, wsize)
+
+
+def reference(trans, x, w, groups, nf):
+    C, H, W, fy, fx, sy, sx, py, px = GEOM
+    if trans:
+        oh, ow = out_size(H, fy, py, sy), out_size(W, fx, px, sx)
+        return loop_convt(x, w, C, oh, ow, nf, H, W, fy, fx, sy, sx, py, px, groups)
+    return loop_conv(x, w, C, H, W, fy, fx, sy, sx, py, px, groups, nf)
+
+
+@pytest.mark.parametrize("trans", [False, True], ids=["conv", "convt"])
+@pytest.mark.parametrize("groups", [1, 2])
+def test_conv_layer_projection_and_operator_agree(trans, groups):
+    """exconv(t), a conv(t) projection in a mixed_layer and a conv(t) operator given the same
+    filters as every sample's filter row: same output, same input gradients, same filter
+    gradient; the projection's and operator's gradients also pass the numeric check."""
+    nf, B = 6, 3
+    conf, in_size, size, wsize = conv_sizes(trans, groups, nf)
+    kind = "convt" if trans else "conv"
     net = Net()
-    xs = [net.data(n, C * H * W) for n in ("x1", "x2", "x3")]
+    xs = [net.data(n, in_size) for n in ("x1", "x2", "x3")]
     filt = net.data("f", wsize)
     target = net.data("t", size)
-    net.layer_p("c", "exconv", size, [(xs[0], {"conv_conf": conf})], params=[[wsize]], num_filters=nf)
+    net.layer_p("c", "ex" + kind, size, [(xs[0], {"conv_conf": conf})], params=[[wsize]], num_filters=nf)
     net.layers.append({"name": "m", "type": "mixed", "size": size, "active_type": "",
                        "inputs": [{"input_layer_name": xs[1], "input_parameter_name": net.param("_m.w0", [wsize]),
-                                   "proj_conf": {"type": "conv", "name": "_m.w0", "input_size": C * H * W,
+                                   "proj_conf": {"type": kind, "name": "_m.w0", "input_size": in_size,
                                                  "output_size": size, "num_filters": nf, "conv_conf": conf}}]})
-    net.mixed("o", size, [], ops=[("conv", [xs[2], filt], [C * H * W, wsize], size,
+    net.mixed("o", size, [], ops=[(kind, [xs[2], filt], [in_size, wsize], size,
                                    {"num_filters": nf, "conv_conf": conf})])
     for name in ("c", "m", "o"):
         net.output(net.layer("cost_" + name, "square_error", 1, [name, target], coeff=1.0))
@@ -103,14 +120,13 @@ def test_conv_layer_projection_and_operator_agree(groups):
     w = rand(rng, wsize)
     set_value(gm, "_c.w0", w)
     set_value(gm, "_m.w0", w)
-    x = rand(rng, B, C * H * W)
+    x = rand(rng, B, in_size)
     slots = [x, x, x, np.tile(w, (B, 1)), rand(rng, B, size)]
     gm.setNeedInputGradient(True)
     gm.forwardBackward(make_args(slots), api.Arguments.createArguments(0), api.PASS_GC)
 
     out = {n: gm.getLayerOutput(n).getSlotValue(0).copyToNumpyMat() for n in ("c", "m", "o")}
-    np.testing.assert_allclose(out["c"], loop_conv(x, w, C, H, W, fy, fx, sy, sx, py, px, groups, nf),
-                               rtol=1e-4, atol=1e-4)
+    np.testing.assert_allclose(out["c"], reference(trans, x, w, groups, nf), rtol=1e-4, atol=1e-4)
     np.testing.assert_allclose(out["m"], out["c"], rtol=1e-5, atol=1e-5)
     np.testing.assert_allclose(out["o"], out["c"], rtol=1e-5, atol=1e-5)
     gx = [gm.getLayerOutput(n).getSlotGrad(0).copyToNumpyMat() for n in xs]
@@ -122,6 +138,7 @@ def test_conv_layer_projection_and_operator_agree(groups):
     assert np.abs(gw["_c.w0"]).max() > 0
     np.testing.assert_allclose(gw["_m.w0"], gw["_c.w0"], rtol=1e-4, atol=1e-3)
     np.testing.assert_allclose(gf, gw["_c.w0"], rtol=1e-4, atol=1e-3)
+    gradient_check(gm, slots, input_slots=[1, 2, 3], samples=10, eps=1e-2)
 
 
 @pytest.mark.parametrize("trans", [False, True], ids=["exconv", "exconvt"])
@@ -129,15 +146,8 @@ def test_conv_layer_projection_and_operator_agree(groups):
 def test_v010_weight_file_gives_the_reference_convolution(tmp_path, trans, groups):
     """Parameter files written in v0.10's layout (and a shared bias) load into exconv/exconvt
     and give the explicit-loop convolution."""
-    C, H, W, fy, fx, sy, sx, py, px = GEOM
     nf, B = 6, 2
-    if trans:  # C input channels on the small side, nf output channels on the H x W image
-        conf = conv_conf(C, H, W, fy, fx, sy, sx, py, px, groups, nf // groups)
-        oh, ow = conf["output_y"], conf["output_x"]
-        in_size, size, wsize = C * oh * ow, nf * H * W, C * nf // groups * fy * fx
-    else:
-        conf = conv_conf(C, H, W, fy, fx, sy, sx, py, px, groups, C // groups)
-        in_size, size, wsize = C * H * W, nf * conf["output_y"] * conf["output_x"], nf * C // groups * fy * fx
+    conf, in_size, size, wsize = conv_sizes(trans, groups, nf)
     net = Net()
     x = net.data("x", in_size)
     net.layer_p("c", "exconvt" if trans else "exconv", size, [(x, {"conv_conf": conf})], params=[[wsize]],
@@ -150,11 +160,7 @@ def test_v010_weight_file_gives_the_reference_convolution(tmp_path, trans, group
     write_parameter(tmp_path / "_c.wbias", b)
     gm.loadParameters(str(tmp_path))
     xv = rand(rng, B, in_size)
-    if trans:
-        want = loop_convt(xv, w, C, oh, ow, nf, H, W, fy, fx, sy, sx, py, px, groups)
-    else:
-        want = loop_conv(xv, w, C, H, W, fy, fx, sy, sx, py, px, groups, nf)
-    want += np.repeat(b, size // nf)
+    want = reference(trans, xv, w, groups, nf) + np.repeat(b, size // nf)
     np.testing.assert_allclose(forward_values(gm, [xv], "c"), want, rtol=1e-4, atol=1e-4)
 
 
@@ -222,3 +228,32 @@ def test_convert_conv_weights(tmp_path, capsys):
     write_parameter(model / "_ct.w0", old["_ct.w0"][:-1])
     assert main(["--config=%s" % config, "--model_dir=%s" % model, "--output_dir=%s" % (tmp_path / "x")]) == 1
     assert "_ct.w0 holds 107 values" in capsys.readouterr().err
+
+
+def test_parsed_convt_projection_and_operator_config_runs():
+    """conv_projection(trans=True) / conv_operator(trans=True) as the config helpers write them
+    (types "convt", v1's parameter size) build and pass the gradient check."""
+    from paddle.proto import message_to_json
+    from paddle.trainer.config_parser import parse_config
+
+    def conf():
+        from paddle.trainer_config_helpers import (data_layer, mixed_layer, conv_projection, conv_operator,
+                                                   fc_layer, outputs, settings, regression_cost)
+        settings(batch_size=3)
+        img = data_layer(name="img", size=2 * 3 * 3, height=3, width=3)
+        filt = fc_layer(input=data_layer(name="z", size=3), size=2 * 3 * 3 * 3)
+        m = mixed_layer(input=[conv_projection(img, filter_size=3, num_filters=3, num_channels=2, stride=2,
+                                               padding=1, trans=True)], bias_attr=True)
+        op = mixed_layer(input=[conv_operator(img, filt, filter_size=3, num_filters=3, num_channels=2, stride=2,
+                                              padding=1, trans=True)])
+        y = data_layer(name="y", size=3 * 5 * 5)
+        outputs(regression_cost(m, y), regression_cost(op, y))
+
+    mc = parse_config(conf, "").model_config
+    assert sorted(p.proj_conf.type for l in mc.layers for p in l.inputs if p.HasField("proj_conf")) == ["convt"]
+    assert [o.type for l in mc.layers for o in l.operator_confs] == ["convt"]
+    gm = api.GradientMachine.createByConfigJson(message_to_json(mc), False, 1)
+    rng = np.random.RandomState(7)
+    names = list(gm.getInputLayerNames())
+    slots = {"img": rand(rng, 3, 18), "z": rand(rng, 3, 3), "y": rand(rng, 3, 75)}
+    gradient_check(gm, [slots[n] for n in names], input_slots=[names.index("img")], eps=1e-2, samples=8)
