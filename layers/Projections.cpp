@@ -374,7 +374,8 @@ struct SampleConv {
         Matrix C = view(col.data() + gr * K * N, K, N, gpu);
         math::gemm(W, true, X, false, C, 1.0f, 0.0f);
       }
-      return fold(y, gpu);
+      fold(y, gpu);
+      return;
     }
     unfold(x, gpu);
     for (int gr = 0; gr < g.groups; ++gr) {
