@@ -1,10 +1,12 @@
 // Convolution by im2col + GEMM (BLAS), several samples per GEMM:
 //   "exconv" (and "cudnn_conv", which the parser writes when use_gpu=1): y = act(conv(x, W) + b)
 //   "exconvt" (and "cudnn_convt"): the transposed convolution.
-// Weight layout (v1 ConvBaseLayer): for each group a [K, M] block, K = filter channels
-// * fh * fw in im2col row order (channel, filter row, filter column), M = this group's
-// filters (conv) or input channels (transposed conv). Bias: one per filter when
-// shared_biases, else one per output element. Several inputs are summed (v1).
+// Weight layout (v0.10's ExpandConvLayer and cuDNN's): for each group an [M, K] block
+// (row-major), M = this group's filters (conv) or input channels (transposed conv), K =
+// channels/groups * fh * fw on the image side in im2col row order (channel, filter row,
+// filter column); so a conv weight is W[F][C/groups][fh][fw] and a transposed conv's
+// W[C][F/groups][fh][fw]. Bias: one per filter when shared_biases, else one per output
+// element. Several inputs are summed (v1).
 // Batching: a chunk of S samples is unfolded into one col buffer [K*groups, S*P] (P =
 // pixels on the small side; sample s owns columns [s*P, (s+1)*P)), so each group needs
 // one [M, K] x [K, S*P] GEMM per chunk instead of S small ones. The small-side images are
@@ -250,7 +252,7 @@ class ConvLayerBase : public Layer {
     }
   }
 
-  // out[f, :] (+)= sum_k W_g[k, f] col_g[k, :] per group, for a chunk of samples
+  // out[f, :] (+)= sum_k W_g[f, k] col_g[k, :] per group, for a chunk of samples
   void forwardConv(size_t i, size_t s0, size_t cs, bool first) {
     const ConvGeom& g = geoms_[i];
     size_t K, M, N;
@@ -261,9 +263,9 @@ class ConvLayerBase : public Layer {
     tmp_.resize(M * g.groups, L);
     const float* w = weight(i)->value().data();
     for (int gr = 0; gr < g.groups; ++gr) {
-      Matrix W = view(w + gr * K * M, K, M), C = view(col_.data() + gr * K * L, K, L);
+      Matrix W = view(w + gr * M * K, M, K), C = view(col_.data() + gr * K * L, K, L);
       Matrix Y = view(tmp_.data() + gr * M * L, M, L);
-      math::gemm(W, true, C, false, Y, 1.0f, 0.0f);
+      math::gemm(W, false, C, false, Y, 1.0f, 0.0f);
     }
     scatter(tmp_, s0, cs, M * g.groups, N, output_.value, !first, first && bias_ ? bias_->value().data() : nullptr);
   }
@@ -285,21 +287,21 @@ class ConvLayerBase : public Layer {
       unfold(g, g.channels, in.value, s0, cs);
       for (int gr = 0; gr < g.groups; ++gr) {
         Matrix C = view(col_.data() + gr * K * L, K, L), G = view(tmp_.data() + gr * M * L, M, L);
-        Matrix GW = view(wp->grad().data() + gr * K * M, K, M);
-        math::gemm(C, false, G, true, GW, 1.0f, 1.0f);
+        Matrix GW = view(wp->grad().data() + gr * M * K, M, K);
+        math::gemm(G, false, C, true, GW, 1.0f, 1.0f);
       }
     }
     if (needX) {
       for (int gr = 0; gr < g.groups; ++gr) {
-        Matrix W = view(wp->value().data() + gr * K * M, K, M), G = view(tmp_.data() + gr * M * L, M, L);
+        Matrix W = view(wp->value().data() + gr * M * K, M, K), G = view(tmp_.data() + gr * M * L, M, L);
         Matrix C = view(col_.data() + gr * K * L, K, L);
-        math::gemm(W, false, G, false, C, 1.0f, 0.0f);
+        math::gemm(W, true, G, false, C, 1.0f, 0.0f);
       }
       fold(g, g.channels, in.grad, s0, cs, true);
     }
   }
 
-  // Transposed: col_g = W_g x_g, then scatter col into the (big) output image.
+  // Transposed: col_g = W_g^T x_g, then scatter col into the (big) output image.
   void forwardTrans(size_t i, size_t s0, size_t cs, bool first) {
     const ConvGeom& g = geoms_[i];
     size_t K, M, N;
@@ -309,9 +311,9 @@ class ConvLayerBase : public Layer {
     col_.resize(K * g.groups, L);
     const float* w = weight(i)->value().data();
     for (int gr = 0; gr < g.groups; ++gr) {
-      Matrix W = view(w + gr * K * M, K, M), X = view(tmp_.data() + gr * M * L, M, L);
+      Matrix W = view(w + gr * M * K, M, K), X = view(tmp_.data() + gr * M * L, M, L);
       Matrix C = view(col_.data() + gr * K * L, K, L);
-      math::gemm(W, false, X, false, C, 1.0f, 0.0f);
+      math::gemm(W, true, X, false, C, 1.0f, 0.0f);
     }
     fold(g, numFilters_, output_.value, s0, cs, !first);
   }
@@ -331,16 +333,16 @@ class ConvLayerBase : public Layer {
       gather(in.value, s0, cs, M * g.groups, N, tmp_);
       for (int gr = 0; gr < g.groups; ++gr) {
         Matrix C = view(col_.data() + gr * K * L, K, L), X = view(tmp_.data() + gr * M * L, M, L);
-        Matrix GW = view(wp->grad().data() + gr * K * M, K, M);
-        math::gemm(C, false, X, true, GW, 1.0f, 1.0f);
+        Matrix GW = view(wp->grad().data() + gr * M * K, M, K);
+        math::gemm(X, false, C, true, GW, 1.0f, 1.0f);
       }
     }
     if (needX) {
       tmp_.resize(M * g.groups, L);
       for (int gr = 0; gr < g.groups; ++gr) {
-        Matrix W = view(wp->value().data() + gr * K * M, K, M), C = view(col_.data() + gr * K * L, K, L);
+        Matrix W = view(wp->value().data() + gr * M * K, M, K), C = view(col_.data() + gr * K * L, K, L);
         Matrix GX = view(tmp_.data() + gr * M * L, M, L);
-        math::gemm(W, true, C, false, GX, 1.0f, 0.0f);
+        math::gemm(W, false, C, false, GX, 1.0f, 0.0f);
       }
       scatter(tmp_, s0, cs, M * g.groups, N, in.grad, true);
     }

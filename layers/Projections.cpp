@@ -333,32 +333,50 @@ inline Matrix view(const float* p, size_t h, size_t w, bool gpu) {
   return Matrix::view(const_cast<float*>(p), h, w, gpu);
 }
 
-// Convolution of one sample with filters W ([F][C/groups][fh][fw], the cuDNN filter layout
-// v1's conv projection / operator use: group g's M = F/groups filters are the rows of an
-// [M, K] block, K = (C/groups)*fh*fw in im2col row order). im2col + GEMM per sample.
+// Convolution of one sample, or with `trans` the transposed convolution ("convt"), with
+// filters in v0.10's (and cuDNN's) layout, as in exconv/exconvt: per group an [M, K] block,
+// M = the group's channels on the small (output_x) side, K = (image-side channels/groups)*fh*fw
+// in im2col row order; so a conv's W is [F][C/groups][fh][fw], a convt's [C][F/groups][fh][fw].
+// im2col + GEMM per sample.
 struct SampleConv {
   image::ConvGeom g;
-  int numFilters;
+  bool trans;
+  int bigC, smallC;  // channels on the image (img_size) side and on the output_x side
   size_t K, M, N;
   Matrix col;  // [K*groups, N], reused
 
-  SampleConv(const Json& convConf, int filters, const std::string& what) : g(convConf), numFilters(filters) {
-    PADDLE_ENFORCE(numFilters > 0 && numFilters % g.groups == 0 && g.channels % g.groups == 0, ConfigError, what,
-                   ": num_filters ", numFilters, " and channels ", g.channels, " must be positive multiples of groups ",
+  SampleConv(const Json& convConf, int filters, bool transposed, const std::string& what)
+      : g(convConf),
+        trans(transposed),
+        bigC(transposed ? filters : g.channels),
+        smallC(transposed ? g.channels : filters) {
+    PADDLE_ENFORCE(filters > 0 && bigC % g.groups == 0 && smallC % g.groups == 0, ConfigError, what,
+                   ": num_filters ", filters, " and channels ", g.channels, " must be positive multiples of groups ",
                    g.groups);
-    PADDLE_ENFORCE(g.filterChannels == 0 || g.filterChannels == g.channels / g.groups, ConfigError, what,
-                   ": conv_conf.filter_channels ", g.filterChannels, " should be ", g.channels / g.groups);
-    g.filterChannels = g.channels / g.groups;
+    PADDLE_ENFORCE(g.filterChannels == 0 || g.filterChannels == bigC / g.groups, ConfigError, what,
+                   ": conv_conf.filter_channels ", g.filterChannels, " should be ", bigC / g.groups);
+    g.filterChannels = bigC / g.groups;
     K = static_cast<size_t>(g.filterChannels) * g.fh * g.fw;
-    M = static_cast<size_t>(numFilters / g.groups);
+    M = static_cast<size_t>(smallC / g.groups);
     N = static_cast<size_t>(g.outH) * g.outW;
   }
-  size_t inSize() const { return static_cast<size_t>(g.channels) * g.imgH * g.imgW; }
-  size_t outSize() const { return static_cast<size_t>(numFilters) * N; }
+  size_t imageSize() const { return static_cast<size_t>(bigC) * g.imgH * g.imgW; }
+  size_t inSize() const { return trans ? smallC * N : imageSize(); }
+  size_t outSize() const { return trans ? imageSize() : smallC * N; }
   size_t weightSize() const { return K * M * g.groups; }
 
-  // y [F*N] += conv(x, w), all on the device `gpu` names
+  // y += conv(x, w) (or convt), all on the device `gpu` names
   void forward(const float* x, const float* w, float* y, bool gpu) {
+    if (trans) {  // col_g = W_g^T x_g, folded into the image
+      reserve(gpu);
+      for (int gr = 0; gr < g.groups; ++gr) {
+        Matrix W = view(w + gr * M * K, M, K, gpu), X = view(x + gr * M * N, M, N, gpu);
+        Matrix C = view(col.data() + gr * K * N, K, N, gpu);
+        math::gemm(W, true, X, false, C, 1.0f, 0.0f);
+      }
+      fold(y, gpu);
+      return;
+    }
     unfold(x, gpu);
     for (int gr = 0; gr < g.groups; ++gr) {
       Matrix W = view(w + gr * M * K, M, K, gpu), C = view(col.data() + gr * K * N, K, N, gpu);
@@ -366,9 +384,25 @@ struct SampleConv {
       math::gemm(W, false, C, false, Y, 1.0f, 1.0f);
     }
   }
-  // gw += dy col^T (gw may be null), gx += col2im(W^T dy) (gx may be null)
+  // gw += the filter gradient (gw may be null), gx += the input gradient (gx may be null)
   void backward(const float* x, const float* w, const float* gy, float* gw, float* gx, bool gpu) {
-    if (gw) {
+    if (trans) {  // with col = im2col(gy): gw_g += x_g col_g^T, gx_g += W_g col_g
+      if (!gw && !gx) return;
+      unfold(gy, gpu);
+      for (int gr = 0; gr < g.groups; ++gr) {
+        Matrix C = view(col.data() + gr * K * N, K, N, gpu), W = view(w + gr * M * K, M, K, gpu);
+        if (gw) {
+          Matrix X = view(x + gr * M * N, M, N, gpu), GW = view(gw + gr * M * K, M, K, gpu);
+          math::gemm(X, false, C, true, GW, 1.0f, 1.0f);
+        }
+        if (gx) {
+          Matrix GX = view(gx + gr * M * N, M, N, gpu);
+          math::gemm(W, false, C, false, GX, 1.0f, 1.0f);
+        }
+      }
+      return;
+    }
+    if (gw) {  // gw_g += dy_g col_g^T
       unfold(x, gpu);
       for (int gr = 0; gr < g.groups; ++gr) {
         Matrix G = view(gy + gr * M * N, M, N, gpu), C = view(col.data() + gr * K * N, K, N, gpu);
@@ -376,54 +410,61 @@ struct SampleConv {
         math::gemm(G, false, C, true, GW, 1.0f, 1.0f);
       }
     }
-    if (gx) {
-      col.setDevice(gpu);
-      col.resize(K * g.groups, N);
+    if (gx) {  // gx += col2im(W^T dy)
+      reserve(gpu);
       for (int gr = 0; gr < g.groups; ++gr) {
         Matrix W = view(w + gr * M * K, M, K, gpu), G = view(gy + gr * M * N, M, N, gpu);
         Matrix C = view(col.data() + gr * K * N, K, N, gpu);
         math::gemm(W, true, G, false, C, 1.0f, 0.0f);
       }
-      if (gpu) {
-        image::col2imBatch(true, col.data(), 0, 1, patches(), gx, 0, true);
-      } else {
-        image::col2im(col.data(), g.channels, g.imgH, g.imgW, g.fh, g.fw, g.sy, g.sx, g.py, g.px, g.outH, g.outW, gx);
-      }
+      fold(gx, gpu);
     }
   }
 
  private:
-  image::Patches patches() const { return {g.channels, g.imgH, g.imgW, g.fh, g.fw, g.sy, g.sx, g.py, g.px, g.outH, g.outW}; }
-  // col = im2col(x) (the CPU one adds AVX-512 fast paths)
-  void unfold(const float* x, bool gpu) {
+  image::Patches patches() const { return {bigC, g.imgH, g.imgW, g.fh, g.fw, g.sy, g.sx, g.py, g.px, g.outH, g.outW}; }
+  void reserve(bool gpu) {
     col.setDevice(gpu);
     col.resize(K * g.groups, N);
+  }
+  // col = im2col(img) (the CPU one adds AVX-512 fast paths)
+  void unfold(const float* img, bool gpu) {
+    reserve(gpu);
     if (gpu) {
-      image::im2colBatch(true, x, 0, 1, patches(), col.data());
+      image::im2colBatch(true, img, 0, 1, patches(), col.data());
     } else {
-      image::im2col(x, g.channels, g.imgH, g.imgW, g.fh, g.fw, g.sy, g.sx, g.py, g.px, g.outH, g.outW, col.data());
+      image::im2col(img, bigC, g.imgH, g.imgW, g.fh, g.fw, g.sy, g.sx, g.py, g.px, g.outH, g.outW, col.data());
+    }
+  }
+  // img += col2im(col)
+  void fold(float* img, bool gpu) {
+    if (gpu) {
+      image::col2imBatch(true, col.data(), 0, 1, patches(), img, 0, true);
+    } else {
+      image::col2im(col.data(), bigC, g.imgH, g.imgW, g.fh, g.fw, g.sy, g.sx, g.py, g.px, g.outH, g.outW, img);
     }
   }
 };
 
-const Json& convConf(const Json& c, const char* what) {
+SampleConv makeSampleConv(const Json& c, const std::string& what) {
   PADDLE_ENFORCE(c.has("conv_conf"), ConfigError, what, " needs a conv_conf");
-  return c["conv_conf"];
+  return SampleConv(c["conv_conf"], static_cast<int>(c.getInt("num_filters")), c.getString("type") == "convt", what);
 }
 
 // "conv" projection (conv_projection): the input image convolved with the projection's
 // filters (proj_conf.num_filters, proj_conf.conv_conf); output [num_filters, output_y, output_x].
+// "convt" (conv_projection(trans=True)): the transposed convolution; output [num_filters,
+// img_size_y, img_size].
 class ConvProjection : public Projection {
  public:
   ConvProjection(const Json& c, Parameter* w, size_t in, const std::string& l)
-      : Projection(c, w, in, l),
-        conv_(convConf(c, "conv projection"), static_cast<int>(c.getInt("num_filters")), "conv projection") {
-    PADDLE_ENFORCE(conv_.inSize() == inSize_, ConfigError, "conv projection: conv_conf describes an input of ",
+      : Projection(c, w, in, l), conv_(makeSampleConv(c, type_ + " projection")) {
+    PADDLE_ENFORCE(conv_.inSize() == inSize_, ConfigError, type_, " projection: conv_conf describes an input of ",
                    conv_.inSize(), " values, the input layer has ", inSize_);
-    PADDLE_ENFORCE(conv_.outSize() == outSize_, ConfigError, "conv projection: num_filters x output_y x output_x = ",
-                   conv_.outSize(), " differs from output_size ", outSize_);
-    PADDLE_ENFORCE(w_ && w_->size() == conv_.weightSize(), ConfigError, "conv projection needs a weight of ",
-                   conv_.weightSize(), " values (num_filters x channels/groups x filter_size_y x filter_size)",
+    PADDLE_ENFORCE(conv_.outSize() == outSize_, ConfigError, type_, " projection: conv_conf and num_filters give ",
+                   conv_.outSize(), " outputs, output_size is ", outSize_);
+    PADDLE_ENFORCE(w_ && w_->size() == conv_.weightSize(), ConfigError, type_, " projection needs a weight of ",
+                   conv_.weightSize(), " values (num_filters x channels / groups x filter_size_y x filter_size)",
                    (w_ ? ", '" + w_->name() + "' has " + std::to_string(w_->size()) : std::string()));
   }
   void forward(const Argument& in, Matrix& out) override {
@@ -442,23 +483,22 @@ class ConvProjection : public Projection {
   SampleConv conv_;
 };
 
-// "conv" operator (conv_operator): inputs [image, filters]; each sample's image is
-// convolved with that sample's own filters (a row of num_filters x channels x fh x fw values).
+// "conv" / "convt" operator (conv_operator, trans=False/True): inputs [image, filters]; each
+// sample's image is convolved with that sample's own filters (a row of weightSize() values).
 class ConvOperator : public Operator {
  public:
-  ConvOperator(const Json& c, const std::string& l)
-      : Operator(c, l),
-        conv_(convConf(c, "conv operator"), static_cast<int>(c.getInt("num_filters")), "conv operator") {
-    PADDLE_ENFORCE(indices_.size() == 2, ConfigError, "conv operator needs 2 inputs (image, filters)");
-    PADDLE_ENFORCE(conv_.outSize() == outSize_, ConfigError, "conv operator: num_filters x output_y x output_x = ",
-                   conv_.outSize(), " differs from output_size ", outSize_);
+  ConvOperator(const Json& c, const std::string& l) : Operator(c, l), conv_(makeSampleConv(c, type_ + " operator")) {
+    PADDLE_ENFORCE(indices_.size() == 2, ConfigError, type_, " operator needs 2 inputs (image, filters)");
+    PADDLE_ENFORCE(conv_.outSize() == outSize_, ConfigError, type_, " operator: conv_conf and num_filters give ",
+                   conv_.outSize(), " outputs, output_size is ", outSize_);
   }
   void forward(const std::vector<Argument*>& ins, Matrix& out) override {
     const Matrix& x = ins[0]->value;
     const Matrix& f = ins[1]->value;
     PADDLE_ENFORCE(x.width() == conv_.inSize() && f.width() == conv_.weightSize() && f.height() == x.height(),
-                   DataError, "layer '", layer_, "': conv operator inputs are ", shapeStr(x), " and ", shapeStr(f),
-                   ", expected widths ", conv_.inSize(), " (image) and ", conv_.weightSize(), " (filters)");
+                   DataError, "layer '", layer_, "': ", type_, " operator inputs are ", shapeStr(x), " and ",
+                   shapeStr(f), ", expected widths ", conv_.inSize(), " (image) and ", conv_.weightSize(),
+                   " (filters)");
     for (size_t r = 0; r < out.height(); ++r) conv_.forward(x.row(r), f.row(r), out.row(r), out.useGpu());
   }
   void backward(const std::vector<Argument*>& ins, const Matrix& g) override {
@@ -506,9 +546,9 @@ std::unique_ptr<Projection> Projection::create(const Json& conf, Parameter* w, s
   if (t == "scaling") return std::unique_ptr<Projection>(new ScalingProjection(conf, w, inputSize, layer));
   if (t == "table") return std::unique_ptr<Projection>(new TableProjection(conf, w, inputSize, layer));
   if (t == "context") return std::unique_ptr<Projection>(new ContextProjection(conf, w, inputSize, layer));
-  if (t == "conv") return std::unique_ptr<Projection>(new ConvProjection(conf, w, inputSize, layer));
+  if (t == "conv" || t == "convt") return std::unique_ptr<Projection>(new ConvProjection(conf, w, inputSize, layer));
   throw ConfigError(str("proj_conf.type '", t, "' is not supported (known: fc, trans_fc, identity, "
-                        "identity_offset, dot_mul, scaling, table, context, conv)"));
+                        "identity_offset, dot_mul, scaling, table, context, conv, convt)"));
 }
 
 Operator::Operator(const Json& conf, const std::string& layerName)
@@ -523,8 +563,8 @@ Operator::Operator(const Json& conf, const std::string& layerName)
 std::unique_ptr<Operator> Operator::create(const Json& conf, const std::string& layer) {
   std::string t = conf.getString("type");
   if (t == "dot_mul") return std::unique_ptr<Operator>(new DotMulOperator(conf, layer));
-  if (t == "conv") return std::unique_ptr<Operator>(new ConvOperator(conf, layer));
-  throw ConfigError(str("operator_confs.type '", t, "' is not supported (known: dot_mul, conv)"));
+  if (t == "conv" || t == "convt") return std::unique_ptr<Operator>(new ConvOperator(conf, layer));
+  throw ConfigError(str("operator_confs.type '", t, "' is not supported (known: dot_mul, conv, convt)"));
 }
 
 }  // namespace paddle

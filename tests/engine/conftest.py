@@ -1,8 +1,8 @@
 """Engine tests. Layer tests follow the engine's files:
 test_layers_fc.py (FullyConnectedLayer.cpp: selective_fc; fc in test_gradient_check.py),
 test_layers_costs.py + test_layers_costs_structured.py (CostLayers.cpp), test_layers_crf_ctc.py
-(CRFLayers.cpp, CTCLayers.cpp), test_layers_conv.py (ConvLayers.cpp), test_layers_pool.py
-(PoolLayers.cpp), test_layers_norm.py (NormLayers.cpp), test_layers_image.py (ImageLayers.cpp),
+(CRFLayers.cpp, CTCLayers.cpp), test_layers_conv.py and test_conv_layout.py (ConvLayers.cpp; v0.10's
+filter layout), test_layers_pool.py (PoolLayers.cpp), test_layers_norm.py (NormLayers.cpp), test_layers_image.py (ImageLayers.cpp),
 test_layers_elementwise.py (ElementwiseLayers.cpp, PReluLayer.cpp), test_layers_mixed.py (MixedLayer.cpp,
 Projections.cpp), test_layers_sequence.py (SequenceLayers.cpp), test_recurrent_layers.py
 (RecurrentLayers.cpp), test_layers_utility.py (UtilityLayers.cpp), test_recurrent_group.py and
