@@ -56,6 +56,25 @@ def test_auc_validation_equals_sklearn_over_the_whole_period(weighted):
     assert t.getTestEvalValues()[0] == pytest.approx(expected_last, abs=2e-4)
 
 
+def test_predict_file_gets_the_samples_of_each_test(tmp_path):
+    rng = np.random.RandomState(8)
+    p, y = scored_labels(rng, 60)
+    path = tmp_path / "predict.txt"
+    api.initPaddle("--predict_file=" + str(path))
+    try:
+        t = trainer_over(auc_net(False))
+    finally:
+        api.initPaddle("--predict_file=")  # the flag is global: later trainers write nothing
+    for part in (slice(0, 60), slice(20, 35)):  # rewritten at the end of each test
+        run_test_period(t, [[p[part][:10], y[part][:10]], [p[part][10:], y[part][10:]]])
+        rows = np.loadtxt(str(path), ndmin=2)
+        np.testing.assert_allclose(rows[:, 0], p[part, 1], rtol=1e-5)  # v1: "score label"
+        np.testing.assert_array_equal(rows[:, 1], y[part])
+    before = path.read_text()
+    run_test_period(trainer_over(auc_net(False)), [[p, y]])  # made after the flag was cleared
+    assert path.read_text() == before
+
+
 def pnpair_reference(score, label, query, weight):
     """(correctly ordered, wrongly ordered) pair weights, pairs within a query with
     different labels and different scores, a pair weighing the mean of its two weights."""
