@@ -176,3 +176,17 @@ def test_validation_layer_input_errors_name_the_layer(inputs, message):
     net.output("p")
     with pytest.raises(ValueError, match="layer 'auc' \\(type auc-validation\\): " + message):
         net.build()
+
+
+def test_gradient_machine_evaluator_includes_the_validation_layers():
+    rng = np.random.RandomState(9)
+    p, y = scored_labels(rng, 80)
+    gm = auc_net(False).build()
+    evaluator = gm.makeEvaluator()
+    out = api.Arguments.createArguments(0)
+    for part in (slice(0, 30), slice(30, 80)):
+        gm.forward(make_args([p[part], y[part]]), out, api.PASS_TEST)
+        gm.eval(evaluator)
+    evaluator.finish()
+    assert list(evaluator.getNames()) == ["auc"]
+    assert evaluator.getValue("auc") == pytest.approx(roc_auc_score(y, p[:, 1]), abs=2e-4)
