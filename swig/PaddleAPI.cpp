@@ -13,6 +13,7 @@
 namespace {
 bool gUseGpu = false;
 int gTrainerCount = 1;
+std::string gPredictFile;
 
 using paddle::str;
 using DenseF = paddle::DenseBuffer<float>;
@@ -94,6 +95,8 @@ void initPaddle(const std::vector<std::string>& args) {
     } else if (key == "trainer_count") {
       gTrainerCount = std::stoi(val);
       PADDLE_ENFORCE(gTrainerCount >= 1, paddle::ConfigError, "--trainer_count must be >= 1");
+    } else if (key == "predict_file") {
+      gPredictFile = eq == std::string::npos ? "" : val;
     }
     // Other v1 flags (log_period, ...) concern the Python trainer loop.
   }
@@ -111,6 +114,7 @@ void setUseGpu(bool useGpu) {
   gUseGpu = useGpu;
 }
 int getTrainerCount() { return gTrainerCount; }
+const std::string& getPredictFile() { return gPredictFile; }
 int getGpuCount() { return paddle::gpuDeviceCount(); }
 
 std::vector<size_t> getGpuMemoryStats() {

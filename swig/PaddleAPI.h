@@ -51,6 +51,10 @@ bool isGpuVersion();    // built WITH_CUDA
 bool isUsingGpu();
 void setUseGpu(bool useGpu);
 int getTrainerCount();
+#ifndef SWIG
+// initPaddle's --predict_file (where v1's validation layers wrote their samples), for Trainer.create.
+const std::string& getPredictFile();
+#endif
 int getGpuCount();      // visible GPUs (0 without CUDA or driver)
 // The engine's pooled GPU memory: (cudaMalloc calls, bytes held, peak bytes held); zeros without CUDA.
 std::vector<size_t> getGpuMemoryStats();

@@ -395,6 +395,7 @@ Trainer* Trainer::create(const std::string& json, bool useGpu, int trainerCount,
   o.useGpu = useGpu;
   o.trainerCount = trainerCount;
   o.seed = seed;
+  o.predictFile = getPredictFile();
   auto* t = new Trainer;
   try {
     t->t_ = std::make_shared<paddle::Trainer>(json, o);
@@ -411,6 +412,7 @@ Trainer* Trainer::create(TrainerConfig* config, GradientMachine* gm) {
   paddle::TrainerOptions o;
   o.useGpu = gm->m_->useGpu();
   o.trainerCount = getTrainerCount();
+  o.predictFile = getPredictFile();
   auto* t = new Trainer;
   try {
     t->t_ = std::make_shared<paddle::Trainer>(config->json_, o, gm->m_);

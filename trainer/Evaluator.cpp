@@ -60,6 +60,13 @@ struct HostMatrix {
   const float* row(size_t i) const { return data + i * cols; }
 };
 
+// v1 --predict_file: the samples a validation layer saw in a pass, one per line (rewritten each pass).
+std::ofstream openSamplesFile(const std::string& path, const std::string& who) {
+  std::ofstream out(path, std::ios::trunc);
+  PADDLE_ENFORCE(out.good(), IOError, "evaluator '", who, "': cannot write the predict file '", path, "'");
+  return out;
+}
+
 std::vector<int> hostIds(const Argument& a, size_t rows, const std::string& who) {
   PADDLE_ENFORCE(a.ids.size() == rows, DataError, "evaluator '", who, "': ", a.ids.size(),
                  " labels for ", rows, " predictions");
@@ -139,16 +146,24 @@ class AucEvaluator : public Evaluator {
     Evaluator::start();
     pos_.assign(kBins + 1, 0.0);
     neg_.assign(kBins + 1, 0.0);
+    samples_.clear();
   }
   void eval(const GradientMachine& gm) override {
     HostMatrix out(inputArg(gm, 0).value);
     std::vector<int> ids = hostIds(inputArg(gm, 1), out.rows, name_);
     std::vector<float> weight = weights(gm, 2, out.rows);
     for (size_t i = 0; i < out.rows; ++i) {
-      float score = std::min(std::max(out.row(i)[out.cols - 1], 0.0f), 1.0f);
+      float raw = out.row(i)[out.cols - 1];
+      float score = std::min(std::max(raw, 0.0f), 1.0f);
       size_t bin = static_cast<size_t>(score * kBins);
       (ids[i] > 0 ? pos_ : neg_)[bin] += weight[i];
+      if (!samplesFile_.empty()) samples_.push_back({raw, ids[i]});
     }
+  }
+  void onPassEnd() override {
+    if (samplesFile_.empty()) return;
+    std::ofstream out = openSamplesFile(samplesFile_, name_);
+    for (auto& s : samples_) out << s.first << " " << s.second << "\n";
   }
   double value() const override {
     double totPos = 0, totNeg = 0, area = 0;
@@ -163,6 +178,7 @@ class AucEvaluator : public Evaluator {
  private:
   static constexpr size_t kBins = 1 << 16;
   std::vector<double> pos_, neg_;
+  std::vector<std::pair<float, int>> samples_;  // (score, label) when they are written
 };
 
 // "precision_recall": per-class counts; positive_label >= 0 reports that class,
@@ -260,6 +276,11 @@ class PnPair : public Evaluator {
   void start() override {
     Evaluator::start();
     items_.clear();
+  }
+  void onPassEnd() override {
+    if (samplesFile_.empty()) return;
+    std::ofstream out = openSamplesFile(samplesFile_, name_);
+    for (auto& it : items_) out << it.score << " " << it.label << " " << it.query << "\n";
   }
   void eval(const GradientMachine& gm) override {
     HostMatrix out(inputArg(gm, 0).value);
@@ -718,8 +739,30 @@ std::unique_ptr<Evaluator> Evaluator::create(const Json& config, const GradientM
   return e;
 }
 
+namespace {
+
+// v1's validation layers (layers/ValidationLayers.cpp) hold an evaluator of this type
+// over their own inputs, named after the layer.
+const char* validationEvaluatorType(const std::string& layerType) {
+  if (layerType == "auc-validation") return "last-column-auc";
+  if (layerType == "pnpair-validation") return "pnpair";
+  return nullptr;
+}
+
+Json validationEvaluatorConfig(const Json& layer, const char* type) {
+  std::string inputs;
+  for (const Json& in : layer["inputs"].items()) {
+    inputs += (inputs.empty() ? "" : ",") + in["input_layer_name"].dump();
+  }
+  return Json::parse(str("{\"name\":", layer["name"].dump(), ",\"type\":\"", type, "\",\"input_layers\":[",
+                         inputs, "]}"),
+                     "EvaluatorConfig");
+}
+
+}  // namespace
+
 std::vector<std::unique_ptr<Evaluator>> createEvaluators(const Json& model, const GradientMachine& gm,
-                                                         bool withPrinters) {
+                                                         bool withPrinters, const std::string& predictFile) {
   std::vector<std::string> wanted;
   for (const Json& sm : model["sub_models"].items()) {
     if (sm.getString("name") == "root") wanted = sm.getStrings("evaluator_names");
@@ -730,6 +773,12 @@ std::vector<std::unique_ptr<Evaluator>> createEvaluators(const Json& model, cons
     if (!wanted.empty() && std::find(wanted.begin(), wanted.end(), name) == wanted.end()) continue;
     std::unique_ptr<Evaluator> e = Evaluator::create(ec, gm);
     if (withPrinters || !e->isPrinter()) out.push_back(std::move(e));
+  }
+  for (const auto& layer : gm.layers()) {
+    if (const char* type = validationEvaluatorType(layer->type())) {
+      out.push_back(Evaluator::create(validationEvaluatorConfig(layer->config(), type), gm));
+      out.back()->setSamplesFile(predictFile);
+    }
   }
   return out;
 }

@@ -24,6 +24,11 @@ class Evaluator {
   // Printers write what they see; the trainer runs one copy per pass kind
   // (not a second one for the log-period statistics).
   virtual bool isPrinter() const { return false; }
+  // v1 --predict_file of the validation layers: last-column-auc ("score label") and pnpair
+  // ("score label query") evaluators given a file keep the samples of a pass and write them
+  // there, one per line, when it ends (onPassEnd, called by the trainer).
+  void setSamplesFile(const std::string& path) { samplesFile_ = path; }
+  virtual void onPassEnd() {}
 
  protected:
   Argument& inputArg(const GradientMachine& gm, size_t i) const;
@@ -34,12 +39,15 @@ class Evaluator {
   std::string name_, type_;
   std::vector<std::string> inputs_;
   double numerator_ = 0, denominator_ = 0;
+  std::string samplesFile_;
 };
 
 // The evaluators of the root sub-model of a ModelConfig (all of them when it
-// names none), reading `gm`; printers only when asked.
+// names none), then one per validation layer of `gm` (auc-validation, pnpair-validation:
+// named after the layer, over its inputs, writing their samples to `predictFile` if one is
+// given), reading `gm`; printers only when asked.
 std::vector<std::unique_ptr<Evaluator>> createEvaluators(const Json& modelConfig, const GradientMachine& gm,
-                                                         bool withPrinters);
+                                                         bool withPrinters, const std::string& predictFile = "");
 // "name=value name2=value2 " (printers print nothing)
 std::string evaluatorsString(const std::vector<std::unique_ptr<Evaluator>>& evaluators);
 

@@ -97,7 +97,9 @@ void Trainer::init(std::shared_ptr<GradientMachine> main) {
 
 EvalStats Trainer::makeStats(bool withPrinters) const {
   EvalStats s;
-  s.evaluators = createEvaluators(config_["model_config"], *machines_[0], withPrinters);
+  // the per-pass statistics (train and test, not the log period's) also write --predict_file
+  s.evaluators = createEvaluators(config_["model_config"], *machines_[0], withPrinters,
+                                  withPrinters ? options_.predictFile : "");
   return s;
 }
 
@@ -198,7 +200,15 @@ void Trainer::startPass(int pass) {
   period_.start();
 }
 
-void Trainer::finishPass() { updater_.finishPass(batchesInPass_); }
+void Trainer::finishPass() {
+  updater_.finishPass(batchesInPass_);
+  for (auto& e : pass_.evaluators) e->onPassEnd();
+}
+
+void Trainer::finishTest() {
+  updater_.restore();
+  for (auto& e : test_.evaluators) e->onPassEnd();
+}
 
 void Trainer::startTest() {
   updater_.catchUp();

@@ -17,6 +17,7 @@ struct TrainerOptions {
   bool useGpu = false;
   int trainerCount = 1;
   uint64_t seed = 1;
+  std::string predictFile;  // v1 --predict_file: the validation layers' samples of each pass
 };
 
 // Running cost / sample count and evaluators over some span of batches.
@@ -63,7 +64,7 @@ class Trainer {
   // Testing uses the averaged parameters under ModelAverage (v1).
   void startTest();
   void testOneBatch(const std::vector<Argument>& inArgs, int64_t numSamples);
-  void finishTest() { updater_.restore(); }
+  void finishTest();
   // Forward in test mode on the main machine only, without statistics.
   void forwardOnly(const std::vector<Argument>& inArgs) { machines_[0]->forward(inArgs, PASS_TEST); }
   const EvalStats& testStats() const { return test_; }

@@ -32,11 +32,9 @@ class GatherAgentLayer(LayerBase):
 
 @config_layer('scatter_agent')
 class ScatterAgentLayer(LayerBase):
-    def __init__(self, name, size, width=None, height=None, device=None):
+    def __init__(self, name, size, device=None):
         LayerBase.__init__(
             self, name, 'scatter_agent', size, inputs=[], device=device)
-        if height and width:
-            self.set_layer_height_width(height, width)
 
 
 @config_layer('sequence_gather_agent')
@@ -49,12 +47,10 @@ class SequenceGatherAgentLayer(LayerBase):
 
 @config_layer('sequence_scatter_agent')
 class SequenceScatterAgentLayer(LayerBase):
-    def __init__(self, name, size, width=None, height=None, device=None):
+    def __init__(self, name, size, device=None):
         LayerBase.__init__(
             self, name, 'sequence_scatter_agent', size, inputs=[],
             device=device)
-        if height and width:
-            self.set_layer_height_width(height, width)
 
 
 @config_func
@@ -99,18 +95,11 @@ def RecurrentLayerGroupWithoutOutLinksBegin(name,
         config_assert(layer_name in state.layer_map,
                       "recurrent group: unknown input layer '%s'" % name)
         layer = state.layer_map[layer_name]
+        # v0.10 gave the agents no image height/width (later versions copied the in-link's)
         if has_subseq:
-            SequenceScatterAgentLayer(
-                name=name,
-                size=layer.size,
-                width=layer.width,
-                height=layer.height)
+            SequenceScatterAgentLayer(name=name, size=layer.size)
         else:
-            ScatterAgentLayer(
-                name=name,
-                size=layer.size,
-                width=layer.width,
-                height=layer.height)
+            ScatterAgentLayer(name=name, size=layer.size)
         pair = state.current_submodel.in_links.add()
         pair.layer_name = layer_name
         pair.link_name = MakeLayerNameInSubmodel(name)

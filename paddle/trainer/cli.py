@@ -69,7 +69,6 @@ IGNORED_FLAGS = dict(
                                 "only"),
         ("with_cost", "cost layers always run"),
         ("saving_period_by_batches", "parameters are saved at pass ends (--saving_period)"),
-        ("predict_file", "it fed the auc-validation/pnpair-validation layers, not built here"),
         ("feat_file", "v1 read it nowhere"),
         ("memory_threshold_on_load_data", "providers are read by a generator, not loaded whole"),
         ("use_mkldnn", "there are no MKL-DNN kernels"),
@@ -139,6 +138,8 @@ def _train_parser():
     p.add_argument("--model_list", default="", help="job=test: a file listing model directories to evaluate")
     p.add_argument("--predict_output_dir", default="",
                    help="job=test: write the output layers' values/ids of every sample to DIR/rank-00000")
+    p.add_argument("--predict_file", default="",
+                   help="auc-validation/pnpair-validation layers write the samples of each pass here")
     p.add_argument("--seed", type=int, default=1, help="0 = seeded from the clock")
     p.add_argument("--show_parameter_stats_period", type=int, default=0,
                    help="log value/gradient magnitudes of every parameter every N batches")
@@ -210,7 +211,8 @@ class TrainingJob(object):
         self.config_file = os.path.abspath(args.config)
 
         from paddle.proto import message_to_json
-        api.initPaddle("--use_gpu=%d" % args.use_gpu, "--trainer_count=%d" % args.trainer_count)
+        api.initPaddle("--use_gpu=%d" % args.use_gpu, "--trainer_count=%d" % args.trainer_count,
+                       "--predict_file=" + args.predict_file)
         self.trainer = api.Trainer.create(message_to_json(tc), bool(args.use_gpu), args.trainer_count,
                                           args.seed if args.seed else int(time.time()))
         self.batch_size = tc.opt_config.batch_size

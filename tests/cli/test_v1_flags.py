@@ -15,7 +15,7 @@ HONOURED = {
     "load_missing_parameter_strategy": "rand", "use_gpu": "false", "trainer_count": "4",
     "log_period": "20", "dot_period": "10", "test_period": "0", "saving_period": "1",
     "save_only_one": "1", "test_pass": "12", "model_list": "./model.list",
-    "predict_output_dir": ".", "seed": "1", "show_parameter_stats_period": "100",
+    "predict_output_dir": ".", "predict_file": "p.txt", "seed": "1", "show_parameter_stats_period": "100",
     "checkgrad_eps": "1e-5",
 }
 IGNORED = {
@@ -27,7 +27,7 @@ IGNORED = {
     "ports_num": "1", "ports_num_for_sparse": "0", "nics": "xgbe0,xgbe1", "rdma_tcp": "tcp",
     "log_period_server": "500", "enable_parallel_vector": "0",
     "loadsave_parameters_in_pserver": "0", "beam_size": "1", "show_layer_stat": "0",
-    "predict_file": "p.txt", "prev_batch_state": "0", "start_pserver": "0",
+    "prev_batch_state": "0", "start_pserver": "0",
     "pservers": "127.0.0.1", "use_old_updater": "0", "enable_grad_share": "104857600",
     "grad_share_block_num": "64", "log_clipping": "0", "log_error_clipping": "0",
     "allow_only_one_model_on_one_gpu": "1", "cudnn_dir": "/usr/local/cuda/lib64",

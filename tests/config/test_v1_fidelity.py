@@ -142,3 +142,48 @@ def test_star_import_gives_a_raw_config_v1_names_not_the_parser_internals():
     assert internal == []
     assert not {"ParseState", "state", "python2_hint", "upgrade_source"} & set(namespace)
     assert {"Layer", "Input", "Settings", "g_config", "g_layer_map", "parse_config", "os"} <= set(namespace)
+
+
+def test_validation_layers_are_written_as_v1_wrote_them(tmp_path):
+    conf = tmp_path / "conf.py"
+    conf.write_text(textwrap.dedent("""\
+        from paddle.trainer_config_helpers import *
+        from paddle.trainer.config_parser import Layer
+        settings(batch_size=10)
+        x = data_layer(name="x", size=4)
+        y = data_layer(name="y", size=2)
+        q = data_layer(name="q", size=3)
+        prob = fc_layer(input=x, size=2, act=SoftmaxActivation())
+        Layer(name="auc", type="auc-validation", inputs=[prob.name, "y"])
+        Layer(name="pn", type="pnpair-validation", inputs=[prob.name, "y", "q"])
+        outputs(classification_cost(input=prob, label=y))
+        """))
+    mc = parse_config(str(conf)).model_config
+    layers = {l.name: l for l in mc.layers}
+    for name, type_, inputs in [("auc", "auc-validation", ["__fc_layer_0__", "y"]),
+                                ("pn", "pnpair-validation", ["__fc_layer_0__", "y", "q"])]:
+        layer = layers[name]
+        assert (layer.type, layer.size, layer.active_type) == (type_, 1, "")
+        assert [i.input_layer_name for i in layer.inputs] == inputs
+        assert not any(i.input_parameter_name for i in layer.inputs)
+        assert name in [n for sm in mc.sub_models if sm.name == "root" for n in sm.layer_names]
+    assert list(mc.output_layer_names) == ["__cost_0__"]
+
+
+def test_recurrent_group_agents_get_no_image_size_as_in_v0_10(tmp_path):
+    # v0.10 made the in-link agents from name and size only; copying the in-link's
+    # height/width came later (and the group stops the size inheritance anyway)
+    conf = tmp_path / "conf.py"
+    conf.write_text(textwrap.dedent("""\
+        from paddle.trainer_config_helpers import *
+        settings(batch_size=10)
+        img = data_layer(name="img", size=12, height=3, width=4)
+        def step(x):
+            return fc_layer(input=x, size=12, name="step_fc")
+        outputs(recurrent_group(step=step, input=img, name="rnn"))
+        """))
+    layers = {l.name: l for l in parse_config(str(conf)).model_config.layers}
+    assert (layers["img"].height, layers["img"].width) == (3, 4)
+    agent = layers["img@rnn"]
+    assert agent.type == "scatter_agent" and agent.size == 12
+    assert not agent.HasField("height") and not agent.HasField("width")
