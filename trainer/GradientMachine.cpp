@@ -26,7 +26,15 @@ GradientMachine::GradientMachine(const Json& config, bool useGpu, uint64_t seed,
     for (const std::string& n : sm.getStrings("layer_names")) rootLayers.insert(n);
   }
   for (const Json& pc : config["parameters"].items()) {
-    auto p = std::make_shared<Parameter>(pc, useGpu);
+    std::shared_ptr<Parameter> p;
+    try {
+      p = std::make_shared<Parameter>(pc, useGpu);
+    } catch (const std::bad_alloc&) {
+      throw ConfigError(str("parameter '", pc.getString("name"), "' of size ", pc.getInt("size"),
+                            " does not fit in memory"));
+    } catch (const ConfigError& e) {
+      throw ConfigError(str("parameter '", pc.getString("name"), "': ", e.what()));
+    }
     PADDLE_ENFORCE(!paramMap_.count(p->name()), ConfigError, "parameter '", p->name(), "' is defined twice");
     paramMap_[p->name()] = p;
     params_.push_back(p);
@@ -46,6 +54,8 @@ GradientMachine::GradientMachine(const Json& config, bool useGpu, uint64_t seed,
       std::string msg = e.what();
       if (msg.rfind("layer '", 0) == 0) throw;  // already names the layer
       throw ConfigError(str("layer '", name, "' (type ", lc.getString("type"), "): ", msg));
+    } catch (const std::bad_alloc&) {
+      throw ConfigError(str("layer '", name, "' (type ", lc.getString("type"), "): out of memory building it"));
     }
   }
   for (const std::string& n : config.getStrings("input_layer_names")) {
@@ -91,7 +101,14 @@ void GradientMachine::forward(const std::vector<Argument>& inArgs, PassType pass
   pass_ = pass;
   flushDenormals();
   for (size_t i = 0; i < inArgs.size(); ++i) dataLayers_[i]->setData(inArgs[i]);
-  for (auto& l : layers_) l->forward(pass);
+  for (auto& l : layers_) {
+    try {
+      l->forward(pass);
+    } catch (const std::bad_alloc&) {
+      throw DataError(str("layer '", l->name(), "' (", l->type(), "): out of memory for its output (",
+                          inArgs.empty() ? 0 : inArgs[0].batchSize(), " rows in this batch)"));
+    }
+  }
 }
 
 void GradientMachine::backward() {

@@ -7,6 +7,7 @@
 #include <memory>
 #include <string>
 
+#include "../Errors.h"
 #include "Device.h"
 
 namespace paddle {
@@ -46,6 +47,9 @@ class DenseBuffer {
   // Keeps the memory when it is big enough; otherwise allocates new memory
   // (contents are not kept).
   void resize(size_t h, size_t w) {
+    // A size from a config or a batch can be anything: refuse a product that wraps around.
+    PADDLE_ENFORCE(w == 0 || h <= SIZE_MAX / sizeof(T) / w, ConfigError, "a buffer of ", h, " x ", w,
+                   " elements is larger than memory can address");
     if (h * w > cap_) {
       mem_ = std::make_shared<Memory>(std::max<size_t>(h * w, 1) * sizeof(T), gpu_);
       data_ = static_cast<T*>(mem_->ptr());
