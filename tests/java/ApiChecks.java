@@ -1,7 +1,9 @@
 // Checks of the Java binding that tests/java/test_java.py runs: each line printed
 // is "name: result"; an engine error must arrive as a Java exception, not a crash.
-//   java ApiChecks MERGED_MODEL INPUT_WIDTH
+//   java ApiChecks MERGED_MODEL INPUT_WIDTH TRAINER_CONFIG_JSON
 import java.nio.ByteBuffer;
+import java.nio.file.Files;
+import java.nio.file.Paths;
 import java.nio.ByteOrder;
 import java.nio.FloatBuffer;
 import java.util.Arrays;
@@ -88,6 +90,38 @@ public class ApiChecks {
       float[] b = new float[a.length];
       Predictor.createFromMergedModel(model).forward(in).getSlotValue(0).copyToArray(b);
       return Arrays.equals(a, b) + " " + gm.getParameterSize();
+    });
+    check("v1 training loop", () -> {
+      // v1's loop over one batch (forwardBackward, ParameterUpdater.update per parameter):
+      // the batch's cost must fall.
+      TrainerConfig conf = TrainerConfig.createFromJson(new String(Files.readAllBytes(Paths.get(args[2])), "UTF-8"));
+      GradientMachine gm = GradientMachine.createByModelConfig(conf.getModelConfig());
+      ParameterUpdater updater = ParameterUpdater.createLocalUpdater(conf.getOptimizationConfig());
+      updater.init(gm);
+      int n = 20;
+      float[] pixels = new float[n * width];
+      int[] labels = new int[n];
+      for (int i = 0; i < n; ++i) {
+        labels[i] = i % 10;
+        pixels[i * width + labels[i]] = 1;
+      }
+      StringVector inputs = gm.getInputLayerNames();
+      Arguments in = Arguments.createArguments(2);
+      in.setSlotValueFromArray(inputs.indexOf("pixel"), pixels, n, width);
+      in.setSlotIdsFromBuffer(inputs.indexOf("label"), labels);
+      updater.startPass();
+      double first = 0, last = 0;
+      for (int step = 0; step < 20; ++step) {
+        PassType type = updater.startBatch(n);
+        Arguments out = Arguments.createArguments(0);
+        gm.forwardBackward(in, out, type);
+        for (long i = 0; i < gm.getNonStaticParameterSize(); ++i) updater.update(gm.getNonStaticParameter(i));
+        last = out.sum() / n;
+        if (step == 0) first = last;
+        updater.finishBatch((float) last);
+      }
+      updater.finishPass();
+      return (last < first / 2) + String.format(" %.4f -> %.4f", first, last);
     });
     check("init", () -> {
       Paddle.initPaddle("--use_gpu=0", "--trainer_count=1");

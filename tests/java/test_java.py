@@ -133,9 +133,16 @@ def test_java_and_cpp_predict_what_python_predicts(java, model, work, monkeypatc
     assert p.returncode == 1 and "cannot open merged model" in p.stderr
 
 
-def test_java_training_of_one_pass_lowers_the_cost(java, work):
+@pytest.fixture(scope="module")
+def trainer_json(work):
+    """The digits MLP's TrainerConfig as JSON, as the Java examples take it."""
     config = work / "mlp.json"
     config.write_text(paddle(["dump_config", "mlp.py", "--whole", "--format=json"], MNIST).stdout)
+    return config
+
+
+def test_java_training_of_one_pass_lowers_the_cost(java, work, trainer_json):
+    config = trainer_json
     save = work / "trained"
     p = java_run(java, ["Train", str(config), str(work / "digits_train.bin"), "1", str(save)], work)
     costs = [float(c) for c in re.findall(r"pass 0 batch \d+ cost ([0-9.]+)", p.stdout)]
@@ -149,9 +156,9 @@ def test_java_training_of_one_pass_lowers_the_cost(java, work):
     assert np.mean(forward(gm, images).argmax(axis=1) == labels) > 0.8
 
 
-def test_engine_errors_are_java_exceptions_and_buffers_cross(java, model, work):
+def test_engine_errors_are_java_exceptions_and_buffers_cross(java, model, work, trainer_json):
     _, merged = model
-    p = java_run(java, ["ApiChecks", merged, "64"], work)
+    p = java_run(java, ["ApiChecks", merged, "64", str(trainer_json)], work)
     results = dict(line.split(": ", 1) for line in p.stdout.splitlines())
     assert results["bad model path"].startswith("java.io.UncheckedIOException: cannot open merged model")
     assert results["bad input shape"].startswith("java.lang.IllegalArgumentException: data layer 'pixel' has size 64")
@@ -167,3 +174,12 @@ def test_engine_errors_are_java_exceptions_and_buffers_cross(java, model, work):
     assert results["vectors"] == "ok 2 -2.0 [7, 8, 9]"
     assert results["gradient machine equals predictor"] == "ok true 6"
     assert results["init"] == "ok false 1"
+    assert results["v1 training loop"].startswith("ok true"), results["v1 training loop"]
+
+
+def test_build_java_without_a_jdk_says_so(tmp_path):
+    env = dict(environment(), JAVA_HOME=str(tmp_path))
+    p = subprocess.run([sys.executable, "-c", "import sys; from paddle.trainer.cli import main; sys.exit(main())",
+                        "build_java", "--output", str(tmp_path)], env=env, capture_output=True, text=True)
+    assert p.returncode == 1
+    assert "paddle build_java: error: %s is not a JDK (no include/jni.h)" % tmp_path in p.stderr
