@@ -16,12 +16,15 @@
 %newobject Matrix::createZero;
 %newobject Matrix::createDense;
 %newobject Matrix::createDenseFromNumpy;
+%newobject Matrix::createDenseFromDevicePointer;
 %newobject IVector::createZero;
 %newobject IVector::create;
 %newobject IVector::createVectorFromNumpy;
+%newobject IVector::createVectorFromDevicePointer;
 %newobject Vector::createZero;
 %newobject Vector::create;
 %newobject Vector::createVectorFromNumpy;
+%newobject Vector::createVectorFromDevicePointer;
 %newobject Matrix::createSparse;
 %newobject Arguments::createArguments;
 %newobject Arguments::getSlotIn;

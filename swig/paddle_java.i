@@ -185,6 +185,11 @@ PD_JAVA_ARRAY_STRUCT(PdIntArray, , int, jintArray, int[], false)
 %ignore Vector::dataPointer;
 %ignore IVector::dataPointer;
 
+// The Java-only factories below hand their result to the caller too.
+%newobject Matrix::createDenseFromArray;
+%newobject Vector::createFromArray;
+%newobject IVector::createFromArray;
+
 %include "PaddleAPI.h"
 
 %define PD_JAVA_MATRIX_IO(INPUT)
@@ -240,10 +245,6 @@ PD_JAVA_ARRAY_STRUCT(PdIntArray, , int, jintArray, int[], false)
     $self->setSlotValueFromBuffer(idx, data.data, height, width);
   }
 }
-
-%newobject Matrix::createDenseFromArray;
-%newobject Vector::createFromArray;
-%newobject IVector::createFromArray;
 
 %pragma(java) modulecode=%{
   /** v1 style: Paddle.initPaddle("--use_gpu=0", "--trainer_count=1"). */
