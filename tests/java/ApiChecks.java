@@ -31,6 +31,15 @@ public class ApiChecks {
     return b;
   }
 
+  static float[] predict(Predictor p, float[] input, int width) {
+    Arguments in = Arguments.createArguments(1);
+    in.setSlotValueFromArray(0, input, input.length / width, width);
+    Matrix value = p.forward(in).getSlotValue(0);
+    float[] out = new float[(int) (value.getHeight() * value.getWidth())];
+    value.copyToArray(out);
+    return out;
+  }
+
   public static void main(String[] args) {
     String model = args[0];
     int width = Integer.parseInt(args[1]);
@@ -90,6 +99,26 @@ public class ApiChecks {
       float[] b = new float[a.length];
       Predictor.createFromMergedModel(model).forward(in).getSlotValue(0).copyToArray(b);
       return Arrays.equals(a, b) + " " + gm.getParameterSize();
+    });
+    check("predictor threads", () -> {
+      // One Predictor serving 4 Java threads at once gives what it gives one thread.
+      Predictor p = Predictor.createFromMergedModel(model);
+      float[][] inputs = new float[4][16 * width];
+      float[][] alone = new float[4][], together = new float[4][];
+      for (int t = 0; t < 4; ++t) {
+        for (int i = 0; i < inputs[t].length; ++i) inputs[t][i] = ((i * 7 + t * 13) % 23) / 22.0f;
+        alone[t] = predict(p, inputs[t], width);
+      }
+      Thread[] threads = new Thread[4];
+      for (int t = 0; t < 4; ++t) {
+        final int k = t;
+        threads[t] = new Thread(() -> {
+          for (int r = 0; r < 20; ++r) together[k] = predict(p, inputs[k], width);
+        });
+        threads[t].start();
+      }
+      for (Thread t : threads) t.join();
+      return Arrays.deepEquals(alone, together) && !Arrays.equals(alone[0], alone[1]);
     });
     check("v1 training loop", () -> {
       // v1's loop over one batch (forwardBackward, ParameterUpdater.update per parameter):

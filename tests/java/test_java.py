@@ -174,6 +174,7 @@ def test_engine_errors_are_java_exceptions_and_buffers_cross(java, model, work, 
     assert results["vectors"] == "ok 2 -2.0 [7, 8, 9]"
     assert results["gradient machine equals predictor"] == "ok true 6"
     assert results["init"] == "ok false 1"
+    assert results["predictor threads"] == "ok true"
     assert results["v1 training loop"].startswith("ok true"), results["v1 training loop"]
 
 
