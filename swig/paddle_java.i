@@ -173,8 +173,8 @@ PD_JAVA_ARRAY_STRUCT(PdIntArray, , int, jintArray, int[], false)
 %feature("novaluewrapper") PdIntArray;
 %feature("novaluewrapper") PdFloatBuffer;
 
-// Python's NumPy entry points that take a shape from the array, or alias it:
-// Java gets overloads with an explicit shape that always copy.
+// Python's NumPy entry points that take a shape from the array, or alias it: Java
+// gets *FromArray / copyToArray methods (below) that take an explicit shape and copy.
 %ignore Matrix::createDenseFromNumpy;
 %ignore Matrix::copyToNumpyMat;
 %ignore Matrix::copyFromNumpyMat;
