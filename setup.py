@@ -270,11 +270,20 @@ class ObjectCache:
         return deps
 
 
+# What other languages need to use the installed engine (`paddle build_java`, C++
+# programs): the API header, the exception types and the Java SWIG interface.
+API_FILES = ["swig/PaddleAPI.h", "layers/Errors.h", "swig/paddle_common.i", "swig/paddle_java.i"]
+
+
 class build_py(_build_py):
     # SWIG writes py_paddle/swig_paddle.py during build_ext: run it first.
     def run(self):
         self.run_command("build_ext")
         super().run()
+        include = os.path.join(self.build_lib, "py_paddle", "include")
+        self.mkpath(include)
+        for path in API_FILES:
+            self.copy_file(path, os.path.join(include, os.path.basename(path)))
 
 
 engine = Extension(
@@ -289,7 +298,7 @@ engine = Extension(
     extra_compile_args=compile_flags(),
     # Headers, for source distributions; rebuilds follow the compiler's own dependency lists.
     depends=glob.glob("layers/**/*.h", recursive=True) + glob.glob("trainer/*.h")
-    + ["swig/PaddleAPI.h", "layers/ConfigSchema.inc"],
+    + ["swig/PaddleAPI.h", "layers/ConfigSchema.inc"] + API_FILES,
     language="c++",
 )
 

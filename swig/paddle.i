@@ -53,14 +53,7 @@ static void pdRaise(const char* v1Class, PyObject* fallback, const char* what) {
   }
 }
 
-%template(StringVector) std::vector<std::string>;
-%template(FloatVector) std::vector<float>;
-%template(IntVector) std::vector<int>;
-%template(DoubleVector) std::vector<double>;
-%template(SizeVector) std::vector<size_t>;
-%template(IntFloatPair) std::pair<int, float>;
-%template(IntFloatPairVector) std::vector<std::pair<int, float>>;
-%template(VectorList) std::vector<Vector*>;
+%include "paddle_common.i"
 
 // ---- buffer-protocol typemaps (float32 / int32, C-contiguous) ----
 %{
@@ -126,52 +119,6 @@ PD_BUFFER_1D_NAMED(int, 'i', rows, rowsSize)
 PD_BUFFER_1D_NAMED(int, 'i', cols, colsSize)
 PD_BUFFER_1D_NAMED(float, 'f', values, valuesSize)
 
-%newobject Matrix::createZero;
-%newobject Matrix::createDense;
-%newobject Matrix::createDenseFromNumpy;
-%newobject IVector::createZero;
-%newobject IVector::create;
-%newobject IVector::createVectorFromNumpy;
-%newobject Vector::createZero;
-%newobject Vector::create;
-%newobject Vector::createVectorFromNumpy;
-%newobject Matrix::createSparse;
-%newobject Arguments::createArguments;
-%newobject Arguments::getSlotIn;
-%newobject Arguments::getSlotSequenceDim;
-%newobject ParameterConfig::createFromJson;
-%newobject OptimizationConfig::createFromJson;
-%newobject ModelConfig::createFromJson;
-%newobject TrainerConfig::createFromJson;
-%newobject TrainerConfig::getModelConfig;
-%newobject TrainerConfig::getOptimizationConfig;
-%newobject Parameter::getConfig;
-%newobject GradientMachine::createByModelConfig;
-%newobject GradientMachine::createFromMergedModel;
-%newobject Predictor::createFromMergedModel;
-%newobject Predictor::forward;
-%newobject GradientMachine::getNonStaticParameter;
-%newobject GradientMachine::makeEvaluator;
-%newobject ParameterOptimizer::create;
-%newobject ParameterUpdater::createRemoteUpdater;
-%newobject ParameterUpdater::createNewRemoteUpdater;
-%newobject Trainer::getForwardOutput;
-%newobject Trainer::getLayerOutput;
-%newobject Arguments::getSlotValue;
-%newobject Arguments::getSlotGrad;
-%newobject Arguments::getSlotIds;
-%newobject Arguments::getSlotSequenceStartPositions;
-%newobject Arguments::getSlotSubSequenceStartPositions;
-%newobject Parameter::getBuf;
-%newobject GradientMachine::createByConfigJson;
-%newobject GradientMachine::getParameter;
-%newobject GradientMachine::getParameterByName;
-%newobject GradientMachine::getLayerOutput;
-%newobject ParameterUpdater::createLocalUpdater;
-%newobject Trainer::create;
-%newobject Trainer::getGradientMachine;
-
-%ignore Arguments::wrap;
 %rename(_initPaddle) initPaddle;
 %rename(_copyToNumpyMat) Matrix::copyToNumpyMat;
 %rename(_copyToNumpyArray) IVector::copyToNumpyArray;

@@ -536,7 +536,8 @@ def cmd_merge_model(argv):
 
 
 COMMANDS = {"train": cmd_train, "dump_config": cmd_dump_config, "make_diagram": cmd_make_diagram,
-            "version": cmd_version, "upgrade_config": cmd_upgrade_config, "merge_model": cmd_merge_model}
+            "version": cmd_version, "upgrade_config": cmd_upgrade_config, "merge_model": cmd_merge_model,
+            "build_java": lambda argv: __import__("py_paddle.java_build", fromlist=["main"]).main(argv)}
 USAGE = """usage: paddle <command> [args]
 
 commands:
@@ -546,6 +547,7 @@ commands:
   version      print the version and build options
   upgrade_config  rewrite Python 2 configs/providers:  paddle upgrade_config conf.py provider.py [--write]
   merge_model  config + a saved pass in one file:       paddle merge_model --config=conf.py --model_dir=output/pass-00009 --output=model.paddle
+  build_java   the engine's Java binding:               paddle build_java --output=DIR  (paddle.jar, libpaddle_jni.so)
 """
 
 
