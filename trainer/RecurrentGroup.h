@@ -60,9 +60,19 @@ class AgentLayer : public Layer {
       output_.grad.zero();
     }
   }
+  // For gathered ids (sequences generated inside an enclosing group's steps): n owned ids.
+  void resetIds(size_t n, PassType pass) {
+    pass_ = pass;
+    ownedIds_.setDevice(useGpu_);
+    ownedIds_.resize(1, n);
+    output_.value = Matrix();
+    output_.grad = Matrix();
+    output_.ids = ownedIds_;
+  }
 
  private:
   Matrix owned_;
+  IVector ownedIds_;
 };
 
 class RecurrentLayerGroup : public Layer {
@@ -189,6 +199,7 @@ class RecurrentLayerGroup : public Layer {
   std::vector<IVector> stepStarts_;   // nested: sequence starts of each step's in-link agents
   IVector indexScratch_;              // row indices where the gather / scatter kernels read them
 
+  const Json* model_ = nullptr;  // the whole ModelConfig (sub-models of nested groups)
   const LayerMap* parentLayers_ = nullptr;
   ParameterMap* params_ = nullptr;
 
