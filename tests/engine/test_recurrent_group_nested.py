@@ -1,0 +1,246 @@
+"""Nested recurrent groups (v1's hierarchical RNN): an outer recurrent_group over
+sub-sequences (SubsequenceInput) whose step runs an inner recurrent_group over the
+words of its sub-sequence, the inner memory booted from the outer one. v1's
+acceptance test: the nested network computes exactly what the flat network computes
+on the flattened sequences (same cost, same parameter gradients, same training).
+
+Networks are built on the device the engine tests run on (PADDLE_TEST_USE_GPU=1:
+the GPU, or the stand-in GPU of tests/engine/test_fake_gpu.py), and gradient_check
+compares CPU and GPU runs when a GPU is visible."""
+import json
+
+import numpy as np
+import pytest
+
+import netbuilder
+from netbuilder import Seq, gradient_check, make_args
+from paddle.proto import message_to_json
+from paddle.trainer.config_parser import parse_config
+from py_paddle import swig_paddle as api
+
+DICT, WORD, HID, LABELS = 10, 5, 4, 3
+
+HEAD = """
+from paddle.trainer_config_helpers import *
+settings(batch_size=3, learning_rate=0.01)
+"""
+# the inputs of the group: word embeddings (v1's configs) or dense vectors
+INPUT_IDS = """
+word = data_layer(name='word', size=%d)
+emb = embedding_layer(input=word, size=%d, param_attr=ParamAttr(name='emb'))
+""" % (DICT, WORD)
+INPUT_DENSE = """
+word = data_layer(name='word', size=3)
+emb = fc_layer(input=word, size=%d, act=TanhActivation(), param_attr=ParamAttr(name='w_x'),
+               bias_attr=ParamAttr(name='b_x'))
+""" % WORD
+TAIL = """
+rep = last_seq(input=out)
+prob = fc_layer(input=rep, size=%d, act=SoftmaxActivation(), param_attr=ParamAttr(name='w_out'),
+                bias_attr=ParamAttr(name='b_out'))
+outputs(classification_cost(input=prob, label=data_layer(name='label', size=%d)))
+""" % (LABELS, LABELS)
+CELL = """fc_layer(input=%s, size=%d, act=TanhActivation(), name='%s',
+                    param_attr=[%s], bias_attr=ParamAttr(name='b_rec'))"""
+
+
+def cell(inputs, name, params):
+    return CELL % ("[" + ", ".join(inputs) + "]", HID, name, ", ".join("ParamAttr(name='%s')" % p for p in params))
+
+
+FLAT = """
+def step(y):
+    mem = memory(name='rnn_state', size=%d)
+    return %s
+out = recurrent_group(step=step, input=emb)
+""" % (HID, cell(["y", "mem"], "rnn_state", ["w_in", "w_rec"]))
+
+NESTED = """
+def outer_step(x):
+    outer_mem = memory(name='outer_rnn_state', size=%(hid)d)
+    def inner_step(y):
+        inner_mem = memory(name='inner_rnn_state', size=%(hid)d, boot_layer=outer_mem)
+        return %(cell)s
+    inner_out = recurrent_group(step=inner_step, input=x)
+    last_seq(input=inner_out, name='outer_rnn_state')
+    return inner_out
+out = recurrent_group(step=outer_step, input=SubsequenceInput(emb))
+""" % {"hid": HID, "cell": cell(["y", "inner_mem"], "inner_rnn_state", ["w_in", "w_rec"])}
+
+# v1's sequence_nest_rnn_readonly_memory style: a read-only sequence memory (no boot)
+NESTED_READONLY = """
+def outer_step(x):
+    readonly = memory(name='outer_rnn_readonly', size=%(hid)d, is_seq=True)
+    outer_mem = memory(name='outer_rnn_state', size=%(hid)d)
+    def inner_step(y):
+        inner_mem = memory(name='inner_rnn_state', size=%(hid)d, boot_layer=outer_mem)
+        return %(cell)s
+    inner_out = recurrent_group(step=inner_step, input=x)
+    last_seq(input=inner_out, name='outer_rnn_state')
+    with mixed_layer(size=%(hid)d, name='outer_rnn_readonly') as keep:
+        keep += identity_projection(input=inner_out)
+    return inner_out
+out = recurrent_group(step=outer_step, input=SubsequenceInput(emb))
+""" % {"hid": HID, "cell": cell(["y", "inner_mem"], "inner_rnn_state", ["w_in", "w_rec"])}
+
+# v1's sequence_rnn_multi_input / sequence_nest_rnn_multi_input style: the ids are a
+# second in-link, embedded inside the (inner) step
+FLAT_MULTI = """
+def step(y, wid):
+    z = embedding_layer(input=wid, size=%(word)d, param_attr=ParamAttr(name='emb2'))
+    mem = memory(name='rnn_state', size=%(hid)d)
+    return %(cell)s
+out = recurrent_group(step=step, input=[emb, word])
+""" % {"word": WORD, "hid": HID, "cell": cell(["y", "z", "mem"], "rnn_state", ["w_in", "w_z", "w_rec"])}
+
+NESTED_MULTI = """
+def outer_step(wid, x):
+    outer_mem = memory(name='outer_rnn_state', size=%(hid)d)
+    def inner_step(y, wid):
+        z = embedding_layer(input=wid, size=%(word)d, param_attr=ParamAttr(name='emb2'))
+        inner_mem = memory(name='inner_rnn_state', size=%(hid)d, boot_layer=outer_mem)
+        return %(cell)s
+    inner_out = recurrent_group(step=inner_step, name='inner', input=[x, wid])
+    last_seq(input=inner_out, name='outer_rnn_state')
+    return inner_out
+out = recurrent_group(step=outer_step, name='outer', input=[SubsequenceInput(word), SubsequenceInput(emb)])
+""" % {"word": WORD, "hid": HID, "cell": cell(["y", "z", "inner_mem"], "inner_rnn_state",
+                                              ["w_in", "w_z", "w_rec"])}
+
+# 3 samples of 2, 1 and 3 sub-sequences; sub-sequence lengths (2,1), (3), (1,2,2)
+OUTER = [0, 3, 6, 11]
+SUB = [0, 2, 3, 6, 7, 9, 11]
+
+
+def build(tmp_path, body, name, use_gpu=None):
+    conf = tmp_path / ("%s.py" % name)
+    conf.write_text(HEAD + body)
+    config = message_to_json(parse_config(str(conf), "").model_config)
+    gm = api.GradientMachine.createByConfigJson(config, netbuilder.ON_GPU if use_gpu is None else use_gpu, 1)
+    gm.config_json = config  # gradient_check's CPU/GPU parity twin
+    return gm
+
+
+def pair(tmp_path, flat_body, nested_body, input_block=INPUT_IDS):
+    """(flat, nested) machines with the same parameter values (copied by name)."""
+    flat = build(tmp_path, input_block + flat_body + TAIL, "flat")
+    nested = build(tmp_path, input_block + nested_body + TAIL, "nested")
+    rng = np.random.RandomState(4)
+    names = sorted(p.getName() for p in flat.getParameters())
+    assert names == sorted(p.getName() for p in nested.getParameters())
+    for n in names:
+        v = (rng.randn(flat.getParameterByName(n).getSize()) * 0.5).astype(np.float32)
+        flat.getParameterByName(n).getBuf(api.PARAMETER_VALUE).copyFromNumpyArray(v)
+        nested.getParameterByName(n).getBuf(api.PARAMETER_VALUE).copyFromNumpyArray(v)
+    return flat, nested, names
+
+
+def word_slots(dense=False, seed=0):
+    """(nested slots, flat slots): the same words, with and without sub-sequences."""
+    rng = np.random.RandomState(seed)
+    words = rng.randn(SUB[-1], 3).astype(np.float32) if dense else rng.randint(0, DICT, SUB[-1]).astype(np.int32)
+    labels = rng.randint(0, LABELS, len(OUTER) - 1).astype(np.int32)
+    return [Seq(words, OUTER, SUB), labels], [Seq(words, OUTER), labels]
+
+
+def run(gm, slots, pass_type=api.PASS_TRAIN):
+    out = api.Arguments.createArguments(0)
+    gm.forwardBackward(make_args(slots), out, pass_type)
+    return out.sum()
+
+
+def grads(gm, names):
+    return {n: gm.getParameterByName(n).getBuf(api.PARAMETER_GRADIENT).copyToNumpyArray() for n in names}
+
+
+CASES = {"simple": (FLAT, NESTED), "readonly_memory": (FLAT, NESTED_READONLY), "multi_input": (FLAT_MULTI, NESTED_MULTI)}
+
+
+@pytest.mark.parametrize("case", sorted(CASES))
+def test_nested_group_equals_the_flat_group(tmp_path, case):
+    """Same cost, same rnn states and same parameter gradients (v1's
+    test_RecurrentGradientMachine acceptance, written for this engine)."""
+    flat, nested, names = pair(tmp_path, *CASES[case])
+    nested_slots, flat_slots = word_slots(seed=1)
+    cost_nested, cost_flat = run(nested, nested_slots), run(flat, flat_slots)
+    assert cost_nested == pytest.approx(cost_flat, rel=1e-5)
+    states = nested.getLayerOutput("inner_rnn_state")
+    np.testing.assert_allclose(states.getSlotValue(0).copyToNumpyMat(),
+                               flat.getLayerOutput("rnn_state").getSlotValue(0).copyToNumpyMat(), rtol=1e-5, atol=1e-6)
+    # the out-link is nested: each sample a sequence of its sub-sequences
+    assert list(states.getSlotSequenceStartPositions(0).copyToNumpyArray()) == OUTER
+    assert list(states.getSlotSubSequenceStartPositions(0).copyToNumpyArray()) == SUB
+    g_nested, g_flat = grads(nested, names), grads(flat, names)
+    for n in names:
+        assert np.abs(g_flat[n]).max() > 0, n  # every parameter takes part
+        np.testing.assert_allclose(g_nested[n], g_flat[n], rtol=1e-4, atol=1e-6, err_msg=n)
+
+
+def test_nested_group_input_gradients_equal_the_flat_group(tmp_path):
+    flat, nested, names = pair(tmp_path, FLAT, NESTED, INPUT_DENSE)
+    nested_slots, flat_slots = word_slots(dense=True, seed=2)
+    for gm in (flat, nested):
+        gm.setNeedInputGradient(True)
+    assert run(nested, nested_slots) == pytest.approx(run(flat, flat_slots), rel=1e-5)
+    np.testing.assert_allclose(nested.getLayerOutput("word").getSlotGrad(0).copyToNumpyMat(),
+                               flat.getLayerOutput("word").getSlotGrad(0).copyToNumpyMat(), rtol=1e-4, atol=1e-6)
+
+
+@pytest.mark.parametrize("body", [NESTED, NESTED_MULTI], ids=["simple", "multi_input"])
+def test_nested_group_gradient_check(tmp_path, body):
+    gm = build(tmp_path, INPUT_IDS + body + TAIL, "nested")
+    nested_slots, _ = word_slots(seed=3)
+    gradient_check(gm, nested_slots, samples=8)
+
+
+def test_nested_group_gradient_check_with_input_gradients(tmp_path):
+    gm = build(tmp_path, INPUT_DENSE + NESTED + TAIL, "nested")
+    nested_slots, _ = word_slots(dense=True, seed=5)
+    gradient_check(gm, nested_slots, input_slots=[0], samples=8)
+
+
+def test_training_steps_keep_nested_and_flat_parameters_equal(tmp_path):
+    flat, nested, names = pair(tmp_path, FLAT, NESTED)
+    opt = json.dumps({"learning_method": "adagrad", "learning_rate": 0.1})
+    updaters = {id(gm): api.ParameterUpdater.createLocalUpdater(opt) for gm in (flat, nested)}
+    before = {n: flat.getParameterByName(n).getBuf(api.PARAMETER_VALUE).copyToNumpyArray() for n in names}
+    for step in range(4):
+        nested_slots, flat_slots = word_slots(seed=10 + step)
+        for gm, slots in ((flat, flat_slots), (nested, nested_slots)):
+            run(gm, slots)
+            u = updaters[id(gm)]
+            u.startPass(0)
+            u.startBatch(len(OUTER) - 1)
+            for p in gm.getParameters():
+                u.update(p)
+            u.finishBatch()
+    for n in names:
+        a = flat.getParameterByName(n).getBuf(api.PARAMETER_VALUE).copyToNumpyArray()
+        b = nested.getParameterByName(n).getBuf(api.PARAMETER_VALUE).copyToNumpyArray()
+        assert not np.allclose(a, before[n]), n  # training moved it
+        np.testing.assert_allclose(b, a, rtol=1e-4, atol=1e-6, err_msg=n)
+
+
+def test_outer_step_returning_one_row_per_sub_sequence(tmp_path):
+    """An outer step may return a non-sequence (its inner group's last state):
+    the group's output then has one row per sub-sequence."""
+    body = """
+def outer_step(x):
+    outer_mem = memory(name='outer_rnn_state', size=%(hid)d)
+    def inner_step(y):
+        inner_mem = memory(name='inner_rnn_state', size=%(hid)d, boot_layer=outer_mem)
+        return %(cell)s
+    return last_seq(input=recurrent_group(step=inner_step, input=x), name='outer_rnn_state')
+out = recurrent_group(step=outer_step, input=SubsequenceInput(emb))
+""" % {"hid": HID, "cell": cell(["y", "inner_mem"], "inner_rnn_state", ["w_in", "w_rec"])}
+    flat, nested, names = pair(tmp_path, FLAT, body)
+    nested_slots, flat_slots = word_slots(seed=6)
+    assert run(nested, nested_slots) == pytest.approx(run(flat, flat_slots), rel=1e-5)
+    last = nested.getLayerOutput("outer_rnn_state")
+    states = flat.getLayerOutput("rnn_state").getSlotValue(0).copyToNumpyMat()
+    np.testing.assert_allclose(last.getSlotValue(0).copyToNumpyMat(), states[np.array(SUB[1:]) - 1],
+                               rtol=1e-5, atol=1e-6)
+    assert list(last.getSlotSequenceStartPositions(0).copyToNumpyArray()) == [0, 2, 3, 6]
+    for n in names:
+        np.testing.assert_allclose(grads(nested, [n])[n], grads(flat, [n])[n], rtol=1e-4, atol=1e-6, err_msg=n)
+    gradient_check(nested, nested_slots, samples=6)
