@@ -244,3 +244,70 @@ out = recurrent_group(step=outer_step, input=SubsequenceInput(emb))
     for n in names:
         np.testing.assert_allclose(grads(nested, [n])[n], grads(flat, [n])[n], rtol=1e-4, atol=1e-6, err_msg=n)
     gradient_check(nested, nested_slots, samples=6)
+
+
+# v1's sample_trainer_nest_rnn_gen / sample_trainer_rnn_gen pair: beam_search inside the
+# step of a group over sub-sequences generates, for every sub-sequence, what the flat
+# beam_search generates for that sub-sequence taken as a sample of its own.
+GEN = """
+from paddle.trainer_config_helpers import *
+nested = get_config_arg('nested', bool, False)
+beam = get_config_arg('beam', int, 1)
+results = get_config_arg('results', int, 1)
+settings(batch_size=10)
+src = data_layer(name='src', size=3)
+def decoder_step(source, word):
+    mem = memory(name='dec', size=4)
+    ctx = pooling_layer(input=source, pooling_type=AvgPooling())
+    h = fc_layer(input=[word, mem, ctx], size=4, act=TanhActivation(), name='dec',
+                 param_attr=[ParamAttr(name='d_word'), ParamAttr(name='d_mem'), ParamAttr(name='d_ctx')],
+                 bias_attr=ParamAttr(name='d_b'))
+    return fc_layer(input=h, size=%(vocab)d, act=SoftmaxActivation(), name='prob',
+                    param_attr=ParamAttr(name='p_w'), bias_attr=ParamAttr(name='p_b'))
+def generate(source):
+    return beam_search(step=decoder_step, name='gen', bos_id=0, eos_id=1, beam_size=beam,
+                       num_results_per_sample=results, max_length=6,
+                       input=[StaticInput(source, is_seq=True),
+                              GeneratedInput(size=%(vocab)d, embedding_name='emb', embedding_size=4)])
+if nested:
+    out = recurrent_group(step=generate, input=SubsequenceInput(src), name='outer')
+else:
+    out = generate(src)
+outputs(out)
+""" % {"vocab": 6}
+
+
+def gen_machine(tmp_path, args):
+    conf = tmp_path / "gen.py"
+    conf.write_text(GEN)
+    config = message_to_json(parse_config(str(conf), args).model_config)
+    return api.GradientMachine.createByConfigJson(config, netbuilder.ON_GPU, 3)
+
+
+def generated(gm, src):
+    out = api.Arguments.createArguments(0)
+    gm.forward(make_args([src]), out, api.PASS_TEST)
+    sub = out.getSlotSubSequenceStartPositions(0)
+    return (list(out.getSlotIds(0).copyToNumpyArray()), list(out.getSlotSequenceStartPositions(0).copyToNumpyArray()),
+            None if sub is None else list(sub.copyToNumpyArray()))
+
+
+@pytest.mark.parametrize("beam", [1, 3])
+def test_beam_search_inside_a_nested_group_generates_per_sub_sequence(tmp_path, beam):
+    flat = gen_machine(tmp_path, "beam=%d" % beam)
+    nested = gen_machine(tmp_path, "nested=1,beam=%d" % beam)
+    for p in flat.getParameters():  # identical weights by name
+        nested.getParameterByName(p.getName()).getBuf(0).copyFromNumpyArray(p.getBuf(0).copyToNumpyArray())
+    words = np.random.RandomState(7).randn(SUB[-1], 3).astype(np.float32)
+    ids, starts, sub = generated(flat, Seq(words, SUB))
+    assert sub is None and len(starts) == len(SUB)
+    n_ids, n_starts, n_sub = generated(nested, Seq(words, OUTER, SUB))
+    assert n_ids == ids and n_sub == starts  # one generated sequence per sub-sequence
+    assert n_starts == [starts[k] for k in (0, 2, 3, 6)]  # grouped by sample
+
+
+def test_nested_generation_of_several_results_is_refused(tmp_path):
+    nested = gen_machine(tmp_path, "nested=1,beam=2,results=2")
+    words = np.random.RandomState(7).randn(SUB[-1], 3).astype(np.float32)
+    with pytest.raises(RuntimeError, match="three levels"):
+        generated(nested, Seq(words, OUTER, SUB))
