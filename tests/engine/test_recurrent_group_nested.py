@@ -121,10 +121,10 @@ def build(tmp_path, body, name, use_gpu=None):
     return gm
 
 
-def pair(tmp_path, flat_body, nested_body, input_block=INPUT_IDS):
+def pair(tmp_path, flat_body, nested_body, input_block=INPUT_IDS, tail=TAIL):
     """(flat, nested) machines with the same parameter values (copied by name)."""
-    flat = build(tmp_path, input_block + flat_body + TAIL, "flat")
-    nested = build(tmp_path, input_block + nested_body + TAIL, "nested")
+    flat = build(tmp_path, input_block + flat_body + tail, "flat")
+    nested = build(tmp_path, input_block + nested_body + tail, "nested")
     rng = np.random.RandomState(4)
     names = sorted(p.getName() for p in flat.getParameters())
     assert names == sorted(p.getName() for p in nested.getParameters())
@@ -153,14 +153,26 @@ def grads(gm, names):
     return {n: gm.getParameterByName(n).getBuf(api.PARAMETER_GRADIENT).copyToNumpyArray() for n in names}
 
 
-CASES = {"simple": (FLAT, NESTED), "readonly_memory": (FLAT, NESTED_READONLY), "multi_input": (FLAT_MULTI, NESTED_MULTI)}
+# both directions reversed: the inner group starts from the outer state of the sub-sequence
+# after it, and the state that state carries on is the inner output's first row
+FLAT_REVERSED = FLAT.replace("input=emb)", "input=emb, reverse=True)")
+NESTED_REVERSED = (NESTED.replace("input=x)", "input=x, reverse=True)")
+                   .replace("last_seq(input=inner_out", "first_seq(input=inner_out")
+                   .replace("input=SubsequenceInput(emb))", "input=SubsequenceInput(emb), reverse=True)"))
+assert FLAT_REVERSED.count("reverse=True") == 1 and NESTED_REVERSED.count("reverse=True") == 2
+
+# the cost reads the last state of the reversed network: its first row
+CASES = {"simple": (FLAT, NESTED, TAIL), "readonly_memory": (FLAT, NESTED_READONLY, TAIL),
+         "multi_input": (FLAT_MULTI, NESTED_MULTI, TAIL),
+         "reversed": (FLAT_REVERSED, NESTED_REVERSED, TAIL.replace("last_seq(input=out)", "first_seq(input=out)"))}
 
 
 @pytest.mark.parametrize("case", sorted(CASES))
 def test_nested_group_equals_the_flat_group(tmp_path, case):
     """Same cost, same rnn states and same parameter gradients (v1's
     test_RecurrentGradientMachine acceptance, written for this engine)."""
-    flat, nested, names = pair(tmp_path, *CASES[case])
+    flat_body, nested_body, tail = CASES[case]
+    flat, nested, names = pair(tmp_path, flat_body, nested_body, tail=tail)
     nested_slots, flat_slots = word_slots(seed=1)
     cost_nested, cost_flat = run(nested, nested_slots), run(flat, flat_slots)
     assert cost_nested == pytest.approx(cost_flat, rel=1e-5)
