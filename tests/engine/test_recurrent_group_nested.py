@@ -323,3 +323,51 @@ def test_nested_generation_of_several_results_is_refused(tmp_path):
     words = np.random.RandomState(7).randn(SUB[-1], 3).astype(np.float32)
     with pytest.raises(RuntimeError, match="three levels"):
         generated(nested, Seq(words, OUTER, SUB))
+
+
+LSTM_GROUP = """
+word = data_layer(name='word', size=3)
+y = data_layer(name='y', size=%(hid)d)
+def lstm_over(sub):  # v1's sequence_nest_layer_group: an lstmemory_group per sub-sequence
+    with mixed_layer(size=%(gates)d) as proj:
+        proj += full_matrix_projection(input=sub)
+    return lstmemory_group(input=proj, name='lstm_group', size=%(hid)d, act=TanhActivation(),
+                           gate_act=SigmoidActivation(), state_act=TanhActivation())
+if get_config_arg('nested', bool, False):
+    out = recurrent_group(input=SubsequenceInput(word), step=lstm_over, name='lstm_nest_group')
+else:
+    out = lstm_over(word)
+outputs(regression_cost(input=out, label=y))
+""" % {"hid": HID, "gates": 4 * HID}
+
+
+def test_lstm_group_per_sub_sequence_equals_the_flat_group_over_sub_sequences(tmp_path):
+    """No outer memory: the nested group runs the lstm over each sub-sequence on its own,
+    as the flat group does over the sub-sequences taken as sequences."""
+    conf = tmp_path / "lstm.py"
+    conf.write_text(HEAD + LSTM_GROUP)
+    machines = []
+    for args in ("", "nested=1"):
+        config = message_to_json(parse_config(str(conf), args).model_config)
+        gm = api.GradientMachine.createByConfigJson(config, netbuilder.ON_GPU, 1)
+        gm.config_json = config
+        machines.append(gm)
+    flat, nested = machines
+    rng = np.random.RandomState(8)
+    for p, q in zip(flat.getParameters(), nested.getParameters()):  # same order, names differ by the '@' suffix
+        assert p.getSize() == q.getSize()
+        v = (rng.randn(p.getSize()) * 0.5).astype(np.float32)
+        p.getBuf(api.PARAMETER_VALUE).copyFromNumpyArray(v)
+        q.getBuf(api.PARAMETER_VALUE).copyFromNumpyArray(v)
+    words = rng.randn(SUB[-1], 3).astype(np.float32)
+    target = rng.randn(SUB[-1], HID).astype(np.float32)
+    cost_flat = run(flat, [Seq(words, SUB), Seq(target, SUB)])
+    nested_slots = [Seq(words, OUTER, SUB), Seq(target, OUTER, SUB)]
+    assert run(nested, nested_slots) == pytest.approx(cost_flat, rel=1e-5)
+    np.testing.assert_allclose(nested.getLayerOutput("lstm_group").getSlotValue(0).copyToNumpyMat(),
+                               flat.getLayerOutput("lstm_group").getSlotValue(0).copyToNumpyMat(), rtol=1e-5, atol=1e-6)
+    for p, q in zip(flat.getParameters(), nested.getParameters()):
+        np.testing.assert_allclose(q.getBuf(api.PARAMETER_GRADIENT).copyToNumpyArray(),
+                                   p.getBuf(api.PARAMETER_GRADIENT).copyToNumpyArray(), rtol=1e-4, atol=1e-6,
+                                   err_msg=q.getName())
+    gradient_check(nested, nested_slots, input_slots=[0], samples=6)
