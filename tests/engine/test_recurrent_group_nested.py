@@ -371,3 +371,46 @@ def test_lstm_group_per_sub_sequence_equals_the_flat_group_over_sub_sequences(tm
                                    p.getBuf(api.PARAMETER_GRADIENT).copyToNumpyArray(), rtol=1e-4, atol=1e-6,
                                    err_msg=q.getName())
     gradient_check(nested, nested_slots, input_slots=[0], samples=6)
+
+
+SEQUENCE_MEMORY = """
+word = data_layer(name='word', size=3)
+ctx = data_layer(name='ctx', size=%(hid)d)  # one sequence per sample: boots the sequence memory
+label = data_layer(name='label', size=%(labels)d)
+def outer_step(x):
+    prev = memory(name='prev_states', size=%(hid)d, is_seq=True, boot_layer=ctx)
+    outer_mem = memory(name='outer_state', size=%(hid)d)
+    def inner_step(w, prev_seq):
+        inner_mem = memory(name='inner_state', size=%(hid)d, boot_layer=outer_mem)
+        att = simple_attention(encoded_sequence=prev_seq, encoded_proj=prev_seq, decoder_state=inner_mem)
+        return fc_layer(input=[w, inner_mem, att], size=%(hid)d, act=TanhActivation(), name='inner_state')
+    inner = recurrent_group(step=inner_step, input=[x, StaticInput(prev, is_seq=True)])
+    last_seq(input=inner, name='outer_state')
+    with mixed_layer(size=%(hid)d, name='prev_states') as keep:
+        keep += identity_projection(input=inner)
+    return inner
+out = recurrent_group(step=outer_step, input=SubsequenceInput(word))
+prob = fc_layer(input=last_seq(input=out), size=%(labels)d, act=SoftmaxActivation())
+outputs(classification_cost(input=prob, label=label))
+""" % {"hid": HID, "labels": LABELS}
+
+
+def test_inner_group_attends_over_the_outer_sequence_memory(tmp_path):
+    """The outer memory is a sequence (the previous sub-sequence's states, or the boot
+    sequence first) that the inner group reads as a StaticInput sequence."""
+    gm = build(tmp_path, SEQUENCE_MEMORY, "seqmem")
+    rng = np.random.RandomState(9)
+    words = Seq(rng.randn(SUB[-1], 3).astype(np.float32), OUTER, SUB)
+    ctx = Seq(rng.randn(5, HID).astype(np.float32), [0, 2, 3, 5])
+    labels = rng.randint(0, LABELS, 3).astype(np.int32)
+    gradient_check(gm, [words, ctx, labels], input_slots=[0, 1], samples=8)
+    # each sample reads its own boot sequence: changing sample 2's changes only its states
+    out = api.Arguments.createArguments(0)
+    gm.forward(make_args([words, ctx, labels]), out, api.PASS_TEST)
+    before = gm.getLayerOutput("inner_state").getSlotValue(0).copyToNumpyMat()
+    changed = ctx.data.copy()
+    changed[3:5] += 1.0
+    gm.forward(make_args([words, Seq(changed, ctx.starts), labels]), out, api.PASS_TEST)
+    after = gm.getLayerOutput("inner_state").getSlotValue(0).copyToNumpyMat()
+    np.testing.assert_allclose(after[:6], before[:6], rtol=1e-6)
+    assert not np.allclose(after[6:], before[6:])
