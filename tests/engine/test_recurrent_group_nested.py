@@ -414,3 +414,29 @@ def test_inner_group_attends_over_the_outer_sequence_memory(tmp_path):
     after = gm.getLayerOutput("inner_state").getSlotValue(0).copyToNumpyMat()
     np.testing.assert_allclose(after[:6], before[:6], rtol=1e-6)
     assert not np.allclose(after[6:], before[6:])
+
+
+def test_configs_written_before_sequence_gather_agents_still_run(tmp_path):
+    """Out-links of groups over sub-sequences are sequence_gather_agents with has_subseq
+    (v1); a config written with a plain gather_agent runs the same."""
+    conf = tmp_path / "nested.py"
+    conf.write_text(HEAD + INPUT_IDS + NESTED + TAIL)
+    config = json.loads(message_to_json(parse_config(str(conf), "").model_config))
+    types = {l["name"]: l["type"] for l in config["layers"]}
+    assert types["inner_rnn_state"] == "sequence_gather_agent"
+    outer = [sm for sm in config["sub_models"] if sm["name"] == "__recurrent_group_0__"][0]
+    assert outer["out_links"][0]["has_subseq"] is True
+    old = json.loads(json.dumps(config))
+    for layer in old["layers"]:
+        if layer["name"] == "inner_rnn_state":
+            layer["type"] = "gather_agent"
+    for sm in old["sub_models"]:
+        for link in sm.get("out_links", []):
+            link["has_subseq"] = False
+    nested_slots, _ = word_slots(seed=11)
+    values = []
+    for c in (config, old):
+        gm = api.GradientMachine.createByConfigJson(json.dumps(c), netbuilder.ON_GPU, 1)
+        run(gm, nested_slots)
+        values.append(gm.getLayerOutput("inner_rnn_state").getSlotValue(0).copyToNumpyMat())
+    np.testing.assert_array_equal(values[0], values[1])
