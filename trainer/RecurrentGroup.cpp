@@ -8,25 +8,21 @@
 // Agent layers ("agent", "scatter_agent", "gather_agent", and their sequence_
 // forms) hold data the group writes into them: in-link rows, memories, and the
 // gathered outputs the parent network reads.
+#include "RecurrentGroup.h"
+
 #include <algorithm>
-#include <cmath>
-#include <functional>
-#include <memory>
 
 #include "../layers/Errors.h"
-#include "../layers/Layer.h"
-#include "../layers/SequenceToBatch.h"
 #include "../layers/math/Kernel.h"
 #include "../layers/math/MathOps.h"
 
 namespace paddle {
 
-namespace {
-IVector hostView(const std::vector<int>& v) {
+namespace group_rows {
+static IVector hostView(const std::vector<int>& v) {
   return IVector::view(const_cast<int*>(v.data()), 1, v.size(), false);
 }
 
-// dst[i] = src[rows[i]] for every i (rows: host indices; the kernel reads a copy in scratch).
 void gatherRows(Matrix& dst, const Matrix& src, const std::vector<int>& rows, IVector& scratch) {
   const size_t w = src.width();
   dst.setDevice(src.useGpu());
@@ -37,7 +33,6 @@ void gatherRows(Matrix& dst, const Matrix& src, const std::vector<int>& rows, IV
   forEach2(src.useGpu(), rows.size(), w, [=] PD_HD(size_t i, size_t j) { d[i * w + j] = s[idx[i] * w + j]; });
 }
 
-// dst[i] = src[order[i]] for ids (1 x n vectors).
 void gatherElements(IVector& dst, const IVector& src, const std::vector<int>& order, IVector& scratch) {
   dst.setDevice(src.useGpu());
   dst.resize(1, order.size());
@@ -47,7 +42,6 @@ void gatherElements(IVector& dst, const IVector& src, const std::vector<int>& or
   forEach(src.useGpu(), order.size(), [=] PD_HD(size_t i) { d[i] = s[idx[i]]; });
 }
 
-// dst[rows[i]] += src[i] for every i (distinct rows).
 void scatterAddRows(Matrix& dst, const Matrix& src, const std::vector<int>& rows, IVector& scratch) {
   const size_t w = src.width();
   const int* idx = kernelView(hostView(rows), scratch, src.useGpu());
@@ -56,7 +50,6 @@ void scatterAddRows(Matrix& dst, const Matrix& src, const std::vector<int>& rows
   forEach2(src.useGpu(), rows.size(), w, [=] PD_HD(size_t i, size_t j) { d[idx[i] * w + j] += s[i * w + j]; });
 }
 
-// The boot bias after its activation, `rows` times over (small: computed on the host).
 void fillActivatedBias(Matrix& dst, Parameter& bias, act::Kind kind, size_t rows) {
   const size_t w = bias.size();
   std::vector<float> b(w), all(rows * w);
@@ -65,45 +58,9 @@ void fillActivatedBias(Matrix& dst, Parameter& bias, act::Kind kind, size_t rows
   for (size_t i = 0; i < rows; ++i) std::copy(b.begin(), b.end(), all.begin() + i * w);
   dst.copyFromHost(all.data(), rows, w);
 }
-}  // namespace
+}  // namespace group_rows
 
-class AgentLayer : public Layer {
- public:
-  using Layer::Layer;
-  void forward(PassType pass) override { pass_ = pass; }
-  void backward() override {}
-
-  // Makes the output `value` (a view; not copied) with a fresh zeroed gradient.
-  void set(const Matrix& value, const IVector& ids, const IVector& seqStarts, PassType pass) {
-    pass_ = pass;
-    output_.value = value;
-    output_.ids = ids;
-    output_.seqStarts = seqStarts;
-    size_t rows = value.height() ? value.height() : ids.size();
-    if (pass == PASS_TRAIN || pass == PASS_GC) {
-      output_.grad.setDevice(useGpu_);
-      output_.grad.resize(rows, size_);
-      output_.grad.zero();
-    }
-  }
-  // For gather agents: an owned output of the given shape.
-  // (into its own buffer, kept across batches: no allocation in steady state)
-  void reset(size_t rows, PassType pass) {
-    pass_ = pass;
-    owned_.setDevice(useGpu_);
-    owned_.resize(rows, size_);
-    output_.value = owned_;
-    output_.ids = IVector();
-    if (pass == PASS_TRAIN || pass == PASS_GC) {
-      output_.grad.setDevice(useGpu_);
-      output_.grad.resize(rows, size_);
-      output_.grad.zero();
-    }
-  }
-
- private:
-  Matrix owned_;
-};
+using namespace group_rows;
 
 REGISTER_LAYER("agent", AgentLayer);
 REGISTER_LAYER("scatter_agent", AgentLayer);
@@ -112,740 +69,465 @@ REGISTER_LAYER("sequence_agent", AgentLayer);
 REGISTER_LAYER("sequence_scatter_agent", AgentLayer);
 REGISTER_LAYER("sequence_gather_agent", AgentLayer);
 
-class RecurrentLayerGroup : public Layer {
- public:
-  using Layer::Layer;
-
-  void init(LayerContext& ctx) override {
-    Layer::init(ctx);
-    PADDLE_ENFORCE(ctx.model, ConfigError, "recurrent group needs the model config");
-    parentLayers_ = &ctx.layers;
-    params_ = &ctx.params;
-    useGpu_ = ctx.useGpu;
-    rng_ = ctx.rng;
-    const Json* sub = nullptr;
-    for (const Json& sm : (*ctx.model)["sub_models"].items()) {
-      if (sm.getString("name") == name_) sub = &sm;
-    }
-    PADDLE_ENFORCE(sub, ConfigError, "no sub-model named '", name_, "' for this recurrent group");
-    reversed_ = sub->getBool("reversed");
-    if (sub->has("generator")) {
-      const Json& g = (*sub)["generator"];
-      generating_ = true;
-      beamSize_ = static_cast<size_t>(g.getInt("beam_size"));
-      maxFrames_ = static_cast<size_t>(g.getInt("max_num_frames"));
-      numResults_ = static_cast<size_t>(g.getInt("num_results_per_sample"));
-      logProb_ = g.getBool("log_prob");
-      eosLayer_ = g.getString("eos_layer_name");
-      PADDLE_ENFORCE(beamSize_ >= 1 && maxFrames_ >= 1 && numResults_ >= 1, ConfigError, "recurrent group '", name_,
-                     "': generator needs beam_size, max_num_frames and num_results_per_sample >= 1");
-      numResults_ = std::min(numResults_, beamSize_);
-    }
-    for (const std::string& n : sub->getStrings("layer_names")) {
-      bool found = false;
-      for (const Json& lc : (*ctx.model)["layers"].items()) {
-        if (lc.getString("name") == n) {
-          innerConfigs_.push_back(lc);
-          found = true;
-          break;
-        }
-      }
-      PADDLE_ENFORCE(found, ConfigError, "sub-model layer '", n, "' has no layer config");
-    }
-    for (const Json& l : (*sub)["in_links"].items()) {
-      bool subseq = l.getBool("has_subseq");
-      PADDLE_ENFORCE(inLinks_.empty() || subseq == nested_, ConfigError, "recurrent group '", name_,
-                     "': in-links must be all SubsequenceInput or all plain sequences");
-      nested_ = subseq;
-      InLink in;
-      in.parent = parentLayer(l.getString("layer_name"));
-      in.agent = l.getString("link_name");
-      inLinks_.push_back(in);
-    }
-    PADDLE_ENFORCE(generating_ || !inLinks_.empty(), ConfigError, "recurrent group '", name_,
-                   "' has no sequence input");
-    for (const Json& m : (*sub)["memories"].items()) {
-      Memory mem;
-      mem.layer = m.getString("layer_name");
-      mem.agent = m.getString("link_name");
-      mem.isSequence = m.getBool("is_sequence");
-      std::string boot = m.getString("boot_layer_name");
-      if (!boot.empty()) mem.boot = parentLayer(boot);
-      std::string biasName = m.getString("boot_bias_parameter_name");
-      if (!biasName.empty()) {
-        auto it = params_->find(biasName);
-        PADDLE_ENFORCE(it != params_->end(), ConfigError, "memory boot bias '", biasName, "' is not defined");
-        mem.bootBias = it->second.get();
-        mem.bootAct = elementwiseKind(m.getString("boot_bias_active_type"), "boot_bias_active_type");
-      }
-      if (m.has("boot_with_const_id")) {
-        mem.constId = static_cast<int>(m.getInt("boot_with_const_id"));
-        mem.isIds = true;
-      }
-      PADDLE_ENFORCE(!(mem.isSequence && !mem.boot), ConfigError, "sequence memory '", mem.layer,
-                     "' needs a boot layer");
-      memories_.push_back(mem);
-    }
-    for (const Json& l : (*sub)["out_links"].items()) {
-      outLinks_.push_back({l.getString("layer_name"), l.getString("link_name")});
-    }
-    for (InLink& in : inLinks_) {  // the group's own buffers live where its layers compute
-      for (Matrix* m : {&in.value, &in.grad}) m->setDevice(useGpu_);
-      in.ids.setDevice(useGpu_);
-    }
-    for (Memory& m : memories_) {
-      for (Matrix* b : {&m.bootValue, &m.bootGrad, &m.gathered}) b->setDevice(useGpu_);
-    }
-    for (OutLink& o : outLinks_) {
-      o.batchValue->setDevice(useGpu_);
-      o.batchGrad->setDevice(useGpu_);
-    }
-    frames_.push_back(buildFrame());  // validates the sub-network now
-    if (generating_) initGenerator();
-    for (const Memory& m : memories_) {
-      Layer* agent = frames_[0]->get(m.agent);
-      Layer* target = frames_[0]->get(m.layer);
-      PADDLE_ENFORCE(agent->size() == target->size(), ConfigError, "memory '", m.layer, "' has size ",
-                     target->size(), " but its link '", m.agent, "' has size ", agent->size());
-      if (m.boot) {
-        PADDLE_ENFORCE(m.boot->size() == agent->size(), ConfigError, "memory '", m.layer, "': boot layer '",
-                       m.boot->name(), "' has size ", m.boot->size(), ", expected ", agent->size());
-      }
-    }
+void RecurrentLayerGroup::init(LayerContext& ctx) {
+  Layer::init(ctx);
+  PADDLE_ENFORCE(ctx.model, ConfigError, "recurrent group needs the model config");
+  model_ = ctx.model;  // frames pass it on: a step may hold a group of its own
+  parentLayers_ = &ctx.layers;
+  params_ = &ctx.params;
+  useGpu_ = ctx.useGpu;
+  rng_ = ctx.rng;
+  const Json* sub = nullptr;
+  for (const Json& sm : (*ctx.model)["sub_models"].items()) {
+    if (sm.getString("name") == name_) sub = &sm;
   }
-
-  void forward(PassType pass) override {
-    pass_ = pass;
-    if (generating_) {
-      generate();
-      return;
-    }
-    const Argument& first = inLinks_[0].parent->output();
-    // A schedule row ("unit") is a token, or with SubsequenceInput a sub-sequence.
-    const size_t units = schedule(first);
-    const size_t T = batch_.numSteps();
-    for (InLink& in : inLinks_) {
-      const Argument& a = in.parent->output();
-      PADDLE_ENFORCE(a.batchSize() == first.batchSize() && a.seqStarts.size() == first.seqStarts.size() &&
-                         a.subSeqStarts.size() == first.subSeqStarts.size(),
-                     DataError, "recurrent group '", name_, "': in-link '", in.parent->name(),
-                     "' does not have the same sequences as '", inLinks_[0].parent->name(), "'");
-      if (nested_) {
-        gatherTokens(a.value, in.value);
-        gatherIds(a.ids, in.ids);
-      } else {
-        if (!a.value.empty()) batch_.toBatch(a.value, in.value);
-        if (!a.ids.empty()) batch_.toBatch(a.ids, in.ids);
-      }
-    }
-    for (Memory& m : memories_) prepareBoot(m);
-    while (frames_.size() < T) frames_.push_back(buildFrame());
-    for (size_t t = 0; t < T; ++t) {
-      Frame& f = *frames_[t];
-      const size_t r = batch_.stepRows(t);
-      // in-link rows of this step: a view (the tokens of a nested step are contiguous too)
-      const size_t b0 = nested_ ? tokStepBegin_[t] : batch_.stepBegin(t);
-      const size_t b1 = nested_ ? tokStepBegin_[t + 1] : batch_.stepEnd(t);
-      for (InLink& in : inLinks_) {
-        IVector ids = in.ids.size() ? IVector::view(in.ids.data() + b0, 1, b1 - b0, in.ids.useGpu()) : IVector();
-        f.agent(in.agent)->set(in.value.empty() ? Matrix() : in.value.rows(b0, b1), ids,
-                               nested_ ? stepStarts_[t] : IVector(), pass);
-      }
-      for (Memory& m : memories_) connectMemory(m, t, r);
-      for (Layer* l : f.compute) l->forward(pass);
-    }
-    for (OutLink& o : outLinks_) {
-      AgentLayer* g = gatherAgent(o.agent);
-      o.sequenceOut = frames_[0]->get(o.layer)->output().hasSeq();
-      if (o.sequenceOut) {
-        gatherSequenceOutput(o, g, pass);
-        continue;
-      }
-      size_t width = g->size();
-      o.batchValue->resize(units, width);
-      for (size_t t = 0; t < T; ++t) {
-        const Matrix& v = frames_[t]->get(o.layer)->output().value;
-        PADDLE_ENFORCE(v.width() == width && v.height() == batch_.stepRows(t), DataError, "recurrent group '",
-                       name_, "': out-link '", o.layer, "' must give one row of ", width, " per sequence");
-        Matrix dst = o.batchValue->rows(batch_.stepBegin(t), batch_.stepEnd(t));
-        dst.copyFrom(v);
-      }
-      g->reset(units, pass);
-      batch_.toSequence(*o.batchValue, g->output().value, false);
-      // one row per unit: a sequence of tokens, or (nested) a sequence of sub-sequences
-      g->output().seqStarts = nested_ ? unitOuterStarts_ : first.seqStarts;
-      g->output().subSeqStarts = IVector();
-    }
+  PADDLE_ENFORCE(sub, ConfigError, "no sub-model named '", name_, "' for this recurrent group");
+  reversed_ = sub->getBool("reversed");
+  if (sub->has("generator")) {
+    const Json& g = (*sub)["generator"];
+    generating_ = true;
+    beamSize_ = static_cast<size_t>(g.getInt("beam_size"));
+    maxFrames_ = static_cast<size_t>(g.getInt("max_num_frames"));
+    numResults_ = static_cast<size_t>(g.getInt("num_results_per_sample"));
+    logProb_ = g.getBool("log_prob");
+    eosLayer_ = g.getString("eos_layer_name");
+    PADDLE_ENFORCE(beamSize_ >= 1 && maxFrames_ >= 1 && numResults_ >= 1, ConfigError, "recurrent group '", name_,
+                   "': generator needs beam_size, max_num_frames and num_results_per_sample >= 1");
+    numResults_ = std::min(numResults_, beamSize_);
   }
-
-  void backward() override {
-    PADDLE_ENFORCE(!generating_, UnsupportedError, "recurrent group '", name_,
-                   "' generates sequences (beam_search) and cannot be trained; train the same network "
-                   "with the target sequence as an in-link instead");
-    const Argument& first = inLinks_[0].parent->output();
-    const size_t rows = nested_ ? tokenOrder_.size() : first.batchSize();
-    const size_t T = batch_.numSteps();
-    for (const OutLink& o : outLinks_) {
-      if (!o.sequenceOut) batch_.toBatch(gatherAgent(o.agent)->output().grad, *o.batchGrad);
-    }
-    for (InLink& in : inLinks_) {
-      in.grad.resize(rows, in.parent->size());
-      in.grad.zero();
-    }
-    for (Memory& m : memories_) {
-      m.bootGrad.resize(m.bootValue.height(), m.bootValue.width());
-      m.bootGrad.zero();
-    }
-    for (size_t t = T; t-- > 0;) {
-      Frame& f = *frames_[t];
-      const size_t b0 = batch_.stepBegin(t), r = batch_.stepRows(t);
-      for (const OutLink& o : outLinks_) {
-        Matrix& g = f.get(o.layer)->output().grad;
-        if (g.empty()) continue;
-        if (o.sequenceOut) {
-          scatterSequenceGrad(o, t, g);
-        } else {
-          math::axpby(1.0f, o.batchGrad->rows(b0, b0 + r), 1.0f, g);
-        }
-      }
-      for (auto it = f.compute.rbegin(); it != f.compute.rend(); ++it) (*it)->backward();
-      for (Memory& m : memories_) {
-        const Matrix& g = f.agent(m.agent)->output().grad;
-        if (g.empty()) continue;
-        Matrix& dst = t > 0 ? frames_[t - 1]->get(m.layer)->output().grad : m.bootGrad;
-        if (dst.empty()) continue;
-        Matrix part = dst.rows(0, g.height());
-        math::axpby(1.0f, g, 1.0f, part);
-      }
-      for (InLink& in : inLinks_) {
-        const Matrix& g = f.agent(in.agent)->output().grad;
-        if (g.empty()) continue;
-        const size_t i0 = nested_ ? tokStepBegin_[t] : b0;
-        Matrix part = in.grad.rows(i0, i0 + g.height());
-        math::axpby(1.0f, g, 1.0f, part);
-      }
-    }
-    for (InLink& in : inLinks_) {
-      Argument& a = in.parent->output();
-      if (a.grad.empty()) continue;
-      if (nested_) {
-        scatterAddRows(a.grad, in.grad, tokenOrder_, indexScratch_);
-      } else {
-        batch_.toSequence(in.grad, a.grad, true);
-      }
-    }
-    for (Memory& m : memories_) finishBoot(m);
-  }
-
- private:
-  struct Frame {
-    std::vector<std::unique_ptr<Layer>> layers;
-    std::vector<Layer*> compute;  // non-agent layers, in order
-    LayerMap map;
-    Layer* get(const std::string& n) const {
-      auto it = map.find(n);
-      PADDLE_ENFORCE(it != map.end(), ConfigError, "no layer '", n, "' in the recurrent group");
-      return it->second;
-    }
-    AgentLayer* agent(const std::string& n) const {
-      auto* a = dynamic_cast<AgentLayer*>(get(n));
-      PADDLE_ENFORCE(a, ConfigError, "layer '", n, "' is not an agent layer");
-      return a;
-    }
-  };
-  struct InLink {
-    Layer* parent = nullptr;
-    std::string agent;
-    Matrix value, grad;  // batch order
-    IVector ids;
-  };
-  struct Memory {
-    std::string layer, agent;
-    bool isSequence = false;
-    Layer* boot = nullptr;
-    Parameter* bootBias = nullptr;
-    act::Kind bootAct = act::kLinear;
-    Matrix bootValue, bootGrad;  // rows in sequence order of the schedule (longest first)
-    IVector bootStarts;          // sequence memories: starts of the reordered boot sequences
-    std::vector<int> bootRows;   // sequence memories: source row of each reordered row
-    bool isIds = false;          // the generated-id memory (boot_with_const_id)
-    int constId = 0;
-    Matrix gathered;             // generation: rows gathered for the surviving paths
-    IVector gatheredStarts;
-  };
-  struct OutLink {
-    std::string layer, agent;
-    bool sequenceOut = false;  // the step outputs a sequence per unit (nested output)
-    std::shared_ptr<Matrix> batchValue = std::make_shared<Matrix>();
-    std::shared_ptr<Matrix> batchGrad = std::make_shared<Matrix>();
-    // nested output: each unit's (step, index in step) and first gathered row
-    std::shared_ptr<std::vector<std::pair<int, int>>> where = std::make_shared<std::vector<std::pair<int, int>>>();
-    std::shared_ptr<std::vector<int>> subStarts = std::make_shared<std::vector<int>>();
-  };
-
-  Layer* parentLayer(const std::string& n) const {
-    auto it = parentLayers_->find(n);
-    PADDLE_ENFORCE(it != parentLayers_->end(), ConfigError, "recurrent group '", name_, "': layer '", n,
-                   "' is not defined before the group");
-    return it->second;
-  }
-  AgentLayer* gatherAgent(const std::string& n) const {
-    auto it = parentLayers_->find(n);
-    PADDLE_ENFORCE(it != parentLayers_->end(), ConfigError, "recurrent group '", name_, "': out-link '", n,
-                   "' is missing");
-    auto* a = dynamic_cast<AgentLayer*>(it->second);
-    PADDLE_ENFORCE(a, ConfigError, "out-link '", n, "' is not a gather agent");
-    return a;
-  }
-
-  std::unique_ptr<Frame> buildFrame() {
-    auto f = std::make_unique<Frame>();
-    LayerContext ctx{f->map, *params_, useGpu_, rng_, nullptr};
-    for (const Json& lc : innerConfigs_) {
-      std::string n = lc.getString("name");
-      try {
-        std::unique_ptr<Layer> l = LayerRegistry::instance().create(lc);
-        l->init(ctx);
-        if (!dynamic_cast<AgentLayer*>(l.get())) f->compute.push_back(l.get());
-        f->map[n] = l.get();
-        f->layers.push_back(std::move(l));
-      } catch (const ConfigError& e) {
-        std::string msg = e.what();
-        if (msg.rfind("layer '", 0) == 0) throw;
-        throw ConfigError(str("layer '", n, "' (type ", lc.getString("type"), "): ", msg));
-      }
-    }
-    return f;
-  }
-
-  // The memory's value at t = 0, one row (or sequence) per sequence, longest first.
-  void prepareBoot(Memory& m) {
-    const std::vector<int>& order = batch_.sequenceOrder();
-    size_t width = frames_[0]->get(m.agent)->size();
-    if (m.isSequence) {
-      const Argument& b = m.boot->output();
-      PADDLE_ENFORCE(b.hasSeq() && b.numSequences() == order.size(), DataError, "recurrent group '", name_,
-                     "': sequence memory boot '", m.boot->name(), "' must have one sequence per input sequence");
-      const int* s = b.seqStarts.data();
-      std::vector<int> starts(1, 0);
-      m.bootRows.clear();
-      for (int q : order) {
-        for (int row = s[q]; row < s[q + 1]; ++row) m.bootRows.push_back(row);
-        starts.push_back(static_cast<int>(m.bootRows.size()));
-      }
-      gatherRows(m.bootValue, b.value, m.bootRows, indexScratch_);
-      m.bootStarts.copyFromHost(starts.data(), 1, starts.size());
-      return;
-    }
-    if (m.boot) {
-      const Matrix& v = m.boot->output().value;
-      PADDLE_ENFORCE(v.height() == order.size(), DataError, "recurrent group '", name_, "': boot layer '",
-                     m.boot->name(), "' has ", v.height(), " rows for ", order.size(), " sequences");
-      gatherRows(m.bootValue, v, order, indexScratch_);
-    } else if (m.bootBias) {
-      fillActivatedBias(m.bootValue, *m.bootBias, m.bootAct, order.size());
-    } else {
-      m.bootValue.resize(order.size(), width);
-      m.bootValue.zero();
-    }
-  }
-
-  // Points the memory's agent in frame t at its previous value.
-  void connectMemory(Memory& m, size_t t, size_t r) {
-    AgentLayer* agent = frames_[t]->agent(m.agent);
-    if (!m.isSequence) {
-      const Matrix& src = t == 0 ? m.bootValue : frames_[t - 1]->get(m.layer)->output().value;
-      agent->set(src.rows(0, r), IVector(), IVector(), pass_);
-      return;
-    }
-    // A sequence memory keeps the first r sequences (the ones still active).
-    const Matrix* src = &m.bootValue;
-    const IVector* starts = &m.bootStarts;
-    if (t > 0) {
-      const Argument& prev = frames_[t - 1]->get(m.layer)->output();
-      src = &prev.value;
-      starts = &prev.seqStarts;
-    }
-    PADDLE_ENFORCE(starts->size() > r, DataError, "sequence memory '", m.layer, "' lost its sequence structure");
-    IVector prefix = IVector::view(const_cast<int*>(starts->data()), 1, r + 1, false);
-    agent->set(src->rows(0, starts->data()[r]), IVector(), prefix, pass_);
-  }
-
-  void finishBoot(Memory& m) {
-    if (m.bootGrad.empty()) return;
-    const size_t width = m.bootGrad.width();
-    if (m.boot) {
-      Matrix& g = m.boot->output().grad;
-      if (!g.empty()) scatterAddRows(g, m.bootGrad, m.isSequence ? m.bootRows : batch_.sequenceOrder(), indexScratch_);
-    } else if (m.bootBias && !m.bootBias->isStatic()) {  // (one row of values: on the host)
-      std::vector<float> y(width), g(m.bootGrad.size()), sum(width, 0.0f);
-      m.bootBias->value().copyToHost(y.data());
-      activate(m.bootAct, y.data(), width);
-      m.bootGrad.copyToHost(g.data());
-      for (size_t i = 0; i < m.bootGrad.height(); ++i) {
-        for (size_t j = 0; j < width; ++j) sum[j] += g[i * width + j];
-      }
-      multiplyDerivative(m.bootAct, y.data(), nullptr, sum.data(), width);
-      Matrix add(1, width, m.bootGrad.useGpu());
-      add.copyFromHost(sum.data(), 1, width);
-      math::axpby(1.0f, add, 1.0f, m.bootBias->grad());
-    }
-  }
-
-  // ---------------------------------------------------------------- generation
-  // beam_search (v1 RecurrentGradientMachine::generateSequence): frames run on
-  // the live paths of every sample; each path expands to its beam_size best next
-  // ids (by accumulated log probability); per sample the best beam_size
-  // expansions survive; a path ending in eos or reaching max_num_frames is
-  // finished. The num_results_per_sample best finished paths are the output.
-  struct Path {
-    std::vector<int> ids;
-    double score = 0;
-    int sample = 0;
-    int row = -1;  // its row in the frame that produced its last id
-  };
-
-  void initGenerator() {
-    PADDLE_ENFORCE(outLinks_.size() == 1, ConfigError, "generating group '", name_, "' needs exactly one out-link");
-    const Frame& f = *frames_[0];
-    Layer* predict = f.get(outLinks_[0].layer);
-    PADDLE_ENFORCE(!predict->inputLayers().empty(), ConfigError, "generating group '", name_, "': out-link '",
-                   predict->name(), "' must read the probabilities of the next id");
-    probLayer_ = predict->inputLayers()[0]->name();
-    Layer* eos = f.get(eosLayer_);
-    PADDLE_ENFORCE(eos->config().has("eos_id"), ConfigError, "eos layer '", eosLayer_, "' has no eos_id");
-    eosId_ = static_cast<int>(eos->config().getInt("eos_id"));
-    for (const Memory& m : memories_) {
-      if (m.isIds) {
-        PADDLE_ENFORCE(m.layer == outLinks_[0].layer, ConfigError, "generating group '", name_,
-                       "': the const-id memory must remember the generated ids ('", outLinks_[0].layer, "')");
-        bosId_ = m.constId;
-      }
-    }
-    while (frames_.size() < 2) frames_.push_back(buildFrame());  // two frames, used in turn
-  }
-
-  void generate() {
-    PADDLE_ENFORCE(pass_ == PASS_TEST, UnsupportedError, "recurrent group '", name_,
-                   "' generates sequences: run it in test mode (paddle train --job=test)");
-    // samples: one per boot row / boot sequence of the first booted memory
-    size_t samples = 0;
+  for (const std::string& n : sub->getStrings("layer_names")) {
     bool found = false;
-    for (const Memory& m : memories_) {
-      if (!m.boot) continue;
-      samples = m.boot->output().numSequences();
-      found = true;
-      break;
+    for (const Json& lc : (*ctx.model)["layers"].items()) {
+      if (lc.getString("name") == n) {
+        innerConfigs_.push_back(lc);
+        found = true;
+        break;
+      }
     }
-    PADDLE_ENFORCE(found, ConfigError, "generating group '", name_,
-                   "' needs a StaticInput (a memory with a boot layer) to know the samples");
-    std::vector<Path> live(samples);
-    for (size_t s = 0; s < samples; ++s) live[s].sample = static_cast<int>(s);
-    std::vector<std::vector<Path>> finished(samples);
-    for (size_t t = 0; t < maxFrames_ && !live.empty(); ++t) {
-      Frame& f = *frames_[t % 2];
-      for (Memory& m : memories_) connectGenerated(m, t, live, f);
-      for (Layer* l : f.compute) l->forward(PASS_TEST);
-      live = expand(live, f.get(probLayer_)->output().value, t + 1 == maxFrames_, finished);
-    }
-    for (Path& p : live) finished[p.sample].push_back(p);  // ran out of frames
-    writeResults(finished);
+    PADDLE_ENFORCE(found, ConfigError, "sub-model layer '", n, "' has no layer config");
   }
-
-  // Memory rows for the live paths: boot values at t = 0, else the previous
-  // frame's rows of each path's parent.
-  void connectGenerated(Memory& m, size_t t, const std::vector<Path>& live, Frame& f) {
-    AgentLayer* agent = f.agent(m.agent);
-    const size_t n = live.size();
-    if (m.isIds) {
-      std::vector<int> ids(n);
-      for (size_t i = 0; i < n; ++i) ids[i] = live[i].ids.empty() ? bosId_ : live[i].ids.back();
-      IVector v(0, 0, useGpu_);
-      v.copyFromHost(ids.data(), 1, n);
-      agent->set(Matrix(), v, IVector(), PASS_TEST);
-      return;
-    }
-    const size_t width = agent->size();
-    if (t == 0 && !m.boot) {  // zeros or the activated boot bias
-      if (m.bootBias) {
-        fillActivatedBias(m.gathered, *m.bootBias, m.bootAct, n);
-      } else {
-        m.gathered.resize(n, width);
-        m.gathered.zero();
-      }
-      agent->set(m.gathered, IVector(), IVector(), PASS_TEST);
-      return;
-    }
-    const Argument& src = t == 0 ? m.boot->output() : frames_[(t - 1) % 2]->get(m.layer)->output();
-    std::vector<int> rows(n);
-    for (size_t i = 0; i < n; ++i) rows[i] = t == 0 ? live[i].sample : live[i].row;
-    if (!m.isSequence) {
-      gatherRows(m.gathered, src.value, rows, indexScratch_);
-      agent->set(m.gathered, IVector(), IVector(), PASS_TEST);
-      return;
-    }
-    // sequence memory: the whole sequence of each path's sample
-    PADDLE_ENFORCE(src.hasSeq(), DataError, "sequence memory '", m.layer, "' lost its sequence structure");
-    const int* s = src.seqStarts.data();
-    std::vector<int> starts(1, 0), tokens;
-    for (int r : rows) {
-      for (int k = s[r]; k < s[r + 1]; ++k) tokens.push_back(k);
-      starts.push_back(static_cast<int>(tokens.size()));
-    }
-    gatherRows(m.gathered, src.value, tokens, indexScratch_);
-    m.gatheredStarts.copyFromHost(starts.data(), 1, starts.size());
-    agent->set(m.gathered, IVector(), m.gatheredStarts, PASS_TEST);
+  for (const Json& l : (*sub)["in_links"].items()) {
+    bool subseq = l.getBool("has_subseq");
+    PADDLE_ENFORCE(inLinks_.empty() || subseq == nested_, ConfigError, "recurrent group '", name_,
+                   "': in-links must be all SubsequenceInput or all plain sequences");
+    nested_ = subseq;
+    InLink in;
+    in.parent = parentLayer(l.getString("layer_name"));
+    in.agent = l.getString("link_name");
+    inLinks_.push_back(in);
   }
-
-  // Expands every live path by its best next ids and keeps, per sample, the
-  // beam_size best; finished ones move to `finished`.
-  std::vector<Path> expand(const std::vector<Path>& live, const Matrix& prob, bool lastFrame,
-                           std::vector<std::vector<Path>>& finished) {
-    const size_t vocab = prob.width();
-    PADDLE_ENFORCE(prob.height() == live.size(), DataError, "generating group '", name_, "': probability layer '",
-                   probLayer_, "' gave ", prob.height(), " rows for ", live.size(), " paths");
-    std::vector<Path> next;
-    std::vector<size_t> order(vocab);
-    hostProb_.resize(prob.size());
-    prob.copyToHost(hostProb_.data());
-    for (size_t begin = 0; begin < live.size();) {
-      size_t end = begin;
-      while (end < live.size() && live[end].sample == live[begin].sample) ++end;
-      std::vector<Path> cand;
-      for (size_t i = begin; i < end; ++i) {
-        const float* p = hostProb_.data() + i * vocab;
-        for (size_t j = 0; j < vocab; ++j) order[j] = j;
-        size_t k = std::min(beamSize_, vocab);
-        std::partial_sort(order.begin(), order.begin() + k, order.end(),
-                          [&](size_t a, size_t b) { return p[a] > p[b]; });
-        for (size_t c = 0; c < k; ++c) {
-          Path q = live[i];
-          q.ids.push_back(static_cast<int>(order[c]));
-          q.score += logProb_ ? std::log(std::max(p[order[c]], 1e-30f)) : p[order[c]];
-          q.row = static_cast<int>(i);
-          cand.push_back(std::move(q));
-        }
-      }
-      std::stable_sort(cand.begin(), cand.end(), [](const Path& a, const Path& b) { return a.score > b.score; });
-      std::vector<Path>& done = finished[live[begin].sample];
-      size_t kept = 0;
-      for (Path& q : cand) {
-        if (kept == beamSize_) break;
-        ++kept;
-        if (q.ids.back() == eosId_ || lastFrame) done.push_back(std::move(q));
-        else next.push_back(std::move(q));
-      }
-      // Stop a sample once beam_size finished paths all beat its best live one:
-      // scores only fall as paths grow.
-      if (done.size() >= beamSize_) {
-        std::vector<double> scores;
-        for (const Path& d : done) scores.push_back(d.score);
-        std::nth_element(scores.begin(), scores.begin() + (beamSize_ - 1), scores.end(), std::greater<double>());
-        double worstKept = scores[beamSize_ - 1];
-        while (!next.empty() && next.back().sample == live[begin].sample && logProb_ &&
-               next.back().score <= worstKept) {
-          next.pop_back();  // the sample's live paths are at the back, best first
-        }
-      }
-      begin = end;
+  PADDLE_ENFORCE(generating_ || !inLinks_.empty(), ConfigError, "recurrent group '", name_,
+                 "' has no sequence input");
+  for (const Json& m : (*sub)["memories"].items()) {
+    Memory mem;
+    mem.layer = m.getString("layer_name");
+    mem.agent = m.getString("link_name");
+    mem.isSequence = m.getBool("is_sequence");
+    std::string boot = m.getString("boot_layer_name");
+    if (!boot.empty()) mem.boot = parentLayer(boot);
+    std::string biasName = m.getString("boot_bias_parameter_name");
+    if (!biasName.empty()) {
+      auto it = params_->find(biasName);
+      PADDLE_ENFORCE(it != params_->end(), ConfigError, "memory boot bias '", biasName, "' is not defined");
+      mem.bootBias = it->second.get();
+      mem.bootAct = elementwiseKind(m.getString("boot_bias_active_type"), "boot_bias_active_type");
     }
-    return next;
+    if (m.has("boot_with_const_id")) {
+      mem.constId = static_cast<int>(m.getInt("boot_with_const_id"));
+      mem.isIds = true;
+    }
+    memories_.push_back(mem);
   }
-
-  void writeResults(std::vector<std::vector<Path>>& finished) {
-    std::vector<int> ids, seqStarts(1, 0), subStarts(1, 0);
-    std::vector<float> scores;
-    for (auto& paths : finished) {
-      std::stable_sort(paths.begin(), paths.end(), [](const Path& a, const Path& b) { return a.score > b.score; });
-      for (size_t r = 0; r < std::min(numResults_, paths.size()); ++r) {
-        ids.insert(ids.end(), paths[r].ids.begin(), paths[r].ids.end());
-        subStarts.push_back(static_cast<int>(ids.size()));
-        scores.push_back(static_cast<float>(paths[r].score));
-      }
-      seqStarts.push_back(static_cast<int>(ids.size()));
+  for (const Json& l : (*sub)["out_links"].items()) {
+    outLinks_.push_back({l.getString("layer_name"), l.getString("link_name")});
+  }
+  for (InLink& in : inLinks_) {  // the group's own buffers live where its layers compute
+    for (Matrix* m : {&in.value, &in.grad}) m->setDevice(useGpu_);
+    in.ids.setDevice(useGpu_);
+  }
+  for (Memory& m : memories_) {
+    for (Matrix* b : {&m.bootValue, &m.bootGrad, &m.gathered}) b->setDevice(useGpu_);
+  }
+  for (OutLink& o : outLinks_) {
+    o.batchValue->setDevice(useGpu_);
+    o.batchGrad->setDevice(useGpu_);
+  }
+  frames_.push_back(buildFrame());  // validates the sub-network now
+  if (generating_) initGenerator();
+  for (const Memory& m : memories_) {
+    Layer* agent = frames_[0]->get(m.agent);
+    Layer* target = frames_[0]->get(m.layer);
+    PADDLE_ENFORCE(agent->size() == target->size(), ConfigError, "memory '", m.layer, "' has size ",
+                   target->size(), " but its link '", m.agent, "' has size ", agent->size());
+    if (m.boot) {
+      PADDLE_ENFORCE(m.boot->size() == agent->size(), ConfigError, "memory '", m.layer, "': boot layer '",
+                     m.boot->name(), "' has size ", m.boot->size(), ", expected ", agent->size());
     }
-    Argument out;
-    out.ids.copyFromHost(ids.data(), 1, ids.size());
-    if (numResults_ > 1) {  // one sequence per sample, one sub-sequence per result
-      out.seqStarts.copyFromHost(seqStarts.data(), 1, seqStarts.size());
-      out.subSeqStarts.copyFromHost(subStarts.data(), 1, subStarts.size());
+  }
+}
+
+void RecurrentLayerGroup::forward(PassType pass) {
+  pass_ = pass;
+  if (generating_) {
+    generate();
+    return;
+  }
+  const Argument& first = inLinks_[0].parent->output();
+  // A schedule row ("unit") is a token, or with SubsequenceInput a sub-sequence.
+  const size_t units = schedule(first);
+  const size_t T = batch_.numSteps();
+  for (InLink& in : inLinks_) {
+    const Argument& a = in.parent->output();
+    PADDLE_ENFORCE(a.batchSize() == first.batchSize() && a.seqStarts.size() == first.seqStarts.size() &&
+                       a.subSeqStarts.size() == first.subSeqStarts.size(),
+                   DataError, "recurrent group '", name_, "': in-link '", in.parent->name(),
+                   "' does not have the same sequences as '", inLinks_[0].parent->name(), "'");
+    if (nested_) {
+      gatherTokens(a.value, in.value);
+      gatherIds(a.ids, in.ids);
     } else {
-      out.seqStarts.copyFromHost(subStarts.data(), 1, subStarts.size());
+      if (!a.value.empty()) batch_.toBatch(a.value, in.value);
+      if (!a.ids.empty()) batch_.toBatch(a.ids, in.ids);
     }
-    scores_.value.copyFromHost(scores.data(), scores.size(), 1);
-    auto it = parentLayers_->find(outLinks_[0].agent);
-    PADDLE_ENFORCE(it != parentLayers_->end(), ConfigError, "generating group '", name_, "': output layer '",
-                   outLinks_[0].agent, "' is missing");
-    Layer* target = it->second;
-    target->output() = out;
   }
-
-  bool generating_ = false;
-  size_t beamSize_ = 1, maxFrames_ = 0, numResults_ = 1;
-  bool logProb_ = true;
-  std::string eosLayer_, probLayer_;
-  int eosId_ = -1, bosId_ = 0;
-  std::vector<float> hostProb_;  // the step's probabilities, read on the host
-  Argument& scores_ = publishOutput("scores");  // log probability of each generated result
-
-  // Builds the schedule over units; returns their number. With SubsequenceInput
-  // a unit is a sub-sequence and every sample is a sequence of them.
-  size_t schedule(const Argument& first) {
-    if (!nested_) {
-      batch_.build(first.seqStarts, first.batchSize(), reversed_);
-      return first.batchSize();
+  for (Memory& m : memories_) prepareBoot(m);
+  while (frames_.size() < T) frames_.push_back(buildFrame());
+  for (size_t t = 0; t < T; ++t) {
+    Frame& f = *frames_[t];
+    const size_t r = batch_.stepRows(t);
+    // in-link rows of this step: a view (the tokens of a nested step are contiguous too)
+    const size_t b0 = nested_ ? tokStepBegin_[t] : batch_.stepBegin(t);
+    const size_t b1 = nested_ ? tokStepBegin_[t + 1] : batch_.stepEnd(t);
+    for (InLink& in : inLinks_) {
+      IVector ids = in.ids.size() ? IVector::view(in.ids.data() + b0, 1, b1 - b0, in.ids.useGpu()) : IVector();
+      f.agent(in.agent)->set(in.value.empty() ? Matrix() : in.value.rows(b0, b1), ids,
+                             nested_ ? stepStarts_[t] : IVector(), pass);
     }
-    PADDLE_ENFORCE(first.hasSeq() && first.subSeqStarts.size() > 0, DataError, "recurrent group '", name_,
-                   "': SubsequenceInput '", inLinks_[0].parent->name(), "' is not a nested sequence");
-    const int* seq = first.seqStarts.data();
-    const int* sub = first.subSeqStarts.data();
-    const size_t K = first.subSeqStarts.size() - 1;
-    std::vector<int> outer(1, 0);
-    size_t k = 0;
-    for (size_t s = 1; s < first.seqStarts.size(); ++s) {
-      while (k < K && sub[k] < seq[s]) ++k;
-      PADDLE_ENFORCE(sub[k] == seq[s], DataError, "recurrent group '", name_, "': sequence ", s - 1,
-                     " does not end on a sub-sequence boundary");
-      outer.push_back(static_cast<int>(k));
-    }
-    unitOuterStarts_.copyFromHost(outer.data(), 1, outer.size());
-    batch_.build(unitOuterStarts_, K, reversed_);
-    // token order: the tokens of each step's units, unit after unit
-    tokenOrder_.clear();
-    tokStepBegin_.assign(1, 0);
-    stepStarts_.resize(batch_.numSteps());
-    for (size_t t = 0; t < batch_.numSteps(); ++t) {
-      std::vector<int> starts(1, 0);
-      for (size_t b = batch_.stepBegin(t); b < batch_.stepEnd(t); ++b) {
-        int u = batch_.sequenceRow(b);
-        for (int tok = sub[u]; tok < sub[u + 1]; ++tok) tokenOrder_.push_back(tok);
-        starts.push_back(static_cast<int>(tokenOrder_.size() - tokStepBegin_[t]));
-      }
-      tokStepBegin_.push_back(tokenOrder_.size());
-      stepStarts_[t].copyFromHost(starts.data(), 1, starts.size());
-    }
-    return K;
+    for (Memory& m : memories_) connectMemory(m, t, r);
+    for (Layer* l : f.compute) l->forward(pass);
   }
-
-  // dst row i = src row tokenOrder_[i] (nested in-links)
-  void gatherTokens(const Matrix& src, Matrix& dst) {
-    if (src.empty()) {
-      dst.resize(0, 0);
-      return;
+  for (OutLink& o : outLinks_) {
+    AgentLayer* g = gatherAgent(o.agent);
+    o.sequenceOut = frames_[0]->get(o.layer)->output().hasSeq();
+    if (o.sequenceOut) {
+      gatherSequenceOutput(o, g, pass);
+      continue;
     }
-    gatherRows(dst, src, tokenOrder_, indexScratch_);
-  }
-  void gatherIds(const IVector& src, IVector& dst) {
-    if (src.empty()) {
-      dst.resize(0, 0);
-      return;
-    }
-    gatherElements(dst, src, tokenOrder_, indexScratch_);
-  }
-
-  // Step outputs that are sequences (one per unit): the gathered output is
-  // nested, each sample a sequence of its units' sequences, in input order.
-  void gatherSequenceOutput(OutLink& o, AgentLayer* g, PassType pass) {
-    const size_t T = batch_.numSteps();
-    size_t units = 0;
-    for (size_t t = 0; t < T; ++t) units += batch_.stepRows(t);
-    std::vector<std::pair<int, int>>& where = *o.where;
-    where.assign(units, {0, 0});
+    size_t width = g->size();
+    o.batchValue->resize(units, width);
     for (size_t t = 0; t < T; ++t) {
-      for (size_t b = batch_.stepBegin(t); b < batch_.stepEnd(t); ++b) {
-        where[batch_.sequenceRow(b)] = {static_cast<int>(t), static_cast<int>(b - batch_.stepBegin(t))};
+      const Matrix& v = frames_[t]->get(o.layer)->output().value;
+      PADDLE_ENFORCE(v.width() == width && v.height() == batch_.stepRows(t), DataError, "recurrent group '",
+                     name_, "': out-link '", o.layer, "' must give one row of ", width, " per sequence");
+      Matrix dst = o.batchValue->rows(batch_.stepBegin(t), batch_.stepEnd(t));
+      dst.copyFrom(v);
+    }
+    g->reset(units, pass);
+    batch_.toSequence(*o.batchValue, g->output().value, false);
+    // one row per unit: a sequence of tokens, or (nested) a sequence of sub-sequences
+    g->output().seqStarts = nested_ ? unitOuterStarts_ : first.seqStarts;
+    g->output().subSeqStarts = IVector();
+  }
+}
+
+void RecurrentLayerGroup::backward() {
+  PADDLE_ENFORCE(!generating_, UnsupportedError, "recurrent group '", name_,
+                 "' generates sequences (beam_search) and cannot be trained; train the same network "
+                 "with the target sequence as an in-link instead");
+  const Argument& first = inLinks_[0].parent->output();
+  const size_t rows = nested_ ? tokenOrder_.size() : first.batchSize();
+  const size_t T = batch_.numSteps();
+  for (const OutLink& o : outLinks_) {
+    if (!o.sequenceOut) batch_.toBatch(gatherAgent(o.agent)->output().grad, *o.batchGrad);
+  }
+  for (InLink& in : inLinks_) {
+    in.grad.resize(rows, in.parent->size());
+    in.grad.zero();
+  }
+  for (Memory& m : memories_) {
+    m.bootGrad.resize(m.bootValue.height(), m.bootValue.width());
+    m.bootGrad.zero();
+  }
+  for (size_t t = T; t-- > 0;) {
+    Frame& f = *frames_[t];
+    const size_t b0 = batch_.stepBegin(t), r = batch_.stepRows(t);
+    for (const OutLink& o : outLinks_) {
+      Matrix& g = f.get(o.layer)->output().grad;
+      if (g.empty()) continue;
+      if (o.sequenceOut) {
+        scatterSequenceGrad(o, t, g);
+      } else {
+        math::axpby(1.0f, o.batchGrad->rows(b0, b0 + r), 1.0f, g);
       }
     }
-    const size_t width = g->size();
-    std::vector<int>& sub = *o.subStarts;
-    sub.assign(1, 0);
-    for (size_t u = 0; u < units; ++u) {
-      const Argument& out = frames_[where[u].first]->get(o.layer)->output();
-      PADDLE_ENFORCE(out.value.width() == width && out.hasSeq(), DataError, "recurrent group '", name_,
-                     "': out-link '", o.layer, "' must give a sequence of width ", width, " at every step");
-      const int* s = out.seqStarts.data();
-      sub.push_back(sub.back() + s[where[u].second + 1] - s[where[u].second]);
+    for (auto it = f.compute.rbegin(); it != f.compute.rend(); ++it) (*it)->backward();
+    for (Memory& m : memories_) {
+      const Matrix& g = f.agent(m.agent)->output().grad;
+      if (g.empty()) continue;
+      Matrix& dst = t > 0 ? frames_[t - 1]->get(m.layer)->output().grad : m.bootGrad;
+      if (dst.empty()) continue;
+      Matrix part = dst.rows(0, g.height());
+      math::axpby(1.0f, g, 1.0f, part);
     }
+    for (InLink& in : inLinks_) {
+      const Matrix& g = f.agent(in.agent)->output().grad;
+      if (g.empty()) continue;
+      const size_t i0 = nested_ ? tokStepBegin_[t] : b0;
+      Matrix part = in.grad.rows(i0, i0 + g.height());
+      math::axpby(1.0f, g, 1.0f, part);
+    }
+  }
+  for (InLink& in : inLinks_) {
+    Argument& a = in.parent->output();
+    if (a.grad.empty()) continue;
+    if (nested_) {
+      scatterAddRows(a.grad, in.grad, tokenOrder_, indexScratch_);
+    } else {
+      batch_.toSequence(in.grad, a.grad, true);
+    }
+  }
+  for (Memory& m : memories_) finishBoot(m);
+}
+
+Layer* RecurrentLayerGroup::parentLayer(const std::string& n) const {
+  auto it = parentLayers_->find(n);
+  PADDLE_ENFORCE(it != parentLayers_->end(), ConfigError, "recurrent group '", name_, "': layer '", n,
+                 "' is not defined before the group");
+  return it->second;
+}
+
+AgentLayer* RecurrentLayerGroup::gatherAgent(const std::string& n) const {
+  auto it = parentLayers_->find(n);
+  PADDLE_ENFORCE(it != parentLayers_->end(), ConfigError, "recurrent group '", name_, "': out-link '", n,
+                 "' is missing");
+  auto* a = dynamic_cast<AgentLayer*>(it->second);
+  PADDLE_ENFORCE(a, ConfigError, "out-link '", n, "' is not a gather agent");
+  return a;
+}
+
+std::unique_ptr<RecurrentLayerGroup::Frame> RecurrentLayerGroup::buildFrame() {
+  auto f = std::make_unique<Frame>();
+  LayerContext ctx{f->map, *params_, useGpu_, rng_, model_};
+  for (const Json& lc : innerConfigs_) {
+    std::string n = lc.getString("name");
+    try {
+      std::unique_ptr<Layer> l = LayerRegistry::instance().create(lc);
+      l->init(ctx);
+      if (!dynamic_cast<AgentLayer*>(l.get())) f->compute.push_back(l.get());
+      f->map[n] = l.get();
+      f->layers.push_back(std::move(l));
+    } catch (const ConfigError& e) {
+      std::string msg = e.what();
+      if (msg.rfind("layer '", 0) == 0) throw;
+      throw ConfigError(str("layer '", n, "' (type ", lc.getString("type"), "): ", msg));
+    }
+  }
+  return f;
+}
+
+// The memory's value at t = 0, one row (or sequence) per sequence, longest first.
+void RecurrentLayerGroup::prepareBoot(Memory& m) {
+  const std::vector<int>& order = batch_.sequenceOrder();
+  size_t width = frames_[0]->get(m.agent)->size();
+  if (m.isSequence && !m.boot) {  // v1's read-only sequence memory: one zero row per sequence at t = 0
+    std::vector<int> starts(order.size() + 1);
+    for (size_t i = 0; i < starts.size(); ++i) starts[i] = static_cast<int>(i);
+    m.bootValue.resize(order.size(), width);
+    m.bootValue.zero();
+    m.bootStarts.copyFromHost(starts.data(), 1, starts.size());
+    return;
+  }
+  if (m.isSequence) {
+    const Argument& b = m.boot->output();
+    PADDLE_ENFORCE(b.hasSeq() && b.numSequences() == order.size(), DataError, "recurrent group '", name_,
+                   "': sequence memory boot '", m.boot->name(), "' must have one sequence per input sequence");
+    const int* s = b.seqStarts.data();
+    std::vector<int> starts(1, 0);
+    m.bootRows.clear();
+    for (int q : order) {
+      for (int row = s[q]; row < s[q + 1]; ++row) m.bootRows.push_back(row);
+      starts.push_back(static_cast<int>(m.bootRows.size()));
+    }
+    gatherRows(m.bootValue, b.value, m.bootRows, indexScratch_);
+    m.bootStarts.copyFromHost(starts.data(), 1, starts.size());
+    return;
+  }
+  if (m.boot) {
+    const Matrix& v = m.boot->output().value;
+    PADDLE_ENFORCE(v.height() == order.size(), DataError, "recurrent group '", name_, "': boot layer '",
+                   m.boot->name(), "' has ", v.height(), " rows for ", order.size(), " sequences");
+    gatherRows(m.bootValue, v, order, indexScratch_);
+  } else if (m.bootBias) {
+    fillActivatedBias(m.bootValue, *m.bootBias, m.bootAct, order.size());
+  } else {
+    m.bootValue.resize(order.size(), width);
+    m.bootValue.zero();
+  }
+}
+
+// Points the memory's agent in frame t at its previous value.
+void RecurrentLayerGroup::connectMemory(Memory& m, size_t t, size_t r) {
+  AgentLayer* agent = frames_[t]->agent(m.agent);
+  if (!m.isSequence) {
+    const Matrix& src = t == 0 ? m.bootValue : frames_[t - 1]->get(m.layer)->output().value;
+    agent->set(src.rows(0, r), IVector(), IVector(), pass_);
+    return;
+  }
+  // A sequence memory keeps the first r sequences (the ones still active).
+  const Matrix* src = &m.bootValue;
+  const IVector* starts = &m.bootStarts;
+  if (t > 0) {
+    const Argument& prev = frames_[t - 1]->get(m.layer)->output();
+    src = &prev.value;
+    starts = &prev.seqStarts;
+  }
+  PADDLE_ENFORCE(starts->size() > r, DataError, "sequence memory '", m.layer, "' lost its sequence structure");
+  IVector prefix = IVector::view(const_cast<int*>(starts->data()), 1, r + 1, false);
+  agent->set(src->rows(0, starts->data()[r]), IVector(), prefix, pass_);
+}
+
+void RecurrentLayerGroup::finishBoot(Memory& m) {
+  if (m.bootGrad.empty()) return;
+  const size_t width = m.bootGrad.width();
+  if (m.boot) {
+    Matrix& g = m.boot->output().grad;
+    if (!g.empty()) scatterAddRows(g, m.bootGrad, m.isSequence ? m.bootRows : batch_.sequenceOrder(), indexScratch_);
+  } else if (m.bootBias && !m.bootBias->isStatic()) {  // (one row of values: on the host)
+    std::vector<float> y(width), g(m.bootGrad.size()), sum(width, 0.0f);
+    m.bootBias->value().copyToHost(y.data());
+    activate(m.bootAct, y.data(), width);
+    m.bootGrad.copyToHost(g.data());
+    for (size_t i = 0; i < m.bootGrad.height(); ++i) {
+      for (size_t j = 0; j < width; ++j) sum[j] += g[i * width + j];
+    }
+    multiplyDerivative(m.bootAct, y.data(), nullptr, sum.data(), width);
+    Matrix add(1, width, m.bootGrad.useGpu());
+    add.copyFromHost(sum.data(), 1, width);
+    math::axpby(1.0f, add, 1.0f, m.bootBias->grad());
+  }
+}
+
+// Builds the schedule over units; returns their number. With SubsequenceInput
+// a unit is a sub-sequence and every sample is a sequence of them.
+size_t RecurrentLayerGroup::schedule(const Argument& first) {
+  if (!nested_) {
+    batch_.build(first.seqStarts, first.batchSize(), reversed_);
+    return first.batchSize();
+  }
+  PADDLE_ENFORCE(first.hasSeq() && first.subSeqStarts.size() > 0, DataError, "recurrent group '", name_,
+                 "': SubsequenceInput '", inLinks_[0].parent->name(), "' is not a nested sequence");
+  const int* seq = first.seqStarts.data();
+  const int* sub = first.subSeqStarts.data();
+  const size_t K = first.subSeqStarts.size() - 1;
+  std::vector<int> outer(1, 0);
+  size_t k = 0;
+  for (size_t s = 1; s < first.seqStarts.size(); ++s) {
+    while (k < K && sub[k] < seq[s]) ++k;
+    PADDLE_ENFORCE(sub[k] == seq[s], DataError, "recurrent group '", name_, "': sequence ", s - 1,
+                   " does not end on a sub-sequence boundary");
+    outer.push_back(static_cast<int>(k));
+  }
+  unitOuterStarts_.copyFromHost(outer.data(), 1, outer.size());
+  batch_.build(unitOuterStarts_, K, reversed_);
+  // token order: the tokens of each step's units, unit after unit
+  tokenOrder_.clear();
+  tokStepBegin_.assign(1, 0);
+  stepStarts_.resize(batch_.numSteps());
+  for (size_t t = 0; t < batch_.numSteps(); ++t) {
+    std::vector<int> starts(1, 0);
+    for (size_t b = batch_.stepBegin(t); b < batch_.stepEnd(t); ++b) {
+      int u = batch_.sequenceRow(b);
+      for (int tok = sub[u]; tok < sub[u + 1]; ++tok) tokenOrder_.push_back(tok);
+      starts.push_back(static_cast<int>(tokenOrder_.size() - tokStepBegin_[t]));
+    }
+    tokStepBegin_.push_back(tokenOrder_.size());
+    stepStarts_[t].copyFromHost(starts.data(), 1, starts.size());
+  }
+  return K;
+}
+
+// dst row i = src row tokenOrder_[i] (nested in-links)
+void RecurrentLayerGroup::gatherTokens(const Matrix& src, Matrix& dst) {
+  if (src.empty()) {
+    dst.resize(0, 0);
+    return;
+  }
+  gatherRows(dst, src, tokenOrder_, indexScratch_);
+}
+
+void RecurrentLayerGroup::gatherIds(const IVector& src, IVector& dst) {
+  if (src.empty()) {
+    dst.resize(0, 0);
+    return;
+  }
+  gatherElements(dst, src, tokenOrder_, indexScratch_);
+}
+
+// Step outputs that are sequences (one per unit): the gathered output is
+// nested, each sample a sequence of its units' sequences, in input order.
+void RecurrentLayerGroup::gatherSequenceOutput(OutLink& o, AgentLayer* g, PassType pass) {
+  const size_t T = batch_.numSteps();
+  size_t units = 0;
+  for (size_t t = 0; t < T; ++t) units += batch_.stepRows(t);
+  std::vector<std::pair<int, int>>& where = *o.where;
+  where.assign(units, {0, 0});
+  for (size_t t = 0; t < T; ++t) {
+    for (size_t b = batch_.stepBegin(t); b < batch_.stepEnd(t); ++b) {
+      where[batch_.sequenceRow(b)] = {static_cast<int>(t), static_cast<int>(b - batch_.stepBegin(t))};
+    }
+  }
+  const size_t width = g->size();
+  // ids: sequences generated by a beam_search group inside the step
+  const bool ids = frames_[0]->get(o.layer)->output().value.empty();
+  std::vector<int>& sub = *o.subStarts;
+  sub.assign(1, 0);
+  for (size_t u = 0; u < units; ++u) {
+    const Argument& out = frames_[where[u].first]->get(o.layer)->output();
+    PADDLE_ENFORCE((ids ? out.value.empty() : out.value.width() == width) && out.hasSeq(), DataError,
+                   "recurrent group '", name_, "': out-link '", o.layer, "' must give a sequence of ",
+                   ids ? "ids" : "width " + std::to_string(width), " at every step");
+    PADDLE_ENFORCE(out.subSeqStarts.empty(), UnsupportedError, "recurrent group '", name_, "': out-link '",
+                   o.layer, "' gives nested sequences at a step; the gathered output would have three levels");
+    const int* s = out.seqStarts.data();
+    sub.push_back(sub.back() + s[where[u].second + 1] - s[where[u].second]);
+  }
+  if (ids) {
+    g->resetIds(sub.back(), pass);
+  } else {
     g->reset(sub.back(), pass);
-    for (size_t u = 0; u < units; ++u) {  // one block copy per unit
-      const Argument& out = frames_[where[u].first]->get(o.layer)->output();
-      const int* s = out.seqStarts.data();
-      const int i = where[u].second;
+  }
+  for (size_t u = 0; u < units; ++u) {  // one block copy per unit
+    const Argument& out = frames_[where[u].first]->get(o.layer)->output();
+    const int* s = out.seqStarts.data();
+    const int i = where[u].second;
+    if (ids) {
+      IVector dst = IVector::view(g->output().ids.data() + sub[u], 1, sub[u + 1] - sub[u], useGpu_);
+      dst.copyFrom(IVector::view(const_cast<int*>(out.ids.data()) + s[i], 1, s[i + 1] - s[i], out.ids.useGpu()));
+    } else {
       Matrix dst = g->output().value.rows(sub[u], sub[u + 1]);
       dst.copyFrom(out.value.rows(s[i], s[i + 1]));
     }
-    const IVector& unitsOfSample = nested_ ? unitOuterStarts_ : inLinks_[0].parent->output().seqStarts;
-    std::vector<int> outer;
-    for (size_t s = 0; s < unitsOfSample.size(); ++s) outer.push_back(sub[unitsOfSample.data()[s]]);
-    g->output().seqStarts.copyFromHost(outer.data(), 1, outer.size());
-    g->output().subSeqStarts.copyFromHost(sub.data(), 1, sub.size());
   }
+  const IVector& unitsOfSample = nested_ ? unitOuterStarts_ : inLinks_[0].parent->output().seqStarts;
+  std::vector<int> outer;
+  for (size_t s = 0; s < unitsOfSample.size(); ++s) outer.push_back(sub[unitsOfSample.data()[s]]);
+  g->output().seqStarts.copyFromHost(outer.data(), 1, outer.size());
+  g->output().subSeqStarts.copyFromHost(sub.data(), 1, sub.size());
+}
 
-  // The nested output's gradient back into step t's output sequences.
-  void scatterSequenceGrad(const OutLink& o, size_t t, Matrix& grad) {
-    const Matrix& gathered = gatherAgent(o.agent)->output().grad;
-    if (gathered.empty()) return;
-    const int* s = frames_[t]->get(o.layer)->output().seqStarts.data();
-    for (size_t u = 0; u < o.where->size(); ++u) {
-      if (static_cast<size_t>((*o.where)[u].first) != t) continue;
-      const int i = (*o.where)[u].second, first = (*o.subStarts)[u];
-      Matrix dst = grad.rows(s[i], s[i + 1]);
-      math::axpby(1.0f, gathered.rows(first, first + s[i + 1] - s[i]), 1.0f, dst);
-    }
+// The nested output's gradient back into step t's output sequences.
+void RecurrentLayerGroup::scatterSequenceGrad(const OutLink& o, size_t t, Matrix& grad) {
+  const Matrix& gathered = gatherAgent(o.agent)->output().grad;
+  if (gathered.empty()) return;
+  const int* s = frames_[t]->get(o.layer)->output().seqStarts.data();
+  for (size_t u = 0; u < o.where->size(); ++u) {
+    if (static_cast<size_t>((*o.where)[u].first) != t) continue;
+    const int i = (*o.where)[u].second, first = (*o.subStarts)[u];
+    Matrix dst = grad.rows(s[i], s[i + 1]);
+    math::axpby(1.0f, gathered.rows(first, first + s[i + 1] - s[i]), 1.0f, dst);
   }
-
-  bool nested_ = false;
-  IVector unitOuterStarts_;           // nested: each sample's first unit (sub-sequence index)
-  std::vector<int> tokenOrder_;       // nested: source token row of each gathered token
-  std::vector<size_t> tokStepBegin_;  // nested: first gathered token of each step
-  std::vector<IVector> stepStarts_;   // nested: sequence starts of each step's in-link agents
-  IVector indexScratch_;              // row indices where the gather / scatter kernels read them
-
-  const LayerMap* parentLayers_ = nullptr;
-  ParameterMap* params_ = nullptr;
-
-  std::vector<Json> innerConfigs_;
-  bool reversed_ = false;
-  std::vector<InLink> inLinks_;
-  std::vector<Memory> memories_;
-  std::vector<OutLink> outLinks_;
-  std::vector<std::unique_ptr<Frame>> frames_;
-  SequenceToBatch batch_;
-};
+}
 
 REGISTER_LAYER("recurrent_layer_group", RecurrentLayerGroup);
-
-// "eos_id": 1 where the input id equals eos_id, else 0 (ends generated paths).
-class EosIdLayer : public Layer {
- public:
-  using Layer::Layer;
-  void init(LayerContext& ctx) override {
-    Layer::init(ctx);
-    checkInputCount(1, 1);
-    PADDLE_ENFORCE(config_.has("eos_id"), ConfigError, "needs eos_id >= 0");
-    eos_ = static_cast<int>(config_.getInt("eos_id"));
-    PADDLE_ENFORCE(eos_ >= 0, ConfigError, "needs eos_id >= 0");
-  }
-  void forward(PassType pass) override {
-    pass_ = pass;
-    const IVector& in = input(0).ids;
-    PADDLE_ENFORCE(in.size() == input(0).batchSize(), DataError, "input '", inputLayers()[0]->name(),
-                   "' must give ids");
-    output_.ids.setDevice(useGpu_);
-    output_.ids.resize(1, in.size());
-    const int* x = kernelView(in, scratch_, useGpu_);
-    int* y = output_.ids.data();
-    const int eos = eos_;
-    forEach(useGpu_, in.size(), [=] PD_HD(size_t i) { y[i] = x[i] == eos ? 1 : 0; });
-    output_.seqStarts = input(0).seqStarts;
-  }
-  void backward() override {}
-
- private:
-  int eos_ = -1;
-  IVector scratch_;
-};
-
-REGISTER_LAYER("eos_id", EosIdLayer);
 
 }  // namespace paddle

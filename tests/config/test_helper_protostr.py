@@ -483,7 +483,9 @@ memories { layer_name: "o@grp" link_name: "o+delay1@grp"
 boot_bias_parameter_name: "_o+delay1@grp.wbias" boot_bias_active_type:
 "tanh" is_sequence: false } in_links { layer_name: "a" link_name: "a@grp"
 has_subseq: true } out_links { layer_name: "o@grp" link_name: "o"
-has_subseq: false } target_inlinkid: -1 } }'''),
+has_subseq: true } target_inlinkid: -1 } }
+model_config { layers { name: "o" type: "sequence_gather_agent" size: 2
+active_type: "" } }'''),
     ('beam_search',
      '''
 enc = data_layer(name='enc', size=6)

@@ -189,10 +189,14 @@ def recurrent_group(step, input, reverse=False, name=None,
     if not isinstance(layer_outs, (list, tuple)) or not layer_outs:
         raise ConfigError('recurrent_group: step must return a layer or a '
                           'list of layers')
+    # v1: a group over sub-sequences gives every out-link has_subseq (its
+    # parent-side layer is then a sequence_gather_agent)
+    has_subseq = any(isinstance(x, SubsequenceInput) for x in input)
     for ot in layer_outs:
         _check_input(ot, 'step output', 'recurrent_group')
         ot.reverse = reverse
-        cp.RecurrentLayerGroupSetOutLink(ot.name)
+        cp.RecurrentLayerGroupSetOutLink(
+            cp.Link(ot.name, has_subseq=True) if has_subseq else ot.name)
     cp.RecurrentLayerGroupEnd(name=name)
     for ot in layer_outs:
         ot.full_name = cp.MakeLayerNameInSubmodel(ot.name)
