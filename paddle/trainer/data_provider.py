@@ -557,6 +557,7 @@ class DataProvider(object):
                 recording = []
             gens = self._open_generators()
 
+        produced = False
         try:
             while True:
                 while gens and pool.weight < need:
@@ -597,6 +598,10 @@ class DataProvider(object):
                 if run.stop.is_set():
                     return
                 if not len(pool):
+                    if self.is_train and not produced:  # a pass of nothing would "train" and save
+                        raise self._data_error(
+                            "a training pass read no samples: the file list %s has %d entries and the "
+                            "provider yielded nothing for them" % (self.file_list_path, len(self.file_list)))
                     break
                 entries = []
                 total = 0
@@ -608,6 +613,7 @@ class DataProvider(object):
                         break
                     entries.append(entry)
                     total += entry[3]
+                produced = True
                 yield self._make_batch(entries, total)
             if recording is not None:
                 self._cache = recording

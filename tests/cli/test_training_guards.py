@@ -82,3 +82,12 @@ def test_more_replicas_than_samples_in_the_last_batch(tmp_path):
         costs[count] = float(passes[0][1])
     # the same gradients, summed in another order
     np.testing.assert_allclose([costs[2], costs[3]], [costs[1]] * 2, rtol=1e-4)
+
+
+def test_an_empty_train_list_is_an_error_not_an_untrained_model(tmp_path):
+    write_job(tmp_path, "0")
+    (tmp_path / "train.list").write_text("")
+    code, _, err = paddle(["train", "--config=conf.py", "--save_dir=out", "--num_passes=1", "--dot_period=0"],
+                          str(tmp_path))
+    assert code == 1 and "a training pass read no samples" in err and "train.list has 0 entries" in err, err
+    assert "provider.py" in err and not os.path.exists(tmp_path / "out" / "pass-00000")
