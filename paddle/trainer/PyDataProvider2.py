@@ -27,6 +27,7 @@ import functools  # noqa: F401  (exported by v1's star import)
 import inspect
 import itertools  # noqa: F401  (exported by v1's star import)
 import logging
+import math
 import numbers
 import pickle
 
@@ -316,6 +317,9 @@ def _check_leaf(input_type, value):
             return "dense vector must hold numbers, got dtype %s" % arr.dtype
         if arr.size != dim:
             return "expected a dense vector of %d numbers, got %d" % (dim, arr.size)
+        if arr.dtype.kind == "f" and not np.isfinite(arr).all():
+            bad = int(np.flatnonzero(~np.isfinite(arr.ravel()))[0])
+            return "dense value %d is %s (not finite)" % (bad, arr.ravel()[bad])
         return None
     if tp == DataType.Index:
         if not _is_integer(value):
@@ -337,6 +341,8 @@ def _check_leaf(input_type, value):
                 k, v = k[0], k[1]
                 if not _is_real(v):
                     return "sparse value must be a number, got %s" % _describe(v)
+                if not math.isfinite(v):
+                    return "sparse value of id %s is %s (not finite)" % (k, v)
             if not _is_integer(k):
                 return "sparse id must be an integer, got %s" % _describe(k)
             if k < 0 or k >= dim:

@@ -313,6 +313,30 @@ def test_check_raises_data_error(provider_dir):
     assert "3 out of range [0, 3)" in str(e)
 
 
+NON_FINITE = '''
+from paddle.trainer.PyDataProvider2 import *
+
+@provider(input_types={'x': dense_vector(2), 'v': sparse_vector(4)}, check=True)
+def process(settings, filename):
+    yield {'x': [1.0, 2.0], 'v': [(0, 1.0)]}
+    yield BAD_SAMPLE
+'''
+
+
+@pytest.mark.parametrize("name, bad_sample, slot, message", [
+    ("nan", "{'x': [1.0, float('nan')], 'v': [(1, 1.0)]}", "x", "dense value 1 is nan (not finite)"),
+    ("inf", "{'x': [1.0, float('-inf')], 'v': [(1, 1.0)]}", "x", "dense value 1 is -inf (not finite)"),
+    ("sparse", "{'x': [1.0, 2.0], 'v': [(3, float('inf'))]}", "v", "sparse value of id 3 is inf (not finite)")])
+def test_check_refuses_non_finite_values(provider_dir, name, bad_sample, slot, message):
+    provider_dir("nonfinite_" + name, NON_FINITE.replace("BAD_SAMPLE", bad_sample), ["f.txt"])
+    with make("nonfinite_" + name, names=["x", "v"]) as dp:
+        with pytest.raises(DataError) as info:
+            list(dp.batches())
+    e = info.value
+    assert (e.file_entry, e.sample_index, e.slot_name) == ("f.txt", 1, slot)
+    assert message in str(e)
+
+
 def test_check_fail_continue_drops_bad_samples(provider_dir):
     provider_dir("checked2", CHECKED.replace(
         "PARAMS", "check=True, check_fail_continue=True"), ["f.txt"])
