@@ -38,9 +38,10 @@ def summary_lines(config, train_data, test_data):
     lines = ["Network: %d layers, %d parameters (%s weights), batch_size=%d" % (
         len(model.layers), len(model.parameters), format(weights, ","), config.opt_config.batch_size)]
     width = max([len(l.name) for l in model.layers] + [5])
-    lines.append("  %-*s  %-20s %8s" % (width, "layer", "type", "size"))
+    type_width = max([len(l.type) for l in model.layers] + [4])
+    lines.append("  %-*s  %-*s %8s" % (width, "layer", type_width, "type", "size"))
     for layer in model.layers:
-        lines.append("  %-*s  %-20s %8d" % (width, layer.name, layer.type, layer.size))
+        lines.append("  %-*s  %-*s %8d" % (width, layer.name, type_width, layer.type, layer.size))
     for kind, data in (("train", train_data), ("test", test_data)):
         if data is not None:
             files = len(data.file_list)

@@ -77,6 +77,10 @@ def draw_curves(log, keys, outputfile, format='png', show_fig=False):
     if not log['pass']:
         sys.stderr.write('plotcurve: no "Pass=" lines with %s in the log\n' % ', '.join(keys))
         return False
+    missing = [k for k in keys if all(v is None for v in log['train'][k] + log['test'][k])]
+    if missing:
+        sys.stderr.write('plotcurve: no values of %s in the log\n' % ', '.join(missing))
+        return False
     fig, ax = pyplot.subplots(figsize=(7, 4.5))
     for i, k in enumerate(keys):
         color = 'C%d' % (i % 10)
