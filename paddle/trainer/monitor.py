@@ -15,6 +15,7 @@ import json
 import logging
 import os
 import re
+import shutil
 import sys
 import time
 
@@ -97,8 +98,15 @@ class _Bar(object):
 
     def __init__(self, pass_id, total):
         from tqdm import tqdm
+        try:
+            width = os.get_terminal_size(sys.stderr.fileno()).columns
+        except (OSError, ValueError):
+            width = 0
+        # a terminal that reports no size (some ptys, CI) gets $COLUMNS x $LINES or 80x24
+        fixed = shutil.get_terminal_size()
+        size = {"dynamic_ncols": True} if width else {"ncols": fixed.columns, "nrows": fixed.lines}
         self.bar = tqdm(total=total, desc="Pass %d" % pass_id, unit="sample", file=sys.stderr,
-                        dynamic_ncols=True, leave=False, smoothing=0.1)
+                        leave=False, smoothing=0.1, **size)
 
     def update(self, samples, cost):
         self.bar.update(samples)
