@@ -65,6 +65,22 @@ def test_save_only_one_with_keep_best(tmp_path):
     assert _dirs(out) == sorted({"best", "pass-%05d" % best, "pass-00002"})
 
 
+def test_resume_keeps_tracking_the_best_pass(tmp_path):
+    """--start_pass reads the best so far from save_dir/best (its metrics.json)."""
+    out = str(tmp_path / "out")
+    common = ["train", "--config=mlp.py", "--save_dir=" + out, "--dot_period=0", "--keep_last=1",
+              "--keep_best=cost:max"]
+    code, _, log = paddle(common + ["--num_passes=2"], DEMO)
+    assert code == 0, log[-2000:]
+    first = [float(t[1]) for t in LOG_TEST.findall(log)]
+    code, _, log = paddle(common + ["--num_passes=3", "--start_pass=2"], DEMO)
+    assert code == 0, log[-2000:]
+    costs = first + [float(t[1]) for t in LOG_TEST.findall(log)]
+    best = costs.index(max(costs))
+    assert _dirs(out) == sorted({"best", "pass-%05d" % best, "pass-00002"})
+    assert os.readlink(os.path.join(out, "best")) == "pass-%05d" % best
+
+
 def test_early_stopping_stops(tmp_path):
     """With the direction reversed (cost:max) the first pass stays the best while training
     improves, so patience 2 stops after pass 2."""
