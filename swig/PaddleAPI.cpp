@@ -126,6 +126,29 @@ std::vector<size_t> getGpuMemoryStats() {
 #endif
 }
 std::string getVersion() { return PADDLE_VERSION; }
+std::string getBuildCpuFeatures() {
+  std::string s;
+  // the compiler defines these for the -march the build used
+#ifdef __SSE4_2__
+  s += " sse4_2";
+#endif
+#ifdef __AVX__
+  s += " avx";
+#endif
+#ifdef __AVX2__
+  s += " avx2";
+#endif
+#ifdef __FMA__
+  s += " fma";
+#endif
+#ifdef __AVX512F__
+  s += " avx512f";
+#endif
+#ifdef __ARM_NEON
+  s += " neon";
+#endif
+  return s.empty() ? s : s.substr(1);
+}
 
 // ---------------------------------------------------------------- Matrix
 Matrix::Matrix() = default;

@@ -59,6 +59,8 @@ int getGpuCount();      // visible GPUs (0 without CUDA or driver)
 // The engine's pooled GPU memory: (cudaMalloc calls, bytes held, peak bytes held); zeros without CUDA.
 std::vector<size_t> getGpuMemoryStats();
 std::string getVersion();
+// The SIMD extensions the engine was compiled for (e.g. "sse4_2 avx avx2 fma avx512f").
+std::string getBuildCpuFeatures();
 // The layer types (v1 type strings) the engine can build, sorted.
 std::vector<std::string> getLayerTypes();
 

@@ -1,22 +1,26 @@
 """The `paddle` command: train / test a v1 trainer config, dump configs, print the version.
 
     paddle train --config=trainer_config.py [--config_args=a=1,b=x] [v1 flags ...]
-    paddle dump_config CONFIG [CONFIG_ARGS] [--whole] [--format=text|yaml|json]
-    paddle make_diagram CONFIG DOT_FILE [CONFIG_ARGS]
+    paddle dump_config CONFIG [CONFIG_ARGS | --config_args=...] [--whole] [--format=text|yaml|json]
+    paddle make_diagram CONFIG DOT_FILE [CONFIG_ARGS | --config_args=...]
+    paddle plot METRICS_OR_LOG -o curves.png [KEY ...]
     paddle version
 
 Flags follow v1's gflags spelling (`--name=value`, also `-name=value` and
 `--name value`; booleans accept 1/0/true/false). The C++ engine does the math;
-this module parses the config, feeds batches from the data provider, logs in
-v1's format and writes `save_dir/pass-%05d/` atomically.
+this module parses the config and feeds batches from the data provider; `monitor`
+reports (v1's log lines, progress bar, metrics file, TensorBoard) and `checkpoints`
+saves and keeps the passes.
 """
 import argparse
 import logging
 import os
-import shutil
 import sys
 import traceback
 import time
+
+from paddle.trainer.checkpoints import UsageError, BestPass, Checkpoints, pass_dir
+from paddle.trainer.monitor import PROGRESS_MODES, Monitor, summary_lines
 
 LOG = logging.getLogger("paddle")
 
@@ -76,13 +80,6 @@ IGNORED_FLAGS = dict(
     ])
 
 
-OPTIMIZER_DIR = "optimizer"  # inside pass-%05d: optimizer state for exact --start_pass resumption
-
-
-class UsageError(Exception):
-    pass
-
-
 def _bool(text):
     value = str(text).strip().lower()
     if value in ("1", "true", "t", "yes", "on"):
@@ -116,42 +113,70 @@ def _normalize(argv):
     return out
 
 
+class _HelpFormatter(argparse.HelpFormatter):
+    """Shows the default of every flag, as v1 spelled values (booleans 0/1, empty as none)."""
+
+    def _get_help_string(self, action):
+        default = action.default
+        if action.help is argparse.SUPPRESS or default is argparse.SUPPRESS or not action.option_strings:
+            return action.help
+        shown = "none" if default in ("", None) else int(default) if isinstance(default, bool) else default
+        return "%s (default: %s)" % (action.help, str(shown).replace("%", "%%"))
+
+
 def _train_parser():
-    p = argparse.ArgumentParser(prog="paddle train", description="Train or test a v1 trainer config.")
-    p.add_argument("--config", default=None, help="trainer config file (.py or .yaml)")
-    p.add_argument("--config_args", default="", help="k1=v1,k2=v2 passed to get_config_arg")
-    p.add_argument("--job", default="train", choices=["train", "test", "checkgrad"])
-    p.add_argument("--save_dir", default=None, help="output directory (default: the config's, ./output/model)")
-    p.add_argument("--num_passes", type=int, default=100)
-    p.add_argument("--start_pass", type=int, default=0, help="resume: load save_dir/pass-(N-1)")
-    p.add_argument("--init_model_path", default="", help="load parameters from this directory")
-    p.add_argument("--load_missing_parameter_strategy", default="fail", choices=["fail", "rand", "zero"])
-    p.add_argument("--use_gpu", type=_bool, nargs="?", const=True, default=False)
-    p.add_argument("--trainer_count", type=int, default=1)
-    p.add_argument("--log_period", type=int, default=100)
-    p.add_argument("--dot_period", type=int, default=1)
-    p.add_argument("--test_period", type=int, default=0,
-                   help="0: test at the end of each pass; N: also every N batches")
-    p.add_argument("--saving_period", type=int, default=1, help="save every N passes")
-    p.add_argument("--save_only_one", type=_bool, nargs="?", const=True, default=False)
-    p.add_argument("--test_pass", type=int, default=-1, help="job=test: first pass to evaluate")
-    p.add_argument("--model_list", default="", help="job=test: a file listing model directories to evaluate")
-    p.add_argument("--predict_output_dir", default="",
-                   help="job=test: write the output layers' values/ids of every sample to DIR/rank-00000")
-    p.add_argument("--predict_file", default="",
-                   help="auc-validation/pnpair-validation layers write the samples of each pass here")
-    p.add_argument("--seed", type=int, default=1, help="0 = seeded from the clock")
-    p.add_argument("--show_parameter_stats_period", type=int, default=0,
-                   help="log value/gradient magnitudes of every parameter every N batches")
-    p.add_argument("--checkgrad_eps", type=float, default=1e-3,
-                   help="job=checkgrad: relative step (v1's 1e-5 suits double builds; float32 needs more)")
-    p.add_argument("--version", type=_bool, nargs="?", const=True, default=False,
-                   help="print the version and exit")
-    for flag in sorted(IGNORED_FLAGS):
-        if flag in _BOOL_FLAGS:
-            p.add_argument("--" + flag, nargs="?", const="true", default=None, help=argparse.SUPPRESS)
+    p = argparse.ArgumentParser(
+        prog="paddle train", description="Train or test a v1 trainer config.", allow_abbrev=False,
+        formatter_class=_HelpFormatter,
+        epilog="Booleans take 1/0/true/false, or stand bare (--use_gpu) or negated (--nouse_gpu). "
+               "v1's other flags (cluster, glog, cuDNN, ...) are accepted with a warning that says "
+               "why they change nothing.")
+    flag = p.add_argument
+    flag("--config", default="", help="trainer config file (.py or .yaml)")
+    flag("--config_args", default="", help="k1=v1,k2=v2 passed to get_config_arg")
+    flag("--job", default="train", choices=["train", "test", "checkgrad"],
+         help="train; test saved models; checkgrad: compare backward() with finite differences")
+    flag("--save_dir", default="", help="where pass-%%05d/ go (empty: the config's save_dir, else ./output/model)")
+    flag("--num_passes", type=int, default=100, help="passes to train (job=test: last pass + 1)")
+    flag("--start_pass", type=int, default=0, help="resume: load save_dir/pass-(N-1) and continue at pass N")
+    flag("--init_model_path", default="", help="load parameters from this directory")
+    flag("--load_missing_parameter_strategy", default="fail", choices=["fail", "rand", "zero"],
+         help="what to do with parameters missing from a loaded model directory")
+    flag("--use_gpu", type=_bool, nargs="?", const=True, default=False, metavar="0|1", help="run on the GPU")
+    flag("--trainer_count", type=int, default=1, help="data-parallel threads")
+    flag("--log_period", type=int, default=100, help="batches between Batch= log lines")
+    flag("--dot_period", type=int, default=1, help="print . every N batches between log lines (0: never)")
+    flag("--test_period", type=int, default=0, help="0: test at the end of each pass; N: also every N batches")
+    flag("--saving_period", type=int, default=1, help="save every N passes (and always the last)")
+    flag("--save_only_one", type=_bool, nargs="?", const=True, default=False, metavar="0|1",
+         help="keep only the newest pass (--keep_last=1)")
+    flag("--keep_last", type=int, default=0, help="keep the last K saved passes (and the best); 0: all")
+    flag("--keep_best", default="",
+         help="METRIC[:min|:max]: keep the best pass by the test's METRIC (cost or an evaluator name) as "
+              "save_dir/best; lower is better for costs and errors, higher for auc/precision/recall/F1")
+    flag("--early_stop_patience", type=int, default=0,
+         help="stop after N passes without a better --keep_best metric (cost if not given); 0: never")
+    flag("--progress", default="auto", choices=PROGRESS_MODES,
+         help="bar: a progress bar with rate and ETA; log: v1's dots and lines; auto: bar on a terminal")
+    flag("--metrics_file", default="", help="append every log period, pass and test as a JSON line to this file")
+    flag("--tensorboard_dir", default="", help="write TensorBoard event files here (needs tensorboardX)")
+    flag("--test_pass", type=int, default=-1, help="job=test: first saved pass to evaluate (-1: --start_pass)")
+    flag("--model_list", default="", help="job=test: a file listing model directories to evaluate")
+    flag("--predict_output_dir", default="",
+         help="job=test: write the output layers' values/ids of every sample to DIR/rank-00000")
+    flag("--predict_file", default="",
+         help="auc-validation/pnpair-validation layers write the samples of each pass here")
+    flag("--seed", type=int, default=1, help="random seed; 0: from the clock")
+    flag("--show_parameter_stats_period", type=int, default=0,
+         help="log value/gradient magnitudes of every parameter every N batches (0: never)")
+    flag("--checkgrad_eps", type=float, default=1e-3,
+         help="job=checkgrad: relative step (v1's 1e-5 suits double builds; float32 needs more)")
+    flag("--version", type=_bool, nargs="?", const=True, default=False, metavar="0|1", help="print the version and exit")
+    for name in sorted(IGNORED_FLAGS):
+        if name in _BOOL_FLAGS:
+            flag("--" + name, nargs="?", const="true", default=None, help=argparse.SUPPRESS)
         else:
-            p.add_argument("--" + flag, default=None, help=argparse.SUPPRESS)
+            flag("--" + name, default=None, help=argparse.SUPPRESS)
     return p
 
 
@@ -183,10 +208,6 @@ def _setup_logging():
         lg.propagate = False
 
 
-def _pass_dir(save_dir, pass_id):
-    return os.path.join(save_dir, "pass-%05d" % pass_id)
-
-
 class TrainingJob(object):
     """One `paddle train` invocation: config -> engine -> passes."""
 
@@ -202,7 +223,7 @@ class TrainingJob(object):
         config_args = implicit + ("," + args.config_args if args.config_args else "")
         self.config = parse_config(args.config, config_args)
         tc = self.config
-        if args.save_dir is not None:
+        if args.save_dir:
             tc.save_dir = args.save_dir
         self.save_dir = tc.save_dir or "./output/model"
         if args.init_model_path:
@@ -216,6 +237,20 @@ class TrainingJob(object):
         self.trainer = api.Trainer.create(message_to_json(tc), bool(args.use_gpu), args.trainer_count,
                                           args.seed if args.seed else int(time.time()))
         self.batch_size = tc.opt_config.batch_size
+        for name, value in (("--keep_last", args.keep_last), ("--early_stop_patience", args.early_stop_patience)):
+            if value < 0:
+                raise UsageError("%s must be >= 0, got %d" % (name, value))
+        best = None
+        if args.keep_best or args.early_stop_patience:
+            best = BestPass(args.keep_best or "cost", args.early_stop_patience, tc.model_config)
+            LOG.info("Keeping the best pass by %s", best.describe())
+        self.checkpoints = Checkpoints(api, self.trainer, self.save_dir, self.config_file, _version_text(),
+                                       args.load_missing_parameter_strategy,
+                                       args.keep_last or (1 if args.save_only_one else 0), best)
+
+    def _monitor(self):
+        a = self.args
+        return Monitor(a.progress, a.metrics_file, a.tensorboard_dir, a.dot_period, a.log_period)
 
     # ---------------------------------------------------------------- data
     def _provider(self, for_test):
@@ -233,63 +268,6 @@ class TrainingJob(object):
     def _arguments(self, batch, args=None):
         from py_paddle.util import slots_to_arguments
         return slots_to_arguments(batch.slots, args)
-
-    # ---------------------------------------------------------------- params
-    def load_initial_parameters(self):
-        a = self.args
-        if a.init_model_path:
-            self._load(a.init_model_path)
-        elif a.start_pass > 0:
-            path = _pass_dir(self.save_dir, a.start_pass - 1)
-            if not os.path.exists(os.path.join(path, "done")):
-                raise UsageError("--start_pass=%d needs a complete %s (with its 'done' file)" % (a.start_pass, path))
-            self._load(path)
-            state = os.path.join(path, OPTIMIZER_DIR)
-            if os.path.isdir(state):
-                self.trainer.loadOptimizerState(state)
-            else:
-                LOG.warning("%s has no optimizer state: momentum and moments restart from zero", path)
-
-    def _load(self, path):
-        if not os.path.isdir(path):
-            raise UsageError("model directory %s does not exist" % path)
-        gm = self.trainer.getGradientMachine()
-        for p in gm.getParameters():
-            f = os.path.join(path, p.getName())
-            if os.path.exists(f):
-                p.load(f)
-            elif self.args.load_missing_parameter_strategy == "zero":
-                p.getBuf(self.api.PARAMETER_VALUE).toNumpyArrayInplace()[:] = 0
-            elif self.args.load_missing_parameter_strategy == "fail":
-                raise UsageError("parameter file %s is missing (use --load_missing_parameter_strategy=rand|zero)" % f)
-        LOG.info("Loaded parameters from %s", path)
-
-    def save(self, pass_id):
-        """Writes pass-%05d via a temporary directory renamed into place."""
-        final = _pass_dir(self.save_dir, pass_id)
-        tmp = final + ".tmp-%d" % os.getpid()
-        if os.path.exists(tmp):
-            shutil.rmtree(tmp)
-        os.makedirs(tmp)
-        self.trainer.saveParameters(tmp)
-        os.makedirs(os.path.join(tmp, OPTIMIZER_DIR))
-        self.trainer.saveOptimizerState(os.path.join(tmp, OPTIMIZER_DIR))
-        shutil.copy(self.config_file, tmp)
-        with open(os.path.join(tmp, "path.txt"), "w") as f:
-            f.write(os.path.basename(self.config_file))
-        with open(os.path.join(tmp, "done"), "w") as f:
-            f.write(_version_text())
-        if os.path.exists(final):
-            old = final + ".old-%d" % os.getpid()
-            os.rename(final, old)
-            os.rename(tmp, final)
-            shutil.rmtree(old)
-        else:
-            os.rename(tmp, final)
-        LOG.info("Saving parameters to %s", final)
-        period = max(self.args.saving_period, 1)
-        if self.args.save_only_one and pass_id - period >= 0:
-            shutil.rmtree(_pass_dir(self.save_dir, pass_id - period), ignore_errors=True)
 
     # ---------------------------------------------------------------- loops
     def test(self, provider, predictions=None):
@@ -322,59 +300,58 @@ class TrainingJob(object):
         for row in zip(*columns):
             out.write("".join(row) + "\n")
 
-    def log_test(self, provider):
-        n, cost, evals = self.test(provider)
-        LOG.info(" Test samples=%d cost=%g Eval: %s", n, cost / max(n, 1), evals)
-
     def train(self):
-        a, t = self.args, self.trainer
+        a = self.args
         train_data = self._provider(False)
         if train_data is None:
             raise UsageError("the config defines no training data (define_py_data_sources2)")
         test_data = self._provider(True)
-        self.load_initial_parameters()
+        monitor = None
         try:
-            for pass_id in range(a.start_pass, a.num_passes):
-                t.startTrainPass(pass_id)
-                batch_id = 0
-                args = None
-                stats_period = a.show_parameter_stats_period
-                for batch in train_data.batches():
-                    args = self._arguments(batch, args)
-                    show_stats = stats_period > 0 and (batch_id + 1) % stats_period == 0
-                    t.setRecordParameterStats(show_stats)
-                    t.trainOneDataBatch(batch.size, args)
-                    batch_id += 1
-                    if show_stats:
-                        for line in t.getParameterStats():
-                            LOG.info(" %s", line)
-                    if a.dot_period > 0 and batch_id % a.dot_period == 0:
-                        sys.stderr.write(".")
-                        sys.stderr.flush()
-                    if a.log_period > 0 and batch_id % a.log_period == 0:
-                        if a.dot_period > 0:
-                            sys.stderr.write("\n")
-                        n, pn = t.getPassSamples(), t.getPeriodSamples()
-                        LOG.info(" Batch=%d samples=%d AvgCost=%g CurrentCost=%g Eval: %s CurrentEval: %s",
-                                 batch_id, n, t.getPassCost() / max(n, 1), t.getPeriodCost() / max(pn, 1),
-                                 t.getPassEval(), t.getPeriodEval())
-                        t.startPeriod()
-                    if test_data is not None and a.test_period > 0 and batch_id % a.test_period == 0:
-                        self.log_test(test_data)
-                if a.dot_period > 0 and batch_id % max(a.log_period, 1):
-                    sys.stderr.write("\n")
-                t.finishTrainPass()
-                n = t.getPassSamples()
-                LOG.info(" Pass=%d Batch=%d samples=%d AvgCost=%g Eval: %s",
-                         pass_id, batch_id, n, t.getPassCost() / max(n, 1), t.getPassEval())
-                if test_data is not None:
-                    self.log_test(test_data)
-                if (pass_id + 1) % max(a.saving_period, 1) == 0 or pass_id == a.num_passes - 1:
-                    self.save(pass_id)
+            for line in summary_lines(self.config, train_data, test_data):
+                LOG.info("%s", line)
+            self.checkpoints.load_initial(a.init_model_path, a.start_pass)
+            monitor = self._monitor()
+            with monitor.logging_around_bar():
+                for pass_id in range(a.start_pass, a.num_passes):
+                    if self._train_pass(pass_id, train_data, test_data, monitor):
+                        break
         finally:
+            if monitor is not None:
+                monitor.close()
             train_data.close()
             if test_data is not None:
                 test_data.close()
+
+    def _train_pass(self, pass_id, train_data, test_data, monitor):
+        """One pass, its test and its saving; True when early stopping ends the training."""
+        a, t = self.args, self.trainer
+        t.startTrainPass(pass_id)
+        monitor.start_pass(pass_id)
+        batch_id, args = 0, None
+        stats_period = a.show_parameter_stats_period
+        for batch in train_data.batches():
+            args = self._arguments(batch, args)
+            show_stats = stats_period > 0 and (batch_id + 1) % stats_period == 0
+            t.setRecordParameterStats(show_stats)
+            t.trainOneDataBatch(batch.size, args)
+            batch_id += 1
+            if show_stats:
+                for line in t.getParameterStats():
+                    LOG.info(" %s", line)
+            monitor.batch_done(t, batch_id, batch.size)
+            if a.log_period > 0 and batch_id % a.log_period == 0:
+                monitor.log_period_done(t, pass_id, batch_id)
+                t.startPeriod()
+            if test_data is not None and a.test_period > 0 and batch_id % a.test_period == 0:
+                monitor.test_done(pass_id, batch_id, *self.test(test_data), at_pass_end=False)
+        t.finishTrainPass()
+        train = monitor.end_pass(t, pass_id, batch_id)
+        test = None
+        if test_data is not None:
+            test = monitor.test_done(pass_id, batch_id, *self.test(test_data), at_pass_end=True)
+        due = (pass_id + 1) % max(a.saving_period, 1) == 0
+        return self.checkpoints.end_of_pass(pass_id, train, test, due, pass_id == a.num_passes - 1)
 
     def run_test_job(self):
         """--job=test: evaluate --init_model_path, or save_dir/pass-N for N in [test_pass, num_passes)."""
@@ -398,21 +375,26 @@ class TrainingJob(object):
                 models = [(None, a.init_model_path)]
             else:
                 first = a.test_pass if a.test_pass >= 0 else a.start_pass
-                models = [(p, _pass_dir(self.save_dir, p)) for p in range(first, a.num_passes)]
+                models = [(p, pass_dir(self.save_dir, p)) for p in range(first, a.num_passes)]
                 models = [(p, d) for p, d in models if os.path.isdir(d)]
                 if not models:
                     raise UsageError("no saved passes found in %s (use --init_model_path)" % self.save_dir)
+            monitor = self._monitor()
             for pass_id, path in models:
-                self._load(path)
+                self.checkpoints.load(path)
                 n, cost, evals = self.test(data, predictions)
-                LOG.info(" Pass=%s samples=%d AvgCost=%g Eval: %s",
-                         pass_id if pass_id is not None else os.path.basename(os.path.normpath(path)),
-                         n, cost / max(n, 1), evals)
+                if predictions is None and n and not cost and not self.config.model_config.evaluators:
+                    raise UsageError(
+                        "%s computes no cost and has no evaluator (a prediction config, e.g. --config_args="
+                        "is_predict=1?), so testing it measures nothing: write its outputs with "
+                        "--predict_output_dir=DIR (or use `paddle predict`)" % a.config)
+                monitor.model_tested(pass_id if pass_id is not None else os.path.basename(os.path.normpath(path)),
+                                     n, cost, evals)
+            monitor.close()
         finally:
             data.close()
             if predictions is not None:
                 predictions.close()
-
 
     def check_gradients(self):
         """--job=checkgrad: for every parameter, compare backward() with a central
@@ -427,7 +409,7 @@ class TrainingJob(object):
             batch = next(iter(data.batches()))
         finally:
             data.close()
-        self.load_initial_parameters()
+        self.checkpoints.load_initial(self.args.init_model_path, self.args.start_pass)
         gm = self.trainer.getGradientMachine()
         args = self._arguments(batch)
 
@@ -465,11 +447,31 @@ class TrainingJob(object):
         LOG.info("gradient check passed")
 
 
+_SIMD = ("sse4_2", "avx", "avx2", "fma", "avx512f", "neon")
+
+
+def cpu_features():
+    """(SIMD extensions the engine was compiled for, those this CPU has: None if unknown)."""
+    from py_paddle import swig_paddle as api
+    have = None
+    try:
+        with open("/proc/cpuinfo") as f:
+            for line in f:
+                key, _, value = line.partition(":")
+                if key.strip() in ("flags", "Features"):  # x86, ARM
+                    have = set(value.split()) | ({"neon"} if "asimd" in value.split() else set())
+                    break
+    except OSError:
+        pass
+    return api.getBuildCpuFeatures().split(), None if have is None else [f for f in _SIMD if f in have]
+
+
 def _version_text():
     from py_paddle import swig_paddle as api
-    return ("paddle version: %s\n\twithGpu: %s\n\twithAvx: true\n\twithPyDataProvider: true\n"
+    return ("paddle version: %s\n\twithGpu: %s\n\twithAvx: %s\n\twithPyDataProvider: true\n"
             "\twithTimer: false\n\twithFpga: false\n\treal byte size: 4\n"
-            % (api.getVersion(), "true" if api.isGpuVersion() else "false"))
+            % (api.getVersion(), "true" if api.isGpuVersion() else "false",
+               "true" if "avx" in cpu_features()[0] else "false"))
 
 
 def cmd_train(argv):
@@ -492,36 +494,75 @@ def cmd_train(argv):
     return 0
 
 
+def _config_args(parser, args):
+    """v1's positional CONFIG_ARGS or --config_args=, as `paddle train` takes them."""
+    if args.config_args and args.config_args_flag:
+        parser.error("config args given twice: positionally and with --config_args")
+    return args.config_args_flag or args.config_args
+
+
+def _config_parser(prog, description):
+    p = argparse.ArgumentParser(prog=prog, description=description, allow_abbrev=False,
+                                formatter_class=_HelpFormatter)
+    p.add_argument("config", help="trainer config file (.py or .yaml)")
+    return p
+
+
+def _add_config_args(p):
+    p.add_argument("config_args", nargs="?", default="", help="k1=v1,k2=v2 passed to get_config_arg (v1's form)")
+    p.add_argument("--config_args", dest="config_args_flag", default="", help="the same, as paddle train takes it")
+
+
 def cmd_dump_config(argv):
-    p = argparse.ArgumentParser(prog="paddle dump_config")
-    p.add_argument("config")
-    p.add_argument("config_args", nargs="?", default="")
+    p = _config_parser("paddle dump_config", "print the ModelConfig of a config")
+    _add_config_args(p)
     p.add_argument("--whole", action="store_true", help="print the whole TrainerConfig")
-    p.add_argument("--format", default="text", choices=["text", "yaml", "json"])
+    p.add_argument("--format", default="text", choices=["text", "yaml", "json"], help="output format")
     args = p.parse_args(argv)
     from paddle.utils.dump_config import dump_config
-    sys.stdout.write(dump_config(args.config, args.config_args, whole=args.whole, fmt=args.format))
+    sys.stdout.write(dump_config(args.config, _config_args(p, args), whole=args.whole, fmt=args.format))
     return 0
 
 
 def cmd_make_diagram(argv):
-    p = argparse.ArgumentParser(prog="paddle make_diagram",
-                                description="write a Graphviz dot diagram of a config's network")
-    p.add_argument("config")
-    p.add_argument("dot_file")
-    p.add_argument("config_args", nargs="?", default="")
+    p = _config_parser("paddle make_diagram", "write a Graphviz dot diagram of a config's network")
+    p.add_argument("dot_file", help="the .dot file to write")
+    _add_config_args(p)
     args = p.parse_args(argv)
     from paddle.utils.make_model_diagram import make_diagram
-    make_diagram(args.config, args.dot_file, args.config_args)
+    make_diagram(args.config, args.dot_file, _config_args(p, args))
+    return 0
+
+
+def cmd_plot(argv):
+    p = argparse.ArgumentParser(prog="paddle plot", allow_abbrev=False,
+                                formatter_class=_HelpFormatter,
+                                description="draw learning curves per pass (end-of-pass tests dashed) from "
+                                            "a --metrics_file or a paddle train log")
+    p.add_argument("source", help="a --metrics_file (JSON lines) or a log of paddle train")
+    p.add_argument("keys", nargs="*", help="values to draw: AvgCost or evaluator names (default: AvgCost)")
+    p.add_argument("-o", "--output", default="curves.png", help="the picture; its extension picks the format")
+    args = p.parse_intermixed_args(argv)
+    from paddle.trainer.monitor import plot
+    if not plot(args.source, args.output, args.keys):
+        return 1
+    sys.stdout.write("wrote %s\n" % args.output)
     return 0
 
 
 def cmd_version(argv):
     from py_paddle import swig_paddle as api
-    sys.stdout.write("PaddlePaddle %s, compiled with\n    with_avx: ON\n    with_gpu: %s\n"
-                     "    with_double: OFF\n    with_python: ON\n    with_rdma: OFF\n"
-                     "    with_timer: OFF\n    visible GPUs: %d\n"
-                     % (api.getVersion(), "ON" if api.isGpuVersion() else "OFF", api.getGpuCount()))
+    built, cpu = cpu_features()
+    text = ("PaddlePaddle %s, compiled with\n    with_avx: %s\n    with_gpu: %s\n"
+            "    with_double: OFF\n    with_python: ON\n    with_rdma: OFF\n"
+            "    with_timer: OFF\n    visible GPUs: %d\n    build SIMD: %s\n    CPU SIMD: %s\n"
+            % (api.getVersion(), "ON" if "avx" in built else "OFF", "ON" if api.isGpuVersion() else "OFF",
+               api.getGpuCount(), " ".join(built) or "none", "unknown" if cpu is None else " ".join(cpu) or "none"))
+    missing = [f for f in built if cpu is not None and f not in cpu]
+    if missing:
+        text += ("    warning: this CPU lacks %s that the build uses; rebuild with PADDLE_MARCH=native\n"
+                 % " ".join(missing))
+    sys.stdout.write(text)
     return 0
 
 
@@ -535,16 +576,22 @@ def cmd_merge_model(argv):
     return merge(argv)
 
 
+def cmd_build_java(argv):
+    from py_paddle.java_build import main as build
+    return build(argv)
+
+
 COMMANDS = {"train": cmd_train, "dump_config": cmd_dump_config, "make_diagram": cmd_make_diagram,
-            "version": cmd_version, "upgrade_config": cmd_upgrade_config, "merge_model": cmd_merge_model,
-            "build_java": lambda argv: __import__("py_paddle.java_build", fromlist=["main"]).main(argv)}
-USAGE = """usage: paddle <command> [args]
+            "version": cmd_version, "plot": cmd_plot, "upgrade_config": cmd_upgrade_config,
+            "merge_model": cmd_merge_model, "build_java": cmd_build_java}
+USAGE = """usage: paddle <command> [args]      (paddle <command> --help: its flags)
 
 commands:
   train        train (or --job=test) a trainer config:  paddle train --config=conf.py
-  dump_config  print the ModelConfig of a config:        paddle dump_config conf.py [args] [--whole]
-  make_diagram write a Graphviz dot file of the network:  paddle make_diagram conf.py model.dot [args]
-  version      print the version and build options
+  dump_config  print the ModelConfig of a config:        paddle dump_config conf.py [--config_args=a=1] [--whole]
+  make_diagram write a Graphviz dot file of the network:  paddle make_diagram conf.py model.dot [--config_args=a=1]
+  version      print the version, build options and CPU features (also: paddle --version)
+  plot         draw learning curves of a metrics file or log: paddle plot metrics.jsonl -o curves.png [KEY ...]
   upgrade_config  rewrite Python 2 configs/providers:  paddle upgrade_config conf.py provider.py [--write]
   merge_model  config + a saved pass in one file:       paddle merge_model --config=conf.py --model_dir=output/pass-00009 --output=model.paddle
   build_java   the engine's Java binding:               paddle build_java --output=DIR  (paddle.jar, libpaddle_jni.so)
@@ -584,6 +631,8 @@ def main(argv=None):
     if not argv or argv[0] in ("-h", "--help", "help", "usage"):
         sys.stdout.write(USAGE)
         return 0
+    if argv[0] == "--version":
+        argv[0] = "version"
     cmd = COMMANDS.get(argv[0])
     if cmd is None:
         sys.stderr.write("paddle: unknown command %r\n%s" % (argv[0], USAGE))

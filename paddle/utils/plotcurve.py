@@ -14,15 +14,15 @@ import os
 import re
 import sys
 
-__all__ = ['plot_paddle_curve', 'read_paddle_log', 'main']
+__all__ = ['plot_paddle_curve', 'read_paddle_log', 'draw_curves', 'main']
 
-_NUMBER = r'([-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?|nan|inf)'
+NUMBER = r'([-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?|nan|inf)'
 _PASS = re.compile(r'\bPass=(\d+)\b')
 _TEST = re.compile(r'\bTest samples=\d+')
 
 
 def _value(line, key):
-    m = re.search(r'(?:^|\s)%s=%s' % (re.escape(key), _NUMBER), line)
+    m = re.search(r'(?:^|\s)%s=%s' % (re.escape(key), NUMBER), line)
     return float(m.group(1)) if m else None
 
 
@@ -55,6 +55,17 @@ def read_paddle_log(lines, keys):
 def plot_paddle_curve(keys, inputfile, outputfile, format='png', show_fig=False):
     """Plots KEYs (default AvgCost) of the log read from `inputfile` (a file object or
     a path) into `outputfile` (a binary file object or a path) in `format`."""
+    keys = list(keys) or ['AvgCost']
+    if isinstance(inputfile, str):
+        with open(inputfile) as f:
+            log = read_paddle_log(f, keys)
+    else:
+        log = read_paddle_log(inputfile, keys)
+    return draw_curves(log, keys, outputfile, format, show_fig)
+
+
+def draw_curves(log, keys, outputfile, format='png', show_fig=False):
+    """Draws `log` (as read_paddle_log returns it) into `outputfile`; False when it has no pass."""
     try:
         import matplotlib
         if not show_fig:
@@ -63,22 +74,20 @@ def plot_paddle_curve(keys, inputfile, outputfile, format='png', show_fig=False)
         import matplotlib.ticker
     except ImportError:
         raise ImportError('plotcurve needs matplotlib: pip install matplotlib')
-    keys = list(keys) or ['AvgCost']
-    if isinstance(inputfile, str):
-        with open(inputfile) as f:
-            log = read_paddle_log(f, keys)
-    else:
-        log = read_paddle_log(inputfile, keys)
     if not log['pass']:
         sys.stderr.write('plotcurve: no "Pass=" lines with %s in the log\n' % ', '.join(keys))
+        return False
+    missing = [k for k in keys if all(v is None for v in log['train'][k] + log['test'][k])]
+    if missing:
+        sys.stderr.write('plotcurve: no values of %s in the log\n' % ', '.join(missing))
         return False
     fig, ax = pyplot.subplots(figsize=(7, 4.5))
     for i, k in enumerate(keys):
         color = 'C%d' % (i % 10)
-        ax.plot(log['pass'], log['train'][k], color=color, marker='o', markersize=3, label=k)
-        pts = [(p, v) for p, v in zip(log['pass'], log['test'][k]) if v is not None]
-        if pts:
-            ax.plot(*zip(*pts), color=color, linestyle='--', marker='s', markersize=3, label='Test ' + k)
+        for kind, style, marker, label in (('train', '-', 'o', k), ('test', '--', 's', 'Test ' + k)):
+            pts = [(p, v) for p, v in zip(log['pass'], log[kind][k]) if v is not None]
+            if pts:
+                ax.plot(*zip(*pts), color=color, linestyle=style, marker=marker, markersize=3, label=label)
     ax.set_xlabel('pass')
     ax.xaxis.set_major_locator(matplotlib.ticker.MaxNLocator(integer=True))
     ax.grid(True, alpha=0.3)

@@ -26,7 +26,8 @@ def paddle(args, cwd, **env_extra):
 
 
 LOG_PASS = re.compile(r"^I\d{4} \d\d:\d\d:\d\d\.\d{6} +\d+ \S+:\d+\]  Pass=(\d+) Batch=(\d+) samples=(\d+) "
-                      r"AvgCost=([\d.e+-]+) Eval: classification_error_evaluator=([\d.e+-]+) $", re.M)
+                      r"AvgCost=([\d.e+-]+) Eval: classification_error_evaluator=([\d.e+-]+) "
+                      r"time=[\d.]+s samples_per_sec=\d+ lr=[\d.e+-]+$", re.M)
 LOG_BATCH = re.compile(r"\]  Batch=\d+ samples=\d+ AvgCost=\S+ CurrentCost=\S+ Eval: "
                        r"classification_error_evaluator=\S+  CurrentEval: classification_error_evaluator=\S+ $", re.M)
 LOG_TEST = re.compile(r"\]  Test samples=(\d+) cost=(\S+) Eval: classification_error_evaluator=(\S+) $", re.M)

@@ -1,0 +1,215 @@
+"""The saved passes of `paddle train`: writing `save_dir/pass-%05d/` atomically, loading
+parameters, and which passes to keep (--keep_last, --save_only_one, --keep_best) and when
+to stop (--early_stop_patience)."""
+import json
+import logging
+import os
+import re
+import shutil
+
+LOG = logging.getLogger("paddle")
+OPTIMIZER_DIR = "optimizer"  # inside pass-%05d: optimizer state for exact --start_pass resumption
+BEST_LINK = "best"           # save_dir/best -> pass-%05d, the best pass so far (--keep_best)
+METRICS_FILE = "metrics.json"  # inside pass-%05d: the pass's training and test results
+_PASS_NAME = re.compile(r"^pass-(\d{5,})$")
+
+# Evaluator types whose value grows as the model gets better; other evaluators (errors,
+# edit distances, sums) and costs get better as they fall.
+HIGHER_IS_BETTER_TYPES = {"last-column-auc", "precision_recall", "pnpair", "chunk"}
+HIGHER_IS_BETTER_FIELDS = {"precision", "recall", "F1-score", "auc"}
+
+
+class UsageError(Exception):
+    """A mistake on the command line or in the save directory: printed as one line."""
+
+
+def pass_dir(save_dir, pass_id):
+    return os.path.join(save_dir, "pass-%05d" % pass_id)
+
+
+def saved_passes(save_dir):
+    """Pass numbers of the complete pass directories (with their `done` file), ascending."""
+    if not os.path.isdir(save_dir):
+        return []
+    found = []
+    for name in os.listdir(save_dir):
+        m = _PASS_NAME.match(name)
+        path = os.path.join(save_dir, name)
+        if m and not os.path.islink(path) and os.path.exists(os.path.join(path, "done")):
+            found.append(int(m.group(1)))
+    return sorted(found)
+
+
+def _remove(path):
+    """Renames first, so an interrupted removal never leaves a half-deleted pass behind."""
+    doomed = path + ".removing-%d" % os.getpid()
+    os.rename(path, doomed)
+    shutil.rmtree(doomed)
+
+
+class BestPass(object):
+    """--keep_best=METRIC[:min|:max]: the best pass by METRIC ("cost" or an evaluator field
+    as the log names it) of the end-of-pass test, or of the training pass when the config
+    has no test data. Without a suffix the direction follows the metric (see
+    HIGHER_IS_BETTER_*). --early_stop_patience=N stops after N passes without a better one."""
+
+    def __init__(self, spec, patience, model_config):
+        name, _, direction = spec.partition(":")
+        if direction not in ("", "min", "max"):
+            raise UsageError("--keep_best=%s: the direction after ':' must be min or max" % spec)
+        types = {e.name: e.type for e in model_config.evaluators}
+        if not direction:
+            higher = types.get(name) in HIGHER_IS_BETTER_TYPES or name in HIGHER_IS_BETTER_FIELDS
+            direction = "max" if higher else "min"
+        self.name, self.higher = name, direction == "max"
+        self.patience = patience
+        self.best_pass, self.best_value, self.stale = None, None, 0
+
+    def describe(self):
+        return "%s (%s is better)" % (self.name, "higher" if self.higher else "lower")
+
+    def value_of(self, record):
+        """The metric in a monitor record (AvgCost stands for cost)."""
+        key = "AvgCost" if self.name in ("cost", "AvgCost") else None
+        value = record[key] if key else record.get("eval", {}).get(self.name)
+        if value is None:
+            known = ["cost"] + sorted(record.get("eval", {}))
+            raise UsageError("--keep_best=%s: no such metric; the test reports %s" % (self.name, ", ".join(known)))
+        return value
+
+    def resume(self, save_dir):
+        """Picks up the best pass of an earlier run from save_dir/best."""
+        link = os.path.join(save_dir, BEST_LINK)
+        try:
+            with open(os.path.join(link, METRICS_FILE)) as f:
+                saved = json.load(f)
+            self.best_value = saved["best"][self.name]
+            self.best_pass = saved["best"]["pass"]
+        except (OSError, ValueError, KeyError):
+            return
+
+    def update(self, pass_id, record):
+        """True when this pass is the best so far."""
+        value = self.value_of(record)
+        better = self.best_value is None or (value > self.best_value if self.higher else value < self.best_value)
+        if better:
+            self.best_pass, self.best_value, self.stale = pass_id, value, 0
+        else:
+            self.stale += 1
+        return better
+
+    def should_stop(self):
+        return self.patience > 0 and self.stale >= self.patience
+
+
+class Checkpoints(object):
+    """Loads and saves the parameters of one `paddle train` run in save_dir."""
+
+    def __init__(self, api, trainer, save_dir, config_file, version_text,
+                 missing_strategy="fail", keep_last=0, best=None):
+        self.api, self.trainer = api, trainer
+        self.save_dir, self.config_file = save_dir, config_file
+        self.version_text = version_text
+        self.missing_strategy = missing_strategy
+        self.keep_last, self.best = keep_last, best
+        if best is not None:
+            best.resume(save_dir)
+
+    # ---------------------------------------------------------------- loading
+    def load(self, path):
+        if not os.path.isdir(path):
+            raise UsageError("model directory %s does not exist" % path)
+        gm = self.trainer.getGradientMachine()
+        for p in gm.getParameters():
+            f = os.path.join(path, p.getName())
+            if os.path.exists(f):
+                p.load(f)
+            elif self.missing_strategy == "zero":
+                p.getBuf(self.api.PARAMETER_VALUE).toNumpyArrayInplace()[:] = 0
+            elif self.missing_strategy == "fail":
+                raise UsageError("parameter file %s is missing (use --load_missing_parameter_strategy=rand|zero)" % f)
+        LOG.info("Loaded parameters from %s", path)
+
+    def load_initial(self, init_model_path, start_pass):
+        """--init_model_path, or for --start_pass=N the parameters and optimizer state of pass N-1."""
+        if init_model_path:
+            self.load(init_model_path)
+        elif start_pass > 0:
+            path = pass_dir(self.save_dir, start_pass - 1)
+            if not os.path.exists(os.path.join(path, "done")):
+                raise UsageError("--start_pass=%d needs a complete %s (with its 'done' file)" % (start_pass, path))
+            self.load(path)
+            state = os.path.join(path, OPTIMIZER_DIR)
+            if os.path.isdir(state):
+                self.trainer.loadOptimizerState(state)
+            else:
+                LOG.warning("%s has no optimizer state: momentum and moments restart from zero", path)
+
+    # ---------------------------------------------------------------- saving
+    def save(self, pass_id, results):
+        """Writes pass-%05d (parameters, optimizer state, the config, `results` as
+        metrics.json) under a temporary name and renames it into place."""
+        final = pass_dir(self.save_dir, pass_id)
+        tmp = final + ".tmp-%d" % os.getpid()
+        if os.path.exists(tmp):
+            shutil.rmtree(tmp)
+        os.makedirs(tmp)
+        self.trainer.saveParameters(tmp)
+        os.makedirs(os.path.join(tmp, OPTIMIZER_DIR))
+        self.trainer.saveOptimizerState(os.path.join(tmp, OPTIMIZER_DIR))
+        shutil.copy(self.config_file, tmp)
+        with open(os.path.join(tmp, "path.txt"), "w") as f:
+            f.write(os.path.basename(self.config_file))
+        with open(os.path.join(tmp, METRICS_FILE), "w") as f:
+            json.dump(results, f, indent=1, sort_keys=True)
+        with open(os.path.join(tmp, "done"), "w") as f:
+            f.write(self.version_text)
+        if os.path.exists(final):
+            old = final + ".old-%d" % os.getpid()
+            os.rename(final, old)
+            os.rename(tmp, final)
+            shutil.rmtree(old)
+        else:
+            os.rename(tmp, final)
+        LOG.info("Saving parameters to %s", final)
+
+    def link_best(self, pass_id):
+        """Points save_dir/best at pass-%05d (a relative symlink, replaced atomically)."""
+        link = os.path.join(self.save_dir, BEST_LINK)
+        tmp = link + ".tmp-%d" % os.getpid()
+        os.symlink(os.path.basename(pass_dir(self.save_dir, pass_id)), tmp)
+        os.replace(tmp, link)
+        LOG.info("Best pass so far: %d (%s=%g)", pass_id, self.best.name, self.best.best_value)
+
+    def retain(self, newest):
+        """--keep_last=K: removes complete pass directories up to `newest` but the K last
+        ones and the best one."""
+        if self.keep_last <= 0:
+            return
+        passes = [p for p in saved_passes(self.save_dir) if p <= newest]
+        keep = set(passes[-self.keep_last:])
+        if self.best is not None and self.best.best_pass is not None:
+            keep.add(self.best.best_pass)
+        for p in passes:
+            if p not in keep:
+                _remove(pass_dir(self.save_dir, p))
+
+    def end_of_pass(self, pass_id, train, test, due, last):
+        """After a pass (`train`/`test`: its monitor records; test None without test data):
+        saves it when `due` (--saving_period), when it is the last or the best so far, and
+        keeps --keep_last. Returns True when --early_stop_patience says to stop."""
+        best = self.best
+        improved = best is not None and best.update(pass_id, test or train)
+        stop = best is not None and best.should_stop()
+        if stop:
+            LOG.info("Early stop: %s has not improved for %d passes (best %g at pass %d)",
+                     best.name, best.stale, best.best_value, best.best_pass)
+        if due or last or improved or stop:
+            results = {"train": train, "test": test}
+            if best is not None:
+                results["best"] = {"pass": best.best_pass, best.name: best.best_value}
+            self.save(pass_id, results)
+            if improved:
+                self.link_best(pass_id)
+            self.retain(pass_id)
+        return stop
