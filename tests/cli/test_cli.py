@@ -171,38 +171,6 @@ def test_use_gpu_without_a_gpu_is_a_clear_error():
     assert code != 0 and reason in err and "Traceback" not in err
 
 
-RESUME_CONFIG = """
-from paddle.trainer_config_helpers import *
-define_py_data_sources2(train_list='train.list', test_list='test.list',
-                        module='mnist_provider', obj='process', args={'dataset': 'digits'})
-settings(batch_size=64, learning_rate=1e-3, learning_method=%s,
-         model_average=ModelAverage(average_window=0.5, max_average_window=20))
-img = data_layer(name='pixel', size=64)
-h = fc_layer(input=img, size=64, act=ReluActivation(), layer_attr=ExtraAttr(drop_rate=0.2))
-out = fc_layer(input=h, size=10, act=SoftmaxActivation())
-outputs(classification_cost(input=out, label=data_layer(name='label', size=10)))
-"""
-
-
-@pytest.mark.parametrize("method", ["AdamOptimizer()", "MomentumOptimizer(momentum=0.9)"])
-def test_resume_is_byte_identical_to_uninterrupted_run(method, tmp_path):
-    conf = tmp_path / "resume_conf.py"
-    conf.write_text(RESUME_CONFIG % method)
-    full, part = str(tmp_path / "full"), str(tmp_path / "part")
-    common = ["train", "--config=" + str(conf), "--dot_period=0", "--seed=5"]
-    for args in ([ "--save_dir=" + full, "--num_passes=4"],
-                 ["--save_dir=" + part, "--num_passes=2"],
-                 ["--save_dir=" + part, "--num_passes=4", "--start_pass=2"]):
-        code, _, err = paddle(common + args, DEMO)
-        assert code == 0, err
-    last_full, last_part = os.path.join(full, "pass-00003"), os.path.join(part, "pass-00003")
-    params = [f for f in os.listdir(last_full) if f.startswith("___")]
-    assert len(params) == 4
-    for name in params:
-        with open(os.path.join(last_full, name), "rb") as a, open(os.path.join(last_part, name), "rb") as b:
-            assert a.read() == b.read(), name
-
-
 def test_checkgrad_job_and_parameter_stats(tmp_path):
     code, _, err = paddle(["train", "--config=mlp.py", "--job=checkgrad"], DEMO)
     assert code == 0, err

@@ -38,9 +38,14 @@ def files_of(directory):
     return out
 
 
-@pytest.mark.slow
-@pytest.mark.parametrize("average", ["", AVERAGE], ids=["plain", "model_average"])
-@pytest.mark.parametrize("method", METHODS)
+# Two cases run in the fast subset; the whole matrix is `slow`.
+FAST = {("AdamOptimizer()", AVERAGE), ("MomentumOptimizer(momentum=0.9)", "")}
+CASES = [pytest.param(m, a, id="%s-%s" % (m.split("(")[0], "average" if a else "plain"),
+                      marks=() if (m, a) in FAST else pytest.mark.slow)
+         for m in METHODS for a in ("", AVERAGE)]
+
+
+@pytest.mark.parametrize("method, average", CASES)
 def test_resume_writes_the_same_pass_directory_as_an_uninterrupted_run(method, average, tmp_path):
     common = write_config(tmp_path, method, average)
     full, part = str(tmp_path / "full"), str(tmp_path / "part")
