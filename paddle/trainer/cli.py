@@ -534,7 +534,8 @@ def cmd_merge_model(argv):
 
 
 COMMANDS = {"train": cmd_train, "dump_config": cmd_dump_config, "make_diagram": cmd_make_diagram,
-            "version": cmd_version, "upgrade_config": cmd_upgrade_config, "merge_model": cmd_merge_model}
+            "version": cmd_version, "upgrade_config": cmd_upgrade_config, "merge_model": cmd_merge_model,
+            "export_onnx": lambda argv: __import__("paddle.utils.export_onnx", fromlist=["main"]).main(argv)}
 USAGE = """usage: paddle <command> [args]
 
 commands:
@@ -544,6 +545,7 @@ commands:
   version      print the version and build options
   upgrade_config  rewrite Python 2 configs/providers:  paddle upgrade_config conf.py provider.py [--write]
   merge_model  config + a saved pass in one file:       paddle merge_model --config=conf.py --model_dir=output/pass-00009 --output=model.paddle
+  export_onnx  a saved pass / merged model as ONNX:     paddle export_onnx --config=conf.py --model_dir=output/pass-00009 --output=model.onnx
 """
 
 
