@@ -264,7 +264,7 @@ def main():
                                                             "slower models)")
     p.add_argument("--batch_calls", type=int, default=100, help="batch-64 calls per repeat and thread (MLP)")
     p.add_argument("--idle", type=float, default=0.9, help="CPU idle share to wait for before each repeat")
-    p.add_argument("--idle_wait", type=float, default=20, help="at most this many seconds of waiting per repeat")
+    p.add_argument("--idle_wait", type=float, default=10, help="at most this many seconds of waiting per repeat")
     p.add_argument("--append", help="append the table (and the command) to this markdown file")
     args = p.parse_args()
     rows, idle = [], []
