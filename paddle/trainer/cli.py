@@ -534,8 +534,8 @@ def cmd_merge_model(argv):
 
 
 COMMANDS = {"train": cmd_train, "dump_config": cmd_dump_config, "make_diagram": cmd_make_diagram,
-            "version": cmd_version, "upgrade_config": cmd_upgrade_config, "merge_model": cmd_merge_model,
-            "export_onnx": lambda argv: __import__("paddle.utils.export_onnx", fromlist=["main"]).main(argv)}
+            "version": cmd_version, "upgrade_config": cmd_upgrade_config, "merge_model": cmd_merge_model}
+COMMANDS["export_onnx"] = lambda argv: __import__("paddle.utils.export_onnx", fromlist=["main"]).main(argv)
 USAGE = """usage: paddle <command> [args]
 
 commands:

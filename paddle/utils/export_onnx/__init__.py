@@ -41,6 +41,8 @@ def load_model(config=None, model_dir=None, model_file=None, config_args=""):
         raise ExportError("give either --model_dir (with --config) or --model_file")
     from py_paddle import swig_paddle as api
     if model_file is not None:
+        if config is not None or config_args:
+            raise ExportError("--model_file holds its own config: leave out --config and --config_args")
         from paddle.proto import message_from_json
         gm = api.GradientMachine.createFromMergedModel(model_file)
         model = message_from_json("ModelConfig", gm.getModelConfigJson())

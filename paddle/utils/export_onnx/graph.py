@@ -113,37 +113,30 @@ class GraphBuilder(object):
     def shape_const(self, *dims):
         return self.const(np.array(dims, dtype=np.int64), "shape", key=("shape",) + dims)
 
-    def set_output(self, layer, tensor, image_shape=None):
-        if image_shape is None:
-            self._rows[layer.name] = tensor
-        else:
-            self._images[layer.name] = _Image(tensor, *image_shape)
-
-    def has_output(self, name):
-        return name in self._rows or name in self._images
-
     def add_input(self, layer, ids):
-        from onnx import TensorProto
+        """A data layer: a graph input of float32 rows, or of int64 ids (one per sample)."""
         if ids:
-            info = self._helper.make_tensor_value_info(layer.name, TensorProto.INT64, ["batch"])
+            info = self._helper.make_tensor_value_info(layer.name, self._tp.INT64, ["batch"])
         else:
-            info = self._helper.make_tensor_value_info(layer.name, TensorProto.FLOAT, ["batch", layer.size])
+            info = self._helper.make_tensor_value_info(layer.name, self._tp.FLOAT, ["batch", layer.size])
         self.inputs.append(info)
         self._rows[layer.name] = layer.name
 
     # ---- what follows every layer: activation, then v1's test-time dropout scaling
     def finish(self, layer, tensor, image_shape=None):
-        act = layer.active_type
-        if act == "softmax" and image_shape is not None:  # row-wise over the whole layer
-            self.set_output(layer, tensor, image_shape)
-            tensor, image_shape = self.rows(layer.name), None
-        tensor = ACTIVATIONS[act](self, tensor, layer.name)
+        """Records the layer's output: `tensor` ([batch, C, H, W] when image_shape is given,
+        else [batch, size]) through the layer's activation and test-time dropout."""
+        if layer.active_type == "softmax" and image_shape is not None:  # row-wise over the whole layer
+            tensor = self.op("Reshape", [tensor, self.shape_const(-1, layer.size)], layer.name + "/rows")
+            image_shape = None
+        tensor = ACTIVATIONS[layer.active_type](self, tensor, layer.name)
         if layer.drop_rate > 0:  # v1 dropout is not inverted: testing scales by (1 - p)
             tensor = self.op("Mul", [tensor, self.const(np.float32(1.0 - layer.drop_rate), "keep")],
                              layer.name + "/dropout")
-        if image_shape is not None:
-            self._rows.pop(layer.name, None)
-        self.set_output(layer, tensor, image_shape)
+        if image_shape is None:
+            self._rows[layer.name] = tensor
+        else:
+            self._images[layer.name] = _Image(tensor, *image_shape)
 
     def sum(self, terms, hint):
         return terms[0] if len(terms) == 1 else self.op("Sum", terms, hint)

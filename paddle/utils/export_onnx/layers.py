@@ -22,7 +22,7 @@ def fc(g, layer):
     g.finish(layer, g.add_bias(layer, g.sum(terms, layer.name + "/sum"), (layer.size,)))
 
 
-def _conv_pads(img, filt, pad, stride, out):
+def _pads(img, filt, pad, stride, out):
     """(begin, end) padding that gives `out` outputs: the engine pads the end further when
     its output-size rule rounded up (caffe_mode false)."""
     return pad, max(pad, (out - 1) * stride + filt - img - pad)
@@ -37,11 +37,11 @@ def exconv(g, layer):
         fh, sy, py = _y(c, "filter_size_y", "filter_size"), _y(c, "stride_y", "stride"), _y(c, "padding_y", "padding")
         ih, oh = _y(c, "img_size_y", "img_size"), _y(c, "output_y", "output_x")
         groups = c.groups or 1
-        fc_ = c.filter_channels or c.channels // groups
-        w = g.param(layer, inp.input_parameter_name, layer.num_filters * fc_ * fh * c.filter_size)
-        weight = conv_filters_to_onnx(w, layer.num_filters, fc_, fh, c.filter_size, groups)
-        (pt, pb), (pl, pr) = (_conv_pads(ih, fh, py, sy, oh),
-                              _conv_pads(c.img_size, c.filter_size, c.padding, c.stride, c.output_x))
+        channels = c.filter_channels or c.channels // groups
+        w = g.param(layer, inp.input_parameter_name, layer.num_filters * channels * fh * c.filter_size)
+        weight = conv_filters_to_onnx(w, layer.num_filters, channels, fh, c.filter_size, groups)
+        (pt, pb), (pl, pr) = (_pads(ih, fh, py, sy, oh),
+                              _pads(c.img_size, c.filter_size, c.padding, c.stride, c.output_x))
         x = g.image(inp.input_layer_name, c.channels, ih, c.img_size)
         terms.append(g.op("Conv", [x, g.const(weight, "w", key=(inp.input_parameter_name, "conv"))],
                           layer.name + "/conv", kernel_shape=[fh, c.filter_size], strides=[sy, c.stride],
@@ -56,10 +56,7 @@ def _pool_scale(size, stride, pad, img, out):
     """Per output position along one axis: window length / the engine's divisor (the window
     clipped to the image plus its padding, PoolLayers.cpp `window`)."""
     start = np.arange(out) * stride - pad
-    divisor = np.minimum(start + size, img + pad) - start
-    if (divisor <= 0).any():
-        raise ExportError("a pooling window lies wholly outside the padded image")
-    return size / divisor.astype(np.float64)
+    return size / (np.minimum(start + size, img + pad) - start).astype(np.float64)
 
 
 def pool(g, layer):
@@ -73,8 +70,11 @@ def pool(g, layer):
     py, px = _y(c, "padding_y", "padding"), c.padding
     ih, iw = _y(c, "img_size_y", "img_size"), c.img_size
     oh, ow = _y(c, "output_y", "output_x"), c.output_x
-    pt, pb = _conv_pads(ih, sy, py, ty, oh)
-    pl, pr = _conv_pads(iw, sx, px, tx, ow)
+    if (oh - 1) * ty - py >= ih or (ow - 1) * tx - px >= iw:
+        raise ExportError("layer '%s' (pool): its last window lies wholly in the padding (the engine outputs 0 "
+                          "there), which has no ONNX form" % layer.name)
+    pt, pb = _pads(ih, sy, py, ty, oh)
+    pl, pr = _pads(iw, sx, px, tx, ow)
     x = g.image(layer.inputs[0].input_layer_name, c.channels, ih, iw)
     attrs = dict(kernel_shape=[sy, sx], strides=[ty, tx], pads=[pt, pl, pb, pr])
     if c.pool_type in ("max-projection", "cudnn-max-pool"):
