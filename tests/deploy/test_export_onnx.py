@@ -414,3 +414,16 @@ def test_ignored_id_reads_a_zero_row(tmp_path):
     got = onnx_run(net.export(), {"ids": ids.astype(np.int64)})["__embedding_0__"]
     assert not want[1].any()
     np.testing.assert_array_equal(got, want)
+
+
+def test_pool_window_wholly_in_the_padding_is_refused(tmp_path):
+    # 2x2 images, 2x2 windows, stride 3, padding 1: v1's ceil rule gives 2 outputs a side,
+    # the last starting past the image, where the engine outputs 0 and ONNX has no form
+    net = Network(write_config(tmp_path, """
+        img = data_layer(name='img', size=8, height=2, width=2)
+        y = img_pool_layer(input=img, num_channels=2, pool_size=2, stride=3, padding=1, pool_type=MaxPooling())
+        outputs(y)
+    """))
+    assert net.model.layers[1].inputs[0].pool_conf.output_x == 2
+    with pytest.raises(ExportError, match="layer '__pool_0__' \\(pool\\): its last window lies wholly in the padding"):
+        net.export()
