@@ -198,6 +198,17 @@ def test_embedding_concat_addto_and_dropout(tmp_path):
     assert len(got) == 2
 
 
+def test_concat_of_projections(tmp_path):
+    model = check_parity(tmp_path, """
+        a = data_layer(name='a', size=5)
+        ids = data_layer(name='ids', size=7)
+        y = concat_layer(input=[full_matrix_projection(a, size=3), identity_projection(a),
+                                table_projection(ids, size=2)], bias_attr=True, act=TanhActivation())
+        outputs(y)
+    """)
+    assert list(model.values())[0].shape == (6, 10)
+
+
 @conv_layout_pending
 @pytest.mark.parametrize("conv", [
     "filter_size=3, num_filters=4, num_channels=2, stride=1, padding=1",
@@ -288,13 +299,16 @@ def test_cost_layers_are_dropped_and_output_layers_chosen(tmp_path):
         net.export(output_layers=["nope"])
 
 
-def paddle(args, cwd):
+def run_python(args, cwd):
     env = dict(os.environ)
     env.pop("PYTHONPATH", None)
     if any(n.startswith("_swig_paddle") for n in os.listdir(os.path.join(ROOT, "py_paddle"))):
         env["PYTHONPATH"] = ROOT  # in-place developer build
-    return subprocess.run([sys.executable, "-c", "import sys; from paddle.trainer.cli import main; sys.exit(main())"]
-                          + args, cwd=str(cwd), env=env, capture_output=True, text=True, timeout=600)
+    return subprocess.run([sys.executable] + args, cwd=str(cwd), env=env, capture_output=True, text=True, timeout=600)
+
+
+def paddle(args, cwd):
+    return run_python(["-c", "import sys; from paddle.trainer.cli import main; sys.exit(main())"] + args, cwd)
 
 
 def test_unsupported_layer_is_one_line_naming_it(tmp_path):
@@ -333,9 +347,8 @@ def test_command_line_and_merged_model_give_the_same_model(tmp_path):
                 "--output=from_dir.onnx"], tmp_path)
     assert p.returncode == 0, p.stderr
     assert "wrote from_dir.onnx (opset 17; inputs: x ['batch', 8]; outputs: __fc_layer_1__ ['batch', 3])" in p.stdout
-    p = subprocess.run([sys.executable, "-m", "paddle.utils.export_onnx", "--model_file=model.paddle",
-                        "--output=from_merged.onnx"], cwd=str(tmp_path), capture_output=True, text=True,
-                       env=dict(os.environ, PYTHONPATH=ROOT))
+    p = run_python(["-m", "paddle.utils.export_onnx", "--model_file=model.paddle", "--output=from_merged.onnx"],
+                   tmp_path)
     assert p.returncode == 0, p.stderr
     from_dir, from_merged = (open(str(tmp_path / f), "rb").read() for f in ("from_dir.onnx", "from_merged.onnx"))
     assert from_dir == from_merged
