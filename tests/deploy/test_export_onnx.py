@@ -49,9 +49,7 @@ class Network(object):
         variances = {layer.inputs[2].input_parameter_name for layer in self.model.layers
                      if layer.type == "batch_norm"}
         self.gm.randParameters()
-        for p in self.gm.getParameters():
-            if config_init:
-                continue
+        for p in [] if config_init else self.gm.getParameters():
             if p.getName() in variances:
                 values = rng.uniform(0.2, 1.0, p.getSize())
             else:
