@@ -120,9 +120,11 @@ def write_config(tmp_path, body, name="conf.py"):
     return path
 
 
-def check_parity(tmp_path, body, positive=False, batch=6, scale=1.0):
-    """Exports the config `body` and compares onnxruntime with the engine; returns the outputs."""
-    net = Network(write_config(tmp_path, body), scale=scale)
+def check_parity(tmp_path, body, positive=False, batch=6, scale=1.0, config_args="", types=()):
+    """Exports the config `body` and compares onnxruntime with the engine; returns the outputs.
+    `types`: layer types the parsed config must contain."""
+    net = Network(write_config(tmp_path, body), config_args, scale=scale)
+    assert set(types) <= {layer.type for layer in net.model.layers}
     path = net.export()
     feeds = random_feeds(net.model, batch, positive=positive)
     got = onnx_run(path, feeds)
@@ -238,8 +240,13 @@ def test_img_pool(tmp_path, pool):
     """ % pool)
 
 
-def test_batch_norm_of_images_and_of_vectors(tmp_path):
-    check_parity(tmp_path, """
+# the parser writes the cudnn_ types for use_gpu=1 (batch norm from cuDNN 4.0.7 on): the same layers
+GPU_ARGS = "use_gpu=1,cudnn_version=5000"
+
+
+@pytest.mark.parametrize("config_args,types", [("", ["batch_norm"]), (GPU_ARGS, ["cudnn_batch_norm"])])
+def test_batch_norm_of_images_and_of_vectors(tmp_path, config_args, types):
+    check_parity(tmp_path, config_args=config_args, types=types, body="""
         img = data_layer(name='img', size=3 * 16, height=4, width=4)
         x = data_layer(name='x', size=5)
         a = batch_norm_layer(input=img, num_channels=3, act=ReluActivation())
@@ -249,8 +256,10 @@ def test_batch_norm_of_images_and_of_vectors(tmp_path):
 
 
 @conv_layout_pending
-def test_conv_batch_norm_pool_chain(tmp_path):
-    check_parity(tmp_path, """
+@pytest.mark.parametrize("config_args,types", [("", ["exconv", "batch_norm"]),
+                                               (GPU_ARGS, ["cudnn_conv", "cudnn_batch_norm"])])
+def test_conv_batch_norm_pool_chain(tmp_path, config_args, types):
+    check_parity(tmp_path, config_args=config_args, types=types, body="""
         img = data_layer(name='img', size=3 * 64, height=8, width=8)
         c = img_conv_layer(input=img, filter_size=3, num_filters=4, num_channels=3, padding=1,
                            act=LinearActivation(), bias_attr=False)
