@@ -183,6 +183,10 @@ def test_mixed_with_every_projection_and_the_dotmul_operator(tmp_path):
         part = mixed_layer(size=3, input=[identity_projection(a, offset=2, size=3)])
         outputs(y, part)
     """)
+    model = parse_config(str(tmp_path / "conf.py")).model_config
+    kinds = {inp.proj_conf.type for layer in model.layers for inp in layer.inputs if inp.HasField("proj_conf")}
+    assert kinds == {"fc", "trans_fc", "identity", "identity_offset", "dot_mul", "scaling", "table"}
+    assert [op.type for layer in model.layers for op in layer.operator_confs] == ["dot_mul"]
 
 
 def test_embedding_concat_addto_and_dropout(tmp_path):
