@@ -581,9 +581,14 @@ def cmd_build_java(argv):
     return build(argv)
 
 
+def cmd_export_onnx(argv):
+    from paddle.utils.export_onnx import main as export
+    return export(argv)
+
+
 COMMANDS = {"train": cmd_train, "dump_config": cmd_dump_config, "make_diagram": cmd_make_diagram,
             "version": cmd_version, "plot": cmd_plot, "upgrade_config": cmd_upgrade_config,
-            "merge_model": cmd_merge_model, "build_java": cmd_build_java}
+            "merge_model": cmd_merge_model, "build_java": cmd_build_java, "export_onnx": cmd_export_onnx}
 USAGE = """usage: paddle <command> [args]      (paddle <command> --help: its flags)
 
 commands:
@@ -595,6 +600,7 @@ commands:
   upgrade_config  rewrite Python 2 configs/providers:  paddle upgrade_config conf.py provider.py [--write]
   merge_model  config + a saved pass in one file:       paddle merge_model --config=conf.py --model_dir=output/pass-00009 --output=model.paddle
   build_java   the engine's Java binding:               paddle build_java --output=DIR  (paddle.jar, libpaddle_jni.so)
+  export_onnx  a saved pass / merged model as ONNX:     paddle export_onnx --config=conf.py --model_dir=output/pass-00009 --output=model.onnx
 """
 
 

@@ -1,0 +1,173 @@
+"""`paddle export_onnx`: a trained network as an ONNX model, for inference in other runtimes.
+
+    paddle export_onnx --config=conf.py [--config_args=is_predict=1] --model_dir=output/pass-00009 \\
+                       --output=model.onnx [--output_layers=name,...]
+    paddle export_onnx --model_file=model.paddle --output=model.onnx      (a `paddle merge_model` file)
+
+The graph computes what the engine's forward computes in test mode, for a batch of
+samples: one input per data layer ([batch, size] float32, or [batch] int64 ids for a data
+layer read by an embedding / table projection), one output per exported layer ([batch,
+size] float32, named after the layer). Exported are the config's outputs, except that a
+cost layer is replaced by its first input (the prediction it scores), or the layers
+given by --output_layers. Layers without an ONNX form (sequence layers, recurrent groups,
+...) stop the export with a one-line error naming the layer and its type.
+The `onnx` package is needed (`pip install paddle[onnx]`).
+"""
+import argparse
+import os
+
+from paddle.utils.export_onnx.errors import ExportError
+from paddle.utils.export_onnx.graph import ACTIVATIONS, COST_TYPES, GraphBuilder
+from paddle.utils.export_onnx.layers import CONVERTERS, ids_inputs
+
+__all__ = ["ExportError", "export_model", "export_onnx", "load_model", "main"]
+
+OPSET = 17
+IR_VERSION = 8  # the IR of opset 17, which every onnxruntime since 1.11 reads
+
+
+def _import_onnx():
+    try:
+        import onnx
+    except ImportError:
+        raise ExportError("the onnx package is not installed (pip install onnx, or paddle[onnx])")
+    return onnx
+
+
+def load_model(config=None, model_dir=None, model_file=None, config_args=""):
+    """(ModelConfig message, parameter(name) -> float32 values) of a saved pass (config +
+    model_dir) or of a merged model (model_file)."""
+    if (model_dir is None) == (model_file is None):
+        raise ExportError("give either --model_dir (with --config) or --model_file")
+    from py_paddle import swig_paddle as api
+    if model_file is not None:
+        if config is not None or config_args:
+            raise ExportError("--model_file holds its own config: leave out --config and --config_args")
+        from paddle.proto import message_from_json
+        gm = api.GradientMachine.createFromMergedModel(model_file)
+        model = message_from_json("ModelConfig", gm.getModelConfigJson())
+        values = {p.getName(): p.getBuf(api.PARAMETER_VALUE).copyToNumpyArray() for p in gm.getParameters()}
+        return model, values.__getitem__
+    if config is None:
+        raise ExportError("--model_dir needs --config (the trainer config the pass was trained with)")
+    if not os.path.isdir(model_dir):
+        raise OSError("model directory %s does not exist" % model_dir)
+    from paddle.trainer.config_parser import parse_config
+    from py_paddle.util import loadParameterFile
+    model = parse_config(config, config_args).model_config
+
+    def parameter(name):
+        path = os.path.join(model_dir, name)
+        if not os.path.exists(path):
+            raise OSError("%s has no file for parameter %s (is it the right pass directory and config?)"
+                          % (model_dir, name))
+        return loadParameterFile(path)
+    return model, parameter
+
+
+def _outputs(model, layers, output_layers):
+    """The layers to export: given ones, or the config's outputs with costs replaced by
+    their prediction input."""
+    if output_layers:
+        for name in output_layers:
+            if name not in layers:
+                raise ExportError("--output_layers: the config has no layer '%s'" % name)
+            if layers[name].type in COST_TYPES:
+                raise ExportError("--output_layers: layer '%s' is a cost layer (%s): export its prediction input"
+                                  % (name, layers[name].type))
+        return list(output_layers)
+    names = []
+    for name in model.output_layer_names:
+        layer = layers[name]
+        if layer.type in COST_TYPES:
+            name = layer.inputs[0].input_layer_name
+        if name not in names:
+            names.append(name)
+    return names
+
+
+def _needed(layers, outputs):
+    """Names of the layers the outputs depend on."""
+    needed, stack = set(), list(outputs)
+    while stack:
+        name = stack.pop()
+        if name not in needed:
+            needed.add(name)
+            stack.extend(inp.input_layer_name for inp in layers[name].inputs)
+    return needed
+
+
+def export_model(model, parameter, output_layers=None):
+    """An onnx.ModelProto of `model` (a ModelConfig) with parameter(name) -> values."""
+    onnx = _import_onnx()
+    builder = GraphBuilder(model, parameter)
+    layers = builder.layers
+    outputs = _outputs(model, layers, output_layers)
+    needed = _needed(layers, outputs)
+    for layer in model.layers:
+        if layer.name not in needed:
+            continue
+        if layer.active_type not in ACTIVATIONS:
+            raise ExportError("layer '%s' (%s) has activation '%s', which has no ONNX form; supported: %s"
+                              % (layer.name, layer.type, layer.active_type, ", ".join(a for a in ACTIVATIONS if a)))
+        if layer.type == "data":
+            readers = [(user, i) for user in model.layers if user.name in needed
+                       for i, inp in enumerate(user.inputs) if inp.input_layer_name == layer.name]
+            as_ids = [i in ids_inputs(user) for user, i in readers]
+            if any(as_ids) and not all(as_ids):
+                raise ExportError("data layer '%s' is read both as integer ids (an embedding / table projection) "
+                                  "and as dense values" % layer.name)
+            builder.add_input(layer, ids=bool(as_ids) and all(as_ids))
+            continue
+        convert = CONVERTERS.get(layer.type)
+        if convert is None:
+            raise ExportError("layer '%s' (%s) has no ONNX form; supported: data, %s"
+                              % (layer.name, layer.type, ", ".join(sorted(CONVERTERS))))
+        convert(builder, layer)
+    graph_outputs = []
+    for name in outputs:
+        if layers[name].type == "data":
+            raise ExportError("output layer '%s' is a data layer" % name)
+        builder.nodes.append(onnx.helper.make_node("Identity", [builder.rows(name)], [name]))
+        graph_outputs.append(onnx.helper.make_tensor_value_info(name, onnx.TensorProto.FLOAT,
+                                                                ["batch", layers[name].size]))
+    graph = onnx.helper.make_graph(builder.nodes, "paddle", builder.inputs, graph_outputs, builder.initializers)
+    proto = onnx.helper.make_model(graph, producer_name="paddle export_onnx",
+                                   opset_imports=[onnx.helper.make_opsetid("", OPSET)])
+    proto.ir_version = IR_VERSION
+    onnx.checker.check_model(proto)
+    return proto
+
+
+def export_onnx(output, config=None, model_dir=None, model_file=None, config_args="", output_layers=None):
+    """Writes the ONNX model of a saved pass or merged model to `output`; returns it."""
+    model, parameter = load_model(config, model_dir, model_file, config_args)
+    proto = export_model(model, parameter, output_layers)
+    tmp = output + ".tmp-%d" % os.getpid()
+    try:
+        with open(tmp, "wb") as f:
+            f.write(proto.SerializeToString())
+        os.replace(tmp, output)  # a reader never sees half a file
+    finally:
+        if os.path.exists(tmp):
+            os.remove(tmp)
+    return proto
+
+
+def main(argv):
+    p = argparse.ArgumentParser(prog="paddle export_onnx", description=__doc__.splitlines()[0])
+    p.add_argument("--config", "--config_file", dest="config", help="the trainer config (with --model_dir)")
+    p.add_argument("--config_args", default="", help="config arguments, e.g. is_predict=1")
+    p.add_argument("--model_dir", help="a saved pass, e.g. output/pass-00009")
+    p.add_argument("--model_file", help="a merged model (paddle merge_model) instead of --config/--model_dir")
+    p.add_argument("--output", required=True, help="the .onnx file to write")
+    p.add_argument("--output_layers", default="", help="comma-separated layers to export (default: the config's "
+                                                       "outputs, a cost layer replaced by its prediction input)")
+    args = p.parse_args(argv)
+    output_layers = [n for n in args.output_layers.split(",") if n]
+    proto = export_onnx(args.output, args.config, args.model_dir, args.model_file, args.config_args, output_layers)
+    shapes = lambda infos: ", ".join("%s %s" % (i.name, [d.dim_param or d.dim_value for d in
+                                                         i.type.tensor_type.shape.dim]) for i in infos)
+    print("paddle export_onnx: wrote %s (opset %d; inputs: %s; outputs: %s)"
+          % (args.output, OPSET, shapes(proto.graph.input), shapes(proto.graph.output)))
+    return 0
