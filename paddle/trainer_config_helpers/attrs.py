@@ -115,6 +115,8 @@ class ParameterAttribute(object):
 
     @staticmethod
     def to_bias(bias_attr):
+        if bias_attr is True:  # v1's default bias: zero-initialised
+            bias_attr = ParameterAttribute(initial_std=0., initial_mean=0.)
         if isinstance(bias_attr, ParameterAttribute):
             return Bias(**bias_attr.attr)
         if bias_attr is None or bias_attr is False:

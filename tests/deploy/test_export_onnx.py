@@ -26,15 +26,6 @@ ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)
 HEADER = "from paddle.trainer_config_helpers import *\nsettings(batch_size=16, learning_rate=1e-3)\n"
 TOL = 1e-5
 
-# The conv weight layout switch (v0.10's per-group [filters/groups][channels/groups*fh*fw],
-# ONNX's own order) lands on another branch; until it is merged the engine's conv weights
-# are the transposed blocks, so the conv parities fail on this branch only.
-CONV_LAYOUT = "Weight layout (v1 ConvBaseLayer): for each group a [K, M] block"
-conv_layout_pending = pytest.mark.xfail(
-    CONV_LAYOUT in open(os.path.join(ROOT, "layers", "ConvLayers.cpp")).read(),
-    reason="conv weight layout switch pending", strict=True)
-
-
 class Network(object):
     """A config file with random parameters saved as a pass directory."""
 
@@ -213,7 +204,6 @@ def test_concat_of_projections(tmp_path):
     assert list(model.values())[0].shape == (6, 10)
 
 
-@conv_layout_pending
 @pytest.mark.parametrize("conv", [
     "filter_size=3, num_filters=4, num_channels=2, stride=1, padding=1",
     "filter_size=3, num_filters=6, num_channels=4, groups=2, stride=2, padding=1",
@@ -259,7 +249,6 @@ def test_batch_norm_of_images_and_of_vectors(tmp_path, config_args, types):
     """)
 
 
-@conv_layout_pending
 @pytest.mark.parametrize("config_args,types", [("", ["exconv", "batch_norm"]),
                                                (GPU_ARGS, ["cudnn_conv", "cudnn_batch_norm"])])
 def test_conv_batch_norm_pool_chain(tmp_path, config_args, types):
@@ -410,13 +399,11 @@ def test_digits_mlp_demo(tmp_path):
     assert got["__fc_layer_2__"].shape == (8, 10)
 
 
-@conv_layout_pending
 def test_lenet_demo(tmp_path):
     got = demo_parity(tmp_path, os.path.join(DEMO, "lenet.py"))
     assert got["output"].shape == (8, 10)
 
 
-@conv_layout_pending
 def test_resnet_cifar_config(tmp_path):
     got = demo_parity(tmp_path, os.path.join(ROOT, "configs", "resnet_cifar.py"), config_args="", batch=3)
     assert got["output"].shape == (3, 10)
