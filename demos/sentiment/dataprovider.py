@@ -2,7 +2,8 @@
 
 ``dataset`` (in the ``args`` of ``define_py_data_sources2``) picks the data:
 * ``synthetic`` (default, offline): generated reviews (synthetic_reviews.py);
-  file list entries name the split, ``train`` or ``test``.
+  file list entries name the split, ``train`` or ``test``; ``num_samples`` sets
+  the number of training reviews (the test split gets a fifth of it).
 * ``imdb``: the files preprocess.py wrote, one review a line,
   ``<label>\\t\\t<space-separated tokens>``; ``dict_file`` is its dict.txt.
 Words missing from the dictionary are dropped, and so are reviews left empty (as in v1).
@@ -29,7 +30,7 @@ def word_ids(word_dict, tokens):
 def hook(settings, dataset='synthetic', dict_file=None, num_samples=0, **kwargs):
     settings.dataset = dataset
     settings.word_dict = load_dict(dataset, dict_file)
-    settings.num_samples = int(num_samples)  # synthetic: 0 keeps the split's own size
+    settings.num_samples = int(num_samples)  # synthetic training reviews (test: a fifth); 0: 4000
     settings.input_types = {'word': integer_value_sequence(len(settings.word_dict)),
                             'label': integer_value(2)}
     settings.logger.info('dict len : %d' % len(settings.word_dict))
@@ -37,7 +38,9 @@ def hook(settings, dataset='synthetic', dict_file=None, num_samples=0, **kwargs)
 
 def labelled_texts(settings, file_name):
     if settings.dataset == 'synthetic':
-        for text, label in synthetic_reviews.reviews(file_name.strip(), settings.num_samples):
+        split = file_name.strip()
+        count = settings.num_samples // (1 if split == 'train' else 5)
+        for text, label in synthetic_reviews.reviews(split, count):
             yield label, text
         return
     with open(file_name) as f:

@@ -1,7 +1,7 @@
 # v1's sentiment demo: IMDB reviews (or generated ones) -> positive / negative.
 #   paddle train --config=trainer_config.py --save_dir=./output --num_passes=10
 # --config_args: dataset=synthetic|imdb, net=stacked_lstm|conv|bilstm, emb_dim, hid_dim,
-# stacked_num, num_samples (synthetic reviews per split; 0: 4000 train / 1000 test),
+# stacked_num, num_samples (synthetic training reviews, test gets a fifth; 0: 4000 / 1000),
 # is_test, is_predict.
 from paddle.trainer_config_helpers import *
 
