@@ -1,4 +1,5 @@
 """The data section the CIFAR configs share."""
+from paddle.trainer.config_parser import ConfigError
 from paddle.trainer_config_helpers import *
 
 BATCHES_DIR = 'data/cifar-out/batches/'

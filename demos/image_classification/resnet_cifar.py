@@ -3,6 +3,7 @@
 # pooling, softmax. Shortcuts that change shape are 1x1 convs with batch norm.
 #   paddle train --config=resnet_cifar.py --save_dir=./cifar_resnet_model --num_passes=200
 # --config_args: depth (6n+2, default 32), dataset=synthetic|cifar, num_samples, is_predict.
+from paddle.trainer.config_parser import ConfigError
 from paddle.trainer_config_helpers import *
 
 from cifar_data import cifar_data

@@ -19,8 +19,11 @@ def load_dict(dataset, dict_file=None):
         return {w: i for i, w in enumerate(synthetic_reviews.VOCAB)}
     if dataset != 'imdb':
         raise ValueError("sentiment dataprovider: dataset must be 'synthetic' or 'imdb', got %r" % (dataset,))
-    with open(dict_file) as f:
-        return {line.split('\t')[0]: i for i, line in enumerate(f)}
+    try:
+        with open(dict_file) as f:
+            return {line.split('\t')[0]: i for i, line in enumerate(f)}
+    except IOError as e:
+        raise IOError("%s (run data/get_data.sh first for dataset=imdb)" % e)
 
 
 def word_ids(word_dict, tokens):

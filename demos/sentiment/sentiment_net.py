@@ -8,6 +8,7 @@ pooling; softmax. bidirectional_lstm_net: one bidirectional LSTM; softmax.
 """
 import os
 
+from paddle.trainer.config_parser import ConfigError
 from paddle.trainer_config_helpers import *
 
 import dataprovider

@@ -3,6 +3,7 @@
 # --config_args: dataset=synthetic|imdb, net=stacked_lstm|conv|bilstm, emb_dim, hid_dim,
 # stacked_num, num_samples (synthetic training reviews, test gets a fifth; 0: 4000 / 1000),
 # is_test, is_predict.
+from paddle.trainer.config_parser import ConfigError
 from paddle.trainer_config_helpers import *
 
 from sentiment_net import *

@@ -113,3 +113,15 @@ def test_vgg_yaml_twin_builds_the_same_config():
             "c = parse_config('vgg_16_cifar.py', '')\n"
             "print(sum(l.type == 'exconv' for l in c.model_config.layers))")
     assert run(["-c", code], DEMO).split() == ["10"]  # small_vgg: 2 + 2 + 3 + 3 convolutions
+
+
+def test_bad_config_args_are_config_errors():
+    code = ("from paddle.trainer.config_parser import parse_config\n"
+            "for a in ['depth=10', 'dataset=imagenet']:\n"
+            "    try:\n"
+            "        parse_config('resnet_cifar.py', a)\n"
+            "    except Exception as e:\n"
+            "        print(type(e).__name__, e)\n")
+    out = run(["-c", code], DEMO).strip().split("\n")
+    assert out[0] == "ConfigError resnet_cifar.py:15: depth must be 6n+2 (8, 14, 20, 32, 56, ...), got 10"
+    assert out[1] == "ConfigError resnet_cifar.py:12: dataset must be 'synthetic' or 'cifar', got 'imagenet'"

@@ -49,7 +49,7 @@ def test_convolution_net_learns_and_predicts(work):
     assert errors[-1][1] < 0.1, errors  # chance is 0.5
 
     reviews = ["a wonderful and brilliant film", "the plot was not good , the acting awful",
-               "never boring", "zzz unknown words"]
+               "the movie was never boring", "zzz unknown words"]
     out = run(["predict.py", "--model", "output/pass-00002", "--config_args=net=conv"] + reviews, work)
     out = [line for line in out.split("\n") if line.split(" ")[0] in ("pos", "neg", "?")]
     assert out[3].startswith("? no known word")
@@ -116,3 +116,16 @@ def test_preprocess_reads_an_aclimdb_tarball_and_a_pass_trains_on_it(work):
     errors, log = train(work, "dataset=imdb,net=conv,emb_dim=8,hid_dim=8", 1)
     assert errors and errors[-1][0] == 8, log[-2000:]  # all 8 test reviews have known words
 
+
+
+def test_bad_config_args_are_config_errors():
+    code = ("from paddle.trainer.config_parser import parse_config\n"
+            "for a in ['net=gru', 'stacked_num=2', 'dataset=imdb']:\n"
+            "    try:\n"
+            "        parse_config('trainer_config.py', a)\n"
+            "    except Exception as e:\n"
+            "        print(type(e).__name__, e)\n")
+    out = run(["-c", code], DEMO).strip().split("\n")
+    assert out[0] == "ConfigError trainer_config.py:34: net must be stacked_lstm, conv or bilstm, got 'gru'"
+    assert out[1].startswith("ConfigError trainer_config.py:") and "stacked_num must be odd, got 2" in out[1]
+    assert out[2].startswith("ConfigError trainer_config.py:") and "run data/get_data.sh first" in out[2]
