@@ -25,6 +25,11 @@ def tokenize(text):
     return _TOKEN.findall(text.replace("<br />", " ").lower())
 
 
+def _read(path):
+    with open(path, "rb") as f:
+        return f.read()
+
+
 def read_reviews(source):
     """{split: [(label, text)]} from the tarball or an extracted aclImdb folder."""
     found = {"train": [], "test": []}
@@ -36,11 +41,11 @@ def read_reviews(source):
             found[m.group(1)].append((LABELS.index(m.group(2)), read().decode("utf-8", "replace")))
 
     if os.path.isdir(source):
-        for root, _, files in os.walk(source):
+        for root, dirs, files in os.walk(source):
+            dirs.sort()  # a fixed order, so the seeded shuffle repeats
             for f in sorted(files):
                 path = os.path.join(root, f)
-                add(os.path.relpath(path, os.path.dirname(source.rstrip("/"))),
-                    lambda p=path: open(p, "rb").read())
+                add(os.path.relpath(path, os.path.dirname(source.rstrip("/"))), lambda p=path: _read(p))
     else:
         with tarfile.open(source) as tar:
             for info in tar:

@@ -113,6 +113,14 @@ def test_preprocess_reads_an_aclimdb_tarball_and_a_pass_trains_on_it(work):
     assert "brilliant" not in words
     assert [int(c) for _, c in counts] == sorted(words.values(), reverse=True)
 
+    # an extracted aclImdb folder gives the same files
+    with tarfile.open(os.path.join(work, "data", "aclImdb_v1.tar.gz")) as tar:
+        tar.extractall(os.path.join(work, "extracted"))
+    run(["preprocess.py", "-i", "extracted/aclImdb", "-o", "from_folder"], work)
+    for name in ("train_part_000", "test_part_000", "dict.txt", "labels.list"):
+        with open(os.path.join(pre, name)) as a, open(os.path.join(work, "from_folder", name)) as b:
+            assert sorted(a) == sorted(b), name
+
     errors, log = train(work, "dataset=imdb,net=conv,emb_dim=8,hid_dim=8", 1)
     assert errors and errors[-1][0] == 8, log[-2000:]  # all 8 test reviews have known words
 
