@@ -1,0 +1,61 @@
+"""demos/introduction: linear regression recovers w = 2, b = 0.3 through `paddle train`,
+predict.py answers new x with the saved pass, and the YAML twin is the same config."""
+import os
+import re
+import shutil
+import subprocess
+import sys
+
+import numpy as np
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+DEMO = os.path.join(ROOT, "demos", "introduction")
+CLI = ["-c", "import sys; from paddle.trainer.cli import main; sys.exit(main())"]
+
+
+def run(args, cwd):
+    """Runs python ARGS in cwd with this tree's paddle; returns stdout + stderr."""
+    env = dict(os.environ)
+    env.pop("PYTHONPATH", None)
+    if any(n.startswith("_swig_paddle") for n in os.listdir(os.path.join(ROOT, "py_paddle"))):
+        env["PYTHONPATH"] = ROOT  # in-place developer build
+    p = subprocess.run([sys.executable] + args, cwd=cwd, env=env, capture_output=True, text=True, timeout=600)
+    assert p.returncode == 0, p.stderr[-3000:]
+    return p.stdout + p.stderr
+
+
+def load_param(path):
+    with open(path, "rb") as f:
+        header = np.frombuffer(f.read(16), dtype=np.int32)
+        assert list(header[:2]) == [0, 4]
+        return np.fromfile(f, dtype=np.float32)
+
+
+def test_linear_regression_learns_the_line_and_predicts(tmp_path):
+    work = str(tmp_path / "introduction")
+    shutil.copytree(DEMO, work, ignore=shutil.ignore_patterns("output", "__pycache__"))
+    # v1's recipe: 30 passes over 2000 points, batches of 12
+    log = run(CLI + ["train", "--config=trainer_config.py", "--save_dir=output", "--num_passes=30",
+                     "--log_period=0", "--dot_period=0"], work)
+    test_costs = [float(c) for c in re.findall(r"\]  Test samples=2000 cost=(\S+)", log)]
+    assert len(test_costs) == 30, log[-2000:]
+    assert test_costs[-1] < 0.01 * test_costs[0]
+    w, b = load_param(work + "/output/pass-00029/w"), load_param(work + "/output/pass-00029/b")
+    assert w.shape == (1,) and b.shape == (1,)
+    assert abs(w[0] - 2.0) < 0.05 and abs(b[0] - 0.3) < 0.03, (w, b)
+    assert "w=%.6f, b=%.6f" % (w[0], b[0]) in run(["evaluate_model.py", "output/pass-00029"], work)
+
+    out = run(["predict.py", "--model", "output/pass-00029", "0", "1", "-2.5"], work).split("\n")
+    lines = [line for line in out if line.startswith("x=")]
+    assert len(lines) == 3, out
+    for x, line in zip([0.0, 1.0, -2.5], lines):
+        got_x, got_y = (float(v.split("=")[1]) for v in line.split())
+        assert got_x == x and abs(got_y - (w[0] * x + b[0])) < 1e-4, line
+
+
+def test_yaml_twin_builds_the_same_config():
+    code = ("from paddle.trainer.config_parser import parse_config\n"
+            "for a in ['', 'is_predict=1', 'num_samples=50']:\n"
+            "    assert parse_config('trainer_config.py', a) == parse_config('trainer_config.yaml', a), a\n"
+            "print('same')")
+    assert "same" in run(["-c", code], DEMO)
