@@ -34,7 +34,7 @@ def fields(line, count, source):
 
 def title_words(title):
     """Lower-cased words of a title without its '(year)'."""
-    return re.findall(r"[a-z0-9']+", _YEAR.sub("", title).lower())
+    return re.findall(r"[\w']+", _YEAR.sub("", title).lower())
 
 
 def build_meta(user_lines, movie_lines):
