@@ -55,8 +55,9 @@ mark = data_layer(name='mark_data', size=mark_dict_len)
 default_std = 1 / math.sqrt(hidden_dim) / 3.0
 std_0 = ParamAttr(initial_std=0.)
 std_default = ParamAttr(initial_std=default_std)
-# v1 loads pretrained word vectors ('emb') and freezes them; offline they are learnt.
-if real:
+# v1 loaded pretrained word vectors ('emb', for its own wordDict.txt) and froze
+# them: pretrained_emb=1 with --init_model_path=data --load_missing_parameter_strategy=rand.
+if get_config_arg('pretrained_emb', bool, False):
     emb_para = ParamAttr(name='emb', initial_std=0., learning_rate=0.)
 else:
     emb_para = ParamAttr(name='emb', initial_std=default_std)

@@ -32,9 +32,9 @@ def run(args, cwd, module=True):
     return p
 
 
-def copy_demo(tmp_path):
-    work = str(tmp_path / "recommendation")
-    shutil.copytree(DEMO, work, ignore=shutil.ignore_patterns("output", "__pycache__", "ml-1m*"))
+def copy_demo(tmp_path, demo=DEMO):
+    work = str(tmp_path / os.path.basename(demo))
+    shutil.copytree(demo, work, ignore=shutil.ignore_patterns("output", "__pycache__", "ml-1m*"))
     return work
 
 
