@@ -42,7 +42,7 @@ depth = get_config_arg('depth', int, 8 if real else 4)
 
 settings(batch_size=get_config_arg('batch_size', int, 150 if real else 20),
          learning_method=MomentumOptimizer(momentum=0) if real else AdamOptimizer(),
-         learning_rate=get_config_arg('learning_rate', float, 2e-2 if real else 1e-2),
+         learning_rate=get_config_arg('learning_rate', float, 2e-2 if real else 5e-3),
          regularization=L2Regularization(8e-4),
          model_average=ModelAverage(average_window=0.5, max_average_window=10000))
 

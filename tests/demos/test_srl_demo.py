@@ -56,7 +56,7 @@ def test_db_lstm_beats_the_majority_tagger_and_predicts(tmp_path):
         sys.modules.pop("conll05", None)
     assert baseline < 0.6
 
-    args = "--config_args=hidden_dim=32,depth=2,train_size=800"
+    args = "--config_args=hidden_dim=32,depth=2,train_size=800,learning_rate=1e-2"
     err = run(["train", "--config=db_lstm.py", "--save_dir=output", "--num_passes=4", "--log_period=1000",
                "--dot_period=0", args], work).stderr
     scores = CHUNK_F1.findall(err)
