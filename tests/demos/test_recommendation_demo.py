@@ -109,6 +109,25 @@ def test_preprocess_reads_the_real_format(tmp_path):
     assert (out / "train.list").read_text().strip() == str(out / "ratings.dat.train")
 
 
+def test_trains_on_preprocessed_ml1m_format(tmp_path):
+    """The real-data path end to end on a fixture: meta.json and rating files from data/ml-1m-prepared."""
+    raw = tmp_path / "ml-1m"
+    raw.mkdir()
+    ratings = ["%d::%d::%d::0" % (u, m, (u * m) % 5 + 1) for u in range(1, 6) for m in range(1, 5)]
+    for name, lines in (("users", USERS), ("movies", MOVIES), ("ratings", ratings)):
+        (raw / (name + ".dat")).write_bytes("".join(l + "\n" for l in lines).encode("latin-1"))
+    work = copy_demo(tmp_path)
+    run([os.path.join(work, "data", "preprocess.py"), str(raw), os.path.join(work, "data", "ml-1m-prepared"),
+         "--test_ratio=0.3"], work, module=False)
+    n_test = len(open(os.path.join(work, "data", "ml-1m-prepared", "ratings.dat.test")).read().split())
+    err = run(["train", "--config=trainer_config.py", "--save_dir=output", "--num_passes=1", "--dot_period=0",
+               "--config_args=dataset=ml-1m,hidden=8"], work).stderr
+    assert int(TEST_COST.findall(err)[0][0]) == n_test > 0
+    out = run(["predict.py", "output/pass-00000", "2", "4", "--config_args=dataset=ml-1m,hidden=8"], work,
+              module=False).stdout
+    assert "Prediction Score is" in out
+
+
 def test_preprocess_names_the_bad_line(tmp_path):
     raw = tmp_path / "raw"
     raw.mkdir()

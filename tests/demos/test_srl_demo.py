@@ -124,6 +124,18 @@ def test_preprocess_reads_conll05_words_and_props(tmp_path):
     assert (out / "wordDict.txt").read_text().split()[:3] == ["<unk>", "bos", "eos"]
 
 
+def test_db_lstm_trains_on_preprocessed_conll05(tmp_path):
+    """The real-data path end to end on the fixture: dictionaries and feature file from data/."""
+    (tmp_path / "w").write_text(WORDS)
+    (tmp_path / "p").write_text(PROPS)
+    work = copy_demo(tmp_path, DEMO)
+    run([os.path.join(work, "data", "preprocess.py"), str(tmp_path / "w"), str(tmp_path / "p"),
+         os.path.join(work, "data")], work, module=False)
+    err = run(["train", "--config=db_lstm.py", "--save_dir=output", "--num_passes=1", "--dot_period=0",
+               "--config_args=dataset=conll05,hidden_dim=16,depth=2"], work).stderr
+    assert CHUNK_F1.findall(err)[0][0] == "3"  # three predicates
+
+
 def test_preprocess_names_a_mismatch(tmp_path):
     (tmp_path / "w").write_text("a\nb\n")
     (tmp_path / "p").write_text("-  *\n")
