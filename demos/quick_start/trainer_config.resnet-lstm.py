@@ -1,0 +1,35 @@
+# Stacked LSTMs with residual connections (after GNMT, Wu et al. 2016): each
+# LSTM reads the sum of the previous LSTM's input and output; 4 layers, max
+# pooling over time, softmax (v1 quick_start trainer_config.resnet-lstm.py;
+# `hidden` shrinks it).
+from paddle.trainer_config_helpers import *
+
+import dataprovider
+
+is_predict = get_config_arg('is_predict', bool, False)
+hidden = get_config_arg('hidden', int, 128)
+vocab_size, data_sources = dataprovider.sources(get_config_arg('dataset', str, 'generated'), is_predict, 'process_emb')
+define_py_data_sources2(**data_sources)
+settings(batch_size=128 if not is_predict else 1, learning_rate=2e-3, learning_method=AdamOptimizer(),
+         regularization=L2Regularization(8e-4), gradient_clipping_threshold=25)
+
+bias_attr = ParamAttr(initial_std=0., l2_rate=0.)
+data = data_layer(name="word", size=vocab_size)
+emb = embedding_layer(input=data, size=hidden)
+lstm = simple_lstm(input=emb, size=hidden, lstm_cell_attr=ExtraAttr(drop_rate=0.1))
+
+previous_input, previous_hidden_state = emb, lstm
+for i in range(3):
+    # the next LSTM reads the sum of the previous one's input and hidden state
+    current_input = addto_layer(input=[previous_input, previous_hidden_state])
+    hidden_state = simple_lstm(input=current_input, size=hidden, lstm_cell_attr=ExtraAttr(drop_rate=0.1))
+    previous_input, previous_hidden_state = current_input, hidden_state
+
+lstm_last = pooling_layer(input=previous_hidden_state, pooling_type=MaxPooling())
+output = fc_layer(input=lstm_last, size=2, bias_attr=bias_attr, act=SoftmaxActivation())
+
+if is_predict:
+    outputs([maxid_layer(output), output])
+else:
+    label = data_layer(name="label", size=2)
+    outputs(classification_cost(input=output, label=label))
