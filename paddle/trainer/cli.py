@@ -308,17 +308,9 @@ class TrainingJob(object):
 
     def _write_predictions(self, out):
         """v1's format: per sample one line; per output layer its values ("v v v;") or id ("i;")."""
+        from paddle.trainer.predict import layer_results, write_text_rows
         gm = self.trainer.getGradientMachine()
-        columns = []
-        for name in self.config.model_config.output_layer_names:
-            arg = gm.getLayerOutput(name)
-            value, ids = arg.getSlotValue(0), arg.getSlotIds(0)
-            if value is not None:
-                columns.append([" ".join("%g" % v for v in row) + ";" for row in value.copyToNumpyMat()])
-            elif ids is not None:
-                columns.append(["%d;" % i for i in ids.copyToNumpyArray()])
-        for row in zip(*columns):
-            out.write("".join(row) + "\n")
+        write_text_rows(out, layer_results(gm.getLayerOutput, self.config.model_config.output_layer_names))
 
     def log_test(self, provider):
         n, cost, evals = self.test(provider)
@@ -534,7 +526,8 @@ def cmd_merge_model(argv):
 
 
 COMMANDS = {"train": cmd_train, "dump_config": cmd_dump_config, "make_diagram": cmd_make_diagram,
-            "version": cmd_version, "upgrade_config": cmd_upgrade_config, "merge_model": cmd_merge_model}
+            "version": cmd_version, "upgrade_config": cmd_upgrade_config, "merge_model": cmd_merge_model,
+            "predict": lambda argv: __import__("paddle.trainer.predict", fromlist=["main"]).main(argv)}
 USAGE = """usage: paddle <command> [args]
 
 commands:
@@ -543,6 +536,7 @@ commands:
   make_diagram write a Graphviz dot file of the network:  paddle make_diagram conf.py model.dot [args]
   version      print the version and build options
   upgrade_config  rewrite Python 2 configs/providers:  paddle upgrade_config conf.py provider.py [--write]
+  predict      write a model's outputs for a data list:  paddle predict --config=conf.py --model_dir=output/pass-00009 --output=pred.txt [--format=text|npy|jsonl]
   merge_model  config + a saved pass in one file:       paddle merge_model --config=conf.py --model_dir=output/pass-00009 --output=model.paddle
 """
 
