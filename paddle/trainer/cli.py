@@ -221,7 +221,7 @@ class TrainingJob(object):
         has = self.config.HasField("test_data_config" if for_test else "data_config")
         if not has:
             return None
-        kwargs = {"seed": self.args.seed}
+        kwargs = {"seed": self.args.seed, "config_dir": os.path.dirname(self.config_file)}  # lists beside it
         if for_test or self.args.job == "test":
             kwargs["shuffle"] = False
         else:
