@@ -500,9 +500,10 @@ def cmd_make_diagram(argv):
     p.add_argument("config")
     p.add_argument("dot_file")
     p.add_argument("config_args", nargs="?", default="")
+    p.add_argument("--expand_groups", action="store_true", help="draw recurrent groups' agent layers too")
     args = p.parse_args(argv)
     from paddle.utils.make_model_diagram import make_diagram
-    make_diagram(args.config, args.dot_file, args.config_args)
+    make_diagram(args.config, args.dot_file, args.config_args, args.expand_groups)
     return 0
 
 
