@@ -140,3 +140,28 @@ def test_errors_are_one_line(model, tmp_path):
         assert code == 1 and message in err and len(err.strip().splitlines()) == 1, err
     code, _, err = paddle(["predict", "--config=mlp.py", "--output=x"], DEMO)
     assert code == 2 and "--model_dir" in err  # one of --model_dir / --model_file is required
+
+
+def test_sequence_outputs_in_every_format(tmp_path):
+    """Per-token outputs: text keeps v1's one row per token; jsonl gives each sample the
+    list of its rows; npy stacks the rows and keeps the sequence starts across batches."""
+    from paddle.trainer.predict import LayerResult, PredictionWriter
+    batches = [[LayerResult("tags", np.array([3, 1, 4], np.int32), np.array([0, 2, 3], np.int32)),
+                LayerResult("prob", np.array([[.5, .5], [.25, .75], [1, 0]], np.float32),
+                            np.array([0, 2, 3], np.int32))],
+               [LayerResult("tags", np.array([1, 5], np.int32), np.array([0, 2], np.int32)),
+                LayerResult("prob", np.array([[0, 1], [.125, .875]], np.float32), np.array([0, 2], np.int32))]]
+    for fmt in ("text", "jsonl", "npy"):
+        w = PredictionWriter(str(tmp_path / fmt), fmt)
+        for b in batches:
+            w.write(b)
+        w.close()
+        assert w.samples == 3
+    assert (tmp_path / "text").read_text().splitlines()[:2] == ["3;0.5 0.5;", "1;0.25 0.75;"]
+    rows = [json.loads(l) for l in (tmp_path / "jsonl").read_text().splitlines()]
+    assert rows == [{"tags": [3, 1], "prob": [[.5, .5], [.25, .75]]}, {"tags": [4], "prob": [[1, 0]]},
+                    {"tags": [1, 5], "prob": [[0, 1], [.125, .875]]}]
+    arrays = np.load(str(tmp_path / "npy"))
+    assert arrays["tags"].tolist() == [3, 1, 4, 1, 5]
+    assert arrays["tags.seq_starts"].tolist() == [0, 2, 3, 5] == arrays["prob.seq_starts"].tolist()
+    assert arrays["prob"].shape == (5, 2)
