@@ -23,7 +23,7 @@ def environment():
 def run(args, cwd, threads):
     env = dict(environment(), OPENBLAS_NUM_THREADS=str(threads))
     p = subprocess.run([sys.executable, "-c", "import sys; from paddle.trainer.cli import main; sys.exit(main())"]
-                       + args, cwd=cwd, env=env, capture_output=True, text=True, timeout=900)
+                       + args, cwd=cwd, env=env, capture_output=True, text=True, timeout=3600)
     assert p.returncode == 0, p.stderr[-3000:]
     return p.stderr
 
