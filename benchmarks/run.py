@@ -5,8 +5,8 @@
     python benchmarks/run.py --bench mlp --threads 1 --frameworks paddle
     python benchmarks/run.py --device gpu --bench mlp,lenet,lstm_text --threads 1
 
-Models and method follow ../shared/BENCHMARKS.md: synthetic float32 batches made
-once up front (not timed), warm-up, then the median of 3 timed repeats. Each
+Method: synthetic batches made once up front (not timed), the same data for both
+frameworks, a warm-up, then the median of 3 timed repeats. Each
 (benchmark, framework) runs in a fresh process so peak RSS is its own. The
 machine is shared and noisy: compare the ratio from one run, not absolute
 numbers across runs. PyTorch is optional (`pip install torch==2.13.0` on CPU).
@@ -113,12 +113,11 @@ BENCHES = {
     "lstm_text": {"batch": 64, "config": LSTM_TEXT_CONFIG, "flops_per_sample": 6 * _LSTM_TOKEN_MACS * _MEAN_LEN},
     "cnn_text": {"batch": 64, "config": CNN_TEXT_CONFIG, "flops_per_sample": 6 * _CNN_TOKEN_MACS * _MEAN_LEN},
 }
-# FLOPs of these two as counted by ../shared/bench/torch_reference.py (same models)
+# sparse_ctr: the bag sum forward and its gradient rows count 1 FLOP per active id and column
 BENCHES["sparse_ctr"] = {"batch": 512, "config": SPARSE_CTR_CONFIG,
                          "flops_per_sample": 2 * 40 * 64 + _train_flops([64 * 64, 64])}
 BENCHES["gru_seq2seq_attention"] = {"batch": 32, "config": SEQ2SEQ_CONFIG, "flops_per_sample": 0.0}
 TEXT_BENCHES = ("lstm_text", "cnn_text")
-REFERENCE_ONLY = ("sparse_ctr", "gru_seq2seq_attention")  # PyTorch side: torch_reference.py
 
 
 def ctr_batches(batch, n=8, seed=0):
@@ -242,12 +241,14 @@ def run_torch(name, threads, gpu):
 
     torch.set_num_threads(threads)
     b = BENCHES[name]
-    if name in REFERENCE_ONLY:
-        if gpu:
-            raise RuntimeError("%s: the PyTorch reference runs on the CPU only" % name)
-        return run_torch_reference(name)
     device = torch.device("cuda" if gpu else "cpu")
     sync = torch.cuda.synchronize if gpu else (lambda: None)
+    if name == "sparse_ctr":
+        if gpu:
+            raise RuntimeError("sparse_ctr: sparse updates run on the CPU only (ours too)")
+        return run_torch_ctr(b)
+    if name == "gru_seq2seq_attention":
+        return run_torch_seq2seq(b, device, sync)
     if name in TEXT_BENCHES:
         return run_torch_text(name, b, device, sync)
     if name == "mlp":
@@ -274,15 +275,87 @@ def run_torch(name, threads, gpu):
     return time_steps(step, data, sync=sync)
 
 
-def run_torch_reference(name):
-    """The PyTorch twin from ../shared/bench/torch_reference.py (BENCHMARKS.md's reference)."""
-    ref_dir = os.path.join(ROOT, "..", "shared", "bench")
-    if not os.path.exists(os.path.join(ref_dir, "torch_reference.py")):
-        raise RuntimeError("%s needs ../shared/bench/torch_reference.py for its PyTorch side" % name)
-    sys.path.insert(0, ref_dir)
-    import torch_reference as ref
-    w = ref.BUILDERS[name](False)
-    return time_steps(lambda batch: ref._step(w, batch), w.batches)
+def run_torch_ctr(b):
+    """PyTorch's CTR twin: a sum-mode EmbeddingBag with sparse gradients (its fast path for
+    a 1M-row table: only the touched rows are updated), fc 64 relu, fc 1, logistic loss, Adagrad."""
+    import torch
+    import torch.nn as nn
+
+    bag = nn.EmbeddingBag(1000000, 64, mode="sum", sparse=True)
+    head = nn.Sequential(nn.Linear(64, 64), nn.ReLU(), nn.Linear(64, 1))
+    opt = torch.optim.Adagrad(list(bag.parameters()) + list(head.parameters()), lr=0.05)
+    loss_fn = nn.BCEWithLogitsLoss(reduction="sum")
+    data = [(torch.from_numpy(cols).long(), torch.from_numpy(rows[:-1]).long(), torch.from_numpy(y))
+            for rows, cols, y in ctr_batches(b["batch"])]
+
+    def step(batch):
+        opt.zero_grad(set_to_none=True)
+        loss_fn(head(bag(batch[0], batch[1])), batch[2]).backward()
+        opt.step()
+
+    return time_steps(step, data)
+
+
+def run_torch_seq2seq(b, device, sync, vocab=10000, dim=256):
+    """PyTorch's twin of seq2seq_net (word_dim = hidden = 256): a bidirectional GRU encoder over
+    packed sources, a GRUCell decoder with additive attention over the padded, masked
+    annotations (teacher forcing), and the vocabulary projection once over the real target
+    positions after the loop, as ours does; Adam."""
+    import torch
+    import torch.nn as nn
+    from torch.nn.utils.rnn import pack_padded_sequence, pad_packed_sequence
+
+    class Seq2Seq(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.src_emb, self.trg_emb = nn.Embedding(vocab, dim), nn.Embedding(vocab, dim)
+            self.encoder = nn.GRU(dim, dim, batch_first=True, bidirectional=True)
+            self.boot = nn.Linear(dim, dim)
+            self.key, self.query = nn.Linear(2 * dim, dim, bias=False), nn.Linear(dim, dim)
+            self.score = nn.Linear(dim, 1, bias=False)
+            self.cell = nn.GRUCell(3 * dim, dim)
+            self.out = nn.Linear(dim, vocab)
+
+        def forward(self, src, src_len, src_mask, trg_in, trg_mask):
+            packed = pack_padded_sequence(self.src_emb(src), src_len, batch_first=True, enforce_sorted=False)
+            enc, last = self.encoder(packed)
+            enc = pad_packed_sequence(enc, batch_first=True)[0]
+            keys = self.key(enc)
+            state = torch.tanh(self.boot(last[1]))  # the backward GRU's state at the first token
+            words = self.trg_emb(trg_in)
+            states = []
+            for t in range(trg_in.shape[1]):
+                energy = self.score(torch.tanh(keys + self.query(state).unsqueeze(1))).squeeze(2)
+                weights = torch.softmax(energy.masked_fill(~src_mask, float("-inf")), dim=1)
+                context = torch.bmm(weights.unsqueeze(1), enc).squeeze(1)
+                state = self.cell(torch.cat([context, words[:, t]], dim=1), state)
+                states.append(state)
+            return self.out(torch.stack(states, dim=1)[trg_mask])
+
+    def padded(ids, starts):
+        lengths = np.diff(starts)
+        out = np.zeros((len(lengths), lengths.max()), np.int64)
+        mask = np.arange(lengths.max())[None, :] < lengths[:, None]
+        out[mask] = ids
+        return torch.from_numpy(out), torch.from_numpy(lengths), torch.from_numpy(mask)
+
+    model = Seq2Seq().to(device)
+    opt = torch.optim.Adam(model.parameters(), lr=1e-3)
+    loss_fn = nn.CrossEntropyLoss(reduction="sum")
+    data = []
+    for batch in seq2seq_batches(b["batch"]):
+        src, src_len, src_mask = padded(*batch["source_words"])
+        trg_in, _, trg_mask = padded(*batch["target_words"])
+        labels = torch.from_numpy(batch["target_next_words"][0]).long()
+        data.append((src.to(device), src_len, src_mask.to(device), trg_in.to(device), trg_mask.to(device),
+                     labels.to(device)))
+
+    def step(batch):
+        opt.zero_grad(set_to_none=True)
+        loss_fn(model(*batch[:5]), batch[5]).backward()
+        opt.step()
+
+    return time_steps(step, data, sync=sync)
 
 
 def run_torch_text(name, b, device, sync):
@@ -353,23 +426,36 @@ def child(args):
                       "gflops": b["flops_per_sample"] * b["batch"] / sec / 1e9, "peak_rss_mb": peak_mb}))
 
 
+def _names(choices):
+    """argparse type of a comma-separated list whose items must be among `choices`."""
+    def parse(text):
+        names = [n for n in text.split(",") if n]
+        unknown = [n for n in names if n not in choices]
+        if unknown or not names:
+            raise argparse.ArgumentTypeError("unknown name(s) %s; choose from: %s" % (
+                ", ".join(repr(n) for n in unknown) or "(none given)", ", ".join(choices)))
+        return names
+    return parse
+
+
 def main():
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    p.add_argument("--bench", default=",".join(BENCHES))
+    p.add_argument("--bench", default=",".join(BENCHES), type=_names(BENCHES),
+                   help="comma-separated, from: %s" % ", ".join(BENCHES))
     p.add_argument("--threads", default="1,2")
-    p.add_argument("--frameworks", default="paddle,torch")
+    p.add_argument("--frameworks", default="paddle,torch", type=_names(("paddle", "torch")))
     p.add_argument("--device", choices=["cpu", "gpu"], default="cpu")
     p.add_argument("--json", help="also write the results here")
     p.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
     p.add_argument("--framework", help=argparse.SUPPRESS)
     args = p.parse_args()
     if args.child:
-        args.threads = int(args.threads)
+        args.threads, args.bench = int(args.threads), args.bench[0]
         return child(args)
     results = []
-    for bench in args.bench.split(","):
+    for bench in args.bench:
         for threads in [int(t) for t in args.threads.split(",")]:
-            for fw in args.frameworks.split(","):
+            for fw in args.frameworks:
                 cmd = [sys.executable, os.path.abspath(__file__), "--child", "--bench", bench,
                        "--threads", str(threads), "--framework", fw, "--device", args.device]
                 p2 = subprocess.run(cmd, capture_output=True, text=True)

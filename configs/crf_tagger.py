@@ -8,11 +8,17 @@ pos_dict_dim = get_config_arg('pos_dict_dim', int, 50)
 num_chunk_types = 3
 num_labels = 2 * num_chunk_types + 1  # IOB
 
+# Synthetic data (random samples shaped like the data layers), so the config runs as it is;
+# plug in real data with a reader of docs/readers.md (csv, image_folder, text) or a provider.
 define_py_data_sources2(
-    train_list='data/train.list',
-    test_list='data/test.list',
-    module='conll_provider',
-    obj='process')
+    train_list='synthetic_train.list',
+    test_list='synthetic_test.list',
+    module='paddle.trainer.readers',
+    obj='synthetic',
+    args={'input_types': {
+        'word': ['integer_value_sequence', word_dict_dim],
+        'pos': ['integer_value_sequence', pos_dict_dim],
+        'chunk': ['integer_value_sequence', num_labels]}})
 
 settings(
     batch_size=16,

@@ -1,11 +1,16 @@
 # LeNet-5 style CNN on 28x28 grey images (MNIST): conv-pool, conv-pool, fc.
 from paddle.trainer_config_helpers import *
 
+# Synthetic data (random samples shaped like the data layers), so the config runs as it is;
+# plug in real data with a reader of docs/readers.md (csv, image_folder, text) or a provider.
 define_py_data_sources2(
-    train_list='data/train.list',
-    test_list='data/test.list',
-    module='mnist_provider',
-    obj='process')
+    train_list='synthetic_train.list',
+    test_list='synthetic_test.list',
+    module='paddle.trainer.readers',
+    obj='synthetic',
+    args={'input_types': {
+        'pixel': ['dense_vector', 784],
+        'label': ['integer_value', 10]}})
 
 settings(
     batch_size=128,

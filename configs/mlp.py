@@ -4,11 +4,16 @@ from paddle.trainer_config_helpers import *
 is_predict = get_config_arg('is_predict', bool, False)
 
 if not is_predict:
+    # Synthetic data (random samples shaped like the data layers), so the config runs as it is;
+    # plug in real data with a reader of docs/readers.md (csv, image_folder, text) or a provider.
     define_py_data_sources2(
-        train_list='data/train.list',
-        test_list='data/test.list',
-        module='mnist_provider',
-        obj='process')
+        train_list='synthetic_train.list',
+        test_list='synthetic_test.list',
+        module='paddle.trainer.readers',
+        obj='synthetic',
+        args={'input_types': {
+            'pixel': ['dense_vector', 784],
+            'label': ['integer_value', 10]}})
 
 settings(
     batch_size=128,

@@ -9,12 +9,22 @@ num_movies = get_config_arg('num_movies', int, 3952)
 title_dict_dim = get_config_arg('title_dict_dim', int, 5000)
 num_genres = 18
 
+# Synthetic data (random samples shaped like the data layers), so the config runs as it is;
+# plug in real data with a reader of docs/readers.md (csv, image_folder, text) or a provider.
 define_py_data_sources2(
-    train_list='data/train.list',
-    test_list='data/test.list',
-    module='movielens_provider',
-    obj='process',
-    args={'num_users': num_users, 'num_movies': num_movies})
+    train_list='synthetic_train.list',
+    test_list='synthetic_test.list',
+    module='paddle.trainer.readers',
+    obj='synthetic',
+    args={'input_types': {
+        'user_id': ['integer_value', num_users],
+        'gender': ['integer_value', 2],
+        'age': ['integer_value', 7],
+        'job': ['integer_value', 21],
+        'movie_id': ['integer_value', num_movies],
+        'title': ['integer_value_sequence', title_dict_dim],
+        'genres': ['sparse_binary_vector', num_genres],
+        'rating': ['dense_vector', 1]}})
 
 settings(
     batch_size=1600,

@@ -9,12 +9,17 @@ word_vector_dim = 512
 encoder_size = 512
 decoder_size = 512
 
+# Synthetic data (random samples shaped like the data layers), so the config runs as it is;
+# plug in real data with a reader of docs/readers.md (csv, image_folder, text) or a provider.
 define_py_data_sources2(
-    train_list='data/train.list',
-    test_list='data/test.list',
-    module='wmt_provider',
-    obj='process',
-    args={'src_dict_dim': source_dict_dim, 'trg_dict_dim': target_dict_dim})
+    train_list='synthetic_train.list',
+    test_list='synthetic_test.list',
+    module='paddle.trainer.readers',
+    obj='synthetic',
+    args={'input_types': {
+        'source_language_word': ['integer_value_sequence', source_dict_dim],
+        'target_language_word': ['integer_value_sequence', target_dict_dim],
+        'target_language_next_word': ['integer_value_sequence', target_dict_dim]}})
 
 settings(
     batch_size=50,

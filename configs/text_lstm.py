@@ -6,12 +6,16 @@ dict_dim = get_config_arg('dict_dim', int, 10000)
 is_predict = get_config_arg('is_predict', bool, False)
 
 if not is_predict:
+    # Synthetic data (random samples shaped like the data layers), so the config runs as it is;
+    # plug in real data with a reader of docs/readers.md (csv, image_folder, text) or a provider.
     define_py_data_sources2(
-        train_list='data/train.list',
-        test_list='data/test.list',
-        module='text_provider',
-        obj='process',
-        args={'dict_dim': dict_dim})
+        train_list='synthetic_train.list',
+        test_list='synthetic_test.list',
+        module='paddle.trainer.readers',
+        obj='synthetic',
+        args={'input_types': {
+            'word': ['integer_value_sequence', dict_dim],
+            'label': ['integer_value', 2]}})
 
 settings(
     batch_size=128,

@@ -12,17 +12,23 @@ from paddle.trainer.config_parser import parse_config
 from py_paddle import swig_paddle as api
 
 
-def merge_model(config, model_dir, output, config_args=""):
-    """Writes `output` from the config file and the parameter files in `model_dir`."""
+def load_trained_machine(model_config, model_dir, use_gpu=False, config_name="the config"):
+    """A GradientMachine of `model_config` (a ModelConfig message) with the parameters of a
+    saved pass; a missing parameter file is an OSError naming it."""
     if not os.path.isdir(model_dir):
         raise OSError("model directory %s does not exist" % model_dir)
-    model = parse_config(config, config_args).model_config
-    gm = api.GradientMachine.createByConfigJson(message_to_json(model), False, 1)
+    gm = api.GradientMachine.createByConfigJson(message_to_json(model_config), use_gpu, 1)
     missing = [p.getName() for p in gm.getParameters() if not os.path.exists(os.path.join(model_dir, p.getName()))]
     if missing:
         raise OSError("%s has no file for parameter(s) %s of %s (is it the right pass directory and config?)"
-                      % (model_dir, ", ".join(missing), config))
+                      % (model_dir, ", ".join(missing), config_name))
     gm.loadParameters(model_dir)
+    return gm
+
+
+def merge_model(config, model_dir, output, config_args=""):
+    """Writes `output` from the config file and the parameter files in `model_dir`."""
+    gm = load_trained_machine(parse_config(config, config_args).model_config, model_dir, config_name=config)
     tmp = output + ".tmp-%d" % os.getpid()
     try:
         gm.saveMergedModel(tmp)

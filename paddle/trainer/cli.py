@@ -258,7 +258,7 @@ class TrainingJob(object):
         has = self.config.HasField("test_data_config" if for_test else "data_config")
         if not has:
             return None
-        kwargs = {"seed": self.args.seed}
+        kwargs = {"seed": self.args.seed, "config_dir": os.path.dirname(self.config_file)}  # lists beside it
         if for_test or self.args.job == "test":
             kwargs["shuffle"] = False
         else:
@@ -288,17 +288,9 @@ class TrainingJob(object):
 
     def _write_predictions(self, out):
         """v1's format: per sample one line; per output layer its values ("v v v;") or id ("i;")."""
+        from paddle.trainer.predict import layer_results, write_text_rows
         gm = self.trainer.getGradientMachine()
-        columns = []
-        for name in self.config.model_config.output_layer_names:
-            arg = gm.getLayerOutput(name)
-            value, ids = arg.getSlotValue(0), arg.getSlotIds(0)
-            if value is not None:
-                columns.append([" ".join("%g" % v for v in row) + ";" for row in value.copyToNumpyMat()])
-            elif ids is not None:
-                columns.append(["%d;" % i for i in ids.copyToNumpyArray()])
-        for row in zip(*columns):
-            out.write("".join(row) + "\n")
+        write_text_rows(out, layer_results(gm.getLayerOutput, self.config.model_config.output_layer_names))
 
     def train(self):
         a = self.args
@@ -527,10 +519,11 @@ def cmd_dump_config(argv):
 def cmd_make_diagram(argv):
     p = _config_parser("paddle make_diagram", "write a Graphviz dot diagram of a config's network")
     p.add_argument("dot_file", help="the .dot file to write")
+    p.add_argument("--expand_groups", action="store_true", help="draw recurrent groups' agent layers too")
     _add_config_args(p)
     args = p.parse_args(argv)
     from paddle.utils.make_model_diagram import make_diagram
-    make_diagram(args.config, args.dot_file, _config_args(p, args))
+    make_diagram(args.config, args.dot_file, _config_args(p, args), args.expand_groups)
     return 0
 
 
@@ -581,6 +574,11 @@ def cmd_build_java(argv):
     return build(argv)
 
 
+def cmd_predict(argv):
+    from paddle.trainer.predict import main as predict
+    return predict(argv)
+
+
 def cmd_export_onnx(argv):
     from paddle.utils.export_onnx import main as export
     return export(argv)
@@ -588,7 +586,8 @@ def cmd_export_onnx(argv):
 
 COMMANDS = {"train": cmd_train, "dump_config": cmd_dump_config, "make_diagram": cmd_make_diagram,
             "version": cmd_version, "plot": cmd_plot, "upgrade_config": cmd_upgrade_config,
-            "merge_model": cmd_merge_model, "build_java": cmd_build_java, "export_onnx": cmd_export_onnx}
+            "merge_model": cmd_merge_model, "build_java": cmd_build_java, "export_onnx": cmd_export_onnx,
+            "predict": cmd_predict}
 USAGE = """usage: paddle <command> [args]      (paddle <command> --help: its flags)
 
 commands:
@@ -598,6 +597,7 @@ commands:
   version      print the version, build options and CPU features (also: paddle --version)
   plot         draw learning curves of a metrics file or log: paddle plot metrics.jsonl -o curves.png [KEY ...]
   upgrade_config  rewrite Python 2 configs/providers:  paddle upgrade_config conf.py provider.py [--write]
+  predict      write a model's outputs for a data list:  paddle predict --config=conf.py --model_dir=output/pass-00009 --output=pred.txt [--format=text|npy|jsonl]
   merge_model  config + a saved pass in one file:       paddle merge_model --config=conf.py --model_dir=output/pass-00009 --output=model.paddle
   build_java   the engine's Java binding:               paddle build_java --output=DIR  (paddle.jar, libpaddle_jni.so)
   export_onnx  a saved pass / merged model as ONNX:     paddle export_onnx --config=conf.py --model_dir=output/pass-00009 --output=model.onnx

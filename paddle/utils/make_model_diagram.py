@@ -1,14 +1,19 @@
 """Write a Graphviz dot diagram of a trainer config's network.
 
-    python -m paddle.utils.make_model_diagram CONFIG DOT_FILE [CONFIG_ARGS]
-    paddle make_diagram CONFIG DOT_FILE [CONFIG_ARGS]
+    python -m paddle.utils.make_model_diagram CONFIG DOT_FILE [CONFIG_ARGS] [--expand_groups]
+    paddle make_diagram CONFIG DOT_FILE [CONFIG_ARGS] [--expand_groups]
 
-One box per layer labelled `NAME type=TYPE` (` <==` when reversed), with a
-second line `act=... bias=...` when the layer has an activation or a bias;
-an edge per layer input, labelled with the input's parameter name; each
-recurrent layer group is a dashed cluster, with edges for its in/out links
-and memories (dashed: memory layer -> its delayed link). Render with
-`dot -Tpng DOT_FILE -o model.png`.
+One box per layer: `NAME type=TYPE size=N` (` <==` when reversed, ` image=CxHxW` where the
+layer has an image geometry) and, on a second line, `act=... bias=...` when it has them; an
+edge per layer input, labelled with the input's parameter name.
+
+Each recurrent layer group is a dashed cluster holding its step layers, named as in the
+config (without the `@group` suffix). The agents that carry data across the group's boundary
+are not drawn: an in-link is an edge from the outer layer into the step, an out-link an edge
+from the step layer out to its readers, a memory a dashed edge from the layer it remembers
+to its readers labelled `memory NAME` (plus a dotted `boot` edge from its boot layer), and a
+static input an edge from the outer layer labelled `static`. `--expand_groups` draws every
+agent layer and link instead. Render with `dot -Tpng DOT_FILE -o model.png`.
 """
 
 import sys
@@ -17,89 +22,141 @@ from paddle.trainer.config_parser import ConfigError, parse_config
 
 __all__ = ['make_layer_label', 'diagram_text', 'make_diagram', 'main']
 
+AGENT_TYPES = ('scatter_agent', 'agent', 'sequence_agent', 'gather_agent')
+
 
 def _quote(text):
     return text.replace('\\', '\\\\').replace('"', '\\"')
 
 
-def make_layer_label(layer_config):
-    """`name type=T` (+ ` <==` if reversed) and, on a second left-aligned
-    line, `act=A bias=B ` for what the layer has."""
-    label = '%s type=%s' % (_quote(layer_config.name), layer_config.type)
-    if layer_config.reversed:
+def make_layer_label(layer_config, name=None):
+    """`name type=T size=N` (+ ` image=CxHxW`, + ` <==` if reversed) and, on a second
+    left-aligned line, `act=A bias=B ` for what the layer has."""
+    l = layer_config
+    label = '%s type=%s size=%d' % (_quote(name or l.name), l.type, l.size)
+    if l.height and l.width and l.size % (l.height * l.width) == 0:
+        label += ' image=%dx%dx%d' % (l.size // (l.height * l.width), l.height, l.width)
+    if l.reversed:
         label += ' <=='
     extra = ''
-    if layer_config.active_type:
-        extra += 'act=%s ' % layer_config.active_type
-    if layer_config.bias_parameter_name:
-        extra += 'bias=%s ' % _quote(layer_config.bias_parameter_name)
+    if l.active_type:
+        extra += 'act=%s ' % l.active_type
+    if l.bias_parameter_name:
+        extra += 'bias=%s ' % _quote(l.bias_parameter_name)
     if extra:
         label += '\\l' + extra
     return label
 
 
-def diagram_text(model_config):
-    """The dot text for a ModelConfig."""
+class _Collapsed(object):
+    """Where the agents of the recurrent groups lead: a reader of an agent is drawn as
+    reading the agent's source, with an edge style saying what kind of link it is."""
+
+    def __init__(self, groups, layers):
+        self.source = {}  # agent (or static-input layer) -> (real source layer, edge attrs)
+        self.boots = []  # (boot layer, memory layer, memory name)
+        for sub in groups:
+            for link in sub.in_links:
+                self.source[link.link_name] = (link.layer_name, '')
+            for link in sub.out_links:
+                self.source[link.link_name] = (link.layer_name, '')
+            for mem in sub.memories:
+                inputs = [i.input_layer_name for i in layers[mem.layer_name].inputs] \
+                    if mem.layer_name in layers else []
+                if inputs == [mem.link_name] and mem.boot_layer_name:
+                    # a StaticInput: a memory of itself booted with the outer layer
+                    for name in (mem.link_name, mem.layer_name):
+                        self.source[name] = (mem.boot_layer_name, ' [label="static"]')
+                    continue
+                mem_name = _short(mem.layer_name, sub.name)
+                self.source[mem.link_name] = (
+                    mem.layer_name, ' [style=dashed, label="memory %s"]' % _quote(mem_name))
+                if mem.boot_layer_name:
+                    self.boots.append((mem.boot_layer_name, mem.layer_name, mem_name))
+
+    def resolve(self, name):
+        """(the layer drawn for `name`, edge attributes)."""
+        attrs = ''
+        seen = set()
+        while name in self.source and name not in seen:
+            seen.add(name)
+            name, a = self.source[name]
+            attrs = attrs or a
+        return name, attrs
+
+
+def _short(name, group):
+    suffix = '@' + group
+    return name[:-len(suffix)] if name.endswith(suffix) else name
+
+
+def diagram_text(model_config, expand_groups=False):
+    """The dot text for a ModelConfig; `expand_groups` draws the recurrent groups' agents."""
     layers = list(model_config.layers)
-    ids = {l.name: i for i, l in enumerate(layers)}
+    by_name = {l.name: l for l in layers}
+    groups = [s for s in model_config.sub_models if s.name != 'root']
+    collapsed = None if expand_groups else _Collapsed(groups, by_name)
+    hidden = set()
+    if collapsed is not None:
+        hidden = {l.name for l in layers if l.type in AGENT_TYPES} | set(collapsed.source)
+    hidden |= {l.name for l in layers if l.type == 'recurrent_layer_group'}  # drawn as clusters
+    ids = {l.name: i for i, l in enumerate(layers) if l.name not in hidden}
+    group_of = {n: sub.name for sub in groups for n in sub.layer_names}
     out = ['digraph graphname {', 'node [width=0.375,height=0.25];']
 
-    def node(i):
-        return 'l%d [label="%s", shape=box];' % (i, make_layer_label(
-            layers[i]))
+    def node(l):
+        name = l.name if expand_groups else _short(l.name, group_of.get(l.name, ''))
+        return 'l%d [label="%s", shape=box];' % (ids[l.name], make_layer_label(l, name))
 
-    groups = [s for s in model_config.sub_models if s.name != 'root']
-    in_cluster = set()
     for n, sub in enumerate(groups):
-        label = sub.name + ' '
-        if sub.reversed:
-            label += '<=='
         out.append('subgraph cluster_%d {' % n)
         out.append('style=dashed;')
-        out.append('label = "%s";' % _quote(label))
-        in_cluster.add(sub.name)
-        for lname in sub.layer_names:
-            if lname in ids:
-                in_cluster.add(lname)
-                out.append(node(ids[lname]))
+        out.append('label = "%s";' % _quote(sub.name + ' ' + ('<==' if sub.reversed else '')))
+        out.extend(node(by_name[name]) for name in sub.layer_names if name in ids)
         out.append('}')
-    for i, l in enumerate(layers):
-        if l.name not in in_cluster:
-            out.append(node(i))
+    out.extend(node(l) for l in layers if l.name in ids and l.name not in group_of)
 
     def edge(src, dst, attrs=''):
         if src in ids and dst in ids:
             out.append('l%d -> l%d%s;' % (ids[src], ids[dst], attrs))
 
-    for sub in groups:
-        for link in list(sub.in_links) + list(sub.out_links):
-            edge(link.layer_name, link.link_name)
-        for mem in sub.memories:
-            if mem.boot_layer_name:
-                edge(mem.boot_layer_name, mem.layer_name)
-            edge(mem.layer_name, mem.link_name, ' [style=dashed]')
-    for i, l in enumerate(layers):
+    if expand_groups:
+        for sub in groups:
+            for link in list(sub.in_links) + list(sub.out_links):
+                edge(link.layer_name, link.link_name)
+            for mem in sub.memories:
+                if mem.boot_layer_name:
+                    edge(mem.boot_layer_name, mem.layer_name)
+                edge(mem.layer_name, mem.link_name, ' [style=dashed]')
+    else:
+        for boot, layer, mem_name in collapsed.boots:
+            edge(boot, layer, ' [style=dotted, label="boot %s"]' % _quote(mem_name))
+    for l in layers:
+        if l.name not in ids:
+            continue
         for ipt in l.inputs:
-            if ipt.input_layer_name in ids:
-                out.append('l%d -> l%d [label="%s"];' %
-                           (ids[ipt.input_layer_name], i,
-                            _quote(ipt.input_parameter_name)))
+            src, attrs = ipt.input_layer_name, ''
+            if collapsed is not None:
+                src, attrs = collapsed.resolve(src)
+            if not attrs and ipt.input_parameter_name:
+                attrs = ' [label="%s"]' % _quote(ipt.input_parameter_name)
+            edge(src, l.name, attrs)
     out.append('}')
     return '\n'.join(out) + '\n'
 
 
-def make_diagram(config_file, dot_file, config_arg_str=''):
+def make_diagram(config_file, dot_file, config_arg_str='', expand_groups=False):
     """Parse config_file (with "k=v,..." config args) and write the dot
     diagram of its network to dot_file."""
     conf = parse_config(config_file, config_arg_str or '')
-    text = diagram_text(conf.model_config)
+    text = diagram_text(conf.model_config, expand_groups)
     with open(dot_file, 'w') as f:
         f.write(text)
     return text
 
 
 USAGE = ('usage: python -m paddle.utils.make_model_diagram CONFIG_FILE '
-         'DOT_FILE [CONFIG_ARGS]\n')
+         'DOT_FILE [CONFIG_ARGS] [--expand_groups]\n')
 
 
 def main(argv=None):
@@ -107,11 +164,13 @@ def main(argv=None):
     if argv and argv[0] in ('-h', '--help'):
         sys.stdout.write(USAGE)
         return 0
+    expand = '--expand_groups' in argv
+    argv = [a for a in argv if a != '--expand_groups']
     if not 2 <= len(argv) <= 3 or any(a.startswith('--') for a in argv):
         sys.stderr.write(USAGE)
         return 2
     try:
-        make_diagram(argv[0], argv[1], argv[2] if len(argv) == 3 else '')
+        make_diagram(argv[0], argv[1], argv[2] if len(argv) == 3 else '', expand)
     except ConfigError as e:
         sys.stderr.write('%s\n' % e)
         return 1

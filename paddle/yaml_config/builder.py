@@ -14,6 +14,7 @@ Every error is a ConfigError carrying the YAML file and line.
 import difflib
 import inspect
 import re
+import sys
 
 from paddle.parser import ConfigError
 from paddle.trainer_config_helpers import (activations, attrs, data_sources,
@@ -442,7 +443,10 @@ class Builder(object):
         if isinstance(value, Seq):
             return [self.plain(v, value.line_of(i))
                     for i, v in enumerate(value)]
-        return self.substitute(value, line)
+        value = self.substitute(value, line)
+        # equal strings as one object, as Python's interned literals are: pickled
+        # provider args then match their Python twin's byte for byte (pickle memo)
+        return sys.intern(value) if isinstance(value, str) else value
 
     def check_scalar(self, value, key, param, line, owner):
         default = param.default if param is not None else inspect._empty

@@ -1,0 +1,292 @@
+"""Built-in PyDataProvider2 readers for common data, so a config needs no provider code:
+
+    define_py_data_sources2(train_list='train.list', test_list='test.list',
+                            module='paddle.trainer.readers', obj='csv',
+                            args={'label_column': -1, 'header': True})
+
+Every reader is a `@provider`; its `args` arrive as keyword arguments of its init hook, and
+it feeds the model's data layers in order (features first, then the label): the first two
+data layers, or those named by `args['slots']`. A model with one data layer (a prediction
+config) gets the features only. The file list names the files (folders, for `image_folder`).
+
+  csv           delimited text: dense feature columns and an integer class column
+  image_folder  a folder per class of image files (PIL), as CHW float vectors in [0, 1]
+  text          lines "LABEL<TAB>words ...": word ids from a vocabulary, and the class id
+  synthetic     random samples of given input types (any model runs without data)
+
+docs/readers.md describes the arguments.
+"""
+import csv as _csv
+import os
+import re
+import zlib
+
+import numpy as np
+
+from paddle.trainer import PyDataProvider2 as dp2
+from paddle.trainer.PyDataProvider2 import CacheType, dense_vector, integer_value, provider
+
+__all__ = ['csv', 'image_folder', 'text', 'synthetic', 'input_type']
+
+
+def _bind_slots(settings, feature_type, label_type, slots=None, input_order=None, **_):
+    """Declares dict input types: the features and the label under the names of the model's
+    data layers (`slots`, else the model's first two); a single data layer gets the features."""
+    names = list(slots or input_order or ['features', 'label'])
+    if not 1 <= len(names) <= 2:
+        raise ValueError("readers feed one or two data layers (features, label); the model has %d "
+                         "(%s): name the two with args={'slots': [features, label]}"
+                         % (len(names), ", ".join(names)))
+    settings.feature_slot = names[0]
+    settings.label_slot = names[1] if len(names) == 2 else None
+    settings.input_types = {names[0]: feature_type}
+    if settings.label_slot is not None:
+        settings.input_types[settings.label_slot] = label_type
+
+
+def _sample(settings, features, label):
+    sample = {settings.feature_slot: features}
+    if settings.label_slot is not None:
+        sample[settings.label_slot] = label
+    return sample
+
+
+# ---------------------------------------------------------------------------------- csv
+
+def _csv_rows(path, delimiter):
+    with open(path, newline='', encoding='utf-8') as f:
+        for line_no, row in enumerate(_csv.reader(f, delimiter=delimiter), 1):
+            if row and any(cell.strip() for cell in row):
+                yield line_no, row
+
+
+def _delimiter(path, delimiter):
+    if delimiter is not None:
+        return delimiter
+    return '\t' if path.lower().endswith(('.tsv', '.tab')) else ','
+
+
+def _is_number(text):
+    try:
+        float(text)
+        return True
+    except ValueError:
+        return False
+
+
+def _csv_hook(settings, file_list, label_column=-1, num_classes=None, header=None, delimiter=None,
+              **kwargs):
+    if not file_list:
+        raise ValueError("csv reader: the file list is empty")
+    first = file_list[0]
+    settings.delimiter = delimiter
+    line_no, row = next(_csv_rows(first, _delimiter(first, delimiter)), (0, None))
+    if row is None:
+        raise ValueError("csv reader: %s has no rows" % first)
+    # header: True/False, or None to detect one (a first row that is not all numbers)
+    settings.header = (not all(_is_number(c) for c in row)) if header is None else bool(header)
+    if isinstance(label_column, str):
+        if not settings.header or label_column not in row:
+            raise ValueError("csv reader: label column %r is not in the header of %s" % (label_column, first))
+        label_column = row.index(label_column)
+    settings.label_column = label_column % len(row)
+    settings.width = len(row)
+    if num_classes is None:  # one scan of the data: the largest label + 1
+        labels = [int(float(r[settings.label_column])) for path in file_list
+                  for _, r in list(_csv_rows(path, _delimiter(path, delimiter)))[int(settings.header):]
+                  if len(r) == settings.width and _is_number(r[settings.label_column])]  # bad rows fail later
+        num_classes = max(labels) + 1 if labels else 1
+    _bind_slots(settings, dense_vector(len(row) - 1), integer_value(int(num_classes)), **kwargs)
+
+
+@provider(init_hook=_csv_hook, cache=CacheType.CACHE_PASS_IN_MEM)
+def csv(settings, path):
+    """One sample per row: every column but the label column as a dense vector, and the
+    label column as a class id (an integer, or a float holding one)."""
+    rows = _csv_rows(path, _delimiter(path, settings.delimiter))
+    if settings.header:
+        next(rows, None)
+    col = settings.label_column
+    for line_no, row in rows:
+        if len(row) != settings.width:
+            raise ValueError("%s:%d: %d columns, expected %d" % (path, line_no, len(row), settings.width))
+        try:
+            features = [float(v) for i, v in enumerate(row) if i != col]
+            label = int(float(row[col]))
+        except ValueError as e:
+            raise ValueError("%s:%d: %s" % (path, line_no, e))
+        yield _sample(settings, features, label)
+
+
+# --------------------------------------------------------------------------- image_folder
+
+IMAGE_EXTENSIONS = ('.png', '.jpg', '.jpeg', '.bmp', '.gif', '.ppm', '.pgm', '.tif', '.tiff', '.webp')
+
+
+def _class_folders(root):
+    if not os.path.isdir(root):
+        raise ValueError("image_folder reader: %s is not a folder" % root)
+    return sorted(d for d in os.listdir(root) if os.path.isdir(os.path.join(root, d)))
+
+
+def _image_hook(settings, file_list, size=32, channels=3, classes=None, **kwargs):
+    if not file_list:
+        raise ValueError("image_folder reader: the file list is empty")
+    settings.classes = list(classes) if classes else _class_folders(file_list[0])
+    if not settings.classes:
+        raise ValueError("image_folder reader: %s has no class folders" % file_list[0])
+    settings.size = (size, size) if isinstance(size, int) else tuple(size)  # (height, width)
+    if channels not in (1, 3):
+        raise ValueError("image_folder reader: channels must be 1 or 3, got %r" % (channels,))
+    settings.mode = 'L' if channels == 1 else 'RGB'
+    dim = channels * settings.size[0] * settings.size[1]
+    _bind_slots(settings, dense_vector(dim), integer_value(len(settings.classes)), **kwargs)
+
+
+def load_image(path, size, mode):
+    """The image at `path` resized to size (height, width), as a CHW float32 vector in [0, 1]."""
+    from PIL import Image
+    with Image.open(path) as img:
+        img = img.convert(mode).resize((size[1], size[0]), Image.BILINEAR)
+        pixels = np.asarray(img, dtype=np.float32) / 255.0
+    if pixels.ndim == 2:
+        pixels = pixels[None]
+    else:
+        pixels = pixels.transpose(2, 0, 1)
+    return pixels.reshape(-1)
+
+
+@provider(init_hook=_image_hook)
+def image_folder(settings, root):
+    """Each file list entry is a folder holding a sub-folder per class (named as in
+    `classes`, by default the first entry's sub-folders in sorted order)."""
+    for label, name in enumerate(settings.classes):
+        folder = os.path.join(root, name)
+        if not os.path.isdir(folder):
+            continue
+        for f in sorted(os.listdir(folder)):
+            if f.lower().endswith(IMAGE_EXTENSIONS):
+                yield _sample(settings, load_image(os.path.join(folder, f), settings.size, settings.mode), label)
+
+
+# ----------------------------------------------------------------------------------- text
+
+UNK = '<unk>'
+
+
+def _text_lines(path, delimiter):
+    with open(path, encoding='utf-8') as f:
+        for line_no, line in enumerate(f, 1):
+            line = line.rstrip('\n')
+            if not line.strip():
+                continue
+            if delimiter not in line:
+                raise ValueError("%s:%d: expected LABEL%sTEXT" % (path, line_no, repr(delimiter)[1:-1]))
+            label, words = line.split(delimiter, 1)
+            yield line_no, label.strip(), words.split()
+
+
+def _text_hook(settings, file_list, dictionary=None, min_count=1, labels=None, delimiter='\t',
+               lowercase=True, **kwargs):
+    settings.delimiter, settings.lowercase = delimiter, lowercase
+    lines = None
+    if dictionary is None or labels is None:
+        lines = [item for path in file_list for item in _text_lines(path, delimiter)]
+    if dictionary is not None:  # one word per line (the first field); id = line number
+        with open(dictionary, encoding='utf-8') as f:
+            words = [line.split()[0] for line in f if line.strip()]
+    else:  # from the data: words seen min_count times, most frequent first
+        counts = {}
+        for _, _, ws in lines:
+            for w in ws:
+                w = w.lower() if lowercase else w
+                counts[w] = counts.get(w, 0) + 1
+        words = sorted((w for w, c in counts.items() if c >= min_count), key=lambda w: (-counts[w], w))
+    if UNK not in words:
+        words.append(UNK)
+    settings.vocab = {w: i for i, w in enumerate(words)}
+    if labels is None:  # integer labels as they are; names in sorted order
+        found = sorted({label for _, label, _ in lines})
+        labels = (list(range(max(int(x) for x in found) + 1)) if all(x.lstrip('-').isdigit() for x in found)
+                  else found)
+    settings.labels = {str(x): i for i, x in enumerate(labels)}
+    _bind_slots(settings, dp2.integer_value_sequence(len(words)), integer_value(len(settings.labels)),
+                **kwargs)
+
+
+@provider(init_hook=_text_hook, cache=CacheType.CACHE_PASS_IN_MEM)
+def text(settings, path):
+    """One sample per line "LABEL<TAB>w1 w2 ...": the word ids (unknown words map to <unk>)
+    and the label's id."""
+    unk = settings.vocab[UNK]
+    for line_no, label, words in _text_lines(path, settings.delimiter):
+        if label not in settings.labels:
+            raise ValueError("%s:%d: unknown label %r (labels: %s)" % (
+                path, line_no, label, ", ".join(settings.labels)))
+        if settings.lowercase:
+            words = [w.lower() for w in words]
+        ids = [settings.vocab.get(w, unk) for w in words] or [unk]
+        yield _sample(settings, ids, settings.labels[label])
+
+
+# ------------------------------------------------------------------------------ synthetic
+
+_TYPE_SPEC = re.compile(r'^(dense_vector|sparse_binary_vector|sparse_vector|integer_value)'
+                        r'(_sequence|_sub_sequence)?$')
+
+
+def input_type(spec):
+    """An InputType from a plain description that pickles and writes in YAML:
+    [constructor name, dim], e.g. ['integer_value_sequence', 10000]."""
+    if isinstance(spec, dp2.InputType):
+        return spec
+    if not (isinstance(spec, (list, tuple)) and len(spec) == 2 and isinstance(spec[0], str)
+            and _TYPE_SPEC.match(spec[0])):
+        raise ValueError("input type %r: expected [name, dim] with a PyDataProvider2 type name such as "
+                         "dense_vector, integer_value_sequence, sparse_binary_vector" % (spec,))
+    return getattr(dp2, spec[0])(int(spec[1]))
+
+
+def _synthetic_hook(settings, input_types=None, input_order=None, seq_len=(2, 12), sub_seq_len=(1, 4),
+                    seed=None, is_train=True, **_):
+    if not input_types:
+        raise ValueError("synthetic reader: args={'input_types': {data layer: [type name, dim]}} "
+                         "is required")
+    types = {name: input_type(spec) for name, spec in input_types.items()}
+    missing = [n for n in (input_order or []) if n not in types]
+    if missing:
+        raise ValueError("synthetic reader: input_types has no entry for data layer(s) %s" % ", ".join(missing))
+    settings.input_types = types
+    settings.seq_len, settings.sub_seq_len = tuple(seq_len), tuple(sub_seq_len)
+    settings.seed = (0 if seed is None else int(seed)) * 2 + (0 if is_train else 1)  # train != test
+
+
+def _random_leaf(rng, tp):
+    if tp.type == dp2.DataType.Dense:
+        return rng.standard_normal(tp.dim).astype(np.float32)
+    if tp.type == dp2.DataType.Index:
+        return int(rng.randint(tp.dim))
+    ids = sorted(set(rng.randint(tp.dim, size=rng.randint(1, min(tp.dim, 8) + 1)).tolist()))
+    if tp.type == dp2.DataType.SparseNonValue:
+        return ids
+    return [(i, float(rng.rand())) for i in ids]
+
+
+@provider(init_hook=_synthetic_hook, should_shuffle=False)
+def synthetic(settings, entry):
+    """Each file list entry is a number of samples. Sequences of one sample share their
+    length (as a tagger's words and tags must); values are standard normal, ids uniform."""
+    count = int(entry.split(':')[-1])
+    rng = np.random.RandomState((settings.seed * 7919 + zlib.crc32(entry.encode())) % (2 ** 31))
+    for _ in range(count):
+        length = rng.randint(settings.seq_len[0], settings.seq_len[1] + 1)
+        subs = [rng.randint(settings.sub_seq_len[0], settings.sub_seq_len[1] + 1) for _ in range(length)]
+        sample = {}
+        for name, tp in settings.input_types.items():
+            if tp.seq_type == dp2.SequenceType.NO_SEQUENCE:
+                sample[name] = _random_leaf(rng, tp)
+            elif tp.seq_type == dp2.SequenceType.SEQUENCE:
+                sample[name] = [_random_leaf(rng, tp) for _ in range(length)]
+            else:
+                sample[name] = [[_random_leaf(rng, tp) for _ in range(n)] for n in subs]
+        yield sample
