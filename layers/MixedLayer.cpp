@@ -24,21 +24,25 @@ void checkRows(const Argument& in, size_t rows, const std::string& layer, const 
                  in.batchSize(), " rows, expected ", rows);
 }
 
-// With shared biases (conv projections) bias c covers `block` consecutive columns.
-void addSharedBias(Matrix& y, const Matrix& bias) {
-  const size_t C = bias.size(), block = y.width() / C, w = y.width();
-  const float* b = bias.data();
+// With shared biases (conv projections) bias value c covers `block` consecutive columns
+// of the `width` columns from `col0` (concat2 has one such range per projection).
+struct SharedBiasBlock {
+  size_t col0, width, bias0, count;  // output columns, and the bias values over them
+};
+void addSharedBias(Matrix& y, const SharedBiasBlock& k, const float* bias) {
+  const size_t block = k.width / k.count, w = y.width(), col0 = k.col0;
+  const float* b = bias + k.bias0;
   float* v = y.data();
-  forEach2(y.useGpu(), y.height(), w, [=] PD_HD(size_t r, size_t j) { v[r * w + j] += b[j / block]; });
+  forEach2(y.useGpu(), y.height(), k.width, [=] PD_HD(size_t r, size_t j) { v[r * w + col0 + j] += b[j / block]; });
 }
-void sharedBiasGrad(const Matrix& g, Matrix& biasGrad) {
-  const size_t C = biasGrad.size(), block = g.width() / C, w = g.width(), rows = g.height();
+void sharedBiasGrad(const Matrix& g, const SharedBiasBlock& k, float* biasGrad) {
+  const size_t block = k.width / k.count, w = g.width(), rows = g.height(), col0 = k.col0;
   const float* gy = g.data();
-  float* gb = biasGrad.data();
-  forEach(g.useGpu(), C, [=] PD_HD(size_t c) {  // one index per bias value
+  float* gb = biasGrad + k.bias0;
+  forEach(g.useGpu(), k.count, [=] PD_HD(size_t c) {  // one index per bias value
     float s = 0;
     for (size_t r = 0; r < rows; ++r)
-      for (size_t k = 0; k < block; ++k) s += gy[r * w + c * block + k];
+      for (size_t i = 0; i < block; ++i) s += gy[r * w + col0 + c * block + i];
     gb[c] += s;
   });
 }
@@ -65,8 +69,7 @@ class ProjectionLayerBase : public Layer {
     }
     sharedBias_ = config_.getBool("shared_biases");
     if (bias_ && sharedBias_) {  // conv projections: one bias per channel block (v1 addSharedBias)
-      PADDLE_ENFORCE(bias_->size() > 0 && size_ % bias_->size() == 0, ConfigError, "shared bias '",
-                     bias_->name(), "' has ", bias_->size(), " values, which do not divide the layer size ", size_);
+      biasBlocks_ = {{0, size_, 0, bias_->size()}};  // concat2 makes one block per projection
     } else if (bias_) {
       PADDLE_ENFORCE(bias_->size() == size_, ConfigError, "bias '", bias_->name(), "' has ", bias_->size(),
                      " values, expected ", size_);
@@ -75,21 +78,28 @@ class ProjectionLayerBase : public Layer {
 
  protected:
   void addBias() {
-    if (sharedBias_) return addSharedBias(output_.value, bias_->value());
-    math::addRowVector(output_.value, bias_->value());
+    if (!sharedBias_) return math::addRowVector(output_.value, bias_->value());
+    for (const auto& k : biasBlocks_) addSharedBias(output_.value, k, bias_->value().data());
   }
   void biasBackward(const Matrix& g) {
     if (!bias_ || bias_->isStatic()) return;
-    if (sharedBias_) return sharedBiasGrad(g, bias_->grad());
-    math::sumRows(g, bias_->grad());
+    if (!sharedBias_) return math::sumRows(g, bias_->grad());
+    for (const auto& k : biasBlocks_) sharedBiasGrad(g, k, bias_->grad().data());
   }
   size_t batchRows() {
     size_t rows = input(0).batchSize();
     for (size_t i = 1; i < inputs_.size(); ++i) checkRows(input(i), rows, name_, inputs_[i]->name());
     return rows;
   }
+  void checkSharedBias() const {
+    for (const auto& k : biasBlocks_) {
+      PADDLE_ENFORCE(k.count > 0 && k.width % k.count == 0, ConfigError, "shared bias '", bias_->name(), "' has ",
+                     k.count, " values, which do not divide the ", k.width, " columns they cover");
+    }
+  }
   std::vector<std::unique_ptr<Projection>> projections_;
   bool sharedBias_ = false;
+  std::vector<SharedBiasBlock> biasBlocks_;
 };
 
 class MixedLayer : public ProjectionLayerBase {
@@ -98,6 +108,7 @@ class MixedLayer : public ProjectionLayerBase {
 
   void init(LayerContext& ctx) override {
     ProjectionLayerBase::init(ctx);
+    checkSharedBias();
     std::vector<bool> usedByOperator(inputs_.size(), false);
     for (const Json& oc : config_["operator_confs"].items()) {
       operators_.push_back(Operator::create(oc, name_));
@@ -170,6 +181,21 @@ class Concat2Layer : public ProjectionLayerBase {
     }
     PADDLE_ENFORCE(total == size_, ConfigError, "the projections' output sizes add up to ", total,
                    ", but the layer size is ", size_);
+    if (bias_ && sharedBias_) {  // each conv projection's filters have their own bias values (v1)
+      biasBlocks_.clear();
+      size_t col = 0, values = 0;
+      const auto& ins = config_["inputs"].items();
+      for (size_t i = 0; i < inputs_.size(); ++i) {
+        const size_t width = projections_[i]->outputSize();
+        const size_t filters = static_cast<size_t>(ins[i]["proj_conf"].getInt("num_filters"));
+        biasBlocks_.push_back({col, width, values, filters});
+        col += width;
+        values += filters;
+      }
+      PADDLE_ENFORCE(values == bias_->size(), ConfigError, "shared bias '", bias_->name(), "' has ", bias_->size(),
+                     " values, but the projections have ", values, " filters");
+      checkSharedBias();
+    }
     tmp_.resize(inputs_.size());
     for (Matrix& t : tmp_) t.setDevice(useGpu_);
   }

@@ -108,7 +108,9 @@ struct Adamax {
     m[i] = beta1 * m[i] + (1 - beta1) * g[i];
     float a = beta2 * u[i], b = fabsf(g[i]);
     u[i] = a > b ? a : b;
-    w[i] -= step * m[i] / u[i];
+    // u is 0 only while every gradient so far was 0 (then m is 0 too): no step, where
+    // v1 computed 0/0 and wrote NaN into the weight
+    if (u[i] > 0) w[i] -= step * m[i] / u[i];
   }
 };
 

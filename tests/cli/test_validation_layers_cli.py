@@ -60,7 +60,7 @@ def test_train_prints_the_validation_values_and_writes_the_predict_file(tmp_path
     assert code == 0, err
     assert "--predict_file is accepted" not in err
     passes = re.findall(r"\]  Pass=(\d) Batch=10 samples=200 AvgCost=\S+ "
-                        r"Eval: classification_error_evaluator=\S+ auc=(\S+) pnpair=(\S+) $", err, re.M)
+                        r"Eval: classification_error_evaluator=\S+ auc=(\S+) pnpair=(\S+) time=", err, re.M)
     assert [p[0] for p in passes] == ["0", "1"], err
     assert re.search(r"\]  Batch=5 samples=100 .* Eval: .* auc=\S+ pnpair=\S+ +CurrentEval: .* auc=\S+ pnpair=",
                      err)

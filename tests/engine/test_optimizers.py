@@ -21,8 +21,9 @@ def make_param(**param_fields):
     return gm, gm.getParameterByName("w")
 
 
-def run_engine(opt, steps=STEPS, seed=0, **param_fields):
-    """Applies `steps` updates with random gradients; returns (values, lrs)."""
+def run_engine(opt, steps=STEPS, seed=0, dead=0, **param_fields):
+    """Applies `steps` updates with random gradients (the first `dead` elements' always 0,
+    like a dead ReLU unit's weights); returns (w0, grads, values, lrs)."""
     gm, p = make_param(**param_fields)
     updater = api.ParameterUpdater.createLocalUpdater(json.dumps(opt))
     rng = np.random.RandomState(seed)
@@ -30,6 +31,7 @@ def run_engine(opt, steps=STEPS, seed=0, **param_fields):
     values, lrs, grads = [], [], []
     for t in range(steps):
         g = (rng.randn(w0.size) * 2).astype(np.float32)
+        g[:dead] = 0
         grads.append(g.astype(np.float64))
         updater.startPass(0)
         updater.startBatch(BATCH)
@@ -83,7 +85,7 @@ def reference(method, w, grads, lr, mu=0.0, decay=0.0, rho=0.95, eps=1e-6, b1=0.
         elif method == "adamax":
             s0 = b1 * s0 + (1 - b1) * g
             s1 = np.maximum(b2 * s1, np.abs(g))
-            w = w - (lr / (1 - b1 ** t)) * s0 / s1
+            w = w - (lr / (1 - b1 ** t)) * s0 / np.where(s1 > 0, s1, 1)  # no step while u is 0
         if l1 > 0:
             r = 1.0 if rate is None else rate
             w = np.sign(w) * np.maximum(np.abs(w) - lr * l1 * r, 0)
@@ -119,6 +121,16 @@ def test_update_rule_matches_numpy(method, opt_fields, param_fields, ref):
     opt = dict({"learning_method": method, "learning_rate": 0.01, "batch_size": BATCH}, **opt_fields)
     w0, grads, values, _ = run_engine(opt, **param_fields)
     assert_close(values, reference(method, w0, grads, **ref))
+
+
+def test_adamax_leaves_never_updated_weights_alone():
+    """v1's Adamax divides 0 by 0 for weights whose gradient has always been 0 and writes NaN."""
+    opt = {"learning_method": "adamax", "learning_rate": 0.01, "batch_size": BATCH,
+           "adam_beta1": 0.9, "adam_beta2": 0.999}
+    w0, grads, values, _ = run_engine(opt, dead=7)
+    assert np.isfinite(values[-1]).all()
+    np.testing.assert_array_equal(values[-1][:7], w0[:7])
+    assert_close(values, reference("adamax", w0, grads, lr=0.01))
 
 
 def test_gradient_clipping_per_parameter_and_global():

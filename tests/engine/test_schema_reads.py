@@ -66,7 +66,8 @@ def read(tmp_path_factory):
     d = tmp_path_factory.mktemp("schema_driver")
     (d / "driver.cpp").write_text(DRIVER)
     exe = str(d / "driver")
-    subprocess.run([CXX, "-std=c++17", "-O0", "-I", ROOT, str(d / "driver.cpp"),
+    import nlohmann_json
+    subprocess.run([CXX, "-std=c++17", "-O0", "-I", ROOT, "-I", str(nlohmann_json.get_include()), str(d / "driver.cpp"),
                     os.path.join(ROOT, "layers", "Json.cpp"), os.path.join(ROOT, "layers", "ConfigSchema.cpp"),
                     "-o", exe], check=True, capture_output=True)
 

@@ -104,7 +104,7 @@ def test_engine_errors_are_python_exceptions():
     broken["model_config"]["layers"][2]["type"] = "fcc"
     with pytest.raises(ValueError, match="layer 'h': unknown layer type 'fcc'"):
         api.Trainer.create(json.dumps(broken), False, 1, 1)
-    with pytest.raises(ValueError, match="invalid config JSON"):
+    with pytest.raises(ValueError, match="invalid JSON"):
         api.Trainer.create("{not json", False, 1, 1)
 
 
