@@ -91,6 +91,7 @@ class ClassificationError : public Evaluator {
         threshold_(static_cast<float>(c.getDouble("classification_threshold"))) {
     needInputs(2, 3);
   }
+  std::vector<double*> sums() override { return {&numerator_, &denominator_}; }
 
   void eval(const GradientMachine& gm) override {
     HostMatrix out(inputArg(gm, 0).value);
@@ -121,6 +122,7 @@ class ClassificationError : public Evaluator {
 class SumEvaluator : public Evaluator {
  public:
   SumEvaluator(const Json& c, bool lastColumn) : Evaluator(c), lastColumn_(lastColumn) { needInputs(1, 2); }
+  std::vector<double*> sums() override { return {&numerator_, &denominator_}; }
 
   void eval(const GradientMachine& gm) override {
     HostMatrix in(inputArg(gm, 0).value);

@@ -29,6 +29,9 @@ class Evaluator {
   // there, one per line, when it ends (onPassEnd, called by the trainer).
   void setSamplesFile(const std::string& path) { samplesFile_ = path; }
   virtual void onPassEnd() {}
+  // The accumulators that add up across ranks in distributed training (empty: this
+  // evaluator's statistics stay per rank, and rank 0 reports its own share).
+  virtual std::vector<double*> sums() { return {}; }
 
  protected:
   Argument& inputArg(const GradientMachine& gm, size_t i) const;
