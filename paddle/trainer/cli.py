@@ -22,7 +22,8 @@ LOG = logging.getLogger("paddle")
 
 # v1 (v0.10) flags that are accepted but change nothing here, with the reason the
 # warning gives (v0.10's `paddle train --help`, its docs and demo scripts).
-_CLUSTER = "there is no parameter server or cluster mode; training is local"
+_CLUSTER = ("there is no parameter server: distributed training runs under mpiexec "
+            "(paddle/trainer/distributed.py), ranks come from MPI")
 _GPU_LIBS = "CUDA/cuDNN are linked at build time, not loaded at run time"
 _GLOG = "logging goes to stderr in v1's format (Python logging, not glog)"
 _BARRIER = "barrier statistics belong to multi-machine training"
@@ -211,18 +212,21 @@ class TrainingJob(object):
         self.config_file = os.path.abspath(args.config)
 
         from paddle.proto import message_to_json
+        from paddle.trainer import distributed
+        self.cluster = distributed.join(args, api)  # None unless started by mpiexec with N > 1
         api.initPaddle("--use_gpu=%d" % args.use_gpu, "--trainer_count=%d" % args.trainer_count,
                        "--predict_file=" + args.predict_file)
         self.trainer = api.Trainer.create(message_to_json(tc), bool(args.use_gpu), args.trainer_count,
-                                          args.seed if args.seed else int(time.time()))
+                                          args.seed if args.seed else int(time.time()),
+                                          self.cluster is not None)
         self.batch_size = tc.opt_config.batch_size
 
     # ---------------------------------------------------------------- data
     def _provider(self, for_test):
         from paddle.trainer.data_provider import DataProvider
         has = self.config.HasField("test_data_config" if for_test else "data_config")
-        if not has:
-            return None
+        if not has or (for_test and self.cluster and not self.cluster.is_root):
+            return None  # distributed: rank 0 tests alone
         kwargs = {"seed": self.args.seed}
         if for_test or self.args.job == "test":
             kwargs["shuffle"] = False
@@ -266,6 +270,8 @@ class TrainingJob(object):
 
     def save(self, pass_id):
         """Writes pass-%05d via a temporary directory renamed into place."""
+        if self.cluster and not self.cluster.is_root:
+            return  # distributed: every rank holds the same parameters; rank 0 saves them
         final = _pass_dir(self.save_dir, pass_id)
         tmp = final + ".tmp-%d" % os.getpid()
         if os.path.exists(tmp):
@@ -482,13 +488,15 @@ def cmd_train(argv):
         parser.error("the following arguments are required: --config")
     _setup_logging()
     warn_ignored_flags(args)
-    job = TrainingJob(args)
-    if args.job == "train":
-        job.train()
-    elif args.job == "checkgrad":
-        job.check_gradients()
-    else:
-        job.run_test_job()
+    from paddle.trainer.distributed import abort_on_error
+    with abort_on_error():
+        job = TrainingJob(args)
+        if args.job == "train":
+            job.train()
+        elif args.job == "checkgrad":
+            job.check_gradients()
+        else:
+            job.run_test_job()
     return 0
 
 
@@ -520,8 +528,9 @@ def cmd_version(argv):
     from py_paddle import swig_paddle as api
     sys.stdout.write("PaddlePaddle %s, compiled with\n    with_avx: ON\n    with_gpu: %s\n"
                      "    with_double: OFF\n    with_python: ON\n    with_rdma: OFF\n"
-                     "    with_timer: OFF\n    visible GPUs: %d\n"
-                     % (api.getVersion(), "ON" if api.isGpuVersion() else "OFF", api.getGpuCount()))
+                     "    with_timer: OFF\n    with_mpi: %s\n    visible GPUs: %d\n"
+                     % (api.getVersion(), "ON" if api.isGpuVersion() else "OFF",
+                        "ON" if api.isMpiVersion() else "OFF", api.getGpuCount()))
     return 0
 
 
