@@ -148,8 +148,10 @@ void Collective::gatherRows(Parameter& p, const std::vector<int>& counts) {
     MPI_Allgatherv(staging_.data(), static_cast<int>(staging_.size()), MPI_FLOAT, rows.data(), rowCounts.data(),
                    rowOffsets.data(), MPI_FLOAT, MPI_COMM_WORLD);
   }
-  // Summed in rank order on every rank, so all ranks hold the same bits.
+  // Summed in rank order on every rank, so all ranks hold the same bits. Rows another
+  // rank read catch up on their pending decay here, before the update, as reading does.
   p.gradRows(ids.data(), total);
+  p.catchUpRows(ids.data(), total);
   for (size_t i = 0; i < total; ++i) {
     float* dst = g.row(ids[i]);
     const float* src = rows.data() + i * cols;

@@ -95,8 +95,10 @@ def join(args, api):
         args.dot_period = 0  # the progress dots too
         for name in ("paddle", "paddle.data_provider"):
             logging.getLogger(name).setLevel(logging.WARNING)
-    LOG.info("distributed training: %d ranks, batch_size is the global batch (each rank trains "
-             "on its share)", cluster.size)
+    # the launcher names a dead process by its pid: this line maps pids to ranks
+    pids = cluster.comm.allgather(os.getpid())
+    LOG.info("distributed training: %d ranks (pids by rank: %s); batch_size is the global batch, "
+             "each rank trains on its share", cluster.size, " ".join(map(str, pids)))
     return cluster
 
 
