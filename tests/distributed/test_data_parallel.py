@@ -79,7 +79,7 @@ def assert_same_parameters(a, b, exact):
 def compare_with_threads(tmp_path, config, cwd, passes, extra=(), threads=2):
     common = ["--config=" + config, "--num_passes=%d" % passes, "--seed=7", "--dot_period=0",
               "--log_period=5"] + list(extra)
-    ranks_log = train(2, common + ["--trainer_count=1"], cwd, tmp_path / "ranks")
+    ranks_log = train(2, common, cwd, tmp_path / "ranks")
     train(1, common + ["--trainer_count=%d" % threads], cwd, tmp_path / "threads")
     for p in range(passes):
         pass_dir = "pass-%05d" % p
@@ -98,6 +98,12 @@ def test_mlp_on_two_ranks_equals_two_threads(tmp_path):
     passes = [line for line in log.splitlines() if " Pass=" in line]
     assert len(passes) == 2 and all("samples=1437 " in line for line in passes), log[-2000:]
     assert log.count(" Test samples=360 ") == 2
+
+
+@needs_mpi
+def test_threads_inside_ranks_compose(tmp_path):
+    """2 ranks x 2 threads train what 4 threads do (the batch splits coincide here)."""
+    compare_with_threads(tmp_path, "mlp.py", MNIST, passes=1, extra=["--trainer_count=2"], threads=4)
 
 
 @needs_mpi
