@@ -76,11 +76,20 @@ def assert_same_parameters(a, b, exact):
             np.testing.assert_allclose(a[name], b[name], rtol=1e-5, atol=1e-6, err_msg=name)
 
 
+def pass_numbers(log):
+    """Every number of the log's Pass= lines (samples, costs, evaluators)."""
+    lines = [line.split("]", 1)[1] for line in log.splitlines() if " Pass=" in line]
+    assert lines, log[-2000:]
+    return [float(w.split("=")[1]) for line in lines for w in line.split() if "=" in w and w.split("=")[1]]
+
+
 def compare_with_threads(tmp_path, config, cwd, passes, extra=(), threads=2):
     common = ["--config=" + config, "--num_passes=%d" % passes, "--seed=7", "--dot_period=0",
               "--log_period=5"] + list(extra)
     ranks_log = train(2, common, cwd, tmp_path / "ranks")
-    train(1, common + ["--trainer_count=%d" % threads], cwd, tmp_path / "threads")
+    threads_log = train(1, common + ["--trainer_count=%d" % threads], cwd, tmp_path / "threads")
+    # rank 0 logs the cost and evaluators of the whole batches, as the one process does
+    assert pass_numbers(ranks_log) == pytest.approx(pass_numbers(threads_log), rel=1e-5)
     for p in range(passes):
         pass_dir = "pass-%05d" % p
         rank0 = parameters(tmp_path / "ranks" / "rank-0" / pass_dir)
