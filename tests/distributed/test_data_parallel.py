@@ -40,8 +40,8 @@ def _env(save_dir):
     env = dict(os.environ, OPENBLAS_NUM_THREADS="1", OMP_NUM_THREADS="1", SAVE_DIR=str(save_dir))
     for var in ("PMI_SIZE", "PMI_RANK", "OMPI_COMM_WORLD_SIZE", "PMIX_SIZE"):
         env.pop(var, None)
-    sys_path = [p for p in (ROOT if glob.glob(os.path.join(ROOT, "py_paddle", "_swig_paddle*")) else None,) if p]
-    env["PYTHONPATH"] = os.pathsep.join(sys_path + [HERE])
+    in_place = glob.glob(os.path.join(ROOT, "py_paddle", "_swig_paddle*"))  # a developer build: test it
+    env["PYTHONPATH"] = os.pathsep.join(([ROOT] if in_place else []) + [HERE])
     return env
 
 
