@@ -205,6 +205,8 @@ void Trainer::startPass(int pass) {
 
 void Trainer::finishPass() {
   updater_.finishPass(batchesInPass_);
+  // Distributed: every rank catches its lazy decay up here, so rank 0 saving alone changes nothing.
+  if (collective_) updater_.catchUp();
   for (auto& e : pass_.evaluators) e->onPassEnd();
 }
 

@@ -225,8 +225,11 @@ class TrainingJob(object):
     def _provider(self, for_test):
         from paddle.trainer.data_provider import DataProvider
         has = self.config.HasField("test_data_config" if for_test else "data_config")
-        if not has or (for_test and self.cluster and not self.cluster.is_root):
-            return None  # distributed: rank 0 tests alone
+        if not has:
+            return None
+        if for_test and self.cluster and not self.cluster.is_root:
+            from paddle.trainer.distributed import NoData
+            return NoData()  # rank 0 tests alone; the others go through the same motions
         kwargs = {"seed": self.args.seed}
         if for_test or self.args.job == "test":
             kwargs["shuffle"] = False

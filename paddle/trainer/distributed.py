@@ -14,7 +14,8 @@ the same update and hold the same parameters. What this module decides:
   never disagree on how many batches a pass has.
 * **Output**: rank 0 logs (costs and evaluators summed over ranks) and saves the passes;
   the other ranks log only warnings and errors. Testing (``--test_period``, end of pass)
-  runs on rank 0 alone, over the whole test data.
+  runs on rank 0 alone, over the whole test data (the others test on no data, so that
+  everything testing changes in the parameters changes on every rank).
 * **Faults**: an error on any rank prints ``rank R of N: ...`` and calls ``MPI_Abort``;
   a rank that dies makes the launcher kill the others. A pass directory is renamed into
   place only when complete, so the last one on disk is always loadable.
@@ -66,6 +67,18 @@ class Cluster(object):
                          % (self.rank, self.size, type(exc).__name__, exc))
         sys.stderr.flush()
         self.comm.Abort(1)
+
+
+class NoData(object):
+    """The test data of ranks other than 0: no batches. Those ranks still start and finish
+    each test period, where pending lazy decay of sparse_update rows is caught up, so all
+    ranks keep the same bits."""
+
+    def batches(self):
+        return iter(())
+
+    def close(self):
+        pass
 
 
 def join(args, api):

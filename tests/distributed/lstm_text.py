@@ -3,7 +3,7 @@
 from paddle.trainer_config_helpers import *
 
 sparse = get_config_arg('sparse', bool, False)
-define_py_data_sources2(train_list='train.list', test_list=None, module='seq_provider', obj='process')
+define_py_data_sources2(train_list='train.list', test_list='train.list', module='seq_provider', obj='process')
 settings(batch_size=16, learning_rate=0.005, learning_method=AdaGradOptimizer(),
          regularization=L2Regularization(1e-3))
 words = data_layer(name='words', size=50)
