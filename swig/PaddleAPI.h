@@ -481,6 +481,10 @@ class Trainer {
   // Distributed: [gradient exchanges, dense bytes all-reduced, sparse bytes all-gathered,
   // seconds inside MPI] of this rank since the last call (which restarts the count).
   std::vector<double> takeCollectiveTraffic();
+  // Distributed, each rank reading its own files: batches are not split, and
+  // anyRankHasData (a collective) tells whether some rank still has a batch this step.
+  void setShardedData(bool on);
+  bool anyRankHasData(bool mine);
 
  private:
   Trainer();

@@ -506,6 +506,16 @@ std::vector<double> Trainer::takeCollectiveTraffic() {
   return {double(s.steps), double(s.denseBytes), double(s.sparseBytes), s.mpiSeconds};
 }
 
+void Trainer::setShardedData(bool on) { t_->setShardedData(on); }
+
+bool Trainer::anyRankHasData(bool mine) {
+  paddle::Collective* c = t_->collective();
+  if (!c) return mine;
+  double any = mine ? 1 : 0;
+  c->sum(&any, 1);
+  return any > 0;
+}
+
 void Trainer::startTestPeriod() { t_->startTest(); }
 void Trainer::testOneDataBatch(size_t n, const Arguments& args) { t_->testOneBatch(*args.args_, n); }
 void Trainer::finishTestPeriod() { t_->finishTest(); }

@@ -338,10 +338,13 @@ std::vector<double*> Trainer::evaluatorSums() {
 void Trainer::trainOneBatch(const std::vector<Argument>& inArgs, int64_t numSamples) {
   flushDenormals();  // this thread runs the updates
   updater_.restore();  // in case a test period was left open
-  runReplicas(collective_ ? rankShare(inArgs) : inArgs, PASS_TRAIN);
-  double cost = batchCost();
+  const bool split = collective_ && !options_.shardedData;
+  runReplicas(split ? rankShare(inArgs) : inArgs, PASS_TRAIN);
   // Every rank checks the same global cost, so all stop together or none does.
-  if (collective_) collective_->sum(&cost, 1);
+  double global[2] = {batchCost(), static_cast<double>(numSamples)};
+  if (collective_) collective_->sum(global, options_.shardedData ? 2 : 1);
+  const double cost = global[0];
+  numSamples = static_cast<int64_t>(global[1]);
   // Checked before any update, so the parameters (and what is saved) stay as they were.
   PADDLE_ENFORCE(std::isfinite(cost), DataError, "pass ", passId_, ", batch ", batchesInPass_ + 1, ": the cost is ",
                  nonFiniteText(cost), "; first non-finite output: ", firstNonFiniteOutput(),

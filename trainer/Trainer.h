@@ -22,6 +22,9 @@ struct TrainerOptions {
   // Data parallel over the MPI ranks (trainer/Collective): every rank is given the same
   // batch, trains on its share of the sequences and sums gradients and statistics with the others.
   bool distributed = false;
+  // Distributed with --data_sharding=files: each rank reads its own files and trains on all of
+  // its batches (their sample counts are summed across ranks).
+  bool shardedData = false;
 };
 
 // Running cost / sample count and evaluators over some span of batches.
@@ -74,6 +77,7 @@ class Trainer {
   const EvalStats& testStats() const { return test_; }
   // The MPI exchange of a distributed trainer (null otherwise).
   Collective* collective() { return collective_.get(); }
+  void setShardedData(bool on) { options_.shardedData = on; }
 
  private:
   // Runs forward (and backward) on every replica over its share of the batch.

@@ -129,6 +129,9 @@ def _train_parser():
     p.add_argument("--load_missing_parameter_strategy", default="fail", choices=["fail", "rand", "zero"])
     p.add_argument("--use_gpu", type=_bool, nargs="?", const=True, default=False)
     p.add_argument("--trainer_count", type=int, default=1)
+    p.add_argument("--data_sharding", default="batch", choices=["batch", "files"],
+                   help="under mpiexec: every rank reads all data and trains its share of each batch, "
+                        "or reads only its entries of the file list (paddle/trainer/distributed.py)")
     p.add_argument("--log_period", type=int, default=100)
     p.add_argument("--dot_period", type=int, default=1)
     p.add_argument("--test_period", type=int, default=0,
@@ -235,7 +238,11 @@ class TrainingJob(object):
             kwargs["shuffle"] = False
         else:
             kwargs["start_pass"] = self.args.start_pass
-        return DataProvider.from_trainer_config(self.config, for_test=for_test, **kwargs)
+        data = DataProvider.from_trainer_config(self.config, for_test=for_test, **kwargs)
+        if self.cluster and not for_test and self.args.data_sharding == "files":
+            from paddle.trainer.distributed import ShardedData
+            data = ShardedData(data, self.cluster, self.trainer)
+        return data
 
     def _arguments(self, batch, args=None):
         from py_paddle.util import slots_to_arguments

@@ -6,12 +6,14 @@ the same update and hold the same parameters. What this module decides:
 
 * **Ranks** come from the launcher (``mpiexec``/hydra, Open MPI, ``srun --mpi=pmi2``);
   MPI itself is initialised by ``mpi4py`` (``MPI_THREAD_MULTIPLE``) before the engine joins.
-* **Data**: every rank runs the config's data provider over the whole file list with the
-  same seed, so all ranks see the same batches; of each batch of B samples (sequences),
-  rank r of N trains on samples [B*r/N, B*(r+1)/N). The global batch is the config's
-  ``batch_size``: N ranks train exactly what one process with ``--trainer_count=N``
-  trains (gradients summed over the same samples, the same dropout streams), and ranks
-  never disagree on how many batches a pass has.
+* **Data** (``--data_sharding=batch``, the default): every rank runs the config's data
+  provider over the whole file list with the same seed, so all ranks see the same
+  batches; of each batch of B samples (sequences), rank r of N trains on samples
+  [B*r/N, B*(r+1)/N). The global batch is the config's ``batch_size``: N ranks train
+  exactly what one process with ``--trainer_count=N`` trains (gradients summed over the
+  same samples, the same dropout streams). With ``--data_sharding=files`` each rank reads
+  only its entries of the file list (see ShardedData): no rank reads all the data, but
+  the run no longer equals a single process.
 * **Output**: rank 0 logs (costs and evaluators summed over ranks) and saves the passes;
   the other ranks log only warnings and errors. Testing (``--test_period``, end of pass)
   runs on rank 0 alone, over the whole test data (the others test on no data, so that
@@ -67,6 +69,41 @@ class Cluster(object):
                          % (self.rank, self.size, type(exc).__name__, exc))
         sys.stderr.flush()
         self.comm.Abort(1)
+
+
+class _NoBatch(object):
+    """What a rank whose files are used up trains on while other ranks still have data."""
+    size = 0
+    slots = []
+
+
+class ShardedData(object):
+    """--data_sharding=files: this rank's training data. Rank r of N reads the entries i of
+    the file list with i % N == r, in batches of its share of batch_size (rank r:
+    B*(r+1)//N - B*r//N samples), so the global batch is still batch_size. Ranks run out
+    of data at different steps; until the last one does, the others train on empty
+    batches (one small all-reduce per step decides), so every rank takes the same steps."""
+
+    def __init__(self, provider, cluster, trainer):
+        n, r = cluster.size, cluster.rank
+        if len(provider.file_list) < n:
+            raise DistributedError("--data_sharding=files needs at least one file list entry per rank: %s "
+                                   "has %d for %d ranks" % (provider.file_list_path, len(provider.file_list), n))
+        provider.file_list = provider.file_list[r::n]
+        provider.batch_size = provider.batch_size * (r + 1) // n - provider.batch_size * r // n
+        trainer.setShardedData(True)
+        self.provider, self.trainer = provider, trainer
+
+    def batches(self):
+        mine = iter(self.provider.batches())
+        while True:
+            batch = next(mine, None)
+            if not self.trainer.anyRankHasData(batch is not None):
+                return
+            yield batch if batch is not None else _NoBatch()
+
+    def close(self):
+        self.provider.close()
 
 
 class NoData(object):

@@ -130,6 +130,20 @@ def test_sparse_update_embedding_on_two_ranks_equals_one_process(tmp_path):
 
 
 @needs_mpi
+def test_each_rank_reads_its_own_files_with_data_sharding_files(tmp_path):
+    """3 files on 2 ranks: rank 0 reads a and c (24 batches of 8), rank 1 reads b (12), then
+    trains on empty batches until rank 0 is done; the log counts every rank's samples."""
+    (tmp_path / "train.list").write_text("a\nb\nc\n")
+    log = train(2, ["--config=" + os.path.join(HERE, "lstm_text.py"), "--num_passes=2", "--seed=7",
+                    "--dot_period=0", "--data_sharding=files"], str(tmp_path), tmp_path / "out")
+    passes = [line for line in log.splitlines() if " Pass=" in line]
+    assert len(passes) == 2 and all(" Batch=24 samples=288 " in line for line in passes), log[-2000:]
+    for p in ("pass-00000", "pass-00001"):
+        assert_same_parameters(parameters(tmp_path / "out" / "rank-0" / p), parameters(tmp_path / "out" / "rank-1" / p),
+                               exact=True)
+
+
+@needs_mpi
 def test_an_error_on_one_rank_ends_every_rank_naming_it(tmp_path):
     conf = tmp_path / "failing.py"
     conf.write_text(open(os.path.join(HERE, "lstm_text.py")).read().replace("'seq_provider'", "'failing_provider'"))
