@@ -7,6 +7,8 @@ compiled with nvcc; otherwise the engine is CPU-only and GPU entry points raise
   WITH_CUDA=0|1      force CUDA off / require it
   PADDLE_MARCH=...   -march value (default "native"; e.g. x86-64-v3 for portable wheels)
   CUBLAS_HOME=DIR    a directory with include/cublas_v2.h and lib/libcublas.so.*
+  WITH_MPI=0|1       force MPI off / require it (default: on when mpicxx is found, e.g. from
+                     `pip install mpich`; only trainer/Collective.cpp sees mpi.h)
   PADDLE_FAKE_GPU=1  tests only: a CPU build whose GPU paths run on a stand-in GPU that
                      traps host access to device memory (layers/math/FakeGpu.cpp)
 """
@@ -32,6 +34,7 @@ CUDA_SOURCES = sorted(glob.glob("layers/*.cu") + glob.glob("layers/math/*.cu") +
 CUDA_ARCHS = ["80", "90"]
 ENGINE_LIB = "paddle_engine"  # py_paddle/libpaddle_engine.so: the engine without Python
 FAKE_GPU = os.environ.get("PADDLE_FAKE_GPU") == "1"
+MPI_SOURCE = "trainer/Collective.cpp"  # the one engine source that includes mpi.h
 
 
 def find_nvcc():
@@ -79,6 +82,24 @@ def cuda_config():
     return nvcc, cublas
 
 
+def mpi_config():
+    """(include dir, lib dir) of the MPI whose mpicxx is on PATH or beside this Python (the
+    mpich wheel installs it in the environment's bin/), or None for a build without MPI."""
+    wanted = os.environ.get("WITH_MPI", "auto")
+    if wanted == "0":
+        return None
+    beside = os.path.join(os.path.dirname(sys.executable), "mpicxx")
+    mpicxx = shutil.which("mpicxx") or (beside if os.path.exists(beside) else None)
+    if mpicxx:
+        base = os.path.dirname(os.path.dirname(os.path.realpath(mpicxx)))
+        inc, lib = os.path.join(base, "include"), os.path.join(base, "lib")
+        if os.path.exists(os.path.join(inc, "mpi.h")) and glob.glob(os.path.join(lib, "libmpi.so*")):
+            return inc, lib
+    if wanted == "1":
+        sys.exit("WITH_MPI=1 but no MPI was found (pip install mpich, or put mpicxx on PATH)")
+    return None
+
+
 def compile_flags():
     march = os.environ.get("PADDLE_MARCH", "native")
     flags = ["-std=c++17", "-O3", "-fno-math-errno", "-Wall", "-Wno-sign-compare"]
@@ -106,9 +127,15 @@ class build_ext(_build_ext):
         sources = [self.run_swig(src, ext, cache) if src.endswith(".i") else src for src in ext.sources]
         macros = ext.define_macros + [(m,) for m in ext.undef_macros]
         gpu_sources = []
+        mpi = mpi_config()
+        print("paddle build: %s" % ("MPI from " + mpi[1] if mpi else "without MPI"))
+        if mpi:
+            # $ORIGIN/../../..: site-packages/py_paddle -> the environment's lib/, where the mpich wheel
+            # puts libmpi; the build-time lib dir serves in-place builds.
+            ext.extra_link_args += ["-L" + mpi[1], "-lmpi", "-Wl,-rpath,$ORIGIN/../../..", "-Wl,-rpath," + mpi[1]]
         if cuda:
             nvcc, (cu_inc, cu_lib, soname) = cuda
-            gpu_sources = CUDA_SOURCES + [s for s in sources if s.startswith(("layers/", "trainer/"))]
+            gpu_sources = CUDA_SOURCES + [s for s in sources if s.startswith(("layers/", "trainer/")) and s != MPI_SOURCE]
             sources = [s for s in sources if s not in gpu_sources]
             ext.define_macros.append(("WITH_CUDA", "1"))
             macros.append(("WITH_CUDA", "1"))
@@ -120,9 +147,12 @@ class build_ext(_build_ext):
             if src in gpu_sources:
                 return self.compile_cuda(nvcc, cu_inc, src, ext, cache)
             obj = self.compiler.object_filenames([src], output_dir=self.build_temp)[0]
-            signature = self.compiler.compiler_so + [str(m) for m in macros] + ext.include_dirs + ext.extra_compile_args
+            src_macros, includes = macros, ext.include_dirs
+            if mpi and src == MPI_SOURCE:
+                src_macros, includes = macros + [("PADDLE_WITH_MPI", "1")], includes + [mpi[0]]
+            signature = self.compiler.compiler_so + [str(m) for m in src_macros] + includes + ext.extra_compile_args
             if cache.stale(obj, signature):
-                self.compiler.compile([src], output_dir=self.build_temp, macros=macros, include_dirs=ext.include_dirs,
+                self.compiler.compile([src], output_dir=self.build_temp, macros=src_macros, include_dirs=includes,
                                       extra_postargs=ext.extra_compile_args + ["-MMD", "-MF", cache.depfile(obj)])
                 cache.record(obj, signature)
             return obj

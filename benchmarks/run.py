@@ -187,21 +187,9 @@ def time_steps(step, batches, warmup_s=1.0, repeat_s=2.0, repeats=3, sync=lambda
     return statistics.median(times)
 
 
-def run_paddle(name, threads, gpu):
-    os.environ["OPENBLAS_NUM_THREADS"] = str(threads)
-    import tempfile
-
-    from paddle.proto import message_to_json
-    from paddle.trainer.config_parser import parse_config
-    from py_paddle import swig_paddle as api
-
+def paddle_arguments(name, conf, api):
+    """The synthetic batches of benchmark `name` as swig_paddle Arguments (also benchmarks/scaleout.py)."""
     b = BENCHES[name]
-    with tempfile.NamedTemporaryFile("w", suffix=".py", delete=False) as f:
-        f.write(b["config"])
-    conf = parse_config(f.name, "")
-    os.unlink(f.name)
-    trainer = api.Trainer.create(message_to_json(conf), gpu, 1, 1)
-    trainer.startTrainPass(0)
     args = []
     if name == "sparse_ctr":
         for rows, cols, y in ctr_batches(b["batch"]):
@@ -231,6 +219,31 @@ def run_paddle(name, threads, gpu):
             a.setSlotValueFromBuffer(0, x)
             a.setSlotIdsFromBuffer(1, y)
             args.append(a)
+    return args
+
+
+def paddle_config(name):
+    """The TrainerConfig of benchmark `name`."""
+    import tempfile
+
+    from paddle.trainer.config_parser import parse_config
+    with tempfile.NamedTemporaryFile("w", suffix=".py", delete=False) as f:
+        f.write(BENCHES[name]["config"])
+    conf = parse_config(f.name, "")
+    os.unlink(f.name)
+    return conf
+
+
+def run_paddle(name, threads, gpu):
+    os.environ["OPENBLAS_NUM_THREADS"] = str(threads)
+    from paddle.proto import message_to_json
+    from py_paddle import swig_paddle as api
+
+    b = BENCHES[name]
+    conf = paddle_config(name)
+    trainer = api.Trainer.create(message_to_json(conf), gpu, 1, 1)
+    trainer.startTrainPass(0)
+    args = paddle_arguments(name, conf, api)
     # trainOneDataBatch reads the batch cost back to the host: each step ends synchronised
     return time_steps(lambda a: trainer.trainOneDataBatch(b["batch"], a), args)
 

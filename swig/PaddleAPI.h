@@ -48,6 +48,7 @@ enum GradientMatchineCreateMode {
 // Flags as v1's initPaddle takes them: "--use_gpu=0", "--trainer_count=2", "--seed=1".
 void initPaddle(const std::vector<std::string>& args);
 bool isGpuVersion();    // built WITH_CUDA
+bool isMpiVersion();    // built with MPI (distributed training under mpiexec)
 bool isUsingGpu();
 void setUseGpu(bool useGpu);
 int getTrainerCount();
@@ -432,8 +433,10 @@ class ParameterUpdater {
 class Trainer {
  public:
   ~Trainer();
+  // distributed: data parallel over the MPI ranks (MPI initialised first, e.g. by mpi4py);
+  // every rank is given the same batches and trains on its share of each.
   static Trainer* create(const std::string& trainerConfigJson, bool useGpu = false, int trainerCount = 1,
-                         unsigned long long seed = 1);
+                         unsigned long long seed = 1, bool distributed = false);
   // v1: a trainer over `gm` (its parameters as they are), or over a new machine
   // (initialised from the seed) when gm is None. Flags from initPaddle.
   static Trainer* create(TrainerConfig* config, GradientMachine* gm);
@@ -477,6 +480,13 @@ class Trainer {
   long long getTestSamples() const;
   std::string getTestEval() const;
   std::vector<double> getTestEvalValues() const;
+  // Distributed: [gradient exchanges, dense bytes all-reduced, sparse bytes all-gathered,
+  // seconds inside MPI] of this rank since the last call (which restarts the count).
+  std::vector<double> takeCollectiveTraffic();
+  // Distributed, each rank reading its own files: batches are not split, and
+  // anyRankHasData (a collective) tells whether some rank still has a batch this step.
+  void setShardedData(bool on);
+  bool anyRankHasData(bool mine);
 
  private:
   Trainer();

@@ -390,11 +390,15 @@ double ParameterUpdater::getLearningRate() const { return u_->learningRate(); }
 Trainer::Trainer() = default;
 Trainer::~Trainer() = default;
 
-Trainer* Trainer::create(const std::string& json, bool useGpu, int trainerCount, unsigned long long seed) {
+bool isMpiVersion() { return paddle::Collective::compiled(); }
+
+Trainer* Trainer::create(const std::string& json, bool useGpu, int trainerCount, unsigned long long seed,
+                         bool distributed) {
   paddle::TrainerOptions o;
   o.useGpu = useGpu;
   o.trainerCount = trainerCount;
   o.seed = seed;
+  o.distributed = distributed;
   o.predictFile = getPredictFile();
   auto* t = new Trainer;
   try {
@@ -494,6 +498,24 @@ std::vector<std::string> Trainer::getParameterStats() const {
   }
   return lines;
 }
+std::vector<double> Trainer::takeCollectiveTraffic() {
+  paddle::Collective* c = t_->collective();
+  if (!c) return {0, 0, 0, 0};
+  paddle::CollectiveTraffic s = c->traffic();
+  c->resetTraffic();
+  return {double(s.steps), double(s.denseBytes), double(s.sparseBytes), s.mpiSeconds};
+}
+
+void Trainer::setShardedData(bool on) { t_->setShardedData(on); }
+
+bool Trainer::anyRankHasData(bool mine) {
+  paddle::Collective* c = t_->collective();
+  if (!c) return mine;
+  double any = mine ? 1 : 0;
+  c->sum(&any, 1);
+  return any > 0;
+}
+
 void Trainer::startTestPeriod() { t_->startTest(); }
 void Trainer::testOneDataBatch(size_t n, const Arguments& args) { t_->testOneBatch(*args.args_, n); }
 void Trainer::finishTestPeriod() { t_->finishTest(); }

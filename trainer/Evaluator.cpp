@@ -91,6 +91,7 @@ class ClassificationError : public Evaluator {
         threshold_(static_cast<float>(c.getDouble("classification_threshold"))) {
     needInputs(2, 3);
   }
+  std::vector<double*> sums() override { return {&numerator_, &denominator_}; }
 
   void eval(const GradientMachine& gm) override {
     HostMatrix out(inputArg(gm, 0).value);
@@ -121,6 +122,7 @@ class ClassificationError : public Evaluator {
 class SumEvaluator : public Evaluator {
  public:
   SumEvaluator(const Json& c, bool lastColumn) : Evaluator(c), lastColumn_(lastColumn) { needInputs(1, 2); }
+  std::vector<double*> sums() override { return {&numerator_, &denominator_}; }
 
   void eval(const GradientMachine& gm) override {
     HostMatrix in(inputArg(gm, 0).value);
@@ -142,6 +144,7 @@ class SumEvaluator : public Evaluator {
 class AucEvaluator : public Evaluator {
  public:
   explicit AucEvaluator(const Json& c) : Evaluator(c) { needInputs(2, 3); }
+  std::vector<double*> sums() override { return elementsOf({&pos_, &neg_}); }  // 2^17 bins: 1 MB a step
   void start() override {
     Evaluator::start();
     pos_.assign(kBins + 1, 0.0);
@@ -619,6 +622,7 @@ class ChunkEvaluator : public Evaluator {
 class CtcEditDistance : public Evaluator {
  public:
   explicit CtcEditDistance(const Json& c) : Evaluator(c) { needInputs(2, 2); }
+  std::vector<double*> sums() override { return {&numerator_, &denominator_, &del_, &ins_, &sub_, &seqErr_}; }
   void start() override {
     Evaluator::start();
     del_ = ins_ = sub_ = seqErr_ = 0;

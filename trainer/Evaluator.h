@@ -1,6 +1,7 @@
 // Evaluators from v1's EvaluatorConfig: they read layer outputs after each
 // forward pass and print as "name=value".
 #pragma once
+#include <initializer_list>
 #include <memory>
 #include <string>
 #include <vector>
@@ -29,6 +30,9 @@ class Evaluator {
   // there, one per line, when it ends (onPassEnd, called by the trainer).
   void setSamplesFile(const std::string& path) { samplesFile_ = path; }
   virtual void onPassEnd() {}
+  // The accumulators that add up across ranks in distributed training (empty: this
+  // evaluator's statistics stay per rank, and rank 0 reports its own share).
+  virtual std::vector<double*> sums() { return {}; }
 
  protected:
   Argument& inputArg(const GradientMachine& gm, size_t i) const;
@@ -40,6 +44,14 @@ class Evaluator {
   std::vector<std::string> inputs_;
   double numerator_ = 0, denominator_ = 0;
   std::string samplesFile_;
+  // Every element of some accumulator tables, for sums().
+  static std::vector<double*> elementsOf(std::initializer_list<std::vector<double>*> tables) {
+    std::vector<double*> out;
+    for (auto* t : tables) {
+      for (double& x : *t) out.push_back(&x);
+    }
+    return out;
+  }
 };
 
 // The evaluators of the root sub-model of a ModelConfig (all of them when it

@@ -89,6 +89,7 @@ void Trainer::init(std::shared_ptr<GradientMachine> main) {
       machines_[r]->parameters()[k]->value() = machines_[0]->parameters()[k]->value();
     }
   }
+  if (options_.distributed) collective_ = std::make_unique<Collective>();
   if (options_.trainerCount > 1) math::setCpuThreads(1);  // one level of parallelism at a time
   pass_ = makeStats(true);
   period_ = makeStats(false);
@@ -192,9 +193,11 @@ void Trainer::startPass(int pass) {
   batchesInPass_ = 0;
   updater_.startPass(pass);
   // Dropout and sampling draw from a stream fixed by (seed, pass, replica), so
-  // a run resumed at pass k repeats what an uninterrupted run does there.
+  // a run resumed at pass k repeats what an uninterrupted run does there; replicas are
+  // numbered across ranks, so N ranks draw what N threads of one process draw.
+  const size_t first = collective_ ? static_cast<size_t>(collective_->rank()) * machines_.size() : 0;
   for (size_t r = 0; r < machines_.size(); ++r) {
-    machines_[r]->rng().seed(options_.seed * 1000003ULL + static_cast<uint64_t>(pass) * 7919ULL + r);
+    machines_[r]->rng().seed(options_.seed * 1000003ULL + static_cast<uint64_t>(pass) * 7919ULL + first + r);
   }
   pass_.start();
   period_.start();
@@ -202,6 +205,8 @@ void Trainer::startPass(int pass) {
 
 void Trainer::finishPass() {
   updater_.finishPass(batchesInPass_);
+  // Distributed: every rank catches its lazy decay up here, so rank 0 saving alone changes nothing.
+  if (collective_) updater_.catchUp();
   for (auto& e : pass_.evaluators) e->onPassEnd();
 }
 
@@ -216,17 +221,34 @@ void Trainer::startTest() {
   test_.start();
 }
 
+namespace {
+// dst's gradient += src's: only the touched rows of a sparse_update parameter, so
+// the update stays sparse with --trainer_count > 1.
+void addGradient(Parameter& src, Parameter& dst) {
+  if (!src.sparseUpdate() || src.allRowsTouched()) {
+    math::axpby(1.0f, src.grad(), 1.0f, dst.grad());
+    return;
+  }
+  const std::vector<int>& rows = src.touchedRows();
+  const Matrix& from = src.gradRows(nullptr, 0);
+  Matrix& to = dst.gradRows(rows.data(), rows.size());
+  for (int row : rows) {
+    for (size_t c = 0; c < src.cols(); ++c) to.row(row)[c] += from.row(row)[c];
+  }
+}
+}  // namespace
+
 void Trainer::runReplicas(const std::vector<Argument>& inArgs, PassType pass) {
   const bool train = pass == PASS_TRAIN;
   const size_t k = machines_.size();
   active_.assign(k, 1);
-  if (k == 1) {
+  const size_t n = inArgs.empty() ? 0 : inArgs[0].numSequences();
+  if (k == 1 && n > 0) {
     machines_[0]->forward(inArgs, pass);
     if (train) machines_[0]->backward();
     return;
   }
   // Split by sequences (samples when there are none); gradients are summed after.
-  size_t n = inArgs.empty() ? 0 : inArgs[0].numSequences();
   std::vector<std::thread> threads;
   std::vector<std::exception_ptr> errors(k);
   for (size_t t = 0; t < k; ++t) {
@@ -253,7 +275,7 @@ void Trainer::runReplicas(const std::vector<Argument>& inArgs, PassType pass) {
   for (size_t r = 1; r < k; ++r) {
     if (!active_[r]) continue;
     for (size_t i = 0; i < main.size(); ++i) {
-      if (!main[i]->isStatic()) math::axpby(1.0f, machines_[r]->parameters()[i]->grad(), 1.0f, main[i]->grad());
+      if (!main[i]->isStatic()) addGradient(*machines_[r]->parameters()[i], *main[i]);
     }
   }
 }
@@ -295,22 +317,56 @@ void Trainer::accumulate(EvalStats& stats, int64_t numSamples, double cost) {
   stats.samples += numSamples;
 }
 
+std::vector<Argument> Trainer::rankShare(const std::vector<Argument>& inArgs) const {
+  const size_t n = inArgs.empty() ? 0 : inArgs[0].numSequences();
+  const size_t r = collective_->rank(), ranks = collective_->size();
+  std::vector<Argument> share;
+  for (const Argument& a : inArgs) share.push_back(sliceArgument(a, n * r / ranks, n * (r + 1) / ranks));
+  return share;
+}
+
+std::vector<double*> Trainer::evaluatorSums() {
+  std::vector<double*> sums;
+  for (EvalStats* s : {&pass_, &period_}) {
+    for (auto& e : s->evaluators) {
+      for (double* x : e->sums()) sums.push_back(x);
+    }
+  }
+  return sums;
+}
+
 void Trainer::trainOneBatch(const std::vector<Argument>& inArgs, int64_t numSamples) {
   flushDenormals();  // this thread runs the updates
   updater_.restore();  // in case a test period was left open
-  runReplicas(inArgs, PASS_TRAIN);
-  const double cost = batchCost();
+  const bool split = collective_ && !options_.shardedData;
+  runReplicas(split ? rankShare(inArgs) : inArgs, PASS_TRAIN);
+  // Every rank checks the same global cost, so all stop together or none does.
+  double global[2] = {batchCost(), static_cast<double>(numSamples)};
+  if (collective_) collective_->sum(global, options_.shardedData ? 2 : 1);
+  const double cost = global[0];
+  numSamples = static_cast<int64_t>(global[1]);
   // Checked before any update, so the parameters (and what is saved) stay as they were.
   PADDLE_ENFORCE(std::isfinite(cost), DataError, "pass ", passId_, ", batch ", batchesInPass_ + 1, ": the cost is ",
                  nonFiniteText(cost), "; first non-finite output: ", firstNonFiniteOutput(),
                  " (lower the learning rate, clip gradients, or check the data)");
   ++batchesInPass_;
+  if (collective_) collective_->sumGradients(machines_[0]->parameters());
   updater_.startBatch(numSamples);
   updater_.clipByGlobalNorm(machines_[0]->parameters());
   for (auto& p : machines_[0]->parameters()) updater_.update(*p);
   updater_.finishBatch();
+  std::vector<double*> sums;
+  std::vector<double> before;
+  if (collective_) sums = evaluatorSums();
+  for (double* x : sums) before.push_back(*x);
   accumulate(pass_, numSamples, cost);
   accumulate(period_, numSamples, cost);
+  if (sums.empty()) return;
+  // The evaluators saw this rank's share: replace their increase by the sum over ranks.
+  std::vector<double> increase(sums.size());
+  for (size_t i = 0; i < sums.size(); ++i) increase[i] = *sums[i] - before[i];
+  collective_->sum(increase.data(), increase.size());
+  for (size_t i = 0; i < sums.size(); ++i) *sums[i] = before[i] + increase[i];
 }
 
 void Trainer::testOneBatch(const std::vector<Argument>& inArgs, int64_t numSamples) {

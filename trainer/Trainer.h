@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "Collective.h"
 #include "Evaluator.h"
 #include "GradientMachine.h"
 #include "Optimizers.h"
@@ -18,6 +19,12 @@ struct TrainerOptions {
   int trainerCount = 1;
   uint64_t seed = 1;
   std::string predictFile;  // v1 --predict_file: the validation layers' samples of each pass
+  // Data parallel over the MPI ranks (trainer/Collective): every rank is given the same
+  // batch, trains on its share of the sequences and sums gradients and statistics with the others.
+  bool distributed = false;
+  // Distributed with --data_sharding=files: each rank reads its own files and trains on all of
+  // its batches (their sample counts are summed across ranks).
+  bool shardedData = false;
 };
 
 // Running cost / sample count and evaluators over some span of batches.
@@ -68,6 +75,9 @@ class Trainer {
   // Forward in test mode on the main machine only, without statistics.
   void forwardOnly(const std::vector<Argument>& inArgs) { machines_[0]->forward(inArgs, PASS_TEST); }
   const EvalStats& testStats() const { return test_; }
+  // The MPI exchange of a distributed trainer (null otherwise).
+  Collective* collective() { return collective_.get(); }
+  void setShardedData(bool on) { options_.shardedData = on; }
 
  private:
   // Runs forward (and backward) on every replica over its share of the batch.
@@ -78,6 +88,11 @@ class Trainer {
   // Names the first layer whose output is not finite, for the non-finite cost error.
   std::string firstNonFiniteOutput() const;
   void accumulate(EvalStats& stats, int64_t numSamples, double cost);
+  // Distributed: this rank's share of a batch (rank r of N takes sequences [n*r/N, n*(r+1)/N),
+  // so N ranks split a batch exactly as --trainer_count=N threads do).
+  std::vector<Argument> rankShare(const std::vector<Argument>& inArgs) const;
+  // Distributed: the summable statistics of the training evaluators (pass and period).
+  std::vector<double*> evaluatorSums();
   EvalStats makeStats(bool withPrinters) const;
   void init(std::shared_ptr<GradientMachine> main);
 
@@ -87,6 +102,7 @@ class Trainer {
   std::vector<std::shared_ptr<GradientMachine>> machines_;  // [0] owns the parameter values
   std::vector<char> active_;  // which replicas ran the last batch
   ParameterUpdater updater_;
+  std::unique_ptr<Collective> collective_;
   EvalStats pass_, period_, test_;
   int passId_ = 0;
   int64_t batchesInPass_ = 0;

@@ -26,7 +26,8 @@ LOG = logging.getLogger("paddle")
 
 # v1 (v0.10) flags that are accepted but change nothing here, with the reason the
 # warning gives (v0.10's `paddle train --help`, its docs and demo scripts).
-_CLUSTER = "there is no parameter server or cluster mode; training is local"
+_CLUSTER = ("there is no parameter server: distributed training runs under mpiexec "
+            "(paddle/trainer/distributed.py), ranks come from MPI")
 _GPU_LIBS = "CUDA/cuDNN are linked at build time, not loaded at run time"
 _GLOG = "logging goes to stderr in v1's format (Python logging, not glog)"
 _BARRIER = "barrier statistics belong to multi-machine training"
@@ -144,6 +145,9 @@ def _train_parser():
          help="what to do with parameters missing from a loaded model directory")
     flag("--use_gpu", type=_bool, nargs="?", const=True, default=False, metavar="0|1", help="run on the GPU")
     flag("--trainer_count", type=int, default=1, help="data-parallel threads")
+    flag("--data_sharding", default="batch", choices=["batch", "files"],
+         help="under mpiexec: every rank reads all data and trains its share of each batch, "
+              "or reads only its entries of the file list (paddle/trainer/distributed.py)")
     flag("--log_period", type=int, default=100, help="batches between Batch= log lines")
     flag("--dot_period", type=int, default=1, help="print . every N batches between log lines (0: never)")
     flag("--test_period", type=int, default=0, help="0: test at the end of each pass; N: also every N batches")
@@ -232,10 +236,15 @@ class TrainingJob(object):
         self.config_file = os.path.abspath(args.config)
 
         from paddle.proto import message_to_json
+        from paddle.trainer import distributed
+        self.cluster = distributed.join(args, api)  # None unless started by mpiexec with N > 1
+        if self.cluster and args.early_stop_patience:
+            raise UsageError("--early_stop_patience is decided by rank 0's tests alone: not under mpiexec")
         api.initPaddle("--use_gpu=%d" % args.use_gpu, "--trainer_count=%d" % args.trainer_count,
                        "--predict_file=" + args.predict_file)
         self.trainer = api.Trainer.create(message_to_json(tc), bool(args.use_gpu), args.trainer_count,
-                                          args.seed if args.seed else int(time.time()))
+                                          args.seed if args.seed else int(time.time()),
+                                          self.cluster is not None)
         self.batch_size = tc.opt_config.batch_size
         for name, value in (("--keep_last", args.keep_last), ("--early_stop_patience", args.early_stop_patience)):
             if value < 0:
@@ -258,12 +267,19 @@ class TrainingJob(object):
         has = self.config.HasField("test_data_config" if for_test else "data_config")
         if not has:
             return None
+        if for_test and self.cluster and not self.cluster.is_root:
+            from paddle.trainer.distributed import NoData
+            return NoData()  # rank 0 tests alone; the others go through the same motions
         kwargs = {"seed": self.args.seed, "config_dir": os.path.dirname(self.config_file)}  # lists beside it
         if for_test or self.args.job == "test":
             kwargs["shuffle"] = False
         else:
             kwargs["start_pass"] = self.args.start_pass
-        return DataProvider.from_trainer_config(self.config, for_test=for_test, **kwargs)
+        data = DataProvider.from_trainer_config(self.config, for_test=for_test, **kwargs)
+        if self.cluster and not for_test and self.args.data_sharding == "files":
+            from paddle.trainer.distributed import ShardedData
+            data = ShardedData(data, self.cluster, self.trainer)
+        return data
 
     def _arguments(self, batch, args=None):
         from py_paddle.util import slots_to_arguments
@@ -343,6 +359,8 @@ class TrainingJob(object):
         if test_data is not None:
             test = monitor.test_done(pass_id, batch_id, *self.test(test_data), at_pass_end=True)
         due = (pass_id + 1) % max(a.saving_period, 1) == 0
+        if self.cluster and not self.cluster.is_root:
+            return False  # every rank holds the same parameters; rank 0 saves them
         return self.checkpoints.end_of_pass(pass_id, train, test, due, pass_id == a.num_passes - 1)
 
     def run_test_job(self):
@@ -476,13 +494,15 @@ def cmd_train(argv):
         parser.error("the following arguments are required: --config")
     _setup_logging()
     warn_ignored_flags(args)
-    job = TrainingJob(args)
-    if args.job == "train":
-        job.train()
-    elif args.job == "checkgrad":
-        job.check_gradients()
-    else:
-        job.run_test_job()
+    from paddle.trainer.distributed import abort_on_error
+    with abort_on_error():
+        job = TrainingJob(args)
+        if args.job == "train":
+            job.train()
+        elif args.job == "checkgrad":
+            job.check_gradients()
+        else:
+            job.run_test_job()
     return 0
 
 
@@ -548,9 +568,9 @@ def cmd_version(argv):
     built, cpu = cpu_features()
     text = ("PaddlePaddle %s, compiled with\n    with_avx: %s\n    with_gpu: %s\n"
             "    with_double: OFF\n    with_python: ON\n    with_rdma: OFF\n"
-            "    with_timer: OFF\n    visible GPUs: %d\n    build SIMD: %s\n    CPU SIMD: %s\n"
+            "    with_timer: OFF\n    with_mpi: %s\n    visible GPUs: %d\n    build SIMD: %s\n    CPU SIMD: %s\n"
             % (api.getVersion(), "ON" if "avx" in built else "OFF", "ON" if api.isGpuVersion() else "OFF",
-               api.getGpuCount(), " ".join(built) or "none", "unknown" if cpu is None else " ".join(cpu) or "none"))
+               "ON" if api.isMpiVersion() else "OFF", api.getGpuCount(), " ".join(built) or "none", "unknown" if cpu is None else " ".join(cpu) or "none"))
     missing = [f for f in built if cpu is not None and f not in cpu]
     if missing:
         text += ("    warning: this CPU lacks %s that the build uses; rebuild with PADDLE_MARCH=native\n"

@@ -1,0 +1,106 @@
+#!/usr/bin/env python3
+"""Data-parallel scale-out over MPI ranks: samples/s of benchmarks/run.py's mlp, lstm_text
+and sparse_ctr models on 1 and 2 ranks (one thread each), the share of step time spent
+inside MPI, and the gradient bytes each rank sends per step (dense all-reduce vs the
+touched rows of sparse_update tables).
+
+    python benchmarks/scaleout.py                       # needs an MPI build + mpiexec + mpi4py
+    python benchmarks/scaleout.py --bench mlp --ranks 1,2,4
+
+Each configuration runs in fresh processes (`mpiexec -n R python scaleout.py --worker ...`).
+Every rank gets the same synthetic batch of the model's batch size and trains on its share
+(the global batch stays the same, as in `mpiexec -n R paddle train`); a step is timed from
+the first rank's point of view, over a fixed number of steps so that all ranks run alike.
+The machine is shared and noisy: compare ratios from one run.
+"""
+import argparse
+import json
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+import run  # noqa: E402  (benchmarks/run.py: models and synthetic batches)
+
+BENCHES = ("mlp", "lstm_text", "sparse_ctr")
+STEPS = {"mlp": 40, "lstm_text": 6, "sparse_ctr": 20}  # timed steps per repeat (about 1-2 s)
+
+
+def worker(name, ranks):
+    """Times one benchmark on this rank; rank 0 prints one JSON line."""
+    distributed = ranks > 1
+    comm = None
+    if distributed:
+        from mpi4py import MPI
+        comm = MPI.COMM_WORLD
+    from paddle.proto import message_to_json
+    from py_paddle import swig_paddle as api
+
+    conf = run.paddle_config(name)
+    trainer = api.Trainer.create(message_to_json(conf), False, 1, 1, distributed)
+    trainer.startTrainPass(0)
+    args = run.paddle_arguments(name, conf, api)
+    batch = run.BENCHES[name]["batch"]
+
+    def steps(n):
+        for i in range(n):
+            trainer.trainOneDataBatch(batch, args[i % len(args)])
+
+    steps(3)  # warm-up
+    trainer.takeCollectiveTraffic()
+    times = []
+    for _ in range(3):
+        if comm is not None:
+            comm.Barrier()
+        t = time.perf_counter()
+        steps(STEPS[name])
+        times.append((time.perf_counter() - t) / STEPS[name])
+    count, dense, sparse, mpi_seconds = trainer.takeCollectiveTraffic()
+    if comm is None or comm.Get_rank() == 0:
+        step = statistics.median(times)
+        print(json.dumps({"bench": name, "ranks": ranks, "ms_per_step": step * 1e3, "samples_per_s": batch / step,
+                          "mpi_fraction": mpi_seconds / sum(t * STEPS[name] for t in times),
+                          "dense_bytes_per_step": dense / max(count, 1),
+                          "sparse_bytes_per_step": sparse / max(count, 1)}))
+
+
+def measure(name, ranks):
+    mpiexec = shutil.which("mpiexec") or os.path.join(os.path.dirname(sys.executable), "mpiexec")
+    cmd = [sys.executable, os.path.abspath(__file__), "--worker", name, "--ranks", str(ranks)]
+    if ranks > 1:
+        cmd = [mpiexec, "-n", str(ranks)] + cmd
+    env = dict(os.environ, OPENBLAS_NUM_THREADS="1", OMP_NUM_THREADS="1")
+    p = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=900)
+    if p.returncode != 0:
+        raise RuntimeError("%s on %d ranks failed:\n%s" % (name, ranks, p.stderr[-2000:]))
+    return json.loads([line for line in p.stdout.splitlines() if line.startswith("{")][-1])
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--bench", default=",".join(BENCHES))
+    ap.add_argument("--ranks", default="1,2")
+    ap.add_argument("--worker", help=argparse.SUPPRESS)
+    a = ap.parse_args()
+    if a.worker:
+        worker(a.worker, int(a.ranks))
+        return
+    print("%-11s %5s %10s %10s %8s %8s %14s %14s" % ("bench", "ranks", "ms/step", "samples/s", "speedup",
+                                                    "in MPI", "dense B/step", "sparse B/step"))
+    for name in a.bench.split(","):
+        base = None
+        for ranks in [int(r) for r in a.ranks.split(",")]:
+            r = measure(name, ranks)
+            base = base or r["samples_per_s"]
+            print("%-11s %5d %10.2f %10.0f %7.2fx %7.0f%% %14.0f %14.0f" % (
+                name, ranks, r["ms_per_step"], r["samples_per_s"], r["samples_per_s"] / base,
+                100 * r["mpi_fraction"], r["dense_bytes_per_step"], r["sparse_bytes_per_step"]))
+            sys.stdout.flush()
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,174 @@
+"""Data-parallel training over MPI processes: ``mpiexec -n N paddle train --config=...``.
+
+Every rank runs the same ``paddle train``. The engine (``trainer/Collective.cpp``) sums
+the gradients of each batch over the ranks with MPI after backward, so all ranks apply
+the same update and hold the same parameters. What this module decides:
+
+* **Ranks** come from the launcher (``mpiexec``/hydra, Open MPI, ``srun --mpi=pmi2``);
+  MPI itself is initialised by ``mpi4py`` (``MPI_THREAD_MULTIPLE``) before the engine joins.
+* **Data** (``--data_sharding=batch``, the default): every rank runs the config's data
+  provider over the whole file list with the same seed, so all ranks see the same
+  batches; of each batch of B samples (sequences), rank r of N trains on samples
+  [B*r/N, B*(r+1)/N). The global batch is the config's ``batch_size``: N ranks train
+  exactly what one process with ``--trainer_count=N`` trains (gradients summed over the
+  same samples, the same dropout streams). With ``--data_sharding=files`` each rank reads
+  only its entries of the file list (see ShardedData): no rank reads all the data, but
+  the run no longer equals a single process.
+* **Output**: rank 0 logs (costs and evaluators summed over ranks) and saves the passes;
+  the other ranks log only warnings and errors. Testing (``--test_period``, end of pass)
+  runs on rank 0 alone, over the whole test data (the others test on no data, so that
+  everything testing changes in the parameters changes on every rank).
+* **Faults**: an error on any rank prints ``rank R of N: ...`` and calls ``MPI_Abort``;
+  a rank that dies makes the launcher kill the others. A pass directory is renamed into
+  place only when complete, so the last one on disk is always loadable.
+"""
+import contextlib
+import logging
+import os
+import sys
+import time
+
+LOG = logging.getLogger("paddle")
+_joined = None  # this process's Cluster once join() made one
+
+# Variables launchers set for each process: (world size, rank).
+_LAUNCHER_ENV = (("PMI_SIZE", "PMI_RANK"), ("OMPI_COMM_WORLD_SIZE", "OMPI_COMM_WORLD_RANK"),
+                 ("PMIX_SIZE", "PMIX_RANK"))
+
+
+class DistributedError(RuntimeError):
+    """Distributed training cannot start (no MPI build, mpi4py missing, inconsistent flags)."""
+
+
+def launcher_world():
+    """(size, rank) that the MPI launcher gave this process; (1, 0) outside one."""
+    for size_var, rank_var in _LAUNCHER_ENV:
+        if size_var in os.environ:
+            return int(os.environ[size_var]), int(os.environ.get(rank_var, "0"))
+    return 1, 0
+
+
+class Cluster(object):
+    """This process's place among the ranks of one distributed training."""
+
+    def __init__(self, comm):
+        self.comm = comm
+        self.rank = comm.Get_rank()
+        self.size = comm.Get_size()
+
+    @property
+    def is_root(self):
+        return self.rank == 0
+
+    def agree(self, value):
+        """Rank 0's value of a setting (e.g. a seed drawn from the clock), on every rank."""
+        return self.comm.bcast(value, root=0)
+
+    def abort(self, exc):
+        sys.stderr.write("paddle train: rank %d of %d failed: %s: %s\n"
+                         % (self.rank, self.size, type(exc).__name__, exc))
+        sys.stderr.flush()
+        self.comm.Abort(1)
+
+
+class _NoBatch(object):
+    """What a rank whose files are used up trains on while other ranks still have data."""
+    size = 0
+    slots = []
+
+
+class ShardedData(object):
+    """--data_sharding=files: this rank's training data. Rank r of N reads the entries i of
+    the file list with i % N == r, in batches of its share of batch_size (rank r:
+    B*(r+1)//N - B*r//N samples), so the global batch is still batch_size. Ranks run out
+    of data at different steps; until the last one does, the others train on empty
+    batches (one small all-reduce per step decides), so every rank takes the same steps."""
+
+    def __init__(self, provider, cluster, trainer):
+        n, r = cluster.size, cluster.rank
+        if len(provider.file_list) < n:
+            raise DistributedError("--data_sharding=files needs at least one file list entry per rank: %s "
+                                   "has %d for %d ranks" % (provider.file_list_path, len(provider.file_list), n))
+        provider.file_list = provider.file_list[r::n]
+        provider.batch_size = provider.batch_size * (r + 1) // n - provider.batch_size * r // n
+        trainer.setShardedData(True)
+        self.provider, self.trainer = provider, trainer
+
+    def batches(self):
+        mine = iter(self.provider.batches())
+        while True:
+            batch = next(mine, None)
+            if not self.trainer.anyRankHasData(batch is not None):
+                return
+            yield batch if batch is not None else _NoBatch()
+
+    def close(self):
+        self.provider.close()
+
+
+class NoData(object):
+    """The test data of ranks other than 0: no batches. Those ranks still start and finish
+    each test period, where pending lazy decay of sparse_update rows is caught up, so all
+    ranks keep the same bits."""
+
+    def batches(self):
+        return iter(())
+
+    def close(self):
+        pass
+
+
+def join(args, api):
+    """The Cluster of this `paddle train` when it runs under an MPI launcher with more
+    than one process, else None. Fixes args.seed to one value for all ranks and keeps
+    the other ranks' logs to warnings."""
+    size, rank = launcher_world()
+    _check_v1_flags(args, size, rank)
+    if size == 1:
+        return None
+    if not api.isMpiVersion():
+        raise DistributedError("%d processes were started, but this paddle was built without MPI "
+                               "(pip install mpich mpi4py, then rebuild)" % size)
+    if args.job != "train":
+        raise DistributedError("only --job=train runs on several processes (got --job=%s)" % args.job)
+    try:
+        from mpi4py import MPI
+    except ImportError:
+        raise DistributedError("distributed training needs mpi4py (pip install mpi4py)")
+    global _joined
+    cluster = _joined = Cluster(MPI.COMM_WORLD)
+    if cluster.size != size:
+        raise DistributedError("the launcher started %d processes but MPI_COMM_WORLD has %d: "
+                               "is mpi4py built against the same MPI as mpiexec?" % (size, cluster.size))
+    args.seed = cluster.agree(args.seed or int(time.time()))
+    if not cluster.is_root:
+        args.dot_period = 0  # the progress dots too
+        for name in ("paddle", "paddle.data_provider"):
+            logging.getLogger(name).setLevel(logging.WARNING)
+    # the launcher names a dead process by its pid: this line maps pids to ranks
+    pids = cluster.comm.allgather(os.getpid())
+    LOG.info("distributed training: %d ranks (pids by rank: %s); batch_size is the global batch, "
+             "each rank trains on its share", cluster.size, " ".join(map(str, pids)))
+    return cluster
+
+
+def _check_v1_flags(args, size, rank):
+    """v1's cluster flags, when given, must agree with what the launcher says."""
+    servers = getattr(args, "num_gradient_servers", None)
+    if servers is not None and int(servers) != size:
+        raise DistributedError("--num_gradient_servers=%s but %d processes were started" % (servers, size))
+    trainer_id = getattr(args, "trainer_id", None)
+    if trainer_id is not None and size > 1 and int(trainer_id) != rank:
+        raise DistributedError("--trainer_id=%s but this process is rank %d" % (trainer_id, rank))
+
+
+@contextlib.contextmanager
+def abort_on_error():
+    """Any exception on one rank (once joined) ends every rank (MPI_Abort), so none waits
+    forever in a collective."""
+    try:
+        yield
+    except BaseException as exc:
+        if _joined is not None:
+            _joined.abort(exc)
+        raise
