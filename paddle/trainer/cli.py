@@ -238,6 +238,7 @@ class TrainingJob(object):
         from paddle.proto import message_to_json
         from paddle.trainer import distributed
         self.cluster = distributed.join(args, api)  # None unless started by mpiexec with N > 1
+        self.saves = not self.cluster or self.cluster.is_root  # every rank holds the same parameters
         if self.cluster and args.early_stop_patience:
             raise UsageError("--early_stop_patience is decided by rank 0's tests alone: not under mpiexec")
         api.initPaddle("--use_gpu=%d" % args.use_gpu, "--trainer_count=%d" % args.trainer_count,
@@ -359,8 +360,8 @@ class TrainingJob(object):
         if test_data is not None:
             test = monitor.test_done(pass_id, batch_id, *self.test(test_data), at_pass_end=True)
         due = (pass_id + 1) % max(a.saving_period, 1) == 0
-        if self.cluster and not self.cluster.is_root:
-            return False  # every rank holds the same parameters; rank 0 saves them
+        if not self.saves:
+            return False
         return self.checkpoints.end_of_pass(pass_id, train, test, due, pass_id == a.num_passes - 1)
 
     def run_test_job(self):

@@ -44,7 +44,8 @@ def summary_lines(config, train_data, test_data):
     for layer in model.layers:
         lines.append("  %-*s  %-*s %8d" % (width, layer.name, type_width, layer.type, layer.size))
     for kind, data in (("train", train_data), ("test", test_data)):
-        if data is not None:
+        data = getattr(data, "provider", data)  # under mpiexec: a rank's share of the provider
+        if data is not None and hasattr(data, "file_list"):  # (ranks other than 0 test on no data)
             files = len(data.file_list)
             lines.append("%s data: %s (%d file%s)" % (
                 kind.capitalize(), data.file_list_path, files, "" if files == 1 else "s"))

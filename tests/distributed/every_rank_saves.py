@@ -5,17 +5,15 @@ import sys
 
 from paddle.trainer import cli
 
-_save = cli.TrainingJob.save
+_init = cli.TrainingJob.__init__
 
 
-def save_on_every_rank(job, pass_id):
-    cluster, job.cluster = job.cluster, None
-    job.save_dir = os.path.join(os.environ["SAVE_DIR"], "rank-%d" % (cluster.rank if cluster else 0))
-    try:
-        _save(job, pass_id)
-    finally:
-        job.cluster = cluster
+def init_saving_on_every_rank(job, args):
+    _init(job, args)
+    job.saves = True
+    rank = job.cluster.rank if job.cluster else 0
+    job.checkpoints.save_dir = os.path.join(os.environ["SAVE_DIR"], "rank-%d" % rank)
 
 
-cli.TrainingJob.save = save_on_every_rank
+cli.TrainingJob.__init__ = init_saving_on_every_rank
 sys.exit(cli.main())

@@ -62,7 +62,7 @@ def parameters(pass_dir):
     out = {}
     for path in sorted(glob.glob(os.path.join(pass_dir, "*"))):
         name = os.path.basename(path)
-        if os.path.isfile(path) and name not in ("done", "path.txt") and not name.endswith(".py"):
+        if os.path.isfile(path) and name not in ("done", "path.txt", "metrics.json") and not name.endswith(".py"):
             out[name] = np.fromfile(path, dtype=np.float32)[4:]  # after the 16-byte header
     return out
 
@@ -77,8 +77,8 @@ def assert_same_parameters(a, b, exact):
 
 
 def pass_numbers(log):
-    """Every number of the log's Pass= lines (samples, costs, evaluators)."""
-    lines = [line.split("]", 1)[1] for line in log.splitlines() if " Pass=" in line]
+    """Every number of the log's Pass= lines (samples, costs, evaluators; not the timings)."""
+    lines = [line.split("]", 1)[1].split(" time=")[0] for line in log.splitlines() if " Pass=" in line]
     assert lines, log[-2000:]
     return [float(w.split("=")[1]) for line in lines for w in line.split() if "=" in w and w.split("=")[1]]
 
