@@ -152,6 +152,8 @@ def run_case(case, work):
     except ValueError as e:  # DataError is a ValueError: it must say which sample (or batch) it means
         if "sample" in str(e) or "batch" in str(e):
             raise
+        if "layer '" in str(e):  # a layer refused the batch (e.g. an empty sequence): not the sample's place
+            raise Outcome("engine", "%s: %s" % (type(e).__name__, e))
         raise Outcome("unlocated", "%s: %s" % (type(e).__name__, e))
     trainer.finishTrainPass()
     cost = trainer.getPassCost()

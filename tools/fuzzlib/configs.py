@@ -128,6 +128,10 @@ MAX_ELEMENTS = 1 << 22
 def _parse(path, case):
     from paddle.trainer.config_parser import parse_config
     seed_dir = os.path.dirname(case["seed"])
+    for name, module in list(sys.modules.items()):  # the demos' providers share names ("dataprovider")
+        if os.path.dirname(os.path.abspath(getattr(module, "__file__", None) or "/")).startswith(
+                os.path.join(ROOT, "demos")):
+            del sys.modules[name]
     sys.path.insert(0, seed_dir)
     cwd = os.getcwd()
     os.chdir(seed_dir)  # the relative paths of the config (file lists, imports) as the demo runs it

@@ -1,6 +1,7 @@
 """Runs fuzz cases in a worker process and classifies their outcomes.
 
-Outcomes: ok, clean (an error the user can act on: a ConfigError with FILE:LINE, a
+Outcomes: ok, engine (a layer refused a damaged batch, naming itself, not the sample),
+clean (an error the user can act on: a ConfigError with FILE:LINE, a
 DataError naming the sample, an engine/I/O error), internal (an exception the project
 did not mean to raise: a TypeError, KeyError, ... from the project's own code, which the
 CLI can only print without a place; the "traceback" class), unlocated (a ConfigError
