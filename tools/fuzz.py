@@ -28,16 +28,18 @@ from fuzzlib.runner import BAD, Worker  # noqa: E402
 
 def config_cases(n, rng, worker, timeout, seeds=None):
     """Probes every seed config once (its feed), then yields n damaged copies."""
-    feeds = {}
+    feeds, limits = {}, {}
     for seed in seeds or configs.SEEDS:
         r = worker.run({"campaign": "probe", "seed": seed}, timeout * 4)
         feeds[seed] = r.get("kinds") if r["outcome"] == "ok" else None
+        # a big model's case (a Trainer, one batch) takes a multiple of its probe's step
+        limits[seed] = max(timeout, 20 * r.get("seconds", 0))
         if r["outcome"] != "ok":
             print("seed %s does not run as is: %s" % (os.path.relpath(seed), r.get("detail")), file=sys.stderr)
     usable = sorted(feeds)
     for i in range(n):
         seed = rng.choice(usable)
-        yield {"campaign": "config", "seed": seed, "kinds": feeds[seed], "index": i,
+        yield {"campaign": "config", "seed": seed, "kinds": feeds[seed], "index": i, "timeout": limits[seed],
                "text": configs.mutate(seed, rng)}
 
 
@@ -83,8 +85,12 @@ def run(configs_n, batches_n, files_n, seed, timeout, case_timeout=30, report=No
             if case is None:
                 del live[name]
                 continue
-            result = worker.run(case, case_timeout)
+            result = worker.run(case, case.get("timeout", case_timeout))
             counts[name][result["outcome"]] += 1
+            done = sum(sum(c.values()) for c in counts.values())
+            if done % 100 == 0:
+                print("%d cases, %.0f s: %s" % (done, time.time() + timeout - deadline, " ".join(
+                    "%s %s" % (k, dict(v)) for k, v in counts.items())), file=log, flush=True)
             if result["outcome"] in BAD:
                 entry = dict(campaign=name, input=describe(case), outcome=result["outcome"],
                              detail=result.get("detail", ""))
