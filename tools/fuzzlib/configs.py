@@ -35,7 +35,8 @@ STRINGS = ["''", "'x' * 3", "'../escape'", "'a/b'", "'..'", "'%s'" % ("n" * 300)
 SMALL = {"seq2seq_attention": "source_dict_dim=60,target_dict_dim=60", "bilstm": "dict_dim=100",
          "crf_tagger": "word_dict_dim=100", "text_cnn": "dict_dim=100", "text_lstm": "dict_dim=100",
          "recommendation": "num_users=50,num_movies=50,title_dict_dim=50"}
-NUMBER = re.compile(r"(?<![\w.'\"])-?\d+(\.\d+)?([eE]-?\d+)?(?![\w.'\"])")
+# Not an operand of **: 2**2**63 would be the damaged config's own endless computation.
+NUMBER = re.compile(r"(?<![\w.'\"*])-?\d+(\.\d+)?([eE]-?\d+)?(?![\w.'\"*])")
 
 
 # --------------------------------------------------------------------------- mutation
