@@ -40,7 +40,7 @@ def test_the_worker_sees_crashes_hangs_and_internal_errors(tmp_path):
         def outcome(**case):
             return worker.run(dict(case, campaign="selftest"), 15)["outcome"]
         assert outcome(action="ok") == "ok"
-        assert outcome(action="segv") == "crash"
+        assert outcome(action="kill") == "crash"
         assert outcome(action="abort") == "crash"
         assert outcome(action="exit") == "crash"
         assert outcome(action="raise", type="ValueError") == "clean"
