@@ -16,6 +16,7 @@ pytest.importorskip("py_paddle.swig_paddle")
 
 def test_a_small_campaign_finds_no_crash_hang_internal_or_silent_case(tmp_path):
     seeds = [os.path.join(ROOT, p) for p in ("configs/mlp.py", "configs/mlp.yaml", "configs/text_lstm.py")]
+    before = _tree_state()
     counts, bad = fuzz.run(24, 18, 9, seed=7, timeout=50, case_timeout=20, report=str(tmp_path / "r.json"),
                            seeds=seeds)
     assert bad == [], bad
@@ -24,6 +25,12 @@ def test_a_small_campaign_finds_no_crash_hang_internal_or_silent_case(tmp_path):
         assert counts[name]["clean"] > 0, counts  # the damage is seen ...
     assert counts["configs"]["ok"] + counts["batches"]["ok"] + counts["files"]["ok"] > 0, counts  # ... and not all
     assert (tmp_path / "r.json").exists()
+    assert _tree_state() == before  # a damaged config writing ./train.list writes it in its case directory
+
+
+def _tree_state():
+    return {os.path.join(d, f): os.stat(os.path.join(d, f)).st_mtime_ns
+            for top in ("configs", "demos") for d, _, fs in os.walk(os.path.join(ROOT, top)) for f in fs}
 
 
 def test_same_seed_same_mutants():

@@ -139,9 +139,9 @@ def _parse(path, case):
         if os.path.dirname(os.path.abspath(getattr(module, "__file__", None) or "/")).startswith(
                 os.path.join(ROOT, "demos")):
             del sys.modules[name]
-    sys.path.insert(0, seed_dir)
+    sys.path.insert(0, seed_dir)  # the modules the config imports (a demo's provider)
     cwd = os.getcwd()
-    os.chdir(seed_dir)  # the relative paths of the config (file lists, imports) as the demo runs it
+    os.chdir(os.path.dirname(path))  # what a damaged config writes (a ./train.list) stays in its case
     try:
         return parse_config(path, SMALL.get(os.path.basename(case["seed"]).split(".")[0], ""))
     finally:
