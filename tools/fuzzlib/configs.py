@@ -246,9 +246,12 @@ def run_case(case, work):
         return {"outcome": "ok", "detail": "trained (too big to save each case)"}
     save = os.path.join(work, "out", "save")
     os.makedirs(save)
+
+    def files():  # (the config itself may have written a ./train.list: that is not the save's)
+        return {os.path.join(d, f) for d, _, fs in os.walk(work) for f in fs}
+    before = files()
     trainer.saveParameters(save)
-    stray = [os.path.join(d, f) for d, _, fs in os.walk(work) for f in fs
-             if not os.path.abspath(d).startswith(os.path.abspath(save)) and f != os.path.basename(path)]
+    stray = sorted(f for f in files() - before if not f.startswith(save + os.sep))
     if stray:
         raise Outcome("silent", "saving wrote outside save_dir: %s" % stray[:3])
     return {"outcome": "ok", "detail": "trained"}
