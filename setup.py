@@ -11,6 +11,8 @@ compiled with nvcc; otherwise the engine is CPU-only and GPU entry points raise
                      `pip install mpich`; only trainer/Collective.cpp sees mpi.h)
   PADDLE_FAKE_GPU=1  tests only: a CPU build whose GPU paths run on a stand-in GPU that
                      traps host access to device memory (layers/math/FakeGpu.cpp)
+  PADDLE_SANITIZE=1  tests only: a CPU build with AddressSanitizer and UBSan (tools/sanitize.sh);
+                     build it into a directory of its own (--build-temp/--build-lib)
 """
 import glob
 import os
@@ -35,6 +37,8 @@ CUDA_ARCHS = ["80", "90"]
 ENGINE_LIB = "paddle_engine"  # py_paddle/libpaddle_engine.so: the engine without Python
 FAKE_GPU = os.environ.get("PADDLE_FAKE_GPU") == "1"
 MPI_SOURCE = "trainer/Collective.cpp"  # the one engine source that includes mpi.h
+SANITIZE = os.environ.get("PADDLE_SANITIZE") == "1"
+SANITIZE_FLAGS = ["-fsanitize=address,undefined", "-fsanitize=float-cast-overflow", "-fno-omit-frame-pointer"]
 
 
 def find_nvcc():
@@ -105,6 +109,8 @@ def compile_flags():
     flags = ["-std=c++17", "-O3", "-fno-math-errno", "-Wall", "-Wno-sign-compare"]
     if march:
         flags.append("-march=" + march)
+    if SANITIZE:  # -O1 -g: readable reports at a bearable speed
+        flags = [f for f in flags if f != "-O3"] + ["-O1", "-g"] + SANITIZE_FLAGS
     return flags
 
 
@@ -120,7 +126,7 @@ class build_ext(_build_ext):
     (see ObjectCache); with CUDA, the engine with nvcc."""
 
     def build_extension(self, ext):
-        cuda = None if FAKE_GPU else cuda_config()
+        cuda = None if FAKE_GPU or SANITIZE else cuda_config()
         if FAKE_GPU:  # tests only: GPU code paths on a stand-in GPU (layers/math/FakeGpu.cpp)
             ext.define_macros += [("WITH_CUDA", "1"), ("PADDLE_FAKE_GPU", "1")]
         cache = ObjectCache(self.build_temp)
@@ -172,7 +178,7 @@ class build_ext(_build_ext):
         ext.depends = objects
         ext.sources = []
         ext.libraries, ext.library_dirs = [], []
-        ext.extra_link_args = ["-L" + out_dir, "-l" + ENGINE_LIB, "-Wl,-rpath,$ORIGIN"]
+        ext.extra_link_args = ["-L" + out_dir, "-l" + ENGINE_LIB, "-Wl,-rpath,$ORIGIN"] + (SANITIZE_FLAGS if SANITIZE else [])
         ext.runtime_library_dirs = []
         module = self.get_ext_fullpath(ext.name)
         link = self.compiler.linker_so + ext.extra_link_args
@@ -326,6 +332,7 @@ engine = Extension(
     runtime_library_dirs=["$ORIGIN/../scipy_openblas32/lib"],
     define_macros=[("PADDLE_VERSION", '"%s"' % VERSION)],
     extra_compile_args=compile_flags(),
+    extra_link_args=SANITIZE_FLAGS if SANITIZE else [],
     # Headers, for source distributions; rebuilds follow the compiler's own dependency lists.
     depends=glob.glob("layers/**/*.h", recursive=True) + glob.glob("trainer/*.h")
     + ["swig/PaddleAPI.h", "layers/ConfigSchema.inc"] + API_FILES,

@@ -26,7 +26,19 @@ T get(std::istream& in, const std::string& path, const char* what) {
   return v;
 }
 
+// Bytes left after the read position: a declared size is checked against them before
+// anything of that size is allocated (a damaged size would ask for terabytes).
+uint64_t bytesLeft(std::istream& in) {
+  const std::streampos pos = in.tellg();
+  in.seekg(0, std::ios::end);
+  const std::streampos end = in.tellg();
+  in.seekg(pos);
+  return end > pos ? static_cast<uint64_t>(end - pos) : 0;
+}
+
 std::string getString(std::istream& in, uint64_t size, const std::string& path, const char* what) {
+  PADDLE_ENFORCE(size <= bytesLeft(in), IOError, "merged model '", path, "' is truncated (its ", what, " size says ",
+                 size, " bytes, ", bytesLeft(in), " remain)");
   std::string s(size, '\0');
   in.read(&s[0], static_cast<std::streamsize>(size));
   PADDLE_ENFORCE(static_cast<uint64_t>(in.gcount()) == size, IOError, "merged model '", path,

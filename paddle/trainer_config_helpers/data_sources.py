@@ -23,6 +23,10 @@ def _split(value, what, helper='define_py_data_sources2'):
 def _file_list(files, default_name):
     """A list of file names is written to ./train.list / ./test.list."""
     if isinstance(files, (list, tuple)):
+        bad = [each for each in files if not isinstance(each, str)]
+        if bad:  # checked before ./train.list is overwritten (v1 failed while writing it)
+            raise ConfigError('define_py_data_sources2: file list entries must be '
+                              'file names (strings), got %s %r' % (type(bad[0]).__name__, bad[0]))
         with open(default_name, 'w') as f:
             for each in files:
                 f.write('%s\n' % each)

@@ -248,6 +248,7 @@ PY_LINE5 = [
     ("Layer(name='hh', type='fc', size=8, inputs=['nosuch'])", r"unknown input layer 'nosuch'"),
     ("Layer(name='hh', type='fancy', size=3)", r"unknown layer type 'fancy'"),
     ("define_py_data_sources2('a', 'b', module=3, obj='p')", r"module and obj must be names"),
+    ("define_py_data_sources2([1, [2]], None, module='p', obj='p')", r"file list entries must be file names \(strings\), got int 1"),
     ("outputs(5)", r"outputs: expected layers"),
     ("settings(batch_size=0)", r"batch_size must be a positive integer"),
     ("settings(batch_size=10, learning_method='adam')", r"learning_method must be an optimizer object"),

@@ -102,6 +102,22 @@ def test_bad_merged_files_are_refused(trained, tmp_path):
         api.GradientMachine.createFromMergedModel(str(tmp_path / "missing"))
 
 
+def test_a_damaged_size_in_a_merged_model_is_refused_before_allocating(trained, tmp_path):
+    """The config size (after magic and version) and the first parameter name size (after the
+    config and the parameter count) made huge: refused as truncated, nothing of that size made."""
+    import struct
+    merged = open(trained[1], "rb").read()
+    config_size = struct.unpack("<Q", merged[12:20])[0]
+    name_at = 20 + config_size + 4
+    cases = {"config": merged[:12] + struct.pack("<Q", 0x750000000737) + merged[20:],
+             "parameter name": merged[:name_at] + struct.pack("<I", 0xFFFFFFF0) + merged[name_at + 4:]}
+    for what, data in cases.items():
+        path = tmp_path / what.replace(" ", "_")
+        path.write_bytes(data)
+        with pytest.raises(api.IOError, match="truncated \\(its %s size says" % what):
+            api.Predictor.createFromMergedModel(str(path))
+
+
 def test_merge_model_names_a_missing_parameter_file(trained, tmp_path):
     pass_dir = tmp_path / "pass"
     pass_dir.mkdir()
