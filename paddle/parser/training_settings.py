@@ -1,7 +1,7 @@
 """Settings(): optimisation and trainer settings, and their transfer into the
 TrainerConfig at the end of a parse."""
 
-from .errors import ConfigError, as_float, as_int, config_assert
+from .errors import ConfigError, as_float, as_int
 from .registry import config_func
 from .state import state
 

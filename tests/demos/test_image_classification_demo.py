@@ -5,30 +5,15 @@ the provider reads, and a pass trains on them; the VGG config and its YAML twin 
 import io
 import os
 import pickle
-import re
 import shutil
-import subprocess
-import sys
 import tarfile
 
 import numpy as np
 import pytest
 
-ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+from demo_run import CLI, ROOT, TEST_ERROR, run
+
 DEMO = os.path.join(ROOT, "demos", "image_classification")
-CLI = ["-c", "import sys; from paddle.trainer.cli import main; sys.exit(main())"]
-TEST_ERROR = re.compile(r"\]  Test samples=(\d+) cost=\S+ Eval: classification_error_evaluator=(\S+) $", re.M)
-
-
-def run(args, cwd):
-    """Runs python ARGS in cwd with this tree's paddle; returns stdout + stderr."""
-    env = dict(os.environ)
-    env.pop("PYTHONPATH", None)
-    if any(n.startswith("_swig_paddle") for n in os.listdir(os.path.join(ROOT, "py_paddle"))):
-        env["PYTHONPATH"] = ROOT  # in-place developer build
-    p = subprocess.run([sys.executable] + args, cwd=cwd, env=env, capture_output=True, text=True, timeout=600)
-    assert p.returncode == 0, p.stderr[-3000:]
-    return p.stdout + p.stderr
 
 
 @pytest.fixture

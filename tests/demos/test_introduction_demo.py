@@ -3,25 +3,12 @@ predict.py answers new x with the saved pass, and the YAML twin is the same conf
 import os
 import re
 import shutil
-import subprocess
-import sys
 
 import numpy as np
 
-ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+from demo_run import CLI, ROOT, run
+
 DEMO = os.path.join(ROOT, "demos", "introduction")
-CLI = ["-c", "import sys; from paddle.trainer.cli import main; sys.exit(main())"]
-
-
-def run(args, cwd):
-    """Runs python ARGS in cwd with this tree's paddle; returns stdout + stderr."""
-    env = dict(os.environ)
-    env.pop("PYTHONPATH", None)
-    if any(n.startswith("_swig_paddle") for n in os.listdir(os.path.join(ROOT, "py_paddle"))):
-        env["PYTHONPATH"] = ROOT  # in-place developer build
-    p = subprocess.run([sys.executable] + args, cwd=cwd, env=env, capture_output=True, text=True, timeout=600)
-    assert p.returncode == 0, p.stderr[-3000:]
-    return p.stdout + p.stderr
 
 
 def load_param(path):

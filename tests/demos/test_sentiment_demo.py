@@ -4,29 +4,14 @@ pass; preprocess.py turns an aclImdb-laid-out tarball into what the provider rea
 and a pass trains on it."""
 import io
 import os
-import re
 import shutil
-import subprocess
-import sys
 import tarfile
 
 import pytest
 
-ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+from demo_run import CLI, ROOT, TEST_ERROR, run
+
 DEMO = os.path.join(ROOT, "demos", "sentiment")
-CLI = ["-c", "import sys; from paddle.trainer.cli import main; sys.exit(main())"]
-TEST_ERROR = re.compile(r"\]  Test samples=(\d+) cost=\S+ Eval: classification_error_evaluator=(\S+) $", re.M)
-
-
-def run(args, cwd):
-    """Runs python ARGS in cwd with this tree's paddle; returns stdout + stderr."""
-    env = dict(os.environ)
-    env.pop("PYTHONPATH", None)
-    if any(n.startswith("_swig_paddle") for n in os.listdir(os.path.join(ROOT, "py_paddle"))):
-        env["PYTHONPATH"] = ROOT  # in-place developer build
-    p = subprocess.run([sys.executable] + args, cwd=cwd, env=env, capture_output=True, text=True, timeout=600)
-    assert p.returncode == 0, p.stderr[-3000:]
-    return p.stdout + p.stderr
 
 
 @pytest.fixture
@@ -123,7 +108,6 @@ def test_preprocess_reads_an_aclimdb_tarball_and_a_pass_trains_on_it(work):
 
     errors, log = train(work, "dataset=imdb,net=conv,emb_dim=8,hid_dim=8", 1)
     assert errors and errors[-1][0] == 8, log[-2000:]  # all 8 test reviews have known words
-
 
 
 def test_bad_config_args_are_config_errors():

@@ -50,7 +50,6 @@ def _good_x(setup, rng):
 def _damaged_x(setup, rng):
     """A damaged value for the x slot of `setup`."""
     import numpy as np
-    dim = DIM[setup]
     good = _good_x(setup, rng)
     common = [None, "abc", b"\x00\xff", {}, object(), 3.5, True, [], [[]], [None], np.zeros((2, 2)),
               float("nan"), [good], good * 1000 if setup != "dense" else good * 2, -1, 2 ** 70]
