@@ -26,23 +26,36 @@ JAVA_PACKAGE = "org.paddle"
 INTERFACE_FILES = ("paddle_java.i", "paddle_common.i", "PaddleAPI.h", "Errors.h")
 
 
+def package_dirs():
+    """py_paddle's directories: this one, then (from a checkout's root without a build of
+    its own) the installed package's, as py_paddle/__init__.py extends its path."""
+    import py_paddle
+    return [os.path.abspath(d) for d in py_paddle.__path__]
+
+
 def include_dirs():
     """The directories holding INTERFACE_FILES."""
-    installed = os.path.join(PACKAGE_DIR, "include")
     checkout = os.path.dirname(PACKAGE_DIR)
-    for dirs in ([installed], [os.path.join(checkout, "swig"), os.path.join(checkout, "layers")]):
+    candidates = [[os.path.join(d, "include")] for d in package_dirs()]
+    candidates.append([os.path.join(checkout, "swig"), os.path.join(checkout, "layers")])
+    for dirs in candidates:
         if all(any(os.path.isfile(os.path.join(d, f)) for d in dirs) for f in INTERFACE_FILES):
             return dirs
     raise OSError("the engine's API headers are missing: neither %s nor a source checkout around it holds %s"
-                  % (installed, ", ".join(INTERFACE_FILES)))
+                  % (os.path.join(PACKAGE_DIR, "include"), ", ".join(INTERFACE_FILES)))
+
+
+def engine_dir():
+    """The py_paddle directory that holds the built engine library."""
+    for d in package_dirs():
+        if os.path.isfile(os.path.join(d, ENGINE_LIBRARY)):
+            return d
+    raise OSError("%s is missing: build the engine first (pip install . or python setup.py build_ext --inplace)"
+                  % os.path.join(PACKAGE_DIR, ENGINE_LIBRARY))
 
 
 def engine_library():
-    path = os.path.join(PACKAGE_DIR, ENGINE_LIBRARY)
-    if not os.path.isfile(path):
-        raise OSError("%s is missing: build the engine first (pip install . or python setup.py build_ext --inplace)"
-                      % path)
-    return path
+    return os.path.join(engine_dir(), ENGINE_LIBRARY)
 
 
 def cxx_flags():
@@ -52,7 +65,7 @@ def cxx_flags():
     import scipy_openblas32 as openblas
     blas = openblas.get_lib_dir()
     return ["-std=c++17"] + ["-I" + d for d in include_dirs()] + [
-        "-Wl,--no-as-needed", "-L" + PACKAGE_DIR, "-lpaddle_engine", "-Wl,-rpath," + PACKAGE_DIR,
+        "-Wl,--no-as-needed", "-L" + engine_dir(), "-lpaddle_engine", "-Wl,-rpath," + engine_dir(),
         "-L" + blas, "-l" + openblas.get_library(), "-Wl,-rpath," + blas]
 
 
