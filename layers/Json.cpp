@@ -34,40 +34,41 @@ constexpr int kMaxDepth = 256;
 
 class JsonParser {
  public:
-  static Json convert(const nlohmann::json& j) {
+  // ordered_json keeps members in the document's order, as the engine's Json does.
+  static Json convert(const nlohmann::ordered_json& j) {
     Json v;
     switch (j.type()) {
-      case nlohmann::json::value_t::null: break;
-      case nlohmann::json::value_t::boolean:
+      case nlohmann::ordered_json::value_t::null: break;
+      case nlohmann::ordered_json::value_t::boolean:
         v.type_ = Json::Type::Bool;
         v.bool_ = j.get<bool>();
         break;
-      case nlohmann::json::value_t::number_integer:
+      case nlohmann::ordered_json::value_t::number_integer:
         v.type_ = Json::Type::Number;
         v.isInteger_ = true;
         v.integer_ = j.get<int64_t>();
         v.number_ = static_cast<double>(v.integer_);
         break;
-      case nlohmann::json::value_t::number_unsigned:  // only above INT64_MAX: not an int64
+      case nlohmann::ordered_json::value_t::number_unsigned:  // any integer >= 0; above INT64_MAX not an int64
         v.type_ = Json::Type::Number;
         v.number_ = static_cast<double>(j.get<uint64_t>());
         v.isInteger_ = j.get<uint64_t>() <= static_cast<uint64_t>(INT64_MAX);
         v.integer_ = static_cast<int64_t>(j.get<uint64_t>());
         break;
-      case nlohmann::json::value_t::number_float:
+      case nlohmann::ordered_json::value_t::number_float:
         v.type_ = Json::Type::Number;
         v.number_ = j.get<double>();
         break;
-      case nlohmann::json::value_t::string:
+      case nlohmann::ordered_json::value_t::string:
         v.type_ = Json::Type::String;
         v.string_ = j.get<std::string>();
         break;
-      case nlohmann::json::value_t::array:
+      case nlohmann::ordered_json::value_t::array:
         v.type_ = Json::Type::Array;
         v.array_.reserve(j.size());
         for (const auto& e : j) v.array_.push_back(convert(e));
         break;
-      case nlohmann::json::value_t::object:
+      case nlohmann::ordered_json::value_t::object:
         v.type_ = Json::Type::Object;
         v.object_.reserve(j.size());
         for (auto it = j.begin(); it != j.end(); ++it) v.object_.emplace_back(it.key(), convert(it.value()));
@@ -101,9 +102,9 @@ class JsonParser {
 };
 
 Json Json::parse(const std::string& text) {
-  nlohmann::json j;
+  nlohmann::ordered_json j;
   try {
-    j = nlohmann::json::parse(text, [](int depth, nlohmann::json::parse_event_t, nlohmann::json&) {
+    j = nlohmann::ordered_json::parse(text, [](int depth, nlohmann::ordered_json::parse_event_t, nlohmann::ordered_json&) {
       if (depth > kMaxDepth) throw ConfigError(str("invalid JSON: nested deeper than ", kMaxDepth, " levels"));
       return true;
     });
