@@ -182,8 +182,9 @@ def test_progress_bar_on_a_terminal(tmp_path):
                                 "--num_passes=2", "--log_period=1000"], DEMO)
     assert code == 0, out[-3000:]
     # the bar: rate in samples/s; from the second pass on the pass size is known, so a total and an ETA
-    assert re.search(r"Pass 0: .*\d+sample \[[\d:]+, +[\d.]+sample/s", out), out[-3000:]
-    assert re.search(r"Pass 1: +\d+%\|.*\| *\d+/1437 \[[\d:]+<[\d:]+, +[\d.]+sample/s", out), out[-3000:]
+    # (tqdm shows '?' for both until its first refresh, which a quick pass may never reach)
+    assert re.search(r"Pass 0: .*\d+sample \[[\d:]+, +[\d.?]+sample/s", out), out[-3000:]
+    assert re.search(r"Pass 1: +\d+%\|.*\| *\d+/1437 \[[\d:]+<[\d:?]+, +[\d.?]+sample/s", out), out[-3000:]
     assert "....." not in out  # the bar replaces v1's dots
     assert len(re.findall(r"\]  Pass=\d+ Batch=45 samples=1437 AvgCost=", out)) == 2  # the log lines stay
 
