@@ -6,6 +6,7 @@
 #include <set>
 #include <sstream>
 #include <thread>
+#include <utility>
 
 #include "../layers/Errors.h"
 #include "../layers/InputFile.h"
@@ -238,6 +239,11 @@ void addGradient(Parameter& src, Parameter& dst) {
 }
 }  // namespace
 
+namespace {
+// Sequences [begin, end) of n that part i of k trains on: threads and MPI ranks split alike.
+std::pair<size_t, size_t> shareOf(size_t n, size_t i, size_t k) { return {n * i / k, n * (i + 1) / k}; }
+}  // namespace
+
 void Trainer::runReplicas(const std::vector<Argument>& inArgs, PassType pass) {
   const bool train = pass == PASS_TRAIN;
   const size_t k = machines_.size();
@@ -252,7 +258,8 @@ void Trainer::runReplicas(const std::vector<Argument>& inArgs, PassType pass) {
   std::vector<std::thread> threads;
   std::vector<std::exception_ptr> errors(k);
   for (size_t t = 0; t < k; ++t) {
-    const size_t b = n * t / k, e = n * (t + 1) / k;
+    const std::pair<size_t, size_t> share = shareOf(n, t, k);
+    const size_t b = share.first, e = share.second;  // (a lambda cannot capture structured bindings in C++17)
     if (b == e) {  // fewer sequences than replicas (a last, partial batch): this one idles
       active_[t] = 0;
       continue;
@@ -319,9 +326,9 @@ void Trainer::accumulate(EvalStats& stats, int64_t numSamples, double cost) {
 
 std::vector<Argument> Trainer::rankShare(const std::vector<Argument>& inArgs) const {
   const size_t n = inArgs.empty() ? 0 : inArgs[0].numSequences();
-  const size_t r = collective_->rank(), ranks = collective_->size();
+  const auto [b, e] = shareOf(n, collective_->rank(), collective_->size());
   std::vector<Argument> share;
-  for (const Argument& a : inArgs) share.push_back(sliceArgument(a, n * r / ranks, n * (r + 1) / ranks));
+  for (const Argument& a : inArgs) share.push_back(sliceArgument(a, b, e));
   return share;
 }
 
