@@ -5,14 +5,13 @@ or extra buffer files, mutated updater.json) and loaded the way `paddle train
 --init_model_path` / `--start_pass` and `GradientMachine`/`Predictor.createFromMergedModel`
 load them, then used (one pass of training, one forward)."""
 import json
-import math
 import os
 import random
 import shutil
 import struct
 import sys
 
-from fuzzlib.runner import Outcome
+from fuzzlib.runner import Outcome, check_finite
 
 CONFIG = """from paddle.trainer_config_helpers import *
 define_py_data_sources2(train_list='train.list', test_list=None, module='fuzz_files_provider', obj='process')
@@ -180,17 +179,6 @@ def damage_pass(pass_dir, rng):
 
 
 # --------------------------------------------------------------------------- running
-def _check_finite(trainer):
-    import numpy as np
-    from py_paddle import swig_paddle as api
-    cost = trainer.getPassCost()
-    if not math.isfinite(cost):
-        raise Outcome("silent", "trained with a non-finite cost %r" % cost)
-    for p in trainer.getGradientMachine().getParameters():
-        if not np.isfinite(p.getBuf(api.PARAMETER_VALUE).copyToNumpyArray()).all():
-            raise Outcome("silent", "parameter %s is non-finite after training" % p.getName())
-
-
 def _merged(base, work, rng):
     import numpy as np
     from py_paddle import swig_paddle as api
@@ -227,5 +215,5 @@ def run_case(case, work):
         job = _train(base, ["--init_model_path=" + pass_dir, "--save_dir=" + os.path.join(work, "out")])
     else:
         job = _train(base, ["--start_pass=1", "--num_passes=2", "--save_dir=" + save])
-    _check_finite(job.trainer)
+    check_finite(job.trainer)
     return {"outcome": "ok", "detail": how}

@@ -10,6 +10,7 @@ outside its directory), crash (the worker died on a signal or abort), hang (time
 """
 import glob
 import json
+import math
 import os
 import re
 import select
@@ -36,6 +37,19 @@ class Outcome(Exception):
     def __init__(self, kind, detail):
         super().__init__(detail)
         self.kind = kind
+
+
+def check_finite(trainer):
+    """Raises a "silent" Outcome when a pass "trained" to a non-finite cost or parameter."""
+    import numpy as np
+    from py_paddle import swig_paddle as api
+    cost = trainer.getPassCost()
+    if not math.isfinite(cost):
+        raise Outcome("silent", "trained with a non-finite cost %r" % cost)
+    for p in trainer.getGradientMachine().getParameters():
+        v = p.getBuf(api.PARAMETER_VALUE)
+        if v is not None and not np.isfinite(v.copyToNumpyArray()).all():
+            raise Outcome("silent", "parameter %s is non-finite after training" % p.getName())
 
 
 def _project_frame(tb):
