@@ -2,7 +2,7 @@
 
 The file holds the network's ModelConfig and all its parameters, so a program can
 serve the model without the config's Python: `GradientMachine.createFromMergedModel`
-or `Predictor.createFromMergedModel` from Python, Java or C++ (see docs/deployment.md).
+or `Predictor.createFromMergedModel` from Python, Java or C++ (see the README section "Deploying a model").
 """
 import argparse
 import os

@@ -12,8 +12,8 @@ import textwrap
 import numpy as np
 import pytest
 
-onnx = pytest.importorskip("onnx", reason="the onnx package is not installed (pip install paddle[onnx])")
-ort = pytest.importorskip("onnxruntime", reason="onnxruntime is not installed (pip install paddle[onnx])")
+onnx = pytest.importorskip("onnx", reason="the onnx package is not installed (pip install '.[onnx]' in the checkout)")
+ort = pytest.importorskip("onnxruntime", reason="onnxruntime is not installed (pip install '.[onnx]' in the checkout)")
 
 from paddle.trainer.PyDataProvider2 import dense_vector, integer_value  # noqa: E402
 from paddle.trainer.config_parser import parse_config  # noqa: E402

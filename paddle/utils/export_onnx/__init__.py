@@ -11,7 +11,7 @@ size] float32, named after the layer). Exported are the config's outputs, except
 cost layer is replaced by its first input (the prediction it scores), or the layers
 given by --output_layers. Layers without an ONNX form (sequence layers, recurrent groups,
 ...) stop the export with a one-line error naming the layer and its type.
-The `onnx` package is needed (`pip install paddle[onnx]`).
+The `onnx` package is needed (`pip install ".[onnx]"` in the checkout).
 """
 import argparse
 import os
@@ -30,7 +30,7 @@ def _import_onnx():
     try:
         import onnx
     except ImportError:
-        raise ExportError("the onnx package is not installed (pip install onnx, or paddle[onnx])")
+        raise ExportError("the onnx package is not installed (pip install onnx, or '.[onnx]' in the checkout)")
     return onnx
 
 
