@@ -63,11 +63,13 @@ def run_perf_child(child_cmd, seconds):
         if line.strip() != "warm":
             child.wait()
             raise RuntimeError("profile child failed: %s" % (child.stderr.read().strip().splitlines() or ["?"])[-1])
-        rec = subprocess.run(["perf", "record", "-q", "-F", "499", "-o", data, "-p", str(child.pid), "--",
+        rec = subprocess.run(["perf", "record", "-F", "499", "-o", data, "-p", str(child.pid), "--",
                               "sleep", str(max(1.0, seconds - 1.0))], capture_output=True, text=True)
         out, err = child.communicate()
-        if child.returncode != 0 or rec.returncode != 0:
-            raise RuntimeError("perf record failed: %s" % ((err or rec.stderr).strip().splitlines() or ["?"])[-1])
+        if child.returncode != 0:
+            raise RuntimeError("profile child failed: %s" % (err.strip().splitlines() or ["?"])[-1])
+        if rec.returncode != 0:
+            raise RuntimeError("perf record: exit %d %s" % (rec.returncode, rec.stderr.strip()[-300:]))
         report = subprocess.run(["perf", "report", "-i", data, "--stdio", "--no-children", "--sort", "dso,sym",
                                  "--percent-limit", "0.5"], capture_output=True, text=True).stdout
         return report, float(out.strip().splitlines()[-1])

@@ -247,7 +247,6 @@ def paddle_config(name):
 
 def paddle_trainer(name, threads, gpu):
     """A trainer of benchmark `name` in its first pass and its synthetic batches."""
-    os.environ["OPENBLAS_NUM_THREADS"] = str(threads)
     from paddle.proto import message_to_json
     from py_paddle import swig_paddle as api
 
@@ -264,9 +263,16 @@ def run_paddle(name, threads, gpu):
     return time_steps(lambda a: trainer.trainOneDataBatch(batch, a), args)
 
 
+# PyTorch's variants of a benchmark under each --torch setup ("": its one twin)
+TORCH_VARIANTS = {"tuned": {"lstm_text": ("padded", "packed")}, "stock": {"lstm_text": ("padded",)}}
+BATCHES = {"sparse_ctr": ctr_batches, "gru_seq2seq_attention": seq2seq_batches, "lstm_text": text_batches,
+           "cnn_text": text_batches, "mlp": synthetic_batches, "lenet": synthetic_batches}
+
+
 def run_torch(name, threads, gpu, setup, variant):
     import torch_twins
-    step, data, sync = torch_twins.build(name, threads, gpu, setup, variant)
+    batches = BATCHES[name](BENCHES[name]["batch"])
+    step, data, sync = torch_twins.build(name, batches, threads, gpu, setup, variant, TEXT_VOCAB)
     return time_steps(step, data, sync=sync)
 
 
@@ -283,6 +289,7 @@ def peak_mb(framework, gpu):
 def child(args):
     gpu = args.device == "gpu"
     bench, threads = args.bench[0], int(args.threads)
+    os.environ["OPENBLAS_NUM_THREADS"] = str(threads)  # before anything loads OpenBLAS
     if args.profile:
         import engine_profile
         trainer, batches = paddle_trainer(bench, threads, gpu)
@@ -370,13 +377,12 @@ def child_cmd(args, bench, threads, framework="paddle", variant="", profile=Fals
 def plan(args):
     """The units in running order: per benchmark and thread count, `repeats` rounds of ours then
     torch (each of torch's variants)."""
-    import torch_twins
     units = []
     for bench in args.bench:
         for threads in args.threads:
             for rnd in range(args.repeats):
                 for fw in args.frameworks:
-                    for variant in (torch_twins.variants(bench, args.torch) if fw == "torch" else ("",)):
+                    for variant in (TORCH_VARIANTS[args.torch].get(bench, ("",)) if fw == "torch" else ("",)):
                         units.append({"bench": bench, "threads": threads, "framework": fw, "variant": variant,
                                       "round": rnd})
     return units

@@ -7,22 +7,13 @@ Two setups (`--torch`):
          dense Adagrad; the sparse-gradient Adagrad has no fused form and stays stock), glibc
          malloc told to keep freed memory (no page faults on every step's activations), LeNet
          in channels_last, cnn_text's convolution as a 1x3 conv2d on channels_last, and
-         lstm_text both ways (padded batch through oneDNN's fused LSTM, and packed sequences):
-         `variants` lists both and run.py takes the faster.
+         lstm_text both ways (variant "padded": oneDNN's fused LSTM over the padded batch;
+         "packed": packed sequences); run.py runs both and takes the faster.
 Only imported in a torch child process: the harness itself never needs torch.
 """
 import ctypes
 
 import numpy as np
-
-import run
-
-# variants of a benchmark under each setup; "" = the one plain twin
-VARIANTS = {"tuned": {"lstm_text": ("padded", "packed")}, "stock": {"lstm_text": ("padded",)}}
-
-
-def variants(bench, setup):
-    return VARIANTS[setup].get(bench, ("",))
 
 
 def keep_freed_memory():
@@ -44,8 +35,9 @@ def train_step(model_loss, opt):
     return step
 
 
-def build(name, threads, gpu, setup, variant=""):
-    """(step, batches, sync) of benchmark `name`'s twin under `setup` ("tuned" or "stock")."""
+def build(name, batches, threads, gpu, setup, variant="", vocab=30000):
+    """(step, batches, sync) of benchmark `name`'s twin under `setup` ("tuned" or "stock"), over
+    run.py's synthetic `batches`; `vocab`: the text benchmarks' vocabulary."""
     import torch
 
     tuned = setup == "tuned"
@@ -54,19 +46,18 @@ def build(name, threads, gpu, setup, variant=""):
     torch.set_num_threads(threads)
     device = torch.device("cuda" if gpu else "cpu")
     sync = torch.cuda.synchronize if gpu else (lambda: None)
-    batch = run.BENCHES[name]["batch"]
     if name == "sparse_ctr":
         if gpu:
             raise RuntimeError("sparse_ctr: sparse updates run on the CPU only (ours too)")
-        return ctr(batch) + (sync,)
+        return ctr(batches) + (sync,)
     if name == "gru_seq2seq_attention":
-        return seq2seq(batch, device, tuned) + (sync,)
-    if name in run.TEXT_BENCHES:
-        return text(name, batch, device, tuned, variant) + (sync,)
-    return image(name, batch, device, tuned) + (sync,)
+        return seq2seq(batches, device, tuned) + (sync,)
+    if name in ("lstm_text", "cnn_text"):
+        return text(name, batches, device, tuned, variant, vocab) + (sync,)
+    return image(name, batches, device, tuned) + (sync,)
 
 
-def image(name, batch, device, tuned):
+def image(name, batches, device, tuned):
     import torch
     import torch.nn as nn
 
@@ -85,7 +76,7 @@ def image(name, batch, device, tuned):
         shape = (-1, 1, 28, 28)
     loss_fn = nn.CrossEntropyLoss(reduction="sum")
     data = []
-    for x, y in run.synthetic_batches(batch):
+    for x, y in batches:
         x = torch.from_numpy(x).reshape(shape).to(device)
         if tuned and name == "lenet":
             x = x.contiguous(memory_format=torch.channels_last)
@@ -93,7 +84,7 @@ def image(name, batch, device, tuned):
     return train_step(lambda b: loss_fn(model(b[0]), b[1]), opt), data
 
 
-def ctr(batch):
+def ctr(batches):
     """A sum-mode EmbeddingBag with sparse gradients (only the touched rows of the 1M-row table
     are updated), fc 64 relu, fc 1, logistic loss, Adagrad (stock in both setups: the fused
     Adagrad takes no sparse gradients)."""
@@ -105,11 +96,11 @@ def ctr(batch):
     opt = torch.optim.Adagrad(list(bag.parameters()) + list(head.parameters()), lr=0.05)
     loss_fn = nn.BCEWithLogitsLoss(reduction="sum")
     data = [(torch.from_numpy(cols).long(), torch.from_numpy(rows[:-1]).long(), torch.from_numpy(y))
-            for rows, cols, y in run.ctr_batches(batch)]
+            for rows, cols, y in batches]
     return train_step(lambda b: loss_fn(head(bag(b[0], b[1])), b[2]), opt), data
 
 
-def seq2seq(batch, device, tuned, vocab=10000, dim=256):
+def seq2seq(batches, device, tuned, vocab=10000, dim=256):
     """seq2seq_net's twin (word_dim = hidden = 256): a bidirectional GRU encoder over packed
     sources, a GRUCell decoder with additive attention over the padded, masked annotations
     (teacher forcing), the vocabulary projection once over the real target positions after the
@@ -156,7 +147,7 @@ def seq2seq(batch, device, tuned, vocab=10000, dim=256):
     opt = torch.optim.Adam(model.parameters(), lr=1e-3, fused=tuned)
     loss_fn = nn.CrossEntropyLoss(reduction="sum")
     data = []
-    for b in run.seq2seq_batches(batch):
+    for b in batches:
         src, src_len, src_mask = padded(*b["source_words"])
         trg_in, _, trg_mask = padded(*b["target_words"])
         labels = torch.from_numpy(b["target_next_words"][0]).long()
@@ -165,7 +156,7 @@ def seq2seq(batch, device, tuned, vocab=10000, dim=256):
     return train_step(lambda b: loss_fn(model(*b[:5]), b[5]), opt), data
 
 
-def text(name, batch, device, tuned, variant):
+def text(name, batches, device, tuned, variant, vocab):
     """lstm_text / cnn_text on padded batches with a masked max-pool over time; lstm_text's
     "packed" variant runs the LSTM on packed sequences (no work on padding)."""
     import torch
@@ -175,7 +166,7 @@ def text(name, batch, device, tuned, variant):
     class TextNet(nn.Module):
         def __init__(self):
             super().__init__()
-            self.emb = nn.Embedding(run.TEXT_VOCAB, 128)
+            self.emb = nn.Embedding(vocab, 128)
             if name == "lstm_text":
                 self.seq = nn.LSTM(128, 128, batch_first=True)
             else:
@@ -202,7 +193,7 @@ def text(name, batch, device, tuned, variant):
     opt = torch.optim.Adam(model.parameters(), lr=2e-3 if name == "lstm_text" else 1e-3, fused=tuned)
     loss_fn = nn.CrossEntropyLoss(reduction="sum")
     data = []
-    for ids, lengths, y in run.text_batches(batch):
+    for ids, lengths, y in batches:
         padded = np.zeros((len(lengths), lengths.max()), np.int64)
         mask = np.arange(lengths.max())[None, :] < lengths[:, None]
         padded[mask] = ids

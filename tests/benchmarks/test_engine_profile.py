@@ -124,11 +124,16 @@ def test_profile_prints_the_tables(tmp_path):
                        capture_output=True, text=True, timeout=300, env=env_without_torch(tmp_path))
     assert p.returncode == 0, p.stderr
     out = p.stdout
-    assert "== mlp, 1 thread(s):" in out and "layer type" in out and "(update)" in out and "(rest)" in out
-    layer_block = out.split("layer  ")[1].split("\n\n")[0].splitlines()
-    assert len(layer_block) == 1 + 4
+    assert "== mlp, 1 thread(s):" in out
+    types = out.split("layer type")[1].split("\n\n")[0].splitlines()[1:]
+    assert sorted(line.split()[0] for line in types) == ["data", "fc", "multi-class-cross-entropy", "untimed",
+                                                         "update"]
+    assert sum(float(line.split()[-1].rstrip("%")) for line in types) == pytest.approx(100.0, abs=0.3)
+    layers = out.split("\nlayer  ")[1].split("\n\n")[0].splitlines()
+    assert len(layers) == 1 + 4 and layers[0].split()[:2] == ["type", "forward"]
     if engine_profile.perf_available():
-        assert "kernels (perf" in out or "perf failed" in out
+        kernels = out.split("kernels (perf")[1].split("\n\n")[1].splitlines()
+        assert kernels[0].split()[:2] == ["function", "library"] and len(kernels) > 2
     else:
         assert "no kernel view" in out
 
