@@ -7,6 +7,7 @@ Two views, each from its own fresh process:
   kernels: `perf record` of the same steps with the timers off (when perf is installed and
            allowed): the hottest functions (engine kernels, OpenBLAS, libc) by share of CPU samples.
 """
+import json
 import os
 import re
 import shutil
@@ -17,7 +18,6 @@ import time
 
 import harness
 from py_paddle.step_profile import layer_rows, layer_table, plain, type_table
-
 
 PERF_LINE = re.compile(r"^\s*([\d.]+)%\s+(\S+)\s+\[[.k]\]\s+(.*\S)\s*$")
 
@@ -45,7 +45,6 @@ def perf_available():
 
 def run_layers_child(child_cmd):
     """The layer view of one benchmark: the child prints a JSON line with the profile."""
-    import json
     p = subprocess.run(child_cmd, capture_output=True, text=True)
     if p.returncode != 0:
         raise RuntimeError((p.stderr.strip().splitlines() or ["exit %d" % p.returncode])[-1])

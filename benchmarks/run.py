@@ -245,7 +245,7 @@ def paddle_config(name):
     return conf
 
 
-def paddle_trainer(name, threads, gpu):
+def paddle_trainer(name, gpu):
     """A trainer of benchmark `name` in its first pass and its synthetic batches."""
     from paddle.proto import message_to_json
     from py_paddle import swig_paddle as api
@@ -256,8 +256,8 @@ def paddle_trainer(name, threads, gpu):
     return trainer, paddle_arguments(name, conf, api)
 
 
-def run_paddle(name, threads, gpu):
-    trainer, args = paddle_trainer(name, threads, gpu)
+def run_paddle(name, gpu):
+    trainer, args = paddle_trainer(name, gpu)
     batch = BENCHES[name]["batch"]
     # trainOneDataBatch reads the batch cost back to the host: each step ends synchronised
     return time_steps(lambda a: trainer.trainOneDataBatch(batch, a), args)
@@ -292,13 +292,13 @@ def child(args):
     os.environ["OPENBLAS_NUM_THREADS"] = str(threads)  # before anything loads OpenBLAS
     if args.profile:
         import engine_profile
-        trainer, batches = paddle_trainer(bench, threads, gpu)
+        trainer, batches = paddle_trainer(bench, gpu)
         if args.perf_seconds:
             return engine_profile.child_perf(trainer, BENCHES[bench]["batch"], batches, args.perf_seconds)
         print(json.dumps(engine_profile.child_layers(trainer, BENCHES[bench]["batch"], batches)))
         return
     if args.framework == "paddle":
-        sec = run_paddle(bench, threads, gpu)
+        sec = run_paddle(bench, gpu)
     else:
         sec = run_torch(bench, threads, gpu, args.torch, args.variant)
     b = BENCHES[bench]
