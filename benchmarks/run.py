@@ -415,7 +415,7 @@ def machine_line():
         cpu, os.cpu_count(), os.getloadavg()[0], torch_version, time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()))
 
 
-def compare(args):
+def compare(args, machine):
     results, failed = [], []
     units = plan(args)
     for i, unit in enumerate(units):
@@ -431,6 +431,11 @@ def compare(args):
         results.append(r)
         print("[%d/%d] %s: %.0f samples/s, busy %.2f" % (i + 1, len(units), tag, r["samples_per_s"], r["busy"]),
               file=sys.stderr, flush=True)
+        if args.json:  # after every unit, so a stopped run keeps what it measured
+            with open(args.json, "w") as f:
+                json.dump({"machine": machine, "torch": args.torch, "units": results, "failed": failed}, f, indent=1)
+    if not results:
+        return [], [], [], failed
     rows = harness.summarize(results, args.busy_limit)
     print(harness.text_table(rows))
     speedups = harness.speedup_lines(rows)
@@ -440,10 +445,6 @@ def compare(args):
     if flagged:
         print("\nDISTURBED: other processes used over %.2f cores during %d row(s) marked '!'; rerun on a quiet "
               "machine before quoting them." % (args.busy_limit, len(flagged)))
-    if args.json:
-        with open(args.json, "w") as f:
-            json.dump({"machine": machine_line(), "torch": args.torch, "units": results, "failed": failed}, f,
-                      indent=1)
     return rows, speedups, flagged, failed
 
 
@@ -468,7 +469,7 @@ def main(argv=None):
             import torch  # noqa: F401  (fail once, before any unit runs)
         except ImportError:
             sys.exit("PyTorch is not installed: pip install torch==2.13.0, or pass --frameworks paddle")
-    rows, speedups, flagged, failed = compare(args)
+    rows, speedups, flagged, failed = compare(args, machine)
     if args.md:
         lines = ["`%s`" % command, "", "Machine: %s. PyTorch setup: %s." % (machine, args.torch), "",
                  harness.results_markdown(rows), ""]
