@@ -440,7 +440,7 @@ def compare(args, machine):
     print(harness.text_table(rows))
     speedups = harness.speedup_lines(rows)
     if speedups:
-        print("\n%d-vs-%d thread speedup (samples/s):\n  " % (2, 1) + "\n  ".join(speedups))
+        print("\n2-vs-1 thread speedup (samples/s):\n  " + "\n  ".join(speedups))
     flagged = [r for r in rows if r["flagged"]]
     if flagged:
         print("\nDISTURBED: other processes used over %.2f cores during %d row(s) marked '!'; rerun on a quiet "
@@ -465,9 +465,8 @@ def main(argv=None):
                 f.write("`%s` (%s)\n\n%s\n" % (command, machine, text))
         return 0
     if "torch" in args.frameworks and args.device == "cpu":
-        try:
-            import torch  # noqa: F401  (fail once, before any unit runs)
-        except ImportError:
+        import importlib.util
+        if importlib.util.find_spec("torch") is None:  # say it once, before any unit runs
             sys.exit("PyTorch is not installed: pip install torch==2.13.0, or pass --frameworks paddle")
     rows, speedups, flagged, failed = compare(args, machine)
     if args.md:
