@@ -28,10 +28,12 @@ def keep_freed_memory():
 
 
 def train_step(model_loss, opt):
+    """One training step on a batch; `loss` and `optimizer` stay reachable for checks."""
     def step(batch):
         opt.zero_grad(set_to_none=True)
         model_loss(batch).backward()
         opt.step()
+    step.loss, step.optimizer = model_loss, opt
     return step
 
 
