@@ -1,21 +1,29 @@
 #!/usr/bin/env python3
-"""Throughput benchmarks (samples/s, ms/step, peak RSS), ours beside PyTorch.
+"""Training throughput (samples/s, ms/step, peak RSS), ours against PyTorch at its best.
 
-    python benchmarks/run.py                    # every benchmark the engine supports, both frameworks
+    python benchmarks/run.py --threads 2                    # every benchmark, ours vs tuned PyTorch
+    python benchmarks/run.py --threads 1,2 --md table.md    # also the 2-vs-1 thread speedups; Markdown
     python benchmarks/run.py --bench mlp --threads 1 --frameworks paddle
+    python benchmarks/run.py --torch stock                  # PyTorch with its defaults instead
+    python benchmarks/run.py --profile --bench lenet        # where our step goes: layers and kernels
     python benchmarks/run.py --device gpu --bench mlp,lenet,lstm_text --threads 1
 
-Method: synthetic batches made once up front (not timed), the same data for both
-frameworks, a warm-up, then the median of 3 timed repeats. Each
-(benchmark, framework) runs in a fresh process so peak RSS is its own. The
-machine is shared and noisy: compare the ratio from one run, not absolute
-numbers across runs. PyTorch is optional (`pip install torch==2.13.0` on CPU).
-With --device gpu both engines train on GPU 0 (the timed loops wait for the
-device) and "peak MB" is device memory: our pool's peak, torch's max allocated.
+Method: synthetic batches made once up front (not timed), the same data for both frameworks.
+Every unit (one benchmark, framework and thread count) runs in a fresh process: a warm-up,
+then the median of 3 timed repeats, and its own peak RSS. Ours and PyTorch alternate in one
+sitting (ours, torch, ours, torch, ... `--repeats` rounds), so drift of a shared machine hits
+both alike; the table gives medians over the rounds, the spread of samples/s, and the median
+of the per-round ratios ours / PyTorch. "busy" is the most CPU (in cores) that other
+processes took while a unit ran; a row over `--busy-limit` is marked "!" and the run is
+reported as disturbed rather than published as clean. PyTorch is optional
+(`pip install torch==2.13.0` on CPU); `--torch` picks its setup (benchmarks/torch_twins.py).
+With --device gpu both engines train on GPU 0 (the timed loops wait for the device) and
+"peak MB" is device memory: our pool's peak, torch's max allocated.
 """
 import argparse
 import json
 import os
+import platform
 import resource
 import statistics
 import subprocess
@@ -30,6 +38,9 @@ if glob.glob(os.path.join(ROOT, "py_paddle", "_swig_paddle*.so")):  # IN_TREE: e
 import numpy as np
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+import harness  # noqa: E402  (benchmarks/harness.py: medians, ratios, tables)
+
 
 MLP_CONFIG = """
 from paddle.trainer_config_helpers import *
@@ -234,192 +245,40 @@ def paddle_config(name):
     return conf
 
 
-def run_paddle(name, threads, gpu):
-    os.environ["OPENBLAS_NUM_THREADS"] = str(threads)
+def paddle_trainer(name, gpu):
+    """A trainer of benchmark `name` in its first pass and its synthetic batches."""
     from paddle.proto import message_to_json
     from py_paddle import swig_paddle as api
 
-    b = BENCHES[name]
     conf = paddle_config(name)
     trainer = api.Trainer.create(message_to_json(conf), gpu, 1, 1)
     trainer.startTrainPass(0)
-    args = paddle_arguments(name, conf, api)
+    return trainer, paddle_arguments(name, conf, api)
+
+
+def run_paddle(name, gpu):
+    trainer, args = paddle_trainer(name, gpu)
+    batch = BENCHES[name]["batch"]
     # trainOneDataBatch reads the batch cost back to the host: each step ends synchronised
-    return time_steps(lambda a: trainer.trainOneDataBatch(b["batch"], a), args)
+    return time_steps(lambda a: trainer.trainOneDataBatch(batch, a), args)
 
 
-def run_torch(name, threads, gpu):
-    import torch
-    import torch.nn as nn
+# PyTorch's variants of a benchmark under each --torch setup ("": its one twin)
+TORCH_VARIANTS = {"tuned": {"lstm_text": ("padded", "packed")}, "stock": {"lstm_text": ("padded",)}}
+BATCHES = {"sparse_ctr": ctr_batches, "gru_seq2seq_attention": seq2seq_batches, "lstm_text": text_batches,
+           "cnn_text": text_batches, "mlp": synthetic_batches, "lenet": synthetic_batches}
 
-    torch.set_num_threads(threads)
-    b = BENCHES[name]
-    device = torch.device("cuda" if gpu else "cpu")
-    sync = torch.cuda.synchronize if gpu else (lambda: None)
-    if name == "sparse_ctr":
-        if gpu:
-            raise RuntimeError("sparse_ctr: sparse updates run on the CPU only (ours too)")
-        return run_torch_ctr(b)
-    if name == "gru_seq2seq_attention":
-        return run_torch_seq2seq(b, device, sync)
-    if name in TEXT_BENCHES:
-        return run_torch_text(name, b, device, sync)
-    if name == "mlp":
-        model = nn.Sequential(nn.Linear(784, 512), nn.ReLU(), nn.Linear(512, 512), nn.ReLU(),
-                              nn.Linear(512, 10)).to(device)
-        opt = torch.optim.Adam(model.parameters(), lr=1e-3)
-        shape = (-1, 784)
-    else:  # lenet
-        model = nn.Sequential(nn.Conv2d(1, 20, 5), nn.ReLU(), nn.MaxPool2d(2), nn.Conv2d(20, 50, 5), nn.ReLU(),
-                              nn.MaxPool2d(2), nn.Flatten(), nn.Linear(800, 500), nn.ReLU(),
-                              nn.Linear(500, 10)).to(device)
-        opt = torch.optim.SGD(model.parameters(), lr=0.01, momentum=0.9)
-        shape = (-1, 1, 28, 28)
-    loss_fn = nn.CrossEntropyLoss(reduction="sum")
-    data = [(torch.from_numpy(x).reshape(shape).to(device), torch.from_numpy(y).long().to(device))
-            for x, y in synthetic_batches(b["batch"])]
 
-    def step(batch):
-        opt.zero_grad(set_to_none=True)
-        loss = loss_fn(model(batch[0]), batch[1])
-        loss.backward()
-        opt.step()
-
+def run_torch(name, threads, gpu, setup, variant):
+    import torch_twins
+    batches = BATCHES[name](BENCHES[name]["batch"])
+    step, data, sync = torch_twins.build(name, batches, threads, gpu, setup, variant, TEXT_VOCAB)
     return time_steps(step, data, sync=sync)
 
 
-def run_torch_ctr(b):
-    """PyTorch's CTR twin: a sum-mode EmbeddingBag with sparse gradients (its fast path for
-    a 1M-row table: only the touched rows are updated), fc 64 relu, fc 1, logistic loss, Adagrad."""
-    import torch
-    import torch.nn as nn
-
-    bag = nn.EmbeddingBag(1000000, 64, mode="sum", sparse=True)
-    head = nn.Sequential(nn.Linear(64, 64), nn.ReLU(), nn.Linear(64, 1))
-    opt = torch.optim.Adagrad(list(bag.parameters()) + list(head.parameters()), lr=0.05)
-    loss_fn = nn.BCEWithLogitsLoss(reduction="sum")
-    data = [(torch.from_numpy(cols).long(), torch.from_numpy(rows[:-1]).long(), torch.from_numpy(y))
-            for rows, cols, y in ctr_batches(b["batch"])]
-
-    def step(batch):
-        opt.zero_grad(set_to_none=True)
-        loss_fn(head(bag(batch[0], batch[1])), batch[2]).backward()
-        opt.step()
-
-    return time_steps(step, data)
-
-
-def run_torch_seq2seq(b, device, sync, vocab=10000, dim=256):
-    """PyTorch's twin of seq2seq_net (word_dim = hidden = 256): a bidirectional GRU encoder over
-    packed sources, a GRUCell decoder with additive attention over the padded, masked
-    annotations (teacher forcing), and the vocabulary projection once over the real target
-    positions after the loop, as ours does; Adam."""
-    import torch
-    import torch.nn as nn
-    from torch.nn.utils.rnn import pack_padded_sequence, pad_packed_sequence
-
-    class Seq2Seq(nn.Module):
-        def __init__(self):
-            super().__init__()
-            self.src_emb, self.trg_emb = nn.Embedding(vocab, dim), nn.Embedding(vocab, dim)
-            self.encoder = nn.GRU(dim, dim, batch_first=True, bidirectional=True)
-            self.boot = nn.Linear(dim, dim)
-            self.key, self.query = nn.Linear(2 * dim, dim, bias=False), nn.Linear(dim, dim)
-            self.score = nn.Linear(dim, 1, bias=False)
-            self.cell = nn.GRUCell(3 * dim, dim)
-            self.out = nn.Linear(dim, vocab)
-
-        def forward(self, src, src_len, src_mask, trg_in, trg_mask):
-            packed = pack_padded_sequence(self.src_emb(src), src_len, batch_first=True, enforce_sorted=False)
-            enc, last = self.encoder(packed)
-            enc = pad_packed_sequence(enc, batch_first=True)[0]
-            keys = self.key(enc)
-            state = torch.tanh(self.boot(last[1]))  # the backward GRU's state at the first token
-            words = self.trg_emb(trg_in)
-            states = []
-            for t in range(trg_in.shape[1]):
-                energy = self.score(torch.tanh(keys + self.query(state).unsqueeze(1))).squeeze(2)
-                weights = torch.softmax(energy.masked_fill(~src_mask, float("-inf")), dim=1)
-                context = torch.bmm(weights.unsqueeze(1), enc).squeeze(1)
-                state = self.cell(torch.cat([context, words[:, t]], dim=1), state)
-                states.append(state)
-            return self.out(torch.stack(states, dim=1)[trg_mask])
-
-    def padded(ids, starts):
-        lengths = np.diff(starts)
-        out = np.zeros((len(lengths), lengths.max()), np.int64)
-        mask = np.arange(lengths.max())[None, :] < lengths[:, None]
-        out[mask] = ids
-        return torch.from_numpy(out), torch.from_numpy(lengths), torch.from_numpy(mask)
-
-    model = Seq2Seq().to(device)
-    opt = torch.optim.Adam(model.parameters(), lr=1e-3)
-    loss_fn = nn.CrossEntropyLoss(reduction="sum")
-    data = []
-    for batch in seq2seq_batches(b["batch"]):
-        src, src_len, src_mask = padded(*batch["source_words"])
-        trg_in, _, trg_mask = padded(*batch["target_words"])
-        labels = torch.from_numpy(batch["target_next_words"][0]).long()
-        data.append((src.to(device), src_len, src_mask.to(device), trg_in.to(device), trg_mask.to(device),
-                     labels.to(device)))
-
-    def step(batch):
-        opt.zero_grad(set_to_none=True)
-        loss_fn(model(*batch[:5]), batch[5]).backward()
-        opt.step()
-
-    return time_steps(step, data, sync=sync)
-
-
-def run_torch_text(name, b, device, sync):
-    """PyTorch's text models on padded batches (its fastest CPU path: fused LSTM)."""
-    import torch
-    import torch.nn as nn
-
-    class TextNet(nn.Module):
-        def __init__(self):
-            super().__init__()
-            self.emb = nn.Embedding(TEXT_VOCAB, 128)
-            if name == "lstm_text":
-                self.seq = nn.LSTM(128, 128, batch_first=True)
-            else:
-                self.seq = nn.Conv1d(128, 128, 3, padding=1)
-            self.out = nn.Linear(128, 2)
-
-        def forward(self, ids, mask):
-            x = self.emb(ids)
-            if name == "lstm_text":
-                h, _ = self.seq(x)
-            else:
-                h = torch.relu(self.seq(x.transpose(1, 2))).transpose(1, 2)
-            h = h.masked_fill(~mask.unsqueeze(-1), float("-inf")).max(1).values
-            return self.out(h)
-
-    model = TextNet().to(device)
-    opt = torch.optim.Adam(model.parameters(), lr=2e-3 if name == "lstm_text" else 1e-3)
-    loss_fn = nn.CrossEntropyLoss(reduction="sum")
-    data = []
-    for ids, lengths, y in text_batches(b["batch"]):
-        padded = np.zeros((len(lengths), lengths.max()), np.int64)
-        mask = np.zeros(padded.shape, bool)
-        at = 0
-        for i, n in enumerate(lengths):
-            padded[i, :n] = ids[at:at + n]
-            mask[i, :n] = True
-            at += n
-        data.append(tuple(t.to(device) for t in (torch.from_numpy(padded), torch.from_numpy(mask),
-                                                  torch.from_numpy(y).long())))
-
-    def step(batch):
-        opt.zero_grad(set_to_none=True)
-        loss = loss_fn(model(batch[0], batch[1]), batch[2])
-        loss.backward()
-        opt.step()
-
-    return time_steps(step, data, sync=sync)
-
-
-def peak_gpu_mb(framework):
+def peak_mb(framework, gpu):
+    if not gpu:
+        return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0
     if framework == "torch":
         import torch
         return torch.cuda.max_memory_allocated() / 2.0 ** 20
@@ -429,14 +288,24 @@ def peak_gpu_mb(framework):
 
 def child(args):
     gpu = args.device == "gpu"
-    sec = (run_paddle if args.framework == "paddle" else run_torch)(args.bench, args.threads, gpu)
-    b = BENCHES[args.bench]
-    peak_mb = peak_gpu_mb(args.framework) if gpu else resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0
-    if not b["flops_per_sample"]:
-        b = dict(b, flops_per_sample=0.0)
-    print(json.dumps({"bench": args.bench, "framework": args.framework, "threads": args.threads, "device": args.device,
-                      "ms_per_step": sec * 1e3, "samples_per_s": b["batch"] / sec,
-                      "gflops": b["flops_per_sample"] * b["batch"] / sec / 1e9, "peak_rss_mb": peak_mb}))
+    bench, threads = args.bench[0], int(args.threads)
+    os.environ["OPENBLAS_NUM_THREADS"] = str(threads)  # before anything loads OpenBLAS
+    if args.profile:
+        import engine_profile
+        trainer, batches = paddle_trainer(bench, gpu)
+        if args.perf_seconds:
+            return engine_profile.child_perf(trainer, BENCHES[bench]["batch"], batches, args.perf_seconds)
+        print(json.dumps(engine_profile.child_layers(trainer, BENCHES[bench]["batch"], batches)))
+        return
+    if args.framework == "paddle":
+        sec = run_paddle(bench, gpu)
+    else:
+        sec = run_torch(bench, threads, gpu, args.torch, args.variant)
+    b = BENCHES[bench]
+    print(json.dumps({"bench": bench, "framework": args.framework, "variant": args.variant, "threads": threads,
+                      "device": args.device, "ms_per_step": sec * 1e3, "samples_per_s": b["batch"] / sec,
+                      "gflops": b["flops_per_sample"] * b["batch"] / sec / 1e9,
+                      "peak_mb": peak_mb(args.framework, gpu)}))
 
 
 def _names(choices):
@@ -451,44 +320,168 @@ def _names(choices):
     return parse
 
 
-def main():
+def _thread_counts(text):
+    try:
+        counts = [int(t) for t in text.split(",") if t.strip()]
+    except ValueError:
+        counts = []
+    if not counts or min(counts) < 1:
+        raise argparse.ArgumentTypeError("expected positive thread counts separated by commas, got %r" % text)
+    return counts
+
+
+def _positive(text):
+    try:
+        n = int(text)
+    except ValueError:
+        n = 0
+    if n < 1:
+        raise argparse.ArgumentTypeError("expected a positive integer, got %r" % text)
+    return n
+
+
+def parse_args(argv=None):
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    p.add_argument("--bench", default=",".join(BENCHES), type=_names(BENCHES),
+    p.add_argument("--bench", default=list(BENCHES), type=_names(BENCHES),
                    help="comma-separated, from: %s" % ", ".join(BENCHES))
-    p.add_argument("--threads", default="1,2")
-    p.add_argument("--frameworks", default="paddle,torch", type=_names(("paddle", "torch")))
+    p.add_argument("--threads", default=[1, 2], type=_thread_counts, help="comma-separated thread counts (1,2)")
+    p.add_argument("--frameworks", default=["paddle", "torch"], type=_names(("paddle", "torch")))
+    p.add_argument("--torch", choices=["tuned", "stock"], default="tuned",
+                   help="PyTorch's setup: tuned (its fastest form here) or stock (its defaults)")
+    p.add_argument("--repeats", default=3, type=_positive, help="rounds of ours-then-torch units (3)")
+    p.add_argument("--busy-limit", default=0.25, type=float,
+                   help="flag a unit during which other processes used more CPU than this, in cores (0.25)")
     p.add_argument("--device", choices=["cpu", "gpu"], default="cpu")
-    p.add_argument("--json", help="also write the results here")
+    p.add_argument("--profile", action="store_true",
+                   help="profile our engine instead: time per layer and update, and perf's hottest functions")
+    p.add_argument("--top", default=12, type=_positive, help="--profile: rows per table (12)")
+    p.add_argument("--json", help="also write the unit results here")
+    p.add_argument("--md", help="also write the results as Markdown here")
+    for hidden in ("--framework", "--variant", "--perf-seconds"):
+        p.add_argument(hidden, help=argparse.SUPPRESS)
     p.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
-    p.add_argument("--framework", help=argparse.SUPPRESS)
-    args = p.parse_args()
+    args = p.parse_args(argv)
+    args.variant = args.variant or ""
+    args.perf_seconds = float(args.perf_seconds or 0)
     if args.child:
-        args.threads, args.bench = int(args.threads), args.bench[0]
-        return child(args)
-    results = []
+        args.threads = args.threads[0]
+    return args
+
+
+def child_cmd(args, bench, threads, framework="paddle", variant="", profile=False):
+    cmd = [sys.executable, os.path.abspath(__file__), "--child", "--bench", bench, "--threads", str(threads),
+           "--framework", framework, "--torch", args.torch, "--device", args.device]
+    return cmd + (["--variant", variant] if variant else []) + (["--profile"] if profile else [])
+
+
+def plan(args):
+    """The units in running order: per benchmark and thread count, `repeats` rounds of ours then
+    torch (each of torch's variants)."""
+    units = []
     for bench in args.bench:
-        for threads in [int(t) for t in args.threads.split(",")]:
-            for fw in args.frameworks:
-                cmd = [sys.executable, os.path.abspath(__file__), "--child", "--bench", bench,
-                       "--threads", str(threads), "--framework", fw, "--device", args.device]
-                p2 = subprocess.run(cmd, capture_output=True, text=True)
-                if p2.returncode != 0:
-                    print("%s/%s/%d threads failed: %s" % (bench, fw, threads, p2.stderr.strip().splitlines()[-1:]))
-                    continue
-                results.append(json.loads(p2.stdout.strip().splitlines()[-1]))
-    print("%-8s %-8s %7s %12s %10s %8s %10s %12s" % ("bench", "engine", "threads", "samples/s", "ms/step",
-                                                     "GFLOP/s", "peak MB", "ours/torch"))
-    for r in results:
-        ref = [t for t in results if t["bench"] == r["bench"] and t["threads"] == r["threads"]
-               and t["framework"] == "torch"]
-        ratio = "%.2f" % (r["samples_per_s"] / ref[0]["samples_per_s"]) if ref and r["framework"] == "paddle" else ""
-        print("%-8s %-8s %7d %12.0f %10.2f %8.1f %10.0f %12s" % (
-            r["bench"], r["framework"], r["threads"], r["samples_per_s"], r["ms_per_step"], r["gflops"],
-            r["peak_rss_mb"], ratio))
-    if args.json:
-        with open(args.json, "w") as f:
-            json.dump(results, f, indent=1)
+        for threads in args.threads:
+            for rnd in range(args.repeats):
+                for fw in args.frameworks:
+                    for variant in (TORCH_VARIANTS[args.torch].get(bench, ("",)) if fw == "torch" else ("",)):
+                        units.append({"bench": bench, "threads": threads, "framework": fw, "variant": variant,
+                                      "round": rnd})
+    return units
+
+
+def run_unit(args, unit):
+    """One unit in a fresh process; its result, with how busy the machine was meanwhile."""
+    load = harness.MachineLoad()
+    p = subprocess.run(child_cmd(args, unit["bench"], unit["threads"], unit["framework"], unit["variant"]),
+                       capture_output=True, text=True)
+    busy = load.others()
+    if p.returncode != 0:
+        raise RuntimeError((p.stderr.strip().splitlines() or ["exit status %d" % p.returncode])[-1])
+    return dict(json.loads(p.stdout.strip().splitlines()[-1]), round=unit["round"], busy=busy)
+
+
+def machine_line():
+    cpu = platform.processor() or platform.machine()
+    try:
+        with open("/proc/cpuinfo") as f:
+            cpu = next(l.split(":", 1)[1].strip() for l in f if l.startswith("model name"))
+    except (OSError, StopIteration):
+        pass
+    try:
+        import importlib.metadata as md
+        torch_version = md.version("torch")
+    except Exception:
+        torch_version = "not installed"
+    return "%s, %d cores, load average %.2f at the start; torch %s; %s" % (
+        cpu, os.cpu_count(), os.getloadavg()[0], torch_version, time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()))
+
+
+def compare(args, machine):
+    results, failed = [], []
+    units = plan(args)
+    for i, unit in enumerate(units):
+        tag = "%s/%s%s/%d threads/round %d" % (unit["bench"], unit["framework"],
+                                               " (%s)" % unit["variant"] if unit["variant"] else "",
+                                               unit["threads"], unit["round"] + 1)
+        try:
+            r = run_unit(args, unit)
+        except RuntimeError as e:
+            failed.append("%s failed: %s" % (tag, e))
+            print(failed[-1], file=sys.stderr, flush=True)
+            continue
+        results.append(r)
+        print("[%d/%d] %s: %.0f samples/s, busy %.2f" % (i + 1, len(units), tag, r["samples_per_s"], r["busy"]),
+              file=sys.stderr, flush=True)
+        if args.json:  # after every unit, so a stopped run keeps what it measured
+            with open(args.json, "w") as f:
+                json.dump({"machine": machine, "torch": args.torch, "units": results, "failed": failed}, f, indent=1)
+    if not results:
+        return [], [], [], failed
+    rows = harness.summarize(results, args.busy_limit)
+    print(harness.text_table(rows))
+    speedups = harness.speedup_lines(rows)
+    if speedups:
+        print("\n2-vs-1 thread speedup (samples/s):\n  " + "\n  ".join(speedups))
+    flagged = [r for r in rows if r["flagged"]]
+    if flagged:
+        print("\nDISTURBED: other processes used over %.2f cores during %d row(s) marked '!'; rerun on a quiet "
+              "machine before quoting them." % (args.busy_limit, len(flagged)))
+    return rows, speedups, flagged, failed
+
+
+def main(argv=None):
+    args = parse_args(argv)
+    if args.child:
+        return child(args)
+    command = "python benchmarks/run.py " + " ".join(sys.argv[1:] if argv is None else argv)
+    machine = machine_line()
+    if args.profile:
+        import engine_profile
+        text = engine_profile.profile_benches(args.bench, max(args.threads),
+                                              lambda b, t: child_cmd(args, b, t, profile=True),
+                                              engine_profile.perf_available(), args.top, md=bool(args.md))
+        print(text)
+        if args.md:
+            with open(args.md, "w") as f:
+                f.write("`%s` (%s)\n\n%s\n" % (command, machine, text))
+        return 0
+    if "torch" in args.frameworks and args.device == "cpu":
+        import importlib.util
+        if importlib.util.find_spec("torch") is None:  # say it once, before any unit runs
+            sys.exit("PyTorch is not installed: pip install torch==2.13.0, or pass --frameworks paddle")
+    rows, speedups, flagged, failed = compare(args, machine)
+    if args.md:
+        lines = ["`%s`" % command, "", "Machine: %s. PyTorch setup: %s." % (machine, args.torch), "",
+                 harness.results_markdown(rows), ""]
+        if speedups:
+            lines += ["2-vs-1 thread speedup (samples/s): " + "; ".join(speedups) + ".", ""]
+        if flagged:
+            lines += ["Disturbed: rows marked ! ran while other processes used over %.2f cores." % args.busy_limit,
+                      ""]
+        lines += ["Failed: " + f for f in failed]
+        with open(args.md, "w") as f:
+            f.write("\n".join(lines).rstrip() + "\n")
+    return 1 if failed and not rows else 0
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())

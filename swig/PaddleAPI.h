@@ -472,6 +472,11 @@ class Trainer {
   // batch, then read one line per parameter (value and gradient magnitudes).
   void setRecordParameterStats(bool on);
   std::vector<std::string> getParameterStats() const;
+  // Opt-in timers of the main replica (v1's ForwardTimer / BackwardTimer, a build option
+  // there): on starts them from zero. getProfile: one line per layer, then one for the
+  // update, "name\ttype\tforward seconds\tbackward seconds\tcalls", summed since.
+  void setProfiling(bool on);
+  std::vector<std::string> getProfile() const;
 
   void startTestPeriod();
   void testOneDataBatch(size_t batchSize, const Arguments& args);

@@ -477,6 +477,25 @@ std::vector<double> Trainer::getPassEvalValues() const {
 }
 double Trainer::getLearningRate() const { return t_->updater().learningRate(); }
 void Trainer::setRecordParameterStats(bool on) { t_->updater().setRecordGradStats(on); }
+
+void Trainer::setProfiling(bool on) { t_->machine().setProfiling(on); }
+
+std::vector<std::string> Trainer::getProfile() const {
+  paddle::GradientMachine& m = t_->machine();
+  const paddle::StepProfile* prof = m.profile();
+  PADDLE_ENFORCE(prof, paddle::UnsupportedError, "getProfile: call setProfiling(True) first");
+  auto line = [](const std::string& name, const std::string& type, double fwd, double bwd, int64_t calls) {
+    return paddle::str(name, "\t", type, "\t", fwd, "\t", bwd, "\t", calls);
+  };
+  std::vector<std::string> lines;
+  for (size_t i = 0; i < m.layers().size(); ++i) {
+    const paddle::Layer& l = *m.layers()[i];
+    lines.push_back(line(l.name(), l.type(), prof->forward[i].seconds, prof->backward[i].seconds,
+                         prof->forward[i].count));
+  }
+  lines.push_back(line("(update)", "update", prof->update.seconds, 0.0, prof->update.count));
+  return lines;
+}
 std::vector<std::string> Trainer::getParameterStats() const {
   std::vector<std::string> lines;
   const auto& grads = t_->updater().gradStats();

@@ -3,8 +3,36 @@
 #include <set>
 
 #include "../layers/Errors.h"
+#ifdef WITH_CUDA
+#include "../layers/math/GpuRuntime.h"
+#endif
 
 namespace paddle {
+
+ProfileScope::ProfileScope(Timed* timed, bool sync) : timed_(timed), sync_(sync) {
+  if (!timed_) return;
+#ifdef WITH_CUDA
+  if (sync_) gpu::synchronize();  // earlier work is not this scope's
+#endif
+  start_ = std::chrono::steady_clock::now();
+}
+
+ProfileScope::~ProfileScope() {
+  if (!timed_) return;
+#ifdef WITH_CUDA
+  if (sync_) gpu::synchronize();
+#endif
+  timed_->seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
+  ++timed_->count;
+}
+
+void GradientMachine::setProfiling(bool on) {
+  profile_.reset();
+  if (!on) return;
+  profile_ = std::make_unique<StepProfile>();
+  profile_->forward.resize(layers_.size());
+  profile_->backward.resize(layers_.size());
+}
 
 GradientMachine::GradientMachine(const Json& config, bool useGpu, uint64_t seed, bool randomize)
     : config_(config), useGpu_(useGpu), rng_(seed) {
@@ -101,8 +129,10 @@ void GradientMachine::forward(const std::vector<Argument>& inArgs, PassType pass
   pass_ = pass;
   flushDenormals();
   for (size_t i = 0; i < inArgs.size(); ++i) dataLayers_[i]->setData(inArgs[i]);
-  for (auto& l : layers_) {
+  for (size_t i = 0; i < layers_.size(); ++i) {
+    Layer* l = layers_[i].get();
     try {
+      ProfileScope timed(profile_ ? &profile_->forward[i] : nullptr, useGpu_);
       l->forward(pass);
     } catch (const std::bad_alloc&) {
       throw DataError(str("layer '", l->name(), "' (", l->type(), "): out of memory for its output (",
@@ -116,7 +146,10 @@ void GradientMachine::backward() {
                  "backward() needs a forward() in training mode first");
   flushDenormals();
   for (auto& p : params_) p->zeroGrad();
-  for (auto it = layers_.rbegin(); it != layers_.rend(); ++it) (*it)->backward();
+  for (size_t i = layers_.size(); i-- > 0;) {
+    ProfileScope timed(profile_ ? &profile_->backward[i] : nullptr, useGpu_);
+    layers_[i]->backward();
+  }
 }
 
 std::vector<Argument*> GradientMachine::outputs() {

@@ -1,6 +1,7 @@
 // A feed-forward network built from a v1 ModelConfig: layers in config order
 // (a layer's inputs always come first), parameters shared by name.
 #pragma once
+#include <chrono>
 #include <memory>
 #include <random>
 #include <string>
@@ -10,6 +11,32 @@
 #include "../layers/Layer.h"
 
 namespace paddle {
+
+// Seconds spent in one part of the training step, and how many times it ran.
+struct Timed {
+  double seconds = 0;
+  int64_t count = 0;
+};
+
+// Adds the time its scope lasts to *timed; a null `timed` (profiling off) reads no clock.
+// sync: wait for queued device work first, so GPU kernels count where they were launched.
+class ProfileScope {
+ public:
+  ProfileScope(Timed* timed, bool sync);
+  ~ProfileScope();
+
+ private:
+  Timed* timed_;
+  bool sync_;
+  std::chrono::steady_clock::time_point start_;
+};
+
+// Opt-in timers of one machine (v1's ForwardTimer / BackwardTimer per layer, which v1 compiled
+// in with WITH_TIMER; here switched on at run time), summed since profiling was switched on.
+struct StepProfile {
+  std::vector<Timed> forward, backward;  // parallel to GradientMachine::layers()
+  Timed update;                          // the Trainer's parameter update
+};
 
 class GradientMachine {
  public:
@@ -41,6 +68,10 @@ class GradientMachine {
   void saveParameters(const std::string& dir) const;
   // Data layers also get gradients (for gradient checks and input saliency).
   void setNeedInputGradient(bool need);
+  // on: start (again) from zero; off: no timers, one branch per layer.
+  void setProfiling(bool on);
+  StepProfile* profile() { return profile_.get(); }  // null when off
+  Timed* updateTimer() { return profile_ ? &profile_->update : nullptr; }
 
  private:
   Json config_;
@@ -53,6 +84,7 @@ class GradientMachine {
   std::vector<DataLayer*> dataLayers_;
   std::vector<Layer*> outputLayers_;
   PassType pass_ = PASS_TEST;
+  std::unique_ptr<StepProfile> profile_;
 };
 
 }  // namespace paddle

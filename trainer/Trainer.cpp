@@ -358,10 +358,13 @@ void Trainer::trainOneBatch(const std::vector<Argument>& inArgs, int64_t numSamp
                  " (lower the learning rate, clip gradients, or check the data)");
   ++batchesInPass_;
   if (collective_) collective_->sumGradients(machines_[0]->parameters());
-  updater_.startBatch(numSamples);
-  updater_.clipByGlobalNorm(machines_[0]->parameters());
-  for (auto& p : machines_[0]->parameters()) updater_.update(*p);
-  updater_.finishBatch();
+  {
+    ProfileScope timed(machines_[0]->updateTimer(), machines_[0]->useGpu());
+    updater_.startBatch(numSamples);
+    updater_.clipByGlobalNorm(machines_[0]->parameters());
+    for (auto& p : machines_[0]->parameters()) updater_.update(*p);
+    updater_.finishBatch();
+  }
   std::vector<double*> sums;
   std::vector<double> before;
   if (collective_) sums = evaluatorSums();

@@ -173,6 +173,9 @@ def _train_parser():
     flag("--seed", type=int, default=1, help="random seed; 0: from the clock")
     flag("--show_parameter_stats_period", type=int, default=0,
          help="log value/gradient magnitudes of every parameter every N batches (0: never)")
+    flag("--profile", type=_bool, nargs="?", const=True, default=False, metavar="0|1",
+         help="log at each pass end the time of every layer's forward and backward and of the update "
+              "(v1 compiled such timers in with WITH_TIMER)")
     flag("--checkgrad_eps", type=float, default=1e-3,
          help="job=checkgrad: relative step (v1's 1e-5 suits double builds; float32 needs more)")
     flag("--version", type=_bool, nargs="?", const=True, default=False, metavar="0|1", help="print the version and exit")
@@ -339,6 +342,9 @@ class TrainingJob(object):
         monitor.start_pass(pass_id)
         batch_id, args = 0, None
         stats_period = a.show_parameter_stats_period
+        if a.profile:
+            t.setProfiling(True)
+            started = time.perf_counter()
         for batch in train_data.batches():
             args = self._arguments(batch, args)
             show_stats = stats_period > 0 and (batch_id + 1) % stats_period == 0
@@ -354,6 +360,8 @@ class TrainingJob(object):
                 t.startPeriod()
             if test_data is not None and a.test_period > 0 and batch_id % a.test_period == 0:
                 monitor.test_done(pass_id, batch_id, *self.test(test_data), at_pass_end=False)
+        if a.profile and batch_id:
+            self._log_profile(pass_id, batch_id, 1e3 * (time.perf_counter() - started) / batch_id)
         t.finishTrainPass()
         train = monitor.end_pass(t, pass_id, batch_id)
         test = None
@@ -363,6 +371,15 @@ class TrainingJob(object):
         if not self.saves:
             return False
         return self.checkpoints.end_of_pass(pass_id, train, test, due, pass_id == a.num_passes - 1)
+
+    def _log_profile(self, pass_id, batches, batch_ms):
+        from py_paddle import step_profile
+        rows = step_profile.layer_rows(self.trainer.getProfile(), batches, batch_ms)
+        LOG.info("Profile of pass %d: %.2f ms per batch over %d batches ((rest): reading data, evaluators, "
+                 "the Python loop)", pass_id, batch_ms, batches)
+        for table in (step_profile.type_table(rows), step_profile.layer_table(rows)):
+            for line in step_profile.plain(*table).splitlines():
+                LOG.info("  %s", line)
 
     def run_test_job(self):
         """--job=test: evaluate --init_model_path, or save_dir/pass-N for N in [test_pass, num_passes)."""
