@@ -216,13 +216,15 @@ class DataProvider(object):
     :param config_dir: directory of the trainer config, put on sys.path (after
         the cwd) so the provider module is importable; also tried for a
         relative file list path missing from the cwd.
+    :param model_config: the ModelConfig, handed to providers that ask for it
+        (``wants_model_config``, as the ``synthetic`` reader does).
     :param start_pass: index of the first pass (a run resumed at pass k
         shuffles pass k exactly as an uninterrupted run does).
     """
 
     def __init__(self, data_config, input_layer_names, batch_size,
                  is_train=None, seed=1, shuffle=None, prefetch=2,
-                 config_dir=None, start_pass=0):
+                 config_dir=None, start_pass=0, model_config=None):
         dc_type = getattr(data_config, 'type', 'py2')
         if dc_type not in ('py2', ''):
             raise ValueError("DataConfig type %r is not supported: %s" % (
@@ -266,6 +268,8 @@ class DataProvider(object):
         kwargs['is_train'] = self.is_train
         kwargs['input_order'] = list(self.input_layer_names)
         kwargs['file_list'] = list(self.file_list)
+        if getattr(cls, 'wants_model_config', False) and model_config is not None:
+            kwargs.setdefault('model_config', model_config)
         self.settings = cls(**kwargs)
 
         types = list(self.settings.slots)
@@ -304,6 +308,7 @@ class DataProvider(object):
         names = list(trainer_config.model_config.input_layer_names)
         kwargs.setdefault('batch_size', trainer_config.opt_config.batch_size)
         kwargs.setdefault('is_train', not for_test)
+        kwargs.setdefault('model_config', trainer_config.model_config)
         config_file = getattr(trainer_config, 'config_file', '')
         if config_file:
             kwargs.setdefault('config_dir',

@@ -135,7 +135,8 @@ def _data(args, trainer_config, input_names):
         data_config = type(data_config).FromString(data_config.SerializeToString())
         data_config.files = os.path.abspath(args.data_list)
     return DataProvider(data_config, input_names, trainer_config.opt_config.batch_size, is_train=False,
-                        shuffle=False, config_dir=os.path.dirname(os.path.abspath(args.config)))
+                        shuffle=False, config_dir=os.path.dirname(os.path.abspath(args.config)),
+                        model_config=trainer_config.model_config)
 
 
 def predict(args):

@@ -12,7 +12,7 @@ config) gets the features only. The file list names the files (folders, for `ima
   csv           delimited text: dense feature columns and an integer class column
   image_folder  a folder per class of image files (PIL), as CHW float vectors in [0, 1]
   text          lines "LABEL<TAB>words ...": word ids from a vocabulary, and the class id
-  synthetic     random samples of given input types (any model runs without data)
+  synthetic     random samples shaped like the model's data layers (any model runs without data)
 
 docs/readers.md describes the arguments.
 """
@@ -247,12 +247,17 @@ def input_type(spec):
     return getattr(dp2, spec[0])(int(spec[1]))
 
 
-def _synthetic_hook(settings, input_types=None, input_order=None, seq_len=(2, 12), sub_seq_len=(1, 4),
-                    seed=None, is_train=True, **_):
-    if not input_types:
+def _synthetic_hook(settings, input_types=None, input_order=None, model_config=None, seq_len=(2, 12),
+                    sub_seq_len=(1, 4), seed=None, is_train=True, **_):
+    specs = {}
+    if model_config is not None:  # what the model's layers need; `input_types` entries win
+        from paddle.trainer.input_inference import infer_input_types
+        specs.update(infer_input_types(model_config))
+    specs.update(input_types or {})
+    if not specs:
         raise ValueError("synthetic reader: args={'input_types': {data layer: [type name, dim]}} "
-                         "is required")
-    types = {name: input_type(spec) for name, spec in input_types.items()}
+                         "is required when the model is not known")
+    types = {name: input_type(spec) for name, spec in specs.items()}
     missing = [n for n in (input_order or []) if n not in types]
     if missing:
         raise ValueError("synthetic reader: input_types has no entry for data layer(s) %s" % ", ".join(missing))
@@ -290,3 +295,6 @@ def synthetic(settings, entry):
             else:
                 sample[name] = [[_random_leaf(rng, tp) for _ in range(n)] for n in subs]
         yield sample
+
+
+synthetic.wants_model_config = True  # DataProvider hands it the ModelConfig: types come from the layers
