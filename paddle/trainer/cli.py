@@ -184,6 +184,15 @@ def _train_parser():
     return p
 
 
+def _check_metric(name, trainer, flag):
+    """Fails at start-up, not after the first pass, when the evaluators report no field `name`."""
+    from paddle.trainer.monitor import eval_fields
+    known = ["cost"] + sorted(eval_fields(trainer.getTestEval()))  # fresh evaluators print every field
+    if name not in known and name != "AvgCost":
+        raise UsageError("%s: the config reports no metric %r; choose one of: %s" % (
+            flag, name, ", ".join(known)))
+
+
 def warn_ignored_flags(args):
     """One warning per v1 flag given that this toolkit accepts but does not use."""
     for flag in sorted(IGNORED_FLAGS):
@@ -253,6 +262,8 @@ class TrainingJob(object):
         best = None
         if args.keep_best or args.early_stop_patience:
             best = BestPass(args.keep_best or "cost", args.early_stop_patience, tc.model_config)
+            _check_metric(best.name, self.trainer, "--keep_best=%s%s" % (args.keep_best, (
+                " (the metric of --early_stop_patience)" if args.early_stop_patience else "")))
             LOG.info("Keeping the best pass by %s", best.describe())
         self.checkpoints = Checkpoints(api, self.trainer, self.save_dir, self.config_file, _version_text(),
                                        args.load_missing_parameter_strategy,

@@ -93,11 +93,30 @@ def test_early_stopping_stops(tmp_path):
     assert "pass-00002" in _dirs(out)  # the pass it stopped at is saved, to resume from
 
 
-def test_unknown_keep_best_metric_is_a_clear_error(tmp_path):
+def test_unknown_keep_best_metric_is_a_clear_error_at_start_up(tmp_path):
+    """Checked against the config's evaluators before the first pass, not after its test."""
     code, _, err = paddle(["train", "--config=mlp.py", "--save_dir=" + str(tmp_path), "--num_passes=2",
-                           "--dot_period=0", "--keep_best=accuracy"], DEMO)
+                           "--dot_period=0", "--keep_best=accuracy", "--early_stop_patience=3"], DEMO)
     assert code == 1 and "Traceback" not in err
-    assert "--keep_best=accuracy: no such metric; the test reports cost, classification_error_evaluator" in err
+    assert ("--keep_best=accuracy (the metric of --early_stop_patience): the config reports no metric "
+            "'accuracy'; choose one of: cost, classification_error_evaluator") in err
+    assert not LOG_PASS.findall(err) and not os.path.exists(tmp_path / "pass-00000")
+
+
+def test_keep_best_metric_may_be_any_field_of_an_evaluator(tmp_path):
+    """A chunk evaluator reports precision and recall besides its F1: every field is a metric."""
+    from py_paddle import swig_paddle as api
+    from paddle.trainer.config_parser import parse_config
+    from paddle.proto import message_to_json
+    tc = parse_config(os.path.join(DEMO, "..", "..", "configs", "crf_tagger.py"), "")
+    api.initPaddle("--use_gpu=0")
+    trainer = api.Trainer.create(message_to_json(tc), False, 1, 1)
+    for name in ("cost", "precision", "recall", tc.model_config.evaluators[0].name):
+        cli._check_metric(name, trainer, "--keep_best=" + name)
+    with pytest.raises(UsageError, match=r"--keep_best=F1: the config reports no metric 'F1'; choose one of: "
+                                         r"cost, (\S+, )*precision, recall, ") as err:
+        cli._check_metric("F1", trainer, "--keep_best=F1")
+    assert all(ev.name in str(err.value) for ev in tc.model_config.evaluators)
 
 
 class _Config(object):
