@@ -347,7 +347,7 @@ class TrainingJob(object):
         """One pass, its test and its saving; True when early stopping ends the training."""
         a, t = self.args, self.trainer
         t.startTrainPass(pass_id)
-        monitor.start_pass(pass_id)
+        monitor.start_pass(pass_id, getattr(train_data, "expected_samples", None))
         batch_id, args = 0, None
         stats_period = a.show_parameter_stats_period
         for batch in train_data.batches():

@@ -147,6 +147,8 @@ class _PassRun(object):
         self.thread = None
         self.consumed = False
         self.finished = False
+        self.files_done = 0          # file list entries read to their end
+        self.samples_in_done = 0     # the samples they held
 
     def put(self, item):
         while not self.stop.is_set():
@@ -295,6 +297,7 @@ class DataProvider(object):
         self._run = None
         self._closed = False
         self.pass_id = int(start_pass) - 1
+        self._last_pass_samples = None
 
     # -- construction helpers ---------------------------------------------
 
@@ -352,6 +355,25 @@ class DataProvider(object):
             return path
         alt = os.path.join(config_dir, path)
         return alt if os.path.exists(alt) else path
+
+    def expected_samples(self):
+        """The samples a pass reads, for a progress bar's total: the last complete pass's
+        count, else what the provider declares (``settings.num_samples``, set by its init
+        hook), else the samples of the files read so far: all of them once every entry is
+        read to its end (with the default pool, before the first batch), else, for an
+        unshuffled list read in order, their mean times the number of entries; None when
+        unknown (and always with calc_batch_size, whose batch sizes are not samples)."""
+        if self._calc is not None:
+            return None
+        if self._last_pass_samples is not None:
+            return self._last_pass_samples
+        declared = getattr(self.settings, 'num_samples', None)
+        if _is_integral(declared) and declared >= 0:
+            return int(declared)
+        run = self._run
+        if run is not None and run.files_done and (not self.shuffle or run.files_done == len(self.file_list)):
+            return int(round(run.samples_in_done * len(self.file_list) / float(run.files_done)))
+        return None
 
     # -- passes -------------------------------------------------------------
 
@@ -562,7 +584,7 @@ class DataProvider(object):
                 recording = []
             gens = self._open_generators()
 
-        produced = False
+        produced = 0
         try:
             while True:
                 while gens and pool.weight < need:
@@ -575,6 +597,8 @@ class DataProvider(object):
                         item = next(gen[0])
                     except StopIteration:
                         del gens[gi]
+                        run.files_done += 1
+                        run.samples_in_done += gen[2]
                         continue
                     except Exception as exc:
                         _annotate(exc, "while reading file list entry %d %r "
@@ -618,10 +642,11 @@ class DataProvider(object):
                         break
                     entries.append(entry)
                     total += entry[3]
-                produced = True
+                produced += len(entries)
                 yield self._make_batch(entries, total)
             if recording is not None:
                 self._cache = recording
+            self._last_pass_samples = produced
         finally:
             for gen in gens:
                 close = getattr(gen[0], 'close', None)

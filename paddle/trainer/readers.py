@@ -91,11 +91,13 @@ def _csv_hook(settings, file_list, label_column=-1, num_classes=None, header=Non
         label_column = row.index(label_column)
     settings.label_column = label_column % len(row)
     settings.width = len(row)
-    if num_classes is None:  # one scan of the data: the largest label + 1
-        labels = [int(float(r[settings.label_column])) for path in file_list
-                  for _, r in list(_csv_rows(path, _delimiter(path, delimiter)))[int(settings.header):]
+    if num_classes is None:  # one scan of the data: the largest label + 1, and the row count
+        rows = [r for path in file_list
+                for _, r in list(_csv_rows(path, _delimiter(path, delimiter)))[int(settings.header):]]
+        labels = [int(float(r[settings.label_column])) for r in rows
                   if len(r) == settings.width and _is_number(r[settings.label_column])]  # bad rows fail later
         num_classes = max(labels) + 1 if labels else 1
+        settings.num_samples = len(rows)  # a progress bar's total in the first pass
     _bind_slots(settings, dense_vector(len(row) - 1), integer_value(int(num_classes)), **kwargs)
 
 
@@ -140,6 +142,9 @@ def _image_hook(settings, file_list, size=32, channels=3, classes=None, **kwargs
         raise ValueError("image_folder reader: channels must be 1 or 3, got %r" % (channels,))
     settings.mode = 'L' if channels == 1 else 'RGB'
     dim = channels * settings.size[0] * settings.size[1]
+    settings.num_samples = sum(  # a progress bar's total in the first pass
+        len([f for f in os.listdir(os.path.join(root, name)) if f.lower().endswith(IMAGE_EXTENSIONS)])
+        for root in file_list for name in settings.classes if os.path.isdir(os.path.join(root, name)))
     _bind_slots(settings, dense_vector(dim), integer_value(len(settings.classes)), **kwargs)
 
 
@@ -192,6 +197,7 @@ def _text_hook(settings, file_list, dictionary=None, min_count=1, labels=None, d
     lines = None
     if dictionary is None or labels is None:
         lines = [item for path in file_list for item in _text_lines(path, delimiter)]
+        settings.num_samples = len(lines)  # a progress bar's total in the first pass
     if dictionary is not None:  # one word per line (the first field); id = line number
         with open(dictionary, encoding='utf-8') as f:
             words = [line.split()[0] for line in f if line.strip()]
@@ -247,8 +253,8 @@ def input_type(spec):
     return getattr(dp2, spec[0])(int(spec[1]))
 
 
-def _synthetic_hook(settings, input_types=None, input_order=None, model_config=None, seq_len=(2, 12),
-                    sub_seq_len=(1, 4), seed=None, is_train=True, **_):
+def _synthetic_hook(settings, file_list, input_types=None, input_order=None, model_config=None,
+                    seq_len=(2, 12), sub_seq_len=(1, 4), seed=None, is_train=True, **_):
     specs = {}
     if model_config is not None:  # what the model's layers need; `input_types` entries win
         from paddle.trainer.input_inference import infer_input_types
@@ -264,6 +270,14 @@ def _synthetic_hook(settings, input_types=None, input_order=None, model_config=N
     settings.input_types = types
     settings.seq_len, settings.sub_seq_len = tuple(seq_len), tuple(sub_seq_len)
     settings.seed = (0 if seed is None else int(seed)) * 2 + (0 if is_train else 1)  # train != test
+    settings.num_samples = sum(_sample_count(entry) for entry in file_list)
+
+
+def _sample_count(entry):
+    try:
+        return int(entry.split(':')[-1])
+    except ValueError:
+        raise ValueError("synthetic reader: a file list entry is a number of samples, got %r" % entry)
 
 
 def _random_leaf(rng, tp):
@@ -281,7 +295,7 @@ def _random_leaf(rng, tp):
 def synthetic(settings, entry):
     """Each file list entry is a number of samples. Sequences of one sample share their
     length (as a tagger's words and tags must); values are standard normal, ids uniform."""
-    count = int(entry.split(':')[-1])
+    count = _sample_count(entry)
     rng = np.random.RandomState((settings.seed * 7919 + zlib.crc32(entry.encode())) % (2 ** 31))
     for _ in range(count):
         length = rng.randint(settings.seq_len[0], settings.seq_len[1] + 1)
