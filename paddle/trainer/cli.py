@@ -138,6 +138,9 @@ def _train_parser():
     flag("--job", default="train", choices=["train", "test", "checkgrad"],
          help="train; test saved models; checkgrad: compare backward() with finite differences")
     flag("--save_dir", default="", help="where pass-%%05d/ go (empty: the config's save_dir, else ./output/model)")
+    flag("--data", default="config",
+         help="config: the config's data sources; synthetic[:N]: N random samples per pass (N/4 to test, "
+              "default 256) shaped like the model's data layers, to try a config without its data")
     flag("--num_passes", type=int, default=100, help="passes to train (job=test: last pass + 1)")
     flag("--start_pass", type=int, default=0, help="resume: load save_dir/pass-(N-1) and continue at pass N")
     flag("--init_model_path", default="", help="load parameters from this directory")
@@ -236,6 +239,8 @@ class TrainingJob(object):
         config_args = implicit + ("," + args.config_args if args.config_args else "")
         self.config = parse_config(args.config, config_args)
         tc = self.config
+        if args.data != "config":
+            self._use_synthetic_data(args.data)
         if args.save_dir:
             tc.save_dir = args.save_dir
         self.save_dir = tc.save_dir or "./output/model"
@@ -268,6 +273,27 @@ class TrainingJob(object):
         self.checkpoints = Checkpoints(api, self.trainer, self.save_dir, self.config_file, _version_text(),
                                        args.load_missing_parameter_strategy,
                                        args.keep_last or (1 if args.save_only_one else 0), best)
+
+    def _use_synthetic_data(self, spec):
+        """--data=synthetic[:N]: N random training samples (and N/4 test samples) shaped like the
+        model's data layers replace the config's data sources."""
+        import atexit
+        import shutil
+        import tempfile
+        kind, _, count = spec.partition(":")
+        if kind != "synthetic" or (count and not (count.isdigit() and int(count) > 0)):
+            raise UsageError("--data=%s: expected config, synthetic or synthetic:N (N samples per pass)" % spec)
+        count = int(count or 256)
+        folder = tempfile.mkdtemp(prefix="paddle-synthetic-")
+        atexit.register(shutil.rmtree, folder, True)
+        for name, samples in (("data_config", count), ("test_data_config", max(count // 4, 1))):
+            dc = getattr(self.config, name)
+            dc.Clear()
+            dc.type, dc.for_test = "py2", name == "test_data_config"
+            dc.load_data_module, dc.load_data_object = "paddle.trainer.readers", "synthetic"
+            dc.files = os.path.join(folder, name + ".list")
+            with open(dc.files, "w") as f:
+                f.write("%d\n" % samples)
 
     def _monitor(self):
         a = self.args
