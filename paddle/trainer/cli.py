@@ -19,6 +19,7 @@ import sys
 import traceback
 import time
 
+from paddle.trainer.arguments import ArgumentParser
 from paddle.trainer.checkpoints import UsageError, BestPass, Checkpoints, pass_dir
 from paddle.trainer.monitor import PROGRESS_MODES, Monitor, summary_lines
 
@@ -114,21 +115,9 @@ def _normalize(argv):
     return out
 
 
-class _HelpFormatter(argparse.HelpFormatter):
-    """Shows the default of every flag, as v1 spelled values (booleans 0/1, empty as none)."""
-
-    def _get_help_string(self, action):
-        default = action.default
-        if action.help is argparse.SUPPRESS or default is argparse.SUPPRESS or not action.option_strings:
-            return action.help
-        shown = "none" if default in ("", None) else int(default) if isinstance(default, bool) else default
-        return "%s (default: %s)" % (action.help, str(shown).replace("%", "%%"))
-
-
 def _train_parser():
-    p = argparse.ArgumentParser(
-        prog="paddle train", description="Train or test a v1 trainer config.", allow_abbrev=False,
-        formatter_class=_HelpFormatter,
+    p = ArgumentParser(
+        prog="paddle train", description="Train or test a v1 trainer config.",
         epilog="Booleans take 1/0/true/false, or stand bare (--use_gpu) or negated (--nouse_gpu). "
                "v1's other flags (cluster, glog, cuDNN, ...) are accepted with a warning that says "
                "why they change nothing.")
@@ -240,7 +229,8 @@ class TrainingJob(object):
         self.config = parse_config(args.config, config_args)
         tc = self.config
         if args.data != "config":
-            self._use_synthetic_data(args.data)
+            from paddle.trainer.readers import use_synthetic_data
+            use_synthetic_data(tc, args.data)
         if args.save_dir:
             tc.save_dir = args.save_dir
         self.save_dir = tc.save_dir or "./output/model"
@@ -273,27 +263,6 @@ class TrainingJob(object):
         self.checkpoints = Checkpoints(api, self.trainer, self.save_dir, self.config_file, _version_text(),
                                        args.load_missing_parameter_strategy,
                                        args.keep_last or (1 if args.save_only_one else 0), best)
-
-    def _use_synthetic_data(self, spec):
-        """--data=synthetic[:N]: N random training samples (and N/4 test samples) shaped like the
-        model's data layers replace the config's data sources."""
-        import atexit
-        import shutil
-        import tempfile
-        kind, _, count = spec.partition(":")
-        if kind != "synthetic" or (count and not (count.isdigit() and int(count) > 0)):
-            raise UsageError("--data=%s: expected config, synthetic or synthetic:N (N samples per pass)" % spec)
-        count = int(count or 256)
-        folder = tempfile.mkdtemp(prefix="paddle-synthetic-")
-        atexit.register(shutil.rmtree, folder, True)
-        for name, samples in (("data_config", count), ("test_data_config", max(count // 4, 1))):
-            dc = getattr(self.config, name)
-            dc.Clear()
-            dc.type, dc.for_test = "py2", name == "test_data_config"
-            dc.load_data_module, dc.load_data_object = "paddle.trainer.readers", "synthetic"
-            dc.files = os.path.join(folder, name + ".list")
-            with open(dc.files, "w") as f:
-                f.write("%d\n" % samples)
 
     def _monitor(self):
         a = self.args
@@ -552,8 +521,7 @@ def _config_args(parser, args):
 
 
 def _config_parser(prog, description):
-    p = argparse.ArgumentParser(prog=prog, description=description, allow_abbrev=False,
-                                formatter_class=_HelpFormatter)
+    p = ArgumentParser(prog=prog, description=description)
     p.add_argument("config", help="trainer config file (.py or .yaml)")
     return p
 
@@ -586,9 +554,8 @@ def cmd_make_diagram(argv):
 
 
 def cmd_plot(argv):
-    p = argparse.ArgumentParser(prog="paddle plot", allow_abbrev=False,
-                                formatter_class=_HelpFormatter,
-                                description="draw learning curves per pass (end-of-pass tests dashed) from "
+    p = ArgumentParser(prog="paddle plot",
+                       description="draw learning curves per pass (end-of-pass tests dashed) from "
                                             "a --metrics_file or a paddle train log")
     p.add_argument("source", help="a --metrics_file (JSON lines) or a log of paddle train")
     p.add_argument("keys", nargs="*", help="values to draw: AvgCost or evaluator names (default: AvgCost)")
@@ -699,7 +666,10 @@ def main(argv=None):
         argv[0] = "version"
     cmd = COMMANDS.get(argv[0])
     if cmd is None:
-        sys.stderr.write("paddle: unknown command %r\n%s" % (argv[0], USAGE))
+        import difflib
+        close = difflib.get_close_matches(argv[0], COMMANDS, n=1)
+        sys.stderr.write("paddle: unknown command %r%s\n%s" % (
+            argv[0], " (did you mean %r?)" % close[0] if close else "", USAGE))
         return 2
     # v1's wrapper puts the working directory first on the path (providers live there).
     if os.getcwd() not in sys.path:

@@ -16,9 +16,12 @@ config) gets the features only. The file list names the files (folders, for `ima
 
 docs/readers.md describes the arguments.
 """
+import atexit
 import csv as _csv
 import os
 import re
+import shutil
+import tempfile
 import zlib
 
 import numpy as np
@@ -26,7 +29,7 @@ import numpy as np
 from paddle.trainer import PyDataProvider2 as dp2
 from paddle.trainer.PyDataProvider2 import CacheType, dense_vector, integer_value, provider
 
-__all__ = ['csv', 'image_folder', 'text', 'synthetic', 'input_type']
+__all__ = ['csv', 'image_folder', 'text', 'synthetic', 'input_type', 'use_synthetic_data']
 
 
 def _bind_slots(settings, feature_type, label_type, slots=None, input_order=None, **_):
@@ -312,3 +315,22 @@ def synthetic(settings, entry):
 
 
 synthetic.wants_model_config = True  # DataProvider hands it the ModelConfig: types come from the layers
+
+
+def use_synthetic_data(trainer_config, spec):
+    """`paddle train --data=synthetic[:N]`: N random training samples per pass (N/4 to test;
+    default 256) shaped like the model's data layers replace the config's data sources."""
+    kind, _, count = spec.partition(":")
+    if kind != "synthetic" or (count and not (count.isdigit() and int(count) > 0)):
+        raise ValueError("--data=%s: expected config, synthetic or synthetic:N (N > 0 samples per pass)" % spec)
+    count = int(count or 256)
+    folder = tempfile.mkdtemp(prefix="paddle-synthetic-")  # the file lists: one entry, the count
+    atexit.register(shutil.rmtree, folder, True)
+    for name, samples in (("data_config", count), ("test_data_config", max(count // 4, 1))):
+        dc = getattr(trainer_config, name)
+        dc.Clear()
+        dc.type, dc.for_test = "py2", name == "test_data_config"
+        dc.load_data_module, dc.load_data_object = __name__, "synthetic"
+        dc.files = os.path.join(folder, name + ".list")
+        with open(dc.files, "w") as f:
+            f.write("%d\n" % samples)

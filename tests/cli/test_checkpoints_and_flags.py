@@ -155,7 +155,7 @@ def test_help_shows_every_flag_with_its_default():
     text = cli._train_parser().format_help()
     flat = re.sub(r"\s+", " ", text)
     shown = [a for a in cli._train_parser()._actions if a.help is not argparse.SUPPRESS and a.dest != "help"]
-    assert len(shown) == 30  # v1's honoured flags, the monitoring/checkpoint ones and --data_sharding
+    assert len(shown) == 31  # v1's honoured flags, the monitoring/checkpoint ones, --data_sharding and --data
     for action in shown:
         flag = action.option_strings[0]
         m = re.search(re.escape(flag) + r" \S+ (.*?)\(default: ([^)]*)\)", flat)
@@ -167,12 +167,26 @@ def test_help_shows_every_flag_with_its_default():
     assert code == 0 and "(default: 100)" in out and "--keep_best" in out
 
 
-@pytest.mark.parametrize("args", [["train", "--config=mlp.py", "--num_pass=1"],
-                                  ["train", "--config=mlp.py", "--log_per=5"],
-                                  ["dump_config", "mlp.py", "--who"]])
-def test_abbreviated_flags_are_errors(args):
+@pytest.mark.parametrize("args,meant", [(["train", "--config=mlp.py", "--num_pass=1"], "--num_passes"),
+                                        (["train", "--config=mlp.py", "--log_per=5"], "--log_period"),
+                                        (["dump_config", "mlp.py", "--who"], "--whole"),
+                                        (["predict", "--config=mlp.py", "--model_dir=x", "--output=o",
+                                          "--form=npy"], "--format")])
+def test_abbreviated_flags_are_errors_that_name_the_flag_meant(args, meant):
     code, _, err = paddle(args, DEMO)
     assert code == 2 and "unrecognized arguments: " + args[-1] in err
+    assert "(%s: did you mean %s?)" % (args[-1], meant) in err
+
+
+def test_unknown_flags_and_commands_get_a_suggestion_only_when_one_is_close():
+    p = cli._train_parser()
+    assert p.suggestion("--save_dri=x") == "--save_dri=x: did you mean --save_dir?"
+    assert p.suggestion("--learning_rate=0.1") is None and p.suggestion("positional") is None
+    assert p.suggestion("--local_rank=1") is None  # v1 flags accepted silently are not suggested
+    code, _, err = paddle(["trian", "--config=mlp.py"], DEMO)
+    assert code == 2 and "paddle: unknown command 'trian' (did you mean 'train'?)" in err
+    code, _, err = paddle(["fit"], DEMO)
+    assert code == 2 and "paddle: unknown command 'fit'\n" in err
 
 
 def test_bare_booleans():
