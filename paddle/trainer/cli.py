@@ -499,6 +499,8 @@ def cmd_train(argv):
         return 0
     if not args.config:
         parser.error("the following arguments are required: --config")
+    if not os.path.isfile(args.config):
+        raise UsageError("--config=%s: no such file (in %s)" % (args.config, os.getcwd()))
     _setup_logging()
     warn_ignored_flags(args)
     from paddle.trainer.distributed import abort_on_error

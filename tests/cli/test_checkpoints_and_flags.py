@@ -178,6 +178,11 @@ def test_abbreviated_flags_are_errors_that_name_the_flag_meant(args, meant):
     assert "(%s: did you mean %s?)" % (args[-1], meant) in err
 
 
+def test_a_missing_config_file_is_named_with_the_directory(tmp_path):
+    code, _, err = paddle(["train", "--config=nope.py"], str(tmp_path))
+    assert code == 1 and err == "paddle train: --config=nope.py: no such file (in %s)\n" % tmp_path
+
+
 def test_unknown_flags_and_commands_get_a_suggestion_only_when_one_is_close():
     p = cli._train_parser()
     assert p.suggestion("--save_dri=x") == "--save_dri=x: did you mean --save_dir?"
