@@ -127,7 +127,7 @@ def _train_parser():
     flag("--job", default="train", choices=["train", "test", "checkgrad"],
          help="train; test saved models; checkgrad: compare backward() with finite differences")
     flag("--save_dir", default="", help="where pass-%%05d/ go (empty: the config's save_dir, else ./output/model)")
-    flag("--data", default="config",
+    flag("--data", default="config", metavar="config|synthetic[:N]",
          help="config: the config's data sources; synthetic[:N]: N random samples per pass (N/4 to test, "
               "default 256) shaped like the model's data layers, to try a config without its data")
     flag("--num_passes", type=int, default=100, help="passes to train (job=test: last pass + 1)")
