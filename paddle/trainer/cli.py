@@ -556,9 +556,8 @@ def cmd_make_diagram(argv):
 
 
 def cmd_plot(argv):
-    p = ArgumentParser(prog="paddle plot",
-                       description="draw learning curves per pass (end-of-pass tests dashed) from "
-                                            "a --metrics_file or a paddle train log")
+    p = ArgumentParser(prog="paddle plot", description="draw learning curves per pass (end-of-pass tests "
+                                                       "dashed) from a --metrics_file or a paddle train log")
     p.add_argument("source", help="a --metrics_file (JSON lines) or a log of paddle train")
     p.add_argument("keys", nargs="*", help="values to draw: AvgCost or evaluator names (default: AvgCost)")
     p.add_argument("-o", "--output", default="curves.png", help="the picture; its extension picks the format")
