@@ -449,7 +449,9 @@ def provider(input_types=None, should_shuffle=None, pool_size=-1,
         instead of raising :class:`DataError`.
     :param init_hook: callable(settings, file_list=..., **kwargs) run when the
         provider is created; kwargs are ``is_train``, ``input_order`` and the
-        ``args`` of define_py_data_sources2.
+        ``args`` of define_py_data_sources2. It may set
+        ``settings.num_samples`` (the samples of a pass, when known) for the
+        progress bar's total and ETA in the first pass.
     """
 
     def __wrapper__(generator):

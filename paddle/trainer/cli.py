@@ -19,6 +19,7 @@ import sys
 import traceback
 import time
 
+from paddle.trainer.arguments import ArgumentParser
 from paddle.trainer.checkpoints import UsageError, BestPass, Checkpoints, pass_dir
 from paddle.trainer.monitor import PROGRESS_MODES, Monitor, summary_lines
 
@@ -114,21 +115,9 @@ def _normalize(argv):
     return out
 
 
-class _HelpFormatter(argparse.HelpFormatter):
-    """Shows the default of every flag, as v1 spelled values (booleans 0/1, empty as none)."""
-
-    def _get_help_string(self, action):
-        default = action.default
-        if action.help is argparse.SUPPRESS or default is argparse.SUPPRESS or not action.option_strings:
-            return action.help
-        shown = "none" if default in ("", None) else int(default) if isinstance(default, bool) else default
-        return "%s (default: %s)" % (action.help, str(shown).replace("%", "%%"))
-
-
 def _train_parser():
-    p = argparse.ArgumentParser(
-        prog="paddle train", description="Train or test a v1 trainer config.", allow_abbrev=False,
-        formatter_class=_HelpFormatter,
+    p = ArgumentParser(
+        prog="paddle train", description="Train or test a v1 trainer config.",
         epilog="Booleans take 1/0/true/false, or stand bare (--use_gpu) or negated (--nouse_gpu). "
                "v1's other flags (cluster, glog, cuDNN, ...) are accepted with a warning that says "
                "why they change nothing.")
@@ -138,6 +127,9 @@ def _train_parser():
     flag("--job", default="train", choices=["train", "test", "checkgrad"],
          help="train; test saved models; checkgrad: compare backward() with finite differences")
     flag("--save_dir", default="", help="where pass-%%05d/ go (empty: the config's save_dir, else ./output/model)")
+    flag("--data", default="config", metavar="config|synthetic[:N]",
+         help="config: the config's data sources; synthetic[:N]: N random samples per pass (N/4 to test, "
+              "default 256) shaped like the model's data layers, to try a config without its data")
     flag("--num_passes", type=int, default=100, help="passes to train (job=test: last pass + 1)")
     flag("--start_pass", type=int, default=0, help="resume: load save_dir/pass-(N-1) and continue at pass N")
     flag("--init_model_path", default="", help="load parameters from this directory")
@@ -187,6 +179,15 @@ def _train_parser():
     return p
 
 
+def _check_metric(name, trainer, flag):
+    """Fails at start-up, not after the first pass, when the evaluators report no field `name`."""
+    from paddle.trainer.monitor import eval_fields
+    known = ["cost"] + sorted(eval_fields(trainer.getTestEval()))  # fresh evaluators print every field
+    if name not in known and name != "AvgCost":
+        raise UsageError("%s: the config reports no metric %r; choose one of: %s" % (
+            flag, name, ", ".join(known)))
+
+
 def warn_ignored_flags(args):
     """One warning per v1 flag given that this toolkit accepts but does not use."""
     for flag in sorted(IGNORED_FLAGS):
@@ -230,6 +231,9 @@ class TrainingJob(object):
         config_args = implicit + ("," + args.config_args if args.config_args else "")
         self.config = parse_config(args.config, config_args)
         tc = self.config
+        if args.data != "config":
+            from paddle.trainer.readers import use_synthetic_data
+            use_synthetic_data(tc, args.data)
         if args.save_dir:
             tc.save_dir = args.save_dir
         self.save_dir = tc.save_dir or "./output/model"
@@ -256,6 +260,8 @@ class TrainingJob(object):
         best = None
         if args.keep_best or args.early_stop_patience:
             best = BestPass(args.keep_best or "cost", args.early_stop_patience, tc.model_config)
+            _check_metric(best.name, self.trainer, "--keep_best=%s%s" % (args.keep_best, (
+                " (the metric of --early_stop_patience)" if args.early_stop_patience else "")))
             LOG.info("Keeping the best pass by %s", best.describe())
         self.checkpoints = Checkpoints(api, self.trainer, self.save_dir, self.config_file, _version_text(),
                                        args.load_missing_parameter_strategy,
@@ -339,7 +345,7 @@ class TrainingJob(object):
         """One pass, its test and its saving; True when early stopping ends the training."""
         a, t = self.args, self.trainer
         t.startTrainPass(pass_id)
-        monitor.start_pass(pass_id)
+        monitor.start_pass(pass_id, getattr(train_data, "expected_samples", None))
         batch_id, args = 0, None
         stats_period = a.show_parameter_stats_period
         if a.profile:
@@ -510,6 +516,8 @@ def cmd_train(argv):
         return 0
     if not args.config:
         parser.error("the following arguments are required: --config")
+    if not os.path.isfile(args.config):
+        raise UsageError("--config=%s: no such file (in %s)" % (args.config, os.getcwd()))
     _setup_logging()
     warn_ignored_flags(args)
     from paddle.trainer.distributed import abort_on_error
@@ -532,8 +540,7 @@ def _config_args(parser, args):
 
 
 def _config_parser(prog, description):
-    p = argparse.ArgumentParser(prog=prog, description=description, allow_abbrev=False,
-                                formatter_class=_HelpFormatter)
+    p = ArgumentParser(prog=prog, description=description)
     p.add_argument("config", help="trainer config file (.py or .yaml)")
     return p
 
@@ -566,10 +573,8 @@ def cmd_make_diagram(argv):
 
 
 def cmd_plot(argv):
-    p = argparse.ArgumentParser(prog="paddle plot", allow_abbrev=False,
-                                formatter_class=_HelpFormatter,
-                                description="draw learning curves per pass (end-of-pass tests dashed) from "
-                                            "a --metrics_file or a paddle train log")
+    p = ArgumentParser(prog="paddle plot", description="draw learning curves per pass (end-of-pass tests "
+                                                       "dashed) from a --metrics_file or a paddle train log")
     p.add_argument("source", help="a --metrics_file (JSON lines) or a log of paddle train")
     p.add_argument("keys", nargs="*", help="values to draw: AvgCost or evaluator names (default: AvgCost)")
     p.add_argument("-o", "--output", default="curves.png", help="the picture; its extension picks the format")
@@ -679,7 +684,10 @@ def main(argv=None):
         argv[0] = "version"
     cmd = COMMANDS.get(argv[0])
     if cmd is None:
-        sys.stderr.write("paddle: unknown command %r\n%s" % (argv[0], USAGE))
+        import difflib
+        close = difflib.get_close_matches(argv[0], COMMANDS, n=1)
+        sys.stderr.write("paddle: unknown command %r%s\n%s" % (
+            argv[0], " (did you mean %r?)" % close[0] if close else "", USAGE))
         return 2
     # v1's wrapper puts the working directory first on the path (providers live there).
     if os.getcwd() not in sys.path:

@@ -147,6 +147,8 @@ class _PassRun(object):
         self.thread = None
         self.consumed = False
         self.finished = False
+        self.files_done = 0          # file list entries read to their end
+        self.samples_in_done = 0     # the samples they held
 
     def put(self, item):
         while not self.stop.is_set():
@@ -216,13 +218,15 @@ class DataProvider(object):
     :param config_dir: directory of the trainer config, put on sys.path (after
         the cwd) so the provider module is importable; also tried for a
         relative file list path missing from the cwd.
+    :param model_config: the ModelConfig, handed to providers that ask for it
+        (``wants_model_config``, as the ``synthetic`` reader does).
     :param start_pass: index of the first pass (a run resumed at pass k
         shuffles pass k exactly as an uninterrupted run does).
     """
 
     def __init__(self, data_config, input_layer_names, batch_size,
                  is_train=None, seed=1, shuffle=None, prefetch=2,
-                 config_dir=None, start_pass=0):
+                 config_dir=None, start_pass=0, model_config=None):
         dc_type = getattr(data_config, 'type', 'py2')
         if dc_type not in ('py2', ''):
             raise ValueError("DataConfig type %r is not supported: %s" % (
@@ -266,6 +270,8 @@ class DataProvider(object):
         kwargs['is_train'] = self.is_train
         kwargs['input_order'] = list(self.input_layer_names)
         kwargs['file_list'] = list(self.file_list)
+        if getattr(cls, 'wants_model_config', False) and model_config is not None:
+            kwargs.setdefault('model_config', model_config)
         self.settings = cls(**kwargs)
 
         types = list(self.settings.slots)
@@ -291,6 +297,7 @@ class DataProvider(object):
         self._run = None
         self._closed = False
         self.pass_id = int(start_pass) - 1
+        self._last_pass_samples = None
 
     # -- construction helpers ---------------------------------------------
 
@@ -304,6 +311,7 @@ class DataProvider(object):
         names = list(trainer_config.model_config.input_layer_names)
         kwargs.setdefault('batch_size', trainer_config.opt_config.batch_size)
         kwargs.setdefault('is_train', not for_test)
+        kwargs.setdefault('model_config', trainer_config.model_config)
         config_file = getattr(trainer_config, 'config_file', '')
         if config_file:
             kwargs.setdefault('config_dir',
@@ -347,6 +355,25 @@ class DataProvider(object):
             return path
         alt = os.path.join(config_dir, path)
         return alt if os.path.exists(alt) else path
+
+    def expected_samples(self):
+        """The samples a pass reads, for a progress bar's total: the last complete pass's
+        count, else what the provider declares (``settings.num_samples``, set by its init
+        hook), else the samples of the files read so far: all of them once every entry is
+        read to its end (with the default pool, before the first batch), else, for an
+        unshuffled list read in order, their mean times the number of entries; None when
+        unknown (and always with calc_batch_size, whose batch sizes are not samples)."""
+        if self._calc is not None:
+            return None
+        if self._last_pass_samples is not None:
+            return self._last_pass_samples
+        declared = getattr(self.settings, 'num_samples', None)
+        if _is_integral(declared) and declared >= 0:
+            return int(declared)
+        run = self._run
+        if run is not None and run.files_done and (not self.shuffle or run.files_done == len(self.file_list)):
+            return int(round(run.samples_in_done * len(self.file_list) / float(run.files_done)))
+        return None
 
     # -- passes -------------------------------------------------------------
 
@@ -557,7 +584,7 @@ class DataProvider(object):
                 recording = []
             gens = self._open_generators()
 
-        produced = False
+        produced = 0
         try:
             while True:
                 while gens and pool.weight < need:
@@ -570,6 +597,8 @@ class DataProvider(object):
                         item = next(gen[0])
                     except StopIteration:
                         del gens[gi]
+                        run.files_done += 1
+                        run.samples_in_done += gen[2]
                         continue
                     except Exception as exc:
                         _annotate(exc, "while reading file list entry %d %r "
@@ -613,10 +642,11 @@ class DataProvider(object):
                         break
                     entries.append(entry)
                     total += entry[3]
-                produced = True
+                produced += len(entries)
                 yield self._make_batch(entries, total)
             if recording is not None:
                 self._cache = recording
+            self._last_pass_samples = produced
         finally:
             for gen in gens:
                 close = getattr(gen[0], 'close', None)

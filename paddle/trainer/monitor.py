@@ -47,8 +47,10 @@ def summary_lines(config, train_data, test_data):
         data = getattr(data, "provider", data)  # under mpiexec: a rank's share of the provider
         if data is not None and hasattr(data, "file_list"):  # (ranks other than 0 test on no data)
             files = len(data.file_list)
-            lines.append("%s data: %s (%d file%s)" % (
-                kind.capitalize(), data.file_list_path, files, "" if files == 1 else "s"))
+            samples = data.expected_samples() if hasattr(data, "expected_samples") else None
+            lines.append("%s data: %s (%d file%s%s)" % (
+                kind.capitalize(), data.file_list_path, files, "" if files == 1 else "s",
+                "" if samples is None else ", %s samples" % format(samples, ",")))
     return lines
 
 
@@ -94,8 +96,8 @@ class TensorBoardWriter(object):
 
 
 class _Bar(object):
-    """A tqdm bar over the samples of one pass, with rate and (once a pass has shown the
-    pass size) ETA; log lines are printed above it."""
+    """A tqdm bar over the samples of one pass, with rate and, once the pass size is known
+    or estimated, ETA; log lines are printed above it."""
 
     def __init__(self, pass_id, total):
         from tqdm import tqdm
@@ -109,7 +111,9 @@ class _Bar(object):
         self.bar = tqdm(total=total, desc="Pass %d" % pass_id, unit="sample", file=sys.stderr,
                         leave=False, smoothing=0.1, **size)
 
-    def update(self, samples, cost):
+    def update(self, samples, cost, total=None):
+        if total and total != self.bar.total:
+            self.bar.total = max(total, self.bar.n + samples)  # an estimate never ends the bar early
         self.bar.update(samples)
         self.bar.set_postfix_str("AvgCost=%.4g" % cost, refresh=False)
 
@@ -140,6 +144,7 @@ class Monitor(object):
         self.started = time.time()
         self.batches_run = 0        # batches trained in this run (TensorBoard's step)
         self.pass_samples = None    # samples per pass, once a pass has shown it
+        self._estimate = None       # else a callable giving the data's estimate (or None)
         self._bar = None
         self._pass_started = None
 
@@ -164,16 +169,24 @@ class Monitor(object):
                 "time": round(time.time() - self.started, 3), "AvgCost": cost / max(samples, 1)}
 
     # -- training
-    def start_pass(self, pass_id):
+    def start_pass(self, pass_id, estimate=None):
+        """`estimate`: a callable giving the samples the pass will read (None if unknown), for
+        the bar's total and ETA before a pass has ended (e.g. DataProvider.expected_samples)."""
         self._pass_started = time.time()
+        self._estimate = estimate
         if self.progress == "bar":
-            self._bar = _Bar(pass_id, self.pass_samples)
+            self._bar = _Bar(pass_id, self._expected())
+
+    def _expected(self):
+        if self.pass_samples is not None:
+            return self.pass_samples
+        return self._estimate() if self._estimate is not None else None
 
     def batch_done(self, trainer, batch_id, batch_size):
         self.batches_run += 1
         if self._bar is not None:
             n = trainer.getPassSamples()
-            self._bar.update(batch_size, trainer.getPassCost() / max(n, 1))
+            self._bar.update(batch_size, trainer.getPassCost() / max(n, 1), self._expected())
         elif self.dot_period > 0 and batch_id % self.dot_period == 0:
             sys.stderr.write(".")
             sys.stderr.flush()

@@ -26,6 +26,8 @@ import os
 
 import numpy as np
 
+from paddle.trainer.arguments import ArgumentParser
+
 FORMATS = ("text", "npy", "jsonl")
 
 # One output layer after a forward pass: `data` holds ids (int32 [rows]) for a layer with ids,
@@ -135,7 +137,8 @@ def _data(args, trainer_config, input_names):
         data_config = type(data_config).FromString(data_config.SerializeToString())
         data_config.files = os.path.abspath(args.data_list)
     return DataProvider(data_config, input_names, trainer_config.opt_config.batch_size, is_train=False,
-                        shuffle=False, config_dir=os.path.dirname(os.path.abspath(args.config)))
+                        shuffle=False, config_dir=os.path.dirname(os.path.abspath(args.config)),
+                        model_config=trainer_config.model_config)
 
 
 def predict(args):
@@ -180,8 +183,7 @@ def _bool(text):
 
 
 def parser():
-    p = argparse.ArgumentParser(prog="paddle predict",
-                                description="write a trained model's output layers for every sample")
+    p = ArgumentParser(prog="paddle predict", description="write a trained model's output layers for every sample")
     p.add_argument("--config", required=True, help="the trainer config (its data provider names the data)")
     p.add_argument("--config_args", default="", help="k1=v1,... e.g. is_predict=1")
     model = p.add_mutually_exclusive_group(required=True)

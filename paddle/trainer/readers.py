@@ -12,13 +12,16 @@ config) gets the features only. The file list names the files (folders, for `ima
   csv           delimited text: dense feature columns and an integer class column
   image_folder  a folder per class of image files (PIL), as CHW float vectors in [0, 1]
   text          lines "LABEL<TAB>words ...": word ids from a vocabulary, and the class id
-  synthetic     random samples of given input types (any model runs without data)
+  synthetic     random samples shaped like the model's data layers (any model runs without data)
 
 docs/readers.md describes the arguments.
 """
+import atexit
 import csv as _csv
 import os
 import re
+import shutil
+import tempfile
 import zlib
 
 import numpy as np
@@ -26,7 +29,7 @@ import numpy as np
 from paddle.trainer import PyDataProvider2 as dp2
 from paddle.trainer.PyDataProvider2 import CacheType, dense_vector, integer_value, provider
 
-__all__ = ['csv', 'image_folder', 'text', 'synthetic', 'input_type']
+__all__ = ['csv', 'image_folder', 'text', 'synthetic', 'input_type', 'use_synthetic_data']
 
 
 def _bind_slots(settings, feature_type, label_type, slots=None, input_order=None, **_):
@@ -91,11 +94,13 @@ def _csv_hook(settings, file_list, label_column=-1, num_classes=None, header=Non
         label_column = row.index(label_column)
     settings.label_column = label_column % len(row)
     settings.width = len(row)
-    if num_classes is None:  # one scan of the data: the largest label + 1
-        labels = [int(float(r[settings.label_column])) for path in file_list
-                  for _, r in list(_csv_rows(path, _delimiter(path, delimiter)))[int(settings.header):]
+    if num_classes is None:  # one scan of the data: the largest label + 1, and the row count
+        rows = [r for path in file_list
+                for _, r in list(_csv_rows(path, _delimiter(path, delimiter)))[int(settings.header):]]
+        labels = [int(float(r[settings.label_column])) for r in rows
                   if len(r) == settings.width and _is_number(r[settings.label_column])]  # bad rows fail later
         num_classes = max(labels) + 1 if labels else 1
+        settings.num_samples = len(rows)  # a progress bar's total in the first pass
     _bind_slots(settings, dense_vector(len(row) - 1), integer_value(int(num_classes)), **kwargs)
 
 
@@ -140,6 +145,9 @@ def _image_hook(settings, file_list, size=32, channels=3, classes=None, **kwargs
         raise ValueError("image_folder reader: channels must be 1 or 3, got %r" % (channels,))
     settings.mode = 'L' if channels == 1 else 'RGB'
     dim = channels * settings.size[0] * settings.size[1]
+    settings.num_samples = sum(  # a progress bar's total in the first pass
+        len([f for f in os.listdir(os.path.join(root, name)) if f.lower().endswith(IMAGE_EXTENSIONS)])
+        for root in file_list for name in settings.classes if os.path.isdir(os.path.join(root, name)))
     _bind_slots(settings, dense_vector(dim), integer_value(len(settings.classes)), **kwargs)
 
 
@@ -192,6 +200,7 @@ def _text_hook(settings, file_list, dictionary=None, min_count=1, labels=None, d
     lines = None
     if dictionary is None or labels is None:
         lines = [item for path in file_list for item in _text_lines(path, delimiter)]
+        settings.num_samples = len(lines)  # a progress bar's total in the first pass
     if dictionary is not None:  # one word per line (the first field); id = line number
         with open(dictionary, encoding='utf-8') as f:
             words = [line.split()[0] for line in f if line.strip()]
@@ -247,18 +256,31 @@ def input_type(spec):
     return getattr(dp2, spec[0])(int(spec[1]))
 
 
-def _synthetic_hook(settings, input_types=None, input_order=None, seq_len=(2, 12), sub_seq_len=(1, 4),
-                    seed=None, is_train=True, **_):
-    if not input_types:
+def _synthetic_hook(settings, file_list, input_types=None, input_order=None, model_config=None,
+                    seq_len=(2, 12), sub_seq_len=(1, 4), seed=None, is_train=True, **_):
+    specs = {}
+    if model_config is not None:  # what the model's layers need; `input_types` entries win
+        from paddle.trainer.input_inference import infer_input_types
+        specs.update(infer_input_types(model_config))
+    specs.update(input_types or {})
+    if not specs:
         raise ValueError("synthetic reader: args={'input_types': {data layer: [type name, dim]}} "
-                         "is required")
-    types = {name: input_type(spec) for name, spec in input_types.items()}
+                         "is required when the model is not known")
+    types = {name: input_type(spec) for name, spec in specs.items()}
     missing = [n for n in (input_order or []) if n not in types]
     if missing:
         raise ValueError("synthetic reader: input_types has no entry for data layer(s) %s" % ", ".join(missing))
     settings.input_types = types
     settings.seq_len, settings.sub_seq_len = tuple(seq_len), tuple(sub_seq_len)
     settings.seed = (0 if seed is None else int(seed)) * 2 + (0 if is_train else 1)  # train != test
+    settings.num_samples = sum(_sample_count(entry) for entry in file_list)
+
+
+def _sample_count(entry):
+    try:
+        return int(entry.split(':')[-1])
+    except ValueError:
+        raise ValueError("synthetic reader: a file list entry is a number of samples, got %r" % entry)
 
 
 def _random_leaf(rng, tp):
@@ -276,7 +298,7 @@ def _random_leaf(rng, tp):
 def synthetic(settings, entry):
     """Each file list entry is a number of samples. Sequences of one sample share their
     length (as a tagger's words and tags must); values are standard normal, ids uniform."""
-    count = int(entry.split(':')[-1])
+    count = _sample_count(entry)
     rng = np.random.RandomState((settings.seed * 7919 + zlib.crc32(entry.encode())) % (2 ** 31))
     for _ in range(count):
         length = rng.randint(settings.seq_len[0], settings.seq_len[1] + 1)
@@ -290,3 +312,25 @@ def synthetic(settings, entry):
             else:
                 sample[name] = [[_random_leaf(rng, tp) for _ in range(n)] for n in subs]
         yield sample
+
+
+synthetic.wants_model_config = True  # DataProvider hands it the ModelConfig: types come from the layers
+
+
+def use_synthetic_data(trainer_config, spec):
+    """`paddle train --data=synthetic[:N]`: N random training samples per pass (N/4 to test;
+    default 256) shaped like the model's data layers replace the config's data sources."""
+    kind, _, count = spec.partition(":")
+    if kind != "synthetic" or (count and not (count.isdigit() and int(count) > 0)):
+        raise ValueError("--data=%s: expected config, synthetic or synthetic:N (N > 0 samples per pass)" % spec)
+    count = int(count or 256)
+    folder = tempfile.mkdtemp(prefix="paddle-synthetic-")  # the file lists: one entry, the count
+    atexit.register(shutil.rmtree, folder, True)
+    for name, samples in (("data_config", count), ("test_data_config", max(count // 4, 1))):
+        dc = getattr(trainer_config, name)
+        dc.Clear()
+        dc.type, dc.for_test = "py2", name == "test_data_config"
+        dc.load_data_module, dc.load_data_object = __name__, "synthetic"
+        dc.files = os.path.join(folder, name + ".list")
+        with open(dc.files, "w") as f:
+            f.write("%d\n" % samples)

@@ -93,11 +93,30 @@ def test_early_stopping_stops(tmp_path):
     assert "pass-00002" in _dirs(out)  # the pass it stopped at is saved, to resume from
 
 
-def test_unknown_keep_best_metric_is_a_clear_error(tmp_path):
+def test_unknown_keep_best_metric_is_a_clear_error_at_start_up(tmp_path):
+    """Checked against the config's evaluators before the first pass, not after its test."""
     code, _, err = paddle(["train", "--config=mlp.py", "--save_dir=" + str(tmp_path), "--num_passes=2",
-                           "--dot_period=0", "--keep_best=accuracy"], DEMO)
+                           "--dot_period=0", "--keep_best=accuracy", "--early_stop_patience=3"], DEMO)
     assert code == 1 and "Traceback" not in err
-    assert "--keep_best=accuracy: no such metric; the test reports cost, classification_error_evaluator" in err
+    assert ("--keep_best=accuracy (the metric of --early_stop_patience): the config reports no metric "
+            "'accuracy'; choose one of: cost, classification_error_evaluator") in err
+    assert not LOG_PASS.findall(err) and not os.path.exists(tmp_path / "pass-00000")
+
+
+def test_keep_best_metric_may_be_any_field_of_an_evaluator(tmp_path):
+    """A chunk evaluator reports precision and recall besides its F1: every field is a metric."""
+    from py_paddle import swig_paddle as api
+    from paddle.trainer.config_parser import parse_config
+    from paddle.proto import message_to_json
+    tc = parse_config(os.path.join(DEMO, "..", "..", "configs", "crf_tagger.py"), "")
+    api.initPaddle("--use_gpu=0")
+    trainer = api.Trainer.create(message_to_json(tc), False, 1, 1)
+    for name in ("cost", "precision", "recall", tc.model_config.evaluators[0].name):
+        cli._check_metric(name, trainer, "--keep_best=" + name)
+    with pytest.raises(UsageError, match=r"--keep_best=F1: the config reports no metric 'F1'; choose one of: "
+                                         r"cost, (\S+, )*precision, recall, ") as err:
+        cli._check_metric("F1", trainer, "--keep_best=F1")
+    assert all(ev.name in str(err.value) for ev in tc.model_config.evaluators)
 
 
 class _Config(object):
@@ -136,7 +155,7 @@ def test_help_shows_every_flag_with_its_default():
     text = cli._train_parser().format_help()
     flat = re.sub(r"\s+", " ", text)
     shown = [a for a in cli._train_parser()._actions if a.help is not argparse.SUPPRESS and a.dest != "help"]
-    assert len(shown) == 30  # v1's honoured flags, the monitoring/checkpoint ones and --data_sharding
+    assert len(shown) == 31  # v1's honoured flags, the monitoring/checkpoint ones, --data_sharding and --data
     for action in shown:
         flag = action.option_strings[0]
         m = re.search(re.escape(flag) + r" \S+ (.*?)\(default: ([^)]*)\)", flat)
@@ -148,12 +167,31 @@ def test_help_shows_every_flag_with_its_default():
     assert code == 0 and "(default: 100)" in out and "--keep_best" in out
 
 
-@pytest.mark.parametrize("args", [["train", "--config=mlp.py", "--num_pass=1"],
-                                  ["train", "--config=mlp.py", "--log_per=5"],
-                                  ["dump_config", "mlp.py", "--who"]])
-def test_abbreviated_flags_are_errors(args):
+@pytest.mark.parametrize("args,meant", [(["train", "--config=mlp.py", "--num_pass=1"], "--num_passes"),
+                                        (["train", "--config=mlp.py", "--log_per=5"], "--log_period"),
+                                        (["dump_config", "mlp.py", "--who"], "--whole"),
+                                        (["predict", "--config=mlp.py", "--model_dir=x", "--output=o",
+                                          "--form=npy"], "--format")])
+def test_abbreviated_flags_are_errors_that_name_the_flag_meant(args, meant):
     code, _, err = paddle(args, DEMO)
     assert code == 2 and "unrecognized arguments: " + args[-1] in err
+    assert "(%s: did you mean %s?)" % (args[-1], meant) in err
+
+
+def test_a_missing_config_file_is_named_with_the_directory(tmp_path):
+    code, _, err = paddle(["train", "--config=nope.py"], str(tmp_path))
+    assert code == 1 and err == "paddle train: --config=nope.py: no such file (in %s)\n" % tmp_path
+
+
+def test_unknown_flags_and_commands_get_a_suggestion_only_when_one_is_close():
+    p = cli._train_parser()
+    assert p.suggestion("--save_dri=x") == "--save_dri=x: did you mean --save_dir?"
+    assert p.suggestion("--learning_rate=0.1") is None and p.suggestion("positional") is None
+    assert p.suggestion("--local_rank=1") is None  # v1 flags accepted silently are not suggested
+    code, _, err = paddle(["trian", "--config=mlp.py"], DEMO)
+    assert code == 2 and "paddle: unknown command 'trian' (did you mean 'train'?)" in err
+    code, _, err = paddle(["fit"], DEMO)
+    assert code == 2 and "paddle: unknown command 'fit'\n" in err
 
 
 def test_bare_booleans():

@@ -181,12 +181,27 @@ def test_progress_bar_on_a_terminal(tmp_path):
     code, out = _on_a_terminal(["train", "--config=mlp.py", "--save_dir=" + str(tmp_path / "out"),
                                 "--num_passes=2", "--log_period=1000"], DEMO)
     assert code == 0, out[-3000:]
-    # the bar: rate in samples/s; from the second pass on the pass size is known, so a total and an ETA
-    # (tqdm shows '?' for both until its first refresh, which a quick pass may never reach)
-    assert re.search(r"Pass 0: .*\d+sample \[[\d:]+, +[\d.?]+sample/s", out), out[-3000:]
+    # the bar: rate in samples/s, a total and an ETA; in pass 0 the total appears once the provider
+    # has read its file (the default pool reads it before the first batch), from pass 1 on it is known
+    # (tqdm shows '?' for rate and ETA until its first refresh, which a quick pass may never reach)
+    assert re.search(r"Pass 0: +\d+%\|.*\| *\d+/1437 \[[\d:]+<[\d:?]+, +[\d.?]+sample/s", out), out[-3000:]
     assert re.search(r"Pass 1: +\d+%\|.*\| *\d+/1437 \[[\d:]+<[\d:?]+, +[\d.?]+sample/s", out), out[-3000:]
     assert "....." not in out  # the bar replaces v1's dots
     assert len(re.findall(r"\]  Pass=\d+ Batch=45 samples=1437 AvgCost=", out)) == 2  # the log lines stay
+
+
+def test_progress_bar_total_in_the_first_pass_from_the_reader(tmp_path):
+    """The synthetic reader declares its sample count: pass 0's bar has its total from the start,
+    and the start-up summary says how many samples the data holds."""
+    pytest.importorskip("tqdm")
+    (tmp_path / "synthetic_train.list").write_text("200\n100\n")
+    (tmp_path / "synthetic_test.list").write_text("50\n")
+    code, out = _on_a_terminal(["train", "--config=" + os.path.join(ROOT, "configs", "mlp.py"),
+                                "--save_dir=" + str(tmp_path / "out"), "--num_passes=1"], str(tmp_path))
+    assert code == 0, out[-3000:]
+    assert re.search(r"Pass 0: +0%\| +\| 0/300 \[", out), out[-3000:]
+    assert re.search(r"Train data: \S*synthetic_train.list \(2 files, 300 samples\)", out)
+    assert re.search(r"Test data: \S*synthetic_test.list \(1 file, 50 samples\)", out)
 
 
 def test_progress_log_on_a_terminal_keeps_v1_dots(tmp_path):

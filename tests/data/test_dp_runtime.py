@@ -671,3 +671,43 @@ def test_py_data_provider_wrapper_import_says_what_to_use():
     import importlib
     with pytest.raises(ImportError, match="PyDataProvider2.*define_py_data_sources2"):
         importlib.import_module("paddle.trainer.PyDataProviderWrapper")
+
+
+# --- the pass size, for a progress bar -----------------------------------------
+
+def test_expected_samples_from_the_files_read(provider_dir):
+    """Unshuffled files read in order: their mean times the entries; then the last pass."""
+    mod = counting(provider_dir, ["1:4", "2:8", "3:6", "4:6"], params="min_pool_size=0")
+    with make(mod, batch_size=2, is_train=False, prefetch=1) as dp:
+        assert dp.expected_samples() is None  # nothing read yet
+        batches = dp.batches()
+        next(batches)
+        for _ in range(1000):  # the loader reaches the end of the first file soon after
+            if dp._run.files_done:
+                break
+            time.sleep(0.01)
+        assert dp.expected_samples() == 4 * 4  # the first file held 4
+        assert sum(1 for _ in batches) == 11
+        assert dp.expected_samples() == 24  # the pass just read
+
+
+def test_expected_samples_with_the_default_pool_and_shuffling(provider_dir):
+    """The default pool reads every file before the first batch: the count is exact."""
+    mod = counting(provider_dir, ["1:4", "2:8", "3:5"])
+    with make(mod, batch_size=2, is_train=True) as dp:
+        assert dp.shuffle
+        batches = dp.batches()
+        next(batches)
+        assert dp.expected_samples() == 17
+
+
+def test_expected_samples_declared_by_the_provider_or_unknown(provider_dir):
+    src = COUNTING.replace("PARAMS", "init_hook=hook").replace(
+        "@provider", "def hook(settings, file_list, **kwargs):\n    settings.num_samples = 99\n\n@provider")
+    provider_dir("declared", src, ["1:3"])
+    with make("declared") as dp:
+        assert dp.expected_samples() == 99  # before any pass
+    mod = counting(provider_dir, ["1:3"], params="calc_batch_size=lambda s: 2", module="weighted")
+    with make(mod) as dp:
+        list(dp.batches())
+        assert dp.expected_samples() is None  # batch sizes are not samples
