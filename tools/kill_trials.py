@@ -10,11 +10,12 @@ re-saving passes that exist already (`--start_pass` inside them) or saving fresh
 SIGKILL after a random delay spread over its training loop. `--steps` kills instead right
 before each file system step of the saves (every rename, swap and removal), one run per step.
 
-After every kill the save directory must hold every pass the trial started with (P-1 being
-the newest), each complete (`done`) with parameter files that load; then a resume from the
-newest pass (`--start_pass=newest+1`: its parameters and optimizer state) must succeed and
-remove what the killed run left (`.tmp-PID`, `.old-PID`, `.removing-PID`). Prints the counts
-and every failed trial; exits 1 on any. Same --seed, same trials.
+After every kill the save directory must still hold, complete (`done`) and with parameter files
+that load, what readers (`--start_pass`, `--job=test`) look for: every pass of the base when
+re-saving, a newest pass no older than the base's when saving fresh ones. Then a resume from
+the newest pass (`--start_pass=newest+1`: its parameters and optimizer state) must succeed,
+save its pass and leave none of what the killed run left (`.tmp-PID`, `.old-PID`,
+`.removing-PID`) behind. Prints the counts and every failed trial; exits 1 on any. Same --seed, same trials.
 """
 import argparse
 import os
@@ -84,8 +85,10 @@ def environment():
 
 
 def prepare(work):
-    """The config and the base save directory with passes 0..BASE_PASSES-1."""
+    """The config and the base save directory with passes 0..BASE_PASSES-1 (kept for later runs)."""
     os.makedirs(work, exist_ok=True)
+    if os.path.isdir(os.path.join(work, "base")):
+        return
     with open(os.path.join(work, "conf.py"), "w") as f:
         f.write(CONFIG)
     with open(os.path.join(work, "train.list"), "w") as f:
@@ -129,7 +132,7 @@ def resume_after(work, save_dir, passes):
                                          "--num_passes=%d" % (newest + 2)]),
                          cwd=work, env=environment(), capture_output=True, text=True, timeout=600)
     if run.returncode != 0:
-        return ["the resume from pass %d failed: %s" % (newest, run.stderr.strip().splitlines()[-1:])]
+        return ["the resume from pass %d failed: %s" % (newest, " | ".join(run.stderr.strip().splitlines()[-3:]))]
     left = [n for n in os.listdir(os.path.join(work, save_dir)) if LEFTOVER.search(n)]
     problems = ["the resume left %s behind" % left] if left else []
     if newest + 1 not in complete_passes(os.path.join(work, save_dir)):
