@@ -126,6 +126,13 @@ def cpu_variants(cuda):
     return {n: CPU_VARIANTS[n] for n in names}
 
 
+def remove_stale_variants(package_dir, keep):
+    """An engine of an earlier build that this one did not rebuild would be loaded in place of it."""
+    for path in glob.glob(os.path.join(package_dir, "cpu", "*")):
+        if os.path.relpath(path, package_dir) not in keep:
+            shutil.rmtree(path)
+
+
 def compile_flags(march=None):
     if march is None:  # the tests' own builds (sanitizer, stand-in GPU) and other CPUs: this machine's
         march = os.environ.get("PADDLE_MARCH", BASELINE_MARCH if X86 and not (SANITIZE or FAKE_GPU) else "native")
@@ -201,6 +208,7 @@ class build_ext(_build_ext):
         # loads the one this CPU runs before the module, which then links against it).
         engine_sources = [s for s in sources + gpu_sources if not s.endswith("_wrap.cpp")]
         self.variant_dirs = [os.path.join("cpu", name) for name in cpu_variants(cuda)]
+        remove_stale_variants(out_dir, self.variant_dirs)
         for name, march in cpu_variants(cuda).items():
             started = time.time()
             temp = os.path.join(self.build_temp, "cpu-" + name)
@@ -231,7 +239,8 @@ class build_ext(_build_ext):
         for ext in self.extensions:
             package = os.path.join(*ext.name.split(".")[:-1])
             name = "lib%s.so" % ENGINE_LIB
-            for sub in [""] + getattr(self, "variant_dirs", []):
+            remove_stale_variants(package, self.variant_dirs)
+            for sub in [""] + self.variant_dirs:
                 os.makedirs(os.path.join(package, sub), exist_ok=True)
                 self.copy_file(os.path.join(self.build_lib, package, sub, name), os.path.join(package, sub, name),
                                level=self.verbose)
