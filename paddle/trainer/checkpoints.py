@@ -114,7 +114,8 @@ def tidy(save_dir):
             else:
                 os.remove(path)
             LOG.info("Removed %s, left by a run that died while saving", path)
-    _sync_dir(save_dir)
+    if dead:
+        _sync_dir(save_dir)
 
 
 def _sync_dir(path):
