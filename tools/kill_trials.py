@@ -199,11 +199,17 @@ def passes_of(args):
     return int(flags["num_passes"]) - int(flags["start_pass"])
 
 
+class _Longest(random.Random):
+    def randrange(self, start, stop):
+        return start if stop <= BASE_PASSES else stop - 1  # the earliest start pass, the most fresh passes
+
+
 def seconds_per_pass(work, mode):
-    """How long a pass (training and saving) of a `mode` trial takes uninterrupted."""
+    """How long a pass (training and saving) of a `mode` trial takes uninterrupted, from its
+    longest trial (the start-up and exit it includes spread over the most passes)."""
     name = "calibrate-" + mode
     shutil.copytree(os.path.join(work, "base"), os.path.join(work, name))
-    args = trial_args(mode)[0]
+    args = trial_args(mode, _Longest())[0]
     seconds = run_killed(work, name, args)[1]
     shutil.rmtree(os.path.join(work, name))
     return seconds / passes_of(args)
