@@ -170,13 +170,17 @@ def run_killed(work, save_dir, args, delay=None, kill_at=None, no_exchange=False
         loaded.set()
     watcher = threading.Thread(target=watch, daemon=True)
     watcher.start()
-    loaded.wait(600)
-    start = time.time()
-    if delay is not None and proc.poll() is None:
-        time.sleep(delay)
-        if proc.poll() is None:
-            proc.send_signal(signal.SIGKILL)
-    proc.wait(600)
+    try:
+        loaded.wait(600)
+        start = time.time()
+        if delay is not None and proc.poll() is None:
+            time.sleep(delay)
+            if proc.poll() is None:
+                proc.send_signal(signal.SIGKILL)
+        proc.wait(600)
+    finally:
+        if proc.poll() is None:  # the tool itself was interrupted: no run outlives it
+            proc.kill()
     watcher.join(10)
     return proc.returncode == -signal.SIGKILL, time.time() - start
 
