@@ -189,13 +189,14 @@ def one_trial(work, name, args, must_have, **kill):
     save_dir = os.path.join(work, name)
     shutil.copytree(os.path.join(work, "base"), save_dir)
     killed, _ = run_killed(work, name, args, **kill)
+    mid_save = any(LEFTOVER.search(n) for n in os.listdir(save_dir))  # killed inside a save or removal
     problems, passes = check_saved(save_dir, must_have or [])
     if not passes or max(passes) < BASE_PASSES - 1:
         problems.append("the newest pass went back from %d to %s" % (BASE_PASSES - 1, passes[-1:]))
     if passes:
         problems += resume_after(work, name, passes)
     shutil.rmtree(save_dir)
-    return killed, problems
+    return killed, mid_save, problems
 
 
 def passes_of(args):
@@ -224,7 +225,7 @@ def run(trials, seed, work, steps=False, modes=("resave", "fresh"), log=print):
     every save step of `modes`, with the atomic swap and with the two-rename fallback."""
     rng = random.Random(seed)
     prepare(work)
-    counts = {"trials": 0, "killed": 0, "finished before the kill": 0, "failed": 0}
+    counts = {"trials": 0, "killed": 0, "killed inside a save": 0, "finished before the kill": 0, "failed": 0}
     failures = []
 
     def trial(mode, **kill):
@@ -232,13 +233,14 @@ def run(trials, seed, work, steps=False, modes=("resave", "fresh"), log=print):
         args, must_have = trial_args(mode, None if steps else random.Random(seed + i))
         if "delay" in kill:  # a fraction of the run's loop: drawn from the trial's rng too
             kill["delay"] = round(kill["delay"] * per_pass[mode] * passes_of(args), 3)
-        killed, problems = one_trial(work, "trial-%d" % i, args, must_have, **kill)
+        killed, mid_save, problems = one_trial(work, "trial-%d" % i, args, must_have, **kill)
         counts["trials"] += 1
         counts["killed" if killed else "finished before the kill"] += 1
+        counts["killed inside a save"] += mid_save
         if problems:
             counts["failed"] += 1
             failures.append({"trial": i, "mode": mode, "kill": kill, "problems": problems})
-        log("trial %d %s %s: %s%s" % (i, mode, kill, "killed" if killed else "finished",
+        log("trial %d %s %s: %s%s" % (i, mode, kill, "killed" + (" inside a save" if mid_save else "") if killed else "finished",
                                       " FAILED: " + "; ".join(problems) if problems else ""))
         return killed
 

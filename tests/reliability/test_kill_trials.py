@@ -21,6 +21,7 @@ def test_a_kill_before_every_step_of_re_saving_a_pass_loses_nothing(tmp_path):
     counts, failures = kill_trials.run(0, 1, str(tmp_path), steps=True, modes=("resave",), log=lambda line: None)
     assert failures == []
     assert counts["killed"] >= 2 + 3 and counts["finished before the kill"] == 2, counts
+    assert counts["killed inside a save"] == counts["killed"], counts  # each step is one of saving
     counts, failures = kill_trials.run(1, 4, str(tmp_path), modes=("fresh",), log=lambda line: None)
     assert failures == [] and counts["trials"] == 1, counts
 
