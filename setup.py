@@ -5,7 +5,11 @@ and the engine's .cpp sources (whose PD_HD loop bodies double as kernels) are
 compiled with nvcc; otherwise the engine is CPU-only and GPU entry points raise
 "built without CUDA". Environment knobs:
   WITH_CUDA=0|1      force CUDA off / require it
-  PADDLE_MARCH=...   -march value (default "native"; e.g. x86-64-v3 for portable wheels)
+  PADDLE_MARCH=...   one engine for this -march (e.g. native), instead of the default on x86-64:
+                     a portable engine (x86-64-v2) plus one per PADDLE_CPU_VARIANTS, of which
+                     py_paddle/cpu_dispatch.py loads the best this CPU runs (PADDLE_CPU forces one)
+  PADDLE_CPU_VARIANTS=avx2,avx512  the extra engines (default both; none in CUDA builds, where
+                     each would be a whole nvcc pass more)
   CUBLAS_HOME=DIR    a directory with include/cublas_v2.h and lib/libcublas.so.*
   WITH_MPI=0|1       force MPI off / require it (default: on when mpicxx is found, e.g. from
                      `pip install mpich`; only trainer/Collective.cpp sees mpi.h)
@@ -16,9 +20,11 @@ compiled with nvcc; otherwise the engine is CPU-only and GPU entry points raise
 """
 import glob
 import os
+import platform
 import shutil
 import subprocess
 import sys
+import time
 from concurrent.futures import ThreadPoolExecutor
 
 import nlohmann_json
@@ -104,8 +110,32 @@ def mpi_config():
     return None
 
 
-def compile_flags():
-    march = os.environ.get("PADDLE_MARCH", "native")
+X86 = platform.machine().lower() in ("x86_64", "amd64")
+BASELINE_MARCH = "x86-64-v2"  # SSE4.2 and POPCNT: every x86-64 CPU of the last fifteen years
+CPU_VARIANTS = {"avx2": "x86-64-v3", "avx512": "x86-64-v4"}  # py_paddle/cpu/NAME/, see cpu_dispatch.py
+
+
+def cpu_variants(cuda):
+    """{name: -march} of the extra engines to build beside the portable one."""
+    if "PADDLE_MARCH" in os.environ or SANITIZE or FAKE_GPU or not X86:
+        return {}
+    names = [n for n in os.environ.get("PADDLE_CPU_VARIANTS", "" if cuda else "avx2,avx512").split(",") if n]
+    unknown = sorted(set(names) - set(CPU_VARIANTS))
+    if unknown:
+        sys.exit("PADDLE_CPU_VARIANTS: unknown %s (known: %s)" % (", ".join(unknown), ", ".join(CPU_VARIANTS)))
+    return {n: CPU_VARIANTS[n] for n in names}
+
+
+def remove_stale_variants(package_dir, keep):
+    """An engine of an earlier build that this one did not rebuild would be loaded in place of it."""
+    for path in glob.glob(os.path.join(package_dir, "cpu", "*")):
+        if os.path.relpath(path, package_dir) not in keep:
+            shutil.rmtree(path)
+
+
+def compile_flags(march=None):
+    if march is None:  # the tests' own builds (sanitizer, stand-in GPU) and other CPUs: this machine's
+        march = os.environ.get("PADDLE_MARCH", BASELINE_MARCH if X86 and not (SANITIZE or FAKE_GPU) else "native")
     flags = ["-std=c++17", "-O3", "-fno-math-errno", "-Wall", "-Wno-sign-compare"]
     if march:
         flags.append("-march=" + march)
@@ -149,17 +179,18 @@ class build_ext(_build_ext):
                                     "-Wl,-rpath," + cu_lib, "-Wl,-rpath,$ORIGIN/../nvidia/cu13/lib"]
             ext.library_dirs.append(os.path.join(os.path.dirname(os.path.dirname(nvcc)), "lib64"))
 
-        def compile_one(src):
+        def compile_one(src, march=None, temp=self.build_temp):
             if src in gpu_sources:
-                return self.compile_cuda(nvcc, cu_inc, src, ext, cache)
-            obj = self.compiler.object_filenames([src], output_dir=self.build_temp)[0]
+                return self.compile_cuda(nvcc, cu_inc, src, ext, cache, march, temp)
+            obj = self.compiler.object_filenames([src], output_dir=temp)[0]
             src_macros, includes = macros, ext.include_dirs
             if mpi and src == MPI_SOURCE:
                 src_macros, includes = macros + [("PADDLE_WITH_MPI", "1")], includes + [mpi[0]]
-            signature = self.compiler.compiler_so + [str(m) for m in src_macros] + includes + ext.extra_compile_args
+            flags = compile_flags(march)
+            signature = self.compiler.compiler_so + [str(m) for m in src_macros] + includes + flags
             if cache.stale(obj, signature):
-                self.compiler.compile([src], output_dir=self.build_temp, macros=src_macros, include_dirs=includes,
-                                      extra_postargs=ext.extra_compile_args + ["-MMD", "-MF", cache.depfile(obj)])
+                self.compiler.compile([src], output_dir=temp, macros=src_macros, include_dirs=includes,
+                                      extra_postargs=flags + ["-MMD", "-MF", cache.depfile(obj)])
                 cache.record(obj, signature)
             return obj
 
@@ -173,6 +204,18 @@ class build_ext(_build_ext):
         engine_objects = [o for o in objects if o not in wrapper]
         out_dir = os.path.dirname(self.get_ext_fullpath(ext.name))
         self.link_engine(engine_objects, out_dir, ext, cache)
+        # The same engine for newer instruction sets, in cpu/NAME/ (same soname: py_paddle/cpu_dispatch.py
+        # loads the one this CPU runs before the module, which then links against it).
+        engine_sources = [s for s in sources + gpu_sources if not s.endswith("_wrap.cpp")]
+        self.variant_dirs = [os.path.join("cpu", name) for name in cpu_variants(cuda)]
+        remove_stale_variants(out_dir, self.variant_dirs)
+        for name, march in cpu_variants(cuda).items():
+            started = time.time()
+            temp = os.path.join(self.build_temp, "cpu-" + name)
+            with ThreadPoolExecutor(max_workers=jobs) as pool:
+                variant = list(pool.map(lambda src: compile_one(src, march, temp), engine_sources))
+            self.link_engine(variant, os.path.join(out_dir, "cpu", name), ext, cache, depth=2)
+            print("paddle build: the %s engine (-march=%s) in %.0f s" % (name, march, time.time() - started))
         # distutils only links, and only when an object is newer than the module.
         ext.extra_objects += wrapper
         ext.depends = objects
@@ -196,14 +239,20 @@ class build_ext(_build_ext):
         for ext in self.extensions:
             package = os.path.join(*ext.name.split(".")[:-1])
             name = "lib%s.so" % ENGINE_LIB
-            self.copy_file(os.path.join(self.build_lib, package, name), os.path.join(package, name), level=self.verbose)
+            remove_stale_variants(package, self.variant_dirs)
+            for sub in [""] + self.variant_dirs:
+                os.makedirs(os.path.join(package, sub), exist_ok=True)
+                self.copy_file(os.path.join(self.build_lib, package, sub, name), os.path.join(package, sub, name),
+                               level=self.verbose)
 
-    def link_engine(self, objects, out_dir, ext, cache):
-        """lib<ENGINE_LIB>.so from the engine's objects, when one is newer or the command changed."""
+    def link_engine(self, objects, out_dir, ext, cache, depth=0):
+        """lib<ENGINE_LIB>.so from the engine's objects, when one is newer or the command changed;
+        `depth` directories below the module (its $ORIGIN-relative run paths follow)."""
         target = os.path.join(out_dir, "lib%s.so" % ENGINE_LIB)
         args = (["-L" + d for d in ext.library_dirs] + ["-l" + lib for lib in ext.libraries]
                 + ["-Wl,-rpath," + d for d in ext.runtime_library_dirs] + ext.extra_link_args
                 + ["-Wl,-soname,lib%s.so" % ENGINE_LIB])
+        args = [a.replace("$ORIGIN", "$ORIGIN" + "/.." * depth) for a in args]
         signature = self.compiler.linker_so + args
         newest = max(os.path.getmtime(o) for o in objects)
         if cache.stale(target, signature) or os.path.getmtime(target) < newest:
@@ -228,19 +277,20 @@ class build_ext(_build_ext):
         return os.path.exists(os.path.join(lib, "libcudart_static.a")) or os.path.exists(
             "/usr/local/cuda/lib64/libcudart_static.a")
 
-    def compile_cuda(self, nvcc, cublas_inc, src, ext, cache):
+    def compile_cuda(self, nvcc, cublas_inc, src, ext, cache, march=None, temp=None):
         """One source through nvcc (a .cpp as CUDA C++), when out of date."""
-        obj = os.path.join(self.build_temp, src.replace("/", "_") + ".o")
+        temp = temp or self.build_temp
+        obj = os.path.join(temp, src.replace("/", "_") + ".o")
         gencode = []
         for arch in CUDA_ARCHS:
             gencode += ["-gencode", "arch=compute_%s,code=sm_%s" % (arch, arch)]
         gencode += ["-gencode", "arch=compute_%s,code=compute_%s" % (CUDA_ARCHS[-1], CUDA_ARCHS[-1])]
-        host = ",".join(f for f in compile_flags() if f.startswith(("-O", "-march", "-fno-math")))
+        host = ",".join(f for f in compile_flags(march) if f.startswith(("-O", "-march", "-fno-math")))
         cmd = ([nvcc] + NVCC_FLAGS + ["-Xcompiler", "-fPIC," + host, "-isystem", cublas_inc]
                + ["-I" + d for d in ext.include_dirs] + ["-D%s=%s" % m for m in ext.define_macros if len(m) == 2]
                + (["-x", "cu"] if src.endswith(".cpp") else []) + ["-c", src, "-o", obj] + gencode)
         if cache.stale(obj, cmd):
-            os.makedirs(self.build_temp, exist_ok=True)
+            os.makedirs(temp, exist_ok=True)
             print(" ".join(cmd))
             subprocess.check_call(cmd + ["-MD", "-MF", cache.depfile(obj)])
             cache.record(obj, cmd)
@@ -331,7 +381,7 @@ engine = Extension(
     libraries=[openblas.get_library()],
     runtime_library_dirs=["$ORIGIN/../scipy_openblas32/lib"],
     define_macros=[("PADDLE_VERSION", '"%s"' % VERSION)],
-    extra_compile_args=compile_flags(),
+    extra_compile_args=compile_flags(),  # the module's; build_ext picks each engine object's
     extra_link_args=SANITIZE_FLAGS if SANITIZE else [],
     # Headers, for source distributions; rebuilds follow the compiler's own dependency lists.
     depends=glob.glob("layers/**/*.h", recursive=True) + glob.glob("trainer/*.h")

@@ -16,6 +16,9 @@ import scipy_openblas32  # noqa: F401  loads libscipy_openblas.so for in-place b
 if not glob.glob(os.path.join(os.path.dirname(os.path.abspath(__file__)), "_swig_paddle*")):
     __path__ = pkgutil.extend_path(__path__, __name__)
 
+from py_paddle import cpu_dispatch  # noqa: E402
+
+cpu_dispatch.load()  # the engine built for this CPU, before the module binds to one
 from py_paddle import swig_paddle  # noqa: E402
 from py_paddle.util import DataProviderConverter, monkeypatches  # noqa: E402
 

@@ -492,6 +492,10 @@ class Trainer {
   // anyRankHasData (a collective) tells whether some rank still has a batch this step.
   void setShardedData(bool on);
   bool anyRankHasData(bool mine);
+  // Up to `limit` batches with a non-finite cost are skipped (no update) instead of stopping.
+  void setSkipNonFiniteBatches(long long limit);
+  // Why the last trainOneDataBatch skipped its batch; "" when it trained on it.
+  std::string lastSkippedBatch() const;
 
  private:
   Trainer();

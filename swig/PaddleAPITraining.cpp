@@ -526,6 +526,11 @@ std::vector<double> Trainer::takeCollectiveTraffic() {
 }
 
 void Trainer::setShardedData(bool on) { t_->setShardedData(on); }
+void Trainer::setSkipNonFiniteBatches(long long limit) {
+  PADDLE_ENFORCE(limit >= 0, paddle::ConfigError, "--skip_nonfinite_batches must be >= 0, got ", limit);
+  t_->setSkipNonFiniteBatches(limit);
+}
+std::string Trainer::lastSkippedBatch() const { return t_->lastSkippedBatch(); }
 
 bool Trainer::anyRankHasData(bool mine) {
   paddle::Collective* c = t_->collective();

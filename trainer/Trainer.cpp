@@ -191,7 +191,7 @@ void Trainer::loadOptimizerState(const std::string& dir) {
 
 void Trainer::startPass(int pass) {
   passId_ = pass;
-  batchesInPass_ = 0;
+  batchesInPass_ = skippedInPass_ = 0;
   updater_.startPass(pass);
   // Dropout and sampling draw from a stream fixed by (seed, pass, replica), so
   // a run resumed at pass k repeats what an uninterrupted run does there; replicas are
@@ -345,17 +345,41 @@ std::vector<double*> Trainer::evaluatorSums() {
 void Trainer::trainOneBatch(const std::vector<Argument>& inArgs, int64_t numSamples) {
   flushDenormals();  // this thread runs the updates
   updater_.restore();  // in case a test period was left open
+  lastSkip_.clear();
+  // A batch that may be skipped must leave the parameters as they were, and a forward in
+  // training writes static ones (batch_norm's moving averages): keep their values.
+  std::vector<std::vector<float>> statics;
+  if (skipLimit_ > 0) {
+    for (auto& p : machines_[0]->parameters()) {
+      if (!p->isStatic()) continue;
+      statics.emplace_back(p->value().size());
+      p->value().copyToHost(statics.back().data());
+    }
+  }
   const bool split = collective_ && !options_.shardedData;
   runReplicas(split ? rankShare(inArgs) : inArgs, PASS_TRAIN);
-  // Every rank checks the same global cost, so all stop together or none does.
+  // Every rank checks the same global cost, so all stop (or skip) together or none does.
   double global[2] = {batchCost(), static_cast<double>(numSamples)};
   if (collective_) collective_->sum(global, options_.shardedData ? 2 : 1);
   const double cost = global[0];
   numSamples = static_cast<int64_t>(global[1]);
   // Checked before any update, so the parameters (and what is saved) stay as they were.
-  PADDLE_ENFORCE(std::isfinite(cost), DataError, "pass ", passId_, ", batch ", batchesInPass_ + 1, ": the cost is ",
-                 nonFiniteText(cost), "; first non-finite output: ", firstNonFiniteOutput(),
-                 " (lower the learning rate, clip gradients, or check the data)");
+  if (!std::isfinite(cost)) {
+    const std::string what = str("pass ", passId_, ", batch ", batchesInPass_ + skippedInPass_ + 1, ": the cost is ",
+                                 nonFiniteText(cost), "; first non-finite output: ", firstNonFiniteOutput());
+    PADDLE_ENFORCE(skipped_ < skipLimit_, DataError, what,
+                   skipLimit_ > 0 ? str(" (", skipped_, " batches skipped already, --skip_nonfinite_batches=",
+                                        skipLimit_, ")") : std::string(),
+                   " (lower the learning rate, clip gradients, or check the data)");
+    size_t i = 0;
+    for (auto& p : machines_[0]->parameters()) {
+      if (p->isStatic()) p->value().copyFromHost(statics[i++].data(), p->value().height(), p->value().width());
+    }
+    ++skipped_;
+    ++skippedInPass_;
+    lastSkip_ = what;
+    return;
+  }
   ++batchesInPass_;
   if (collective_) collective_->sumGradients(machines_[0]->parameters());
   {

@@ -78,6 +78,11 @@ class Trainer {
   // The MPI exchange of a distributed trainer (null otherwise).
   Collective* collective() { return collective_.get(); }
   void setShardedData(bool on) { options_.shardedData = on; }
+  // --skip_nonfinite_batches=N: a batch whose cost is not finite is dropped (no update, the
+  // parameters as they were before it) instead of stopping, N times in the run at most.
+  void setSkipNonFiniteBatches(int64_t limit) { skipLimit_ = limit; }
+  // Why the last trained batch was skipped ("" when it was not).
+  const std::string& lastSkippedBatch() const { return lastSkip_; }
 
  private:
   // Runs forward (and backward) on every replica over its share of the batch.
@@ -105,7 +110,9 @@ class Trainer {
   std::unique_ptr<Collective> collective_;
   EvalStats pass_, period_, test_;
   int passId_ = 0;
-  int64_t batchesInPass_ = 0;
+  int64_t batchesInPass_ = 0;  // trained (updated) ones
+  int64_t skippedInPass_ = 0, skipped_ = 0, skipLimit_ = 0;
+  std::string lastSkip_;
 };
 
 // Rows [begin, end) of sequences (or samples) of an argument, as views.

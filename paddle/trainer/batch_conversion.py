@@ -97,11 +97,13 @@ class Batch(object):
     order), ``num_samples`` (samples in the batch), ``size`` (the batch size
     as counted by ``calc_batch_size``; equals num_samples without it) and
     ``names`` (the data layer names).  ``batch[i]`` / ``batch['name']``
-    index the slots."""
-    __slots__ = ('slots', 'num_samples', 'size', 'names')
+    index the slots.  ``origins``: each sample's (file list index, sample
+    index in that entry), when a provider made the batch."""
+    __slots__ = ('slots', 'num_samples', 'size', 'names', 'origins')
 
-    def __init__(self, slots, num_samples, size=None, names=None):
+    def __init__(self, slots, num_samples, size=None, names=None, origins=None):
         self.slots = slots
+        self.origins = origins
         self.num_samples = num_samples
         self.size = num_samples if size is None else size
         self.names = list(names) if names is not None else [

@@ -1,6 +1,12 @@
 """The saved passes of `paddle train`: writing `save_dir/pass-%05d/` atomically, loading
 parameters, and which passes to keep (--keep_last, --save_only_one, --keep_best) and when
-to stop (--early_stop_patience)."""
+to stop (--early_stop_patience).
+
+A kill at any instant leaves every complete pass in place: a pass is written under a
+temporary name, synced, and renamed in (or, when it exists already, swapped in with one
+atomic exchange); `tidy()` at the next start removes what dead runs left behind."""
+import ctypes
+import errno
 import json
 import logging
 import os
@@ -12,6 +18,8 @@ OPTIMIZER_DIR = "optimizer"  # inside pass-%05d: optimizer state for exact --sta
 BEST_LINK = "best"           # save_dir/best -> pass-%05d, the best pass so far (--keep_best)
 METRICS_FILE = "metrics.json"  # inside pass-%05d: the pass's training and test results
 _PASS_NAME = re.compile(r"^pass-(\d{5,})$")
+# What an interrupted save, removal or --keep_best link leaves: NAME.tmp-PID, .old-PID, .removing-PID
+_LEFTOVER = re.compile(r"^(pass-\d{5,}|%s)\.(tmp|old|removing)-(\d+)$" % BEST_LINK)
 
 # Evaluator types whose value grows as the model gets better; other evaluators (errors,
 # edit distances, sums) and costs get better as they fall.
@@ -28,16 +36,137 @@ def pass_dir(save_dir, pass_id):
 
 
 def saved_passes(save_dir):
-    """Pass numbers of the complete pass directories (with their `done` file), ascending."""
+    """Pass numbers of the complete passes (with their `done` file), ascending."""
+    return sorted(_complete_passes(save_dir))
+
+
+def saved_pass_path(save_dir, pass_id):
+    """The directory holding complete pass `pass_id`, or None."""
+    return _complete_passes(save_dir).get(pass_id)
+
+
+def _complete_passes(save_dir):
+    """{pass number: directory}: pass-%05d with its `done` file, or where a run died between
+    the two renames of re-saving it (file systems that cannot swap atomically) the complete
+    copy it left, the newer (.tmp-PID) first, until tidy() renames it back."""
     if not os.path.isdir(save_dir):
-        return []
-    found = []
+        return {}
+    found = {}
     for name in os.listdir(save_dir):
-        m = _PASS_NAME.match(name)
         path = os.path.join(save_dir, name)
-        if m and not os.path.islink(path) and os.path.exists(os.path.join(path, "done")):
-            found.append(int(m.group(1)))
-    return sorted(found)
+        if os.path.islink(path) or not os.path.exists(os.path.join(path, "done")):
+            continue
+        m, left = _PASS_NAME.match(name), _dead_leftover(name)
+        if m:
+            rank, number = 0, int(m.group(1))
+        elif left and left.group(2) in ("tmp", "old") and left.group(1) != BEST_LINK:
+            rank, number = (1 if left.group(2) == "tmp" else 2), int(left.group(1)[5:])
+        else:
+            continue
+        if number not in found or rank < found[number][0]:
+            found[number] = (rank, path)
+    return {number: path for number, (_, path) in found.items()}
+
+
+def _dead_leftover(name):
+    """The match of a leftover name (NAME.KIND-PID) whose process no longer runs, else None.
+    Our own pid counts as dead: readers and tidy() run before this process saves (and in a
+    container every run may be pid 1)."""
+    m = _LEFTOVER.match(name)
+    if m and (int(m.group(3)) == os.getpid() or not _process_alive(int(m.group(3)))):
+        return m
+    return None
+
+
+def _process_alive(pid):
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:  # someone else's process
+        return True
+    return True
+
+
+def tidy(save_dir):
+    """Cleans up after runs that died while saving: a pass that an interrupted two-step
+    swap left only as a complete leftover is renamed back into place, then the leftovers of
+    processes that no longer run are removed (those of live ones, e.g. another run saving
+    into the same directory, are left alone)."""
+    if not os.path.isdir(save_dir):
+        return
+    dead = []
+    for name in sorted(os.listdir(save_dir)):
+        m = _dead_leftover(name)
+        if m:
+            dead.append((m.group(1), m.group(2), os.path.join(save_dir, name)))
+    # The newer copy (tmp) first: it is complete when it has its `done` file.
+    for final, kind, path in sorted(dead, key=lambda d: d[1] != "tmp"):
+        target = os.path.join(save_dir, final)
+        if kind != "removing" and final != BEST_LINK and not os.path.lexists(target) \
+                and os.path.exists(os.path.join(path, "done")):
+            os.rename(path, target)
+            LOG.warning("Restored %s from %s, left by a run that died while saving it", target, path)
+    for final, kind, path in dead:
+        if os.path.lexists(path):
+            if os.path.isdir(path) and not os.path.islink(path):
+                shutil.rmtree(path)
+            else:
+                os.remove(path)
+            LOG.info("Removed %s, left by a run that died while saving", path)
+    if dead:
+        _sync_dir(save_dir)
+
+
+def _sync_dir(path):
+    """Makes renames and removals inside `path` durable."""
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+def _sync_tree(path):
+    """Flushes every file under `path` (parameters written by the engine included) to disk, so
+    a renamed-in pass survives a power loss too: one syncfs (Linux) for the whole file system,
+    which costs one journal commit where an fsync per file costs one each."""
+    if _LIBC is not None and hasattr(_LIBC, "syncfs"):
+        fd = os.open(path, os.O_RDONLY)
+        try:
+            if _LIBC.syncfs(fd) == 0:
+                return
+        finally:
+            os.close(fd)
+    for base, _, names in os.walk(path):
+        for name in names:
+            fd = os.open(os.path.join(base, name), os.O_RDONLY)
+            try:
+                os.fsync(fd)
+            finally:
+                os.close(fd)
+        _sync_dir(base)
+
+
+try:
+    _LIBC = ctypes.CDLL(None, use_errno=True)
+except OSError:
+    _LIBC = None
+_AT_FDCWD, _RENAME_EXCHANGE = -100, 2
+_renameat2 = getattr(_LIBC, "renameat2", None)  # glibc >= 2.28
+
+
+def _exchange(a, b):
+    """Atomically swaps the directories `a` and `b` (Linux renameat2 RENAME_EXCHANGE);
+    False where the C library or the file system cannot."""
+    if _renameat2 is None:
+        return False
+    if _renameat2(_AT_FDCWD, os.fsencode(a), _AT_FDCWD, os.fsencode(b), _RENAME_EXCHANGE) == 0:
+        return True
+    err = ctypes.get_errno()
+    if err in (errno.EINVAL, errno.ENOSYS, errno.EOPNOTSUPP):
+        return False
+    raise OSError(err, os.strerror(err), a)
 
 
 def _remove(path):
@@ -135,9 +264,10 @@ class Checkpoints(object):
         if init_model_path:
             self.load(init_model_path)
         elif start_pass > 0:
-            path = pass_dir(self.save_dir, start_pass - 1)
-            if not os.path.exists(os.path.join(path, "done")):
-                raise UsageError("--start_pass=%d needs a complete %s (with its 'done' file)" % (start_pass, path))
+            path = saved_pass_path(self.save_dir, start_pass - 1)
+            if path is None:
+                raise UsageError("--start_pass=%d needs a complete %s (with its 'done' file)"
+                                 % (start_pass, pass_dir(self.save_dir, start_pass - 1)))
             self.load(path)
             state = os.path.join(path, OPTIMIZER_DIR)
             if os.path.isdir(state):
@@ -164,13 +294,17 @@ class Checkpoints(object):
             json.dump(results, f, indent=1, sort_keys=True)
         with open(os.path.join(tmp, "done"), "w") as f:
             f.write(self.version_text)
-        if os.path.exists(final):
+        _sync_tree(tmp)
+        if not os.path.exists(final):
+            os.rename(tmp, final)
+        elif _exchange(tmp, final):  # pass-N is the old one, then the new one: never missing
+            shutil.rmtree(tmp)
+        else:  # two renames: a kill between them leaves the old pass as .old-PID, for tidy()
             old = final + ".old-%d" % os.getpid()
             os.rename(final, old)
             os.rename(tmp, final)
             shutil.rmtree(old)
-        else:
-            os.rename(tmp, final)
+        _sync_dir(self.save_dir)
         LOG.info("Saving parameters to %s", final)
 
     def link_best(self, pass_id):
@@ -192,7 +326,7 @@ class Checkpoints(object):
             keep.add(self.best.best_pass)
         for p in passes:
             if p not in keep:
-                _remove(pass_dir(self.save_dir, p))
+                _remove(saved_pass_path(self.save_dir, p))
 
     def end_of_pass(self, pass_id, train, test, due, last):
         """After a pass (`train`/`test`: its monitor records; test None without test data):

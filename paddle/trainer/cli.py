@@ -20,7 +20,7 @@ import traceback
 import time
 
 from paddle.trainer.arguments import ArgumentParser
-from paddle.trainer.checkpoints import UsageError, BestPass, Checkpoints, pass_dir
+from paddle.trainer.checkpoints import UsageError, BestPass, Checkpoints, pass_dir, saved_pass_path, tidy
 from paddle.trainer.monitor import PROGRESS_MODES, Monitor, summary_lines
 
 LOG = logging.getLogger("paddle")
@@ -144,6 +144,8 @@ def _train_parser():
     flag("--dot_period", type=int, default=1, help="print . every N batches between log lines (0: never)")
     flag("--test_period", type=int, default=0, help="0: test at the end of each pass; N: also every N batches")
     flag("--saving_period", type=int, default=1, help="save every N passes (and always the last)")
+    flag("--skip_nonfinite_batches", type=int, default=0,
+         help="skip (no update) a batch whose cost is NaN or infinite instead of stopping, N times at most")
     flag("--save_only_one", type=_bool, nargs="?", const=True, default=False, metavar="0|1",
          help="keep only the newest pass (--keep_last=1)")
     flag("--keep_last", type=int, default=0, help="keep the last K saved passes (and the best); 0: all")
@@ -254,6 +256,7 @@ class TrainingJob(object):
                                           args.seed if args.seed else int(time.time()),
                                           self.cluster is not None)
         self.batch_size = tc.opt_config.batch_size
+        self.trainer.setSkipNonFiniteBatches(args.skip_nonfinite_batches)
         for name, value in (("--keep_last", args.keep_last), ("--early_stop_patience", args.early_stop_patience)):
             if value < 0:
                 raise UsageError("%s must be >= 0, got %d" % (name, value))
@@ -295,6 +298,19 @@ class TrainingJob(object):
         from py_paddle.util import slots_to_arguments
         return slots_to_arguments(batch.slots, args)
 
+    @staticmethod
+    def _run_batch(step, provider, batch, args):
+        """step(batch.size, args); the engine names an empty sequence by its place in the
+        batch, so its error is replaced by one naming the provider, file and sample."""
+        try:
+            step(batch.size, args)
+        except ValueError as e:
+            locate = getattr(provider, "empty_sequence_error", None)
+            located = locate(batch, str(e)) if locate and "is empty" in str(e) else None
+            if located is None:
+                raise
+            raise located from None
+
     # ---------------------------------------------------------------- loops
     def test(self, provider, predictions=None):
         """One pass over `provider`; with `predictions` (an open file), each sample's output
@@ -305,7 +321,7 @@ class TrainingJob(object):
             args = None
             for batch in provider.batches():
                 args = self._arguments(batch, args)
-                t.testOneDataBatch(batch.size, args)
+                self._run_batch(t.testOneDataBatch, provider, batch, args)
                 if predictions is not None:
                     self._write_predictions(predictions)
         finally:
@@ -328,6 +344,8 @@ class TrainingJob(object):
         try:
             for line in summary_lines(self.config, train_data, test_data):
                 LOG.info("%s", line)
+            if self.saves:
+                tidy(self.save_dir)  # what runs killed while saving left behind
             self.checkpoints.load_initial(a.init_model_path, a.start_pass)
             monitor = self._monitor()
             with monitor.logging_around_bar():
@@ -355,8 +373,11 @@ class TrainingJob(object):
             args = self._arguments(batch, args)
             show_stats = stats_period > 0 and (batch_id + 1) % stats_period == 0
             t.setRecordParameterStats(show_stats)
-            t.trainOneDataBatch(batch.size, args)
+            self._run_batch(t.trainOneDataBatch, train_data, batch, args)
             batch_id += 1
+            skipped = t.lastSkippedBatch()
+            if skipped:
+                LOG.warning("Skipped %s (--skip_nonfinite_batches=%d)", skipped, a.skip_nonfinite_batches)
             if show_stats:
                 for line in t.getParameterStats():
                     LOG.info(" %s", line)
@@ -409,8 +430,10 @@ class TrainingJob(object):
                 models = [(None, a.init_model_path)]
             else:
                 first = a.test_pass if a.test_pass >= 0 else a.start_pass
+                # a directory as it is (v1's have no `done`), else a complete copy a killed save left
                 models = [(p, pass_dir(self.save_dir, p)) for p in range(first, a.num_passes)]
-                models = [(p, d) for p, d in models if os.path.isdir(d)]
+                models = [(p, d if os.path.isdir(d) else saved_pass_path(self.save_dir, p)) for p, d in models]
+                models = [(p, d) for p, d in models if d is not None]
                 if not models:
                     raise UsageError("no saved passes found in %s (use --init_model_path)" % self.save_dir)
             monitor = self._monitor()
@@ -586,14 +609,22 @@ def cmd_plot(argv):
     return 0
 
 
+def _engine_text():
+    from py_paddle import cpu_dispatch
+    built = ["baseline"] + cpu_dispatch.built_variants(cpu_dispatch.engine_dir())
+    return "%s of %s" % (cpu_dispatch.chosen, ", ".join(built))
+
+
 def cmd_version(argv):
     from py_paddle import swig_paddle as api
     built, cpu = cpu_features()
     text = ("PaddlePaddle %s, compiled with\n    with_avx: %s\n    with_gpu: %s\n"
             "    with_double: OFF\n    with_python: ON\n    with_rdma: OFF\n"
             "    with_timer: OFF\n    with_mpi: %s\n    visible GPUs: %d\n    build SIMD: %s\n    CPU SIMD: %s\n"
+            "    engine: %s (PADDLE_CPU=baseline|avx2|avx512 forces one)\n"
             % (api.getVersion(), "ON" if "avx" in built else "OFF", "ON" if api.isGpuVersion() else "OFF",
-               "ON" if api.isMpiVersion() else "OFF", api.getGpuCount(), " ".join(built) or "none", "unknown" if cpu is None else " ".join(cpu) or "none"))
+               "ON" if api.isMpiVersion() else "OFF", api.getGpuCount(), " ".join(built) or "none",
+               "unknown" if cpu is None else " ".join(cpu) or "none", _engine_text()))
     missing = [f for f in built if cpu is not None and f not in cpu]
     if missing:
         text += ("    warning: this CPU lacks %s that the build uses; rebuild with PADDLE_MARCH=native\n"

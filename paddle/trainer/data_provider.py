@@ -664,4 +664,17 @@ class DataProvider(object):
         except _SlotError as err:
             entry = entries[err.pos]
             raise self._data_error(err.detail, entry[1], entry[2], err.slot)
-        return Batch(slots, len(entries), total, self.input_layer_names)
+        return Batch(slots, len(entries), total, self.input_layer_names, [(e[1], e[2]) for e in entries])
+
+    def empty_sequence_error(self, batch, detail):
+        """The engine refused a batch (`detail`, which names a sequence by its position in the
+        batch): a DataError naming the provider, file and sample of the first empty sequence in
+        it, or None when it holds none."""
+        for slot_index, slot in enumerate(batch.slots):
+            if slot.seq_starts is None or batch.origins is None:
+                continue
+            empty = np.flatnonzero(np.diff(slot.seq_starts) == 0)
+            if len(empty):
+                file_index, sample_index = batch.origins[empty[0]]
+                return self._data_error("an empty sequence (%s)" % detail, file_index, sample_index, slot_index)
+        return None
