@@ -30,7 +30,8 @@ struct Tanh {
 };
 struct Relu {
   static constexpr bool kNeedsInput = false;
-  PD_HD float fwd(float x) const { return x > 0.0f ? x : 0.0f; }
+  // x < 0 (not x > 0) so a NaN passes through: the non-finite guard must see it
+  PD_HD float fwd(float x) const { return x < 0.0f ? 0.0f : x; }
   PD_HD float bwd(float y, float) const { return y > 0.0f ? 1.0f : 0.0f; }
 };
 struct BRelu {  // bounded relu: clip to [0, 24]

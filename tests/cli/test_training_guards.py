@@ -45,6 +45,16 @@ def test_a_non_finite_cost_stops_training_naming_the_batch_and_layer(tmp_path):
     assert not os.path.exists(tmp_path / "out" / "pass-00000")  # nothing half-trained was saved
 
 
+def test_relu_does_not_hide_a_nan(tmp_path):
+    """max(x, 0) written as `x > 0 ? x : 0` turns NaN into 0 and the guard would never fire."""
+    write_job(tmp_path, "nan")
+    conf = (tmp_path / "conf.py").read_text().replace("act=TanhActivation()", "act=ReluActivation()")
+    (tmp_path / "conf.py").write_text(conf)
+    code, _, err = paddle(["train", "--config=conf.py", "--save_dir=out", "--num_passes=1", "--dot_period=0"],
+                          str(tmp_path))
+    assert code == 1 and "pass 0, batch 2: the cost is nan" in err, err
+
+
 def test_an_overflowing_layer_is_named(tmp_path):
     write_job(tmp_path, "1e38")  # finite input; the fc output overflows to inf
     conf = (tmp_path / "conf.py").read_text().replace(
