@@ -2,7 +2,7 @@
 out as v1 did and preprocess.py writes the pasted splits, file lists and <s>/<e>/<unk>
 dictionaries; v1's translation/train.conf and gen.conf train and beam-search on them; on the
 offline toy corpus the README's commands give a BLEU (translation/eval_bleu.py) far above
-what a model that learned nothing gets."""
+what a model that learned nothing gets, and translation/translate.py translates a new sentence."""
 import collections
 import gzip
 import io
@@ -153,3 +153,12 @@ def test_toy_corpus_translation_trains_and_beam_search_beats_chance_bleu(work):
     bleu = float(re.search(r"BLEU = (\S+) \(200 sentences\)", out).group(1))
     # the English sentences of the gen split in a random order of lines score about 3
     assert bleu > 50, out
+
+    out = run(["translation/translate.py", "--model", "model/pass-00000", "le chat noir mange la souris ."], work,
+              blas_threads=1).splitlines()
+    at = out.index("le chat noir mange la souris .")
+    results = [line.split("\t") for line in out[at + 1:at + 4]]
+    assert [int(r[0]) for r in results] == [0, 1, 2], out
+    scores = [float(r[1]) for r in results]
+    assert scores == sorted(scores, reverse=True) and scores[0] <= 0, out
+    assert results[0][2] == "the black cat eats the mouse .", out
