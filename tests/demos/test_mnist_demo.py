@@ -80,7 +80,12 @@ def test_vgg_16_mnist_builds_small_vgg_and_predict_runs_it(work):
                "gm.randParameters()\n"
                "os.makedirs('output/pass-00000')\n"
                "gm.saveParameters('output/pass-00000')"], work, blas_threads=1)
+    from PIL import Image, ImageDraw
+    for name, box in (("digit_a.png", (10, 4, 18, 24)), ("digit_b.png", (6, 8, 22, 20))):
+        img = Image.new("L", (28, 28))
+        ImageDraw.Draw(img).ellipse(box, outline=255, width=2)
+        img.save(os.path.join(work, name))
     rows = predictions(run(["predict.py", "--config", "vgg_16_mnist.py", "--model", "output/pass-00000",
-                            "--test", "0", "1"], work, blas_threads=1))
-    assert [r[0] for r in rows] == ["test:0", "test:1"], rows
+                            "digit_a.png", "digit_b.png"], work, blas_threads=1))
+    assert [r[0] for r in rows] == ["digit_a.png", "digit_b.png"], rows
     assert all(0 <= r[1] <= 9 and 0.1 <= r[2] <= 1.0 for r in rows), rows
