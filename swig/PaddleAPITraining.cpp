@@ -323,7 +323,12 @@ void ParameterOptimizer::update(const std::vector<Vector*>& vecs, const Paramete
     PADDLE_ENFORCE(sparseId < p->rows(), std::out_of_range, "row ", sparseId, " outside parameter '", name,
                    "' of ", p->rows(), " rows");
     int row = static_cast<int>(sparseId);
-    p->gradRows(&row, 1);
+    float* dense = p->buffer(paddle::PARAMETER_GRADIENT).row(row);  // the caller's gradient
+    float* compact = p->gradRows(&row, 1).row(row);
+    if (compact != dense) {  // a sparse_update parameter updates from its compact rows
+      std::copy(dense, dense + p->cols(), compact);
+      std::fill(dense, dense + p->cols(), 0.0f);  // cleared like the rows the update clears
+    }
   }
   u_->update(*p);
 }

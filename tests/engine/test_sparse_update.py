@@ -11,7 +11,7 @@ from py_paddle import swig_paddle as api
 VOCAB, DIM, BATCH = 50, 3, 6
 
 
-def embedding_trainer(method, sparse, decay=0.0, l1=0.0, lr=0.1):
+def embedding_trainer(method, sparse, decay=0.0, l1=0.0, lr=0.1, threads=1):
     net = Net()
     ids = net.data("ids", VOCAB)
     y = net.data("y", 2)
@@ -22,7 +22,7 @@ def embedding_trainer(method, sparse, decay=0.0, l1=0.0, lr=0.1):
     out = net.fc("out", [("emb", DIM)], 2, act="", std=0.5)
     net.output(net.layer("cost", "square_error", 1, [out, y], coeff=1.0))
     opt = {"batch_size": BATCH, "learning_method": method, "learning_rate": lr}
-    return api.Trainer.create(json.dumps({"model_config": net.config(), "opt_config": opt}), False, 1, 1)
+    return api.Trainer.create(json.dumps({"model_config": net.config(), "opt_config": opt}), False, threads, 1)
 
 
 def table(trainer):
@@ -104,6 +104,69 @@ def test_large_table_updates_only_touched_rows():
     changed = np.flatnonzero(np.any(after != before, axis=1))
     assert set(changed) == set(touched)
     assert not p.getBuf(api.PARAMETER_GRADIENT).toNumpyArrayInplace().any()
+
+
+def train(trainer, data):
+    trainer.startTrainPass(0)
+    for b in data:
+        trainer.trainOneDataBatch(BATCH, make_args(b))
+    trainer.startTestPeriod()  # catches every row up
+    trainer.finishTestPeriod()
+    return table(trainer)
+
+
+@pytest.mark.parametrize("method,l2,l1", [("momentum", 0.3, 0.0), ("momentum", 0.2, 0.02), ("adagrad", 0.3, 0.01),
+                                          ("rmsprop", 0.2, 0.0)])
+def test_two_threads_match_one_with_lazy_decay(method, l2, l1):
+    """Rows that only the second thread's replica reads catch up on their decay first,
+    exactly as when one thread reads them."""
+    data = batches(10, seed=7, high=25)
+    one = train(embedding_trainer(method, True, decay=l2, l1=l1, lr=0.05), data)
+    two = train(embedding_trainer(method, True, decay=l2, l1=l1, lr=0.05, threads=2), data)
+    assert not np.array_equal(one, train(embedding_trainer(method, True, lr=0.05), data))  # the decay matters
+    np.testing.assert_allclose(two, one, rtol=1e-5, atol=1e-6)
+    again = train(embedding_trainer(method, True, decay=l2, l1=l1, lr=0.05, threads=2), data)
+    np.testing.assert_array_equal(again, two)  # bit for bit run to run
+
+
+def test_sparse_adagrad_keeps_one_accumulator(tmp_path):
+    """A sparse_update table keeps only its AdaGrad sum (no sum1, no rate buffer)."""
+    t = embedding_trainer("adagrad", True, decay=0.1)
+    t.startTrainPass(0)
+    t.trainOneDataBatch(BATCH, make_args(batches(1)[0]))
+    t.saveOptimizerState(str(tmp_path))
+    saved = {f.name for f in tmp_path.iterdir() if f.name.startswith("_emb.w0.")}
+    assert saved == {"_emb.w0.gradient_squaresum"}
+    dense = {f.name for f in tmp_path.iterdir() if f.name.startswith("_out.w0.")}
+    assert "_out.w0.gradient_squaresum1" in dense and "_out.w0.learning_rate" in dense
+
+
+@pytest.mark.parametrize("method", ["adagrad", "rmsprop"])
+def test_resume_state_file_is_byte_identical(tmp_path, method):
+    for d in ("full", "half", "resumed"):
+        (tmp_path / d).mkdir()
+    data = batches(8, seed=9, high=30)
+    full = embedding_trainer(method, True, decay=0.1, lr=0.05)
+    full.startTrainPass(0)
+    for b in data:
+        full.trainOneDataBatch(BATCH, make_args(b))
+    full.saveOptimizerState(str(tmp_path / "full"))
+    first = embedding_trainer(method, True, decay=0.1, lr=0.05)
+    first.startTrainPass(0)
+    for b in data[:4]:
+        first.trainOneDataBatch(BATCH, make_args(b))
+    first.saveParameters(str(tmp_path / "half"))
+    first.saveOptimizerState(str(tmp_path / "half"))
+    resumed = embedding_trainer(method, True, decay=0.1, lr=0.05)
+    resumed.loadParameters(str(tmp_path / "half"))
+    resumed.loadOptimizerState(str(tmp_path / "half"))
+    resumed.startTrainPass(0)
+    for b in data[4:]:
+        resumed.trainOneDataBatch(BATCH, make_args(b))
+    resumed.saveOptimizerState(str(tmp_path / "resumed"))
+    full_state = (tmp_path / "full" / "updater.json").read_bytes()
+    assert (tmp_path / "resumed" / "updater.json").read_bytes() == full_state
+    assert sorted(f.name for f in (tmp_path / "resumed").iterdir()) == sorted(f.name for f in (tmp_path / "full").iterdir())
 
 
 def test_resume_with_sparse_rows_matches_uninterrupted(tmp_path):
