@@ -9,6 +9,10 @@
 #include "Errors.h"
 #include "InputFile.h"
 
+#ifdef __linux__
+#include <sys/mman.h>
+#endif
+
 namespace paddle {
 
 namespace {
@@ -18,6 +22,20 @@ struct FileHeader {  // v1 Parameter::save header, 16 bytes, native byte order
   uint64_t size;
 };
 static_assert(sizeof(FileHeader) == 16, "v1 parameter header is 16 bytes");
+
+// A sparse_update table is read and written at random rows: on 2 MB pages (a hint,
+// given before the first touch) a row costs a cache miss but no TLB miss.
+void adviseHugePages(Matrix& m) {
+#if defined(__linux__) && defined(MADV_HUGEPAGE)
+  const size_t bytes = m.size() * sizeof(float), page = 4096;
+  if (m.useGpu() || bytes < (size_t(8) << 20)) return;
+  const uintptr_t begin = (reinterpret_cast<uintptr_t>(m.data()) + page - 1) / page * page;
+  const uintptr_t end = (reinterpret_cast<uintptr_t>(m.data()) + bytes) / page * page;
+  madvise(reinterpret_cast<void*>(begin), end - begin, MADV_HUGEPAGE);
+#else
+  (void)m;
+#endif
+}
 }  // namespace
 
 Parameter::Parameter(const Json& config, bool useGpu)
@@ -36,9 +54,10 @@ Parameter::Parameter(const Json& config, bool useGpu)
     rows_ = 1;
     cols_ = size_;
   }
-  bufs_[PARAMETER_VALUE] = Matrix(rows_, cols_, useGpu);
-  bufs_[PARAMETER_VALUE].zero();
   sparseUpdate_ = !isStatic_ && config.getBool("sparse_update");
+  bufs_[PARAMETER_VALUE] = Matrix(rows_, cols_, useGpu);
+  if (sparseUpdate_) adviseHugePages(bufs_[PARAMETER_VALUE]);
+  bufs_[PARAMETER_VALUE].zero();
   if (!isStatic_ && !sparseUpdate_) buffer(PARAMETER_GRADIENT);
   if (sparseUpdate_) {
     PADDLE_ENFORCE(!useGpu, UnsupportedError, "parameter '", name_, "': sparse_update is CPU-only");
@@ -160,6 +179,7 @@ Matrix& Parameter::buffer(ParameterType type) {
   auto it = bufs_.find(type);
   if (it != bufs_.end()) return it->second;
   Matrix& m = bufs_[type] = Matrix(rows_, cols_, useGpu_);
+  if (sparseUpdate_) adviseHugePages(m);
   m.zero();
   return m;
 }
