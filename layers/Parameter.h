@@ -101,6 +101,8 @@ class Parameter {
   // Any other buffer, created zeroed with the value's shape on first use.
   Matrix& buffer(ParameterType type);
   bool hasBuffer(ParameterType type) const { return bufs_.count(type) > 0; }
+  // Frees a state buffer the optimizer no longer keeps.
+  void dropBuffer(ParameterType type) { bufs_.erase(type); }
 
   // Normal(mean, std), or uniform in [mean-std, mean+std] when initial_strategy is 1.
   void randomize(std::mt19937& rng);

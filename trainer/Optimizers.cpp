@@ -196,6 +196,12 @@ void ParameterUpdater::update(Parameter& p) {
   } else if (method_ == "adagrad" && sparse) {
     // A table's state is as large as its value, so it keeps one accumulator and
     // no rate buffer (v1's sum0/sum1 split only guards precision over long runs).
+    if (p.hasBuffer(PARAMETER_GRADIENT_SQURESUM1)) {  // state saved in the dense layout: fold it
+      math::axpby(1.0f, p.buffer(PARAMETER_GRADIENT_SQURESUM1), 1.0f, p.buffer(PARAMETER_GRADIENT_SQURESUM));
+      p.buffer(PARAMETER_GRADIENT_SQURESUM1).zero();  // (it may be a caller's buffer, handed in again)
+      p.dropBuffer(PARAMETER_GRADIENT_SQURESUM1);
+      p.dropBuffer(PARAMETER_LEARNING_RATE);
+    }
     apply(rule::SparseAdaGrad{w, buf(PARAMETER_GRADIENT_SQURESUM), lr, eps});
   } else if (method_ == "adagrad") {
     float* sum0 = buf(PARAMETER_GRADIENT_SQURESUM);

@@ -169,6 +169,34 @@ def test_resume_state_file_is_byte_identical(tmp_path, method):
     assert sorted(f.name for f in (tmp_path / "resumed").iterdir()) == sorted(f.name for f in (tmp_path / "full").iterdir())
 
 
+def test_sparse_adagrad_resumes_state_saved_in_the_dense_layout(tmp_path):
+    """State with v1's two accumulators (sum0 + sum1, and a rate) for a table is folded into one."""
+    data = batches(6, seed=4, high=30)
+    first = embedding_trainer("adagrad", True, decay=0.1, lr=0.05)
+    first.startTrainPass(0)
+    for b in data[:3]:
+        first.trainOneDataBatch(BATCH, make_args(b))
+    first.saveParameters(str(tmp_path))
+    first.saveOptimizerState(str(tmp_path))
+    tables = []
+    for split in (False, True):
+        if split:  # the sum as two halves (exact in binary), plus a rate file, listed in updater.json
+            path = tmp_path / "_emb.w0.gradient_squaresum"
+            raw = path.read_bytes()
+            half = (np.frombuffer(raw[16:], np.float32) / 2).astype(np.float32)
+            path.write_bytes(raw[:16] + half.tobytes())
+            (tmp_path / "_emb.w0.gradient_squaresum1").write_bytes(raw[:16] + half.tobytes())
+            (tmp_path / "_emb.w0.learning_rate").write_bytes(raw[:16] + np.ones_like(half).tobytes())
+            state = json.loads((tmp_path / "updater.json").read_text())
+            state["buffers"]["_emb.w0"] += ["gradient_squaresum1", "learning_rate"]
+            (tmp_path / "updater.json").write_text(json.dumps(state))
+        t = embedding_trainer("adagrad", True, decay=0.1, lr=0.05)
+        t.loadParameters(str(tmp_path))
+        t.loadOptimizerState(str(tmp_path))
+        tables.append(train(t, data[3:]))
+    np.testing.assert_array_equal(tables[1], tables[0])
+
+
 def test_resume_with_sparse_rows_matches_uninterrupted(tmp_path):
     data = batches(12, seed=5, high=30)
     full = embedding_trainer("rmsprop", True, decay=0.1, lr=0.05)
