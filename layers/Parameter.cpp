@@ -170,8 +170,8 @@ void Parameter::zeroGrad() {
     touched_.clear();
     rowGrad_.clear();  // (keeps its capacity for the next batch)
   }
-  Matrix& g = bufs_[PARAMETER_GRADIENT];
-  if (!g.empty() && (!sparseUpdate_ || allRowsTouched_)) g.zero();
+  auto g = bufs_.find(PARAMETER_GRADIENT);  // (a sparse table may have no dense gradient)
+  if (g != bufs_.end() && (!sparseUpdate_ || allRowsTouched_)) g->second.zero();
   allRowsTouched_ = false;
 }
 

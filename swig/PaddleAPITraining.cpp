@@ -57,7 +57,8 @@ Vector* Parameter::getBuf(ParameterType type) {
   auto t = static_cast<paddle::ParameterType>(type);
   PADDLE_ENFORCE(!(t == paddle::PARAMETER_GRADIENT && p_->isStatic()), std::invalid_argument,
                  "static parameter '", p_->name(), "' has no gradient");
-  const DenseF& b = p_->buffer(t);
+  // (a sparse_update gradient held as compact rows is laid out densely for the caller)
+  const DenseF& b = t == paddle::PARAMETER_GRADIENT ? p_->grad() : p_->buffer(t);
   auto* v = new Vector;
   v->v_ = std::make_shared<DenseF>(b);  // aliases the engine's memory and keeps it alive
   return v;

@@ -77,6 +77,26 @@ def test_lazy_decay_is_exact(l2, l1):
     np.testing.assert_allclose(table(t), w, rtol=2e-4, atol=1e-5)
 
 
+def test_sparse_gradient_reads_like_the_dense_one():
+    """getBuf(PARAMETER_GRADIENT) of a table whose gradient is kept as compact rows."""
+    grads = []
+    for sparse in (False, True):
+        net = Net()
+        ids = net.data("ids", VOCAB)
+        net.mixed("emb", DIM, [(ids, VOCAB, "table", DIM, {})])
+        net.params[-1].update(sparse_update=sparse, initial_std=1.0)
+        y = net.data("y", DIM)
+        net.output(net.layer("cost", "square_error", 1, ["emb", y], coeff=1.0))
+        gm = api.GradientMachine.createByConfigJson(json.dumps(net.config()), False, 1)
+        out = api.Arguments.createArguments(0)
+        ids_, _ = batches(1, seed=2)[0]
+        gm.forward(make_args([ids_, np.ones((BATCH, DIM), np.float32)]), out, api.PASS_TRAIN)
+        gm.backward()
+        grads.append(gm.getParameterByName("_emb.w0").getBuf(api.PARAMETER_GRADIENT).copyToNumpyArray())
+    assert np.abs(grads[0]).sum() > 0
+    np.testing.assert_array_equal(grads[1], grads[0])
+
+
 def test_sparse_update_rejected_with_adam():
     t = embedding_trainer("adam", True)
     t.startTrainPass(0)
