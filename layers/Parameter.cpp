@@ -9,6 +9,10 @@
 #include "Errors.h"
 #include "InputFile.h"
 
+#ifdef __linux__
+#include <sys/mman.h>
+#endif
+
 namespace paddle {
 
 namespace {
@@ -18,6 +22,20 @@ struct FileHeader {  // v1 Parameter::save header, 16 bytes, native byte order
   uint64_t size;
 };
 static_assert(sizeof(FileHeader) == 16, "v1 parameter header is 16 bytes");
+
+// A sparse_update table is read and written at random rows: on 2 MB pages (a hint,
+// given before the first touch) a row costs a cache miss but no TLB miss.
+void adviseHugePages(Matrix& m) {
+#if defined(__linux__) && defined(MADV_HUGEPAGE)
+  const size_t bytes = m.size() * sizeof(float), page = 4096;
+  if (m.useGpu() || bytes < (size_t(8) << 20)) return;
+  const uintptr_t begin = (reinterpret_cast<uintptr_t>(m.data()) + page - 1) / page * page;
+  const uintptr_t end = (reinterpret_cast<uintptr_t>(m.data()) + bytes) / page * page;
+  madvise(reinterpret_cast<void*>(begin), end - begin, MADV_HUGEPAGE);
+#else
+  (void)m;
+#endif
+}
 }  // namespace
 
 Parameter::Parameter(const Json& config, bool useGpu)
@@ -36,49 +54,78 @@ Parameter::Parameter(const Json& config, bool useGpu)
     rows_ = 1;
     cols_ = size_;
   }
-  bufs_[PARAMETER_VALUE] = Matrix(rows_, cols_, useGpu);
-  bufs_[PARAMETER_VALUE].zero();
-  if (!isStatic_) buffer(PARAMETER_GRADIENT);
   sparseUpdate_ = !isStatic_ && config.getBool("sparse_update");
+  bufs_[PARAMETER_VALUE] = Matrix(rows_, cols_, useGpu);
+  if (sparseUpdate_) adviseHugePages(bufs_[PARAMETER_VALUE]);
+  bufs_[PARAMETER_VALUE].zero();
+  if (!isStatic_ && !sparseUpdate_) buffer(PARAMETER_GRADIENT);
   if (sparseUpdate_) {
     PADDLE_ENFORCE(!useGpu, UnsupportedError, "parameter '", name_, "': sparse_update is CPU-only");
-    rowMark_.assign(rows_, 0);
-    decayClock_.assign(rows_, 0);
+    slot_.assign(rows_, -1);
     stateClock_.assign(rows_, 0);
+    l1_ = decayRateL1();
+    l2_ = decayRate();
+    decay_ = std::make_shared<LazyDecay>();
+    decay_->clock.assign(rows_, 0);
   }
 }
 
-Matrix& Parameter::gradRows(const int* rows, size_t n) {
-  Matrix& g = bufs_[PARAMETER_GRADIENT];
-  if (!sparseUpdate_ || allRowsTouched_) return g;
-  for (size_t i = 0; i < n; ++i) {
-    int r = rows[i];
-    if (r == -1) continue;  // v1's ignored id: no row
-    PADDLE_ENFORCE(r >= 0 && static_cast<size_t>(r) < rows_, DataError, "parameter '", name_, "': row ", r,
-                   " outside [0, ", rows_, ")");
-    if (!rowMark_[r]) {
-      rowMark_[r] = 1;
-      touched_.push_back(r);
+Matrix& Parameter::grad() {
+  if (!sparseUpdate_) return bufs_[PARAMETER_GRADIENT];
+  Matrix& g = buffer(PARAMETER_GRADIENT);
+  if (!allRowsTouched_) {  // a dense writer: the compact rows move into the dense buffer
+    allRowsTouched_ = true;
+    for (size_t k = 0; k < touched_.size(); ++k) {
+      std::copy(rowGrad_.data() + k * cols_, rowGrad_.data() + (k + 1) * cols_, g.row(touched_[k]));
     }
   }
   return g;
 }
 
-void Parameter::setDecayClock(int64_t updates, float lr, bool perElementRate) {
-  decayUpdates_ = updates;
-  decayLr_ = lr;
-  decayPerElement_ = perElementRate;
+GradRows Parameter::gradRows(const int* rows, size_t n) {
+  if (!sparseUpdate_ || allRowsTouched_) {
+    Matrix& g = bufs_[PARAMETER_GRADIENT];
+    return {g.data(), nullptr, rows_, cols_, useGpu_};
+  }
+  for (size_t i = 0; rows && i < n; ++i) {
+    int r = rows[i];
+    if (r == -1) continue;  // v1's ignored id: no row
+    PADDLE_ENFORCE(r >= 0 && static_cast<size_t>(r) < rows_, DataError, "parameter '", name_, "': row ", r,
+                   " outside [0, ", rows_, ")");
+    if (slot_[r] < 0) {
+      slot_[r] = static_cast<int>(touched_.size());
+      touched_.push_back(r);
+    }
+  }
+  rowGrad_.resize(touched_.size() * cols_, 0.0f);
+  return {rowGrad_.data(), slot_.data(), rows_, cols_, false};
 }
 
-void Parameter::catchUpRow(size_t r) {
-  const int64_t dt = decayUpdates_ - decayClock_[r];
-  decayClock_[r] = decayUpdates_;
-  const double l1 = decayRateL1(), l2 = decayRate();
-  if (dt <= 0 || (l1 <= 0 && l2 <= 0)) return;
+void Parameter::shareValueOf(Parameter& main) {
+  value() = main.value();
+  if (!sparseUpdate_) return;
+  decay_ = main.decay_;
+  decay_->shared = true;
+}
+
+void Parameter::setDecayClock(int64_t updates, float lr, RowRate rate) {
+  decay_->updates = updates;
+  decay_->lr = lr;
+  decay_->rate = std::move(rate);
+}
+
+void Parameter::catchUpRow(size_t r, float* rate) {
+  LazyDecay& d = *decay_;
+  std::unique_lock<std::mutex> lock;
+  if (d.shared) lock = std::unique_lock<std::mutex>(d.stripes[r % 64]);
+  const int64_t dt = d.updates - d.clock[r];
+  if (dt <= 0) return;
+  d.clock[r] = d.updates;
+  const double l1 = l1_, l2 = l2_;
   float* w = value().row(r);
-  const float* rate = decayPerElement_ ? buffer(PARAMETER_LEARNING_RATE).row(r) : nullptr;
+  if (d.rate) d.rate(r, rate);
   for (size_t j = 0; j < cols_; ++j) {
-    const double k = decayLr_ * (rate ? rate[j] : 1.0);
+    const double k = d.lr * (d.rate ? rate[j] : 1.0);
     double x = w[j];
     if (l1 > 0 && l2 > 0) {  // shrink then scale, once per missed update
       for (int64_t s = 0; s < dt; ++s) {
@@ -95,35 +142,36 @@ void Parameter::catchUpRow(size_t r) {
   }
 }
 
+// (Without L1/L2 there is nothing to catch up: the clocks are not needed.)
 void Parameter::catchUpRows(const int* rows, size_t n) {
-  if (!sparseUpdate_) return;
+  if (!sparseUpdate_ || (l1_ <= 0 && l2_ <= 0)) return;
+  std::vector<float> rate(cols_);
   for (size_t i = 0; i < n; ++i) {
-    if (rows[i] >= 0 && static_cast<size_t>(rows[i]) < rows_) catchUpRow(rows[i]);
+    if (rows[i] >= 0 && static_cast<size_t>(rows[i]) < rows_) catchUpRow(rows[i], rate.data());
   }
 }
 
 void Parameter::catchUpAllRows() {
-  if (!sparseUpdate_) return;
-  for (size_t r = 0; r < rows_; ++r) catchUpRow(r);
+  if (!sparseUpdate_ || (l1_ <= 0 && l2_ <= 0)) return;
+  std::vector<float> rate(cols_);
+  for (size_t r = 0; r < rows_; ++r) catchUpRow(r, rate.data());
 }
 
 void Parameter::resetRowClocks(int64_t updates) {
   if (!sparseUpdate_) return;
-  decayUpdates_ = updates;
-  std::fill(decayClock_.begin(), decayClock_.end(), updates);
+  decay_->updates = updates;
+  std::fill(decay_->clock.begin(), decay_->clock.end(), updates);
   std::fill(stateClock_.begin(), stateClock_.end(), updates);
 }
 
 void Parameter::zeroGrad() {
-  Matrix& g = bufs_[PARAMETER_GRADIENT];
-  if (g.empty()) return;
-  if (sparseUpdate_ && !allRowsTouched_) {
-    for (int r : touched_) std::fill(g.row(r), g.row(r) + cols_, 0.0f);
-  } else {
-    g.zero();
+  if (sparseUpdate_) {
+    for (int r : touched_) slot_[r] = -1;
+    touched_.clear();
+    rowGrad_.clear();  // (keeps its capacity for the next batch)
   }
-  for (int r : touched_) rowMark_[r] = 0;
-  touched_.clear();
+  auto g = bufs_.find(PARAMETER_GRADIENT);  // (a sparse table may have no dense gradient)
+  if (g != bufs_.end() && (!sparseUpdate_ || allRowsTouched_)) g->second.zero();
   allRowsTouched_ = false;
 }
 
@@ -131,6 +179,7 @@ Matrix& Parameter::buffer(ParameterType type) {
   auto it = bufs_.find(type);
   if (it != bufs_.end()) return it->second;
   Matrix& m = bufs_[type] = Matrix(rows_, cols_, useGpu_);
+  if (sparseUpdate_) adviseHugePages(m);
   m.zero();
   return m;
 }

@@ -2,14 +2,17 @@
 // the optimizer keeps (momentum, Adam moments ...), plus v1's ParameterConfig.
 #pragma once
 #include <cstdint>
+#include <functional>
 #include <iosfwd>
 #include <map>
 #include <memory>
+#include <mutex>
 #include <random>
 #include <string>
 #include <vector>
 
 #include "Json.h"
+#include "SparseMatrix.h"
 #include "math/Buffer.h"
 
 namespace paddle {
@@ -58,14 +61,18 @@ class Parameter {
 
   // Value and gradient as [dims[0], dims[1]] (or [1, size] without 2-D dims).
   Matrix& value() { return bufs_[PARAMETER_VALUE]; }
-  // The gradient for a dense writer: with sparse_update this marks every row touched.
-  Matrix& grad() {
-    if (sparseUpdate_) allRowsTouched_ = true;
-    return bufs_[PARAMETER_GRADIENT];
-  }
-  // The gradient for a writer that touches only `rows` (embedding lookups,
-  // sparse input): with sparse_update only these rows are updated and cleared.
-  Matrix& gradRows(const int* rows, size_t n);
+  // The gradient for a dense writer: with sparse_update this marks every row touched
+  // (the rows gathered so far move into a dense buffer, kept from then on).
+  Matrix& grad();
+  // The gradient for a writer that touches only `rows` (embedding lookups, sparse
+  // input; null marks none). With sparse_update no dense gradient is kept: the touched
+  // rows live in a compact buffer, and only they are updated and cleared. The view
+  // is valid until the next grad() or gradRows().
+  GradRows gradRows(const int* rows = nullptr, size_t n = 0);
+  // sparse_update, some rows touched: row k holds the gradient of touchedRows()[k].
+  Matrix touchedGrad() { return Matrix::view(rowGrad_.data(), touched_.size(), cols_, false); }
+  // A thread replica: reads `main`'s value (and catches up its lazy decay with main's clocks).
+  void shareValueOf(Parameter& main);
 
   // sparse_update (v1 ParamAttr(sparse_update=True)): the optimizer updates
   // only the rows touched by the batch, catching up their decay lazily.
@@ -80,7 +87,9 @@ class Parameter {
   // every update since its own last one right before it is read or updated,
   // so it always holds exactly what decaying every row at every update gives
   // (while the learning rate is constant).
-  void setDecayClock(int64_t updates, float lr, bool perElementRate);
+  // RowRate(r, out) writes row r's per-element rate of its last update (AdaGrad family).
+  using RowRate = std::function<void(size_t, float*)>;
+  void setDecayClock(int64_t updates, float lr, RowRate rate);
   void catchUpRows(const int* rows, size_t n);
   void catchUpAllRows();
   // After loading a checkpoint (taken with every row caught up): all rows are
@@ -92,6 +101,8 @@ class Parameter {
   // Any other buffer, created zeroed with the value's shape on first use.
   Matrix& buffer(ParameterType type);
   bool hasBuffer(ParameterType type) const { return bufs_.count(type) > 0; }
+  // Frees a state buffer the optimizer no longer keeps.
+  void dropBuffer(ParameterType type) { bufs_.erase(type); }
 
   // Normal(mean, std), or uniform in [mean-std, mean+std] when initial_strategy is 1.
   void randomize(std::mt19937& rng);
@@ -119,12 +130,22 @@ class Parameter {
   bool sparseUpdate_ = false;
   bool allRowsTouched_ = false;
   std::vector<int> touched_;
-  std::vector<unsigned char> rowMark_;
-  void catchUpRow(size_t r);
-  std::vector<int64_t> decayClock_, stateClock_;
-  int64_t decayUpdates_ = 0;
-  float decayLr_ = 0;
-  bool decayPerElement_ = false;
+  std::vector<int> slot_;       // row -> position in rowGrad_, -1 untouched
+  std::vector<float> rowGrad_;  // the touched rows' gradients, in touched_ order
+  std::vector<int64_t> stateClock_;
+  double l1_ = 0, l2_ = 0;
+  // Lazy decay's clocks, shared with the replicas that read this value: a row is
+  // caught up by whichever thread reads it first (one lock per stripe of rows).
+  struct LazyDecay {
+    std::vector<int64_t> clock;  // per row: the updates whose decay it holds
+    int64_t updates = 0;
+    float lr = 0;
+    RowRate rate;
+    bool shared = false;
+    std::mutex stripes[64];
+  };
+  std::shared_ptr<LazyDecay> decay_;
+  void catchUpRow(size_t r, float* rate);
 };
 
 using ParameterPtr = std::shared_ptr<Parameter>;

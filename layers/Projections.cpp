@@ -172,13 +172,13 @@ class TableProjection : public Projection {
     if (w_->isStatic()) return;
     const bool gpu = g.useGpu();
     const int* ids = kernelView(in.ids, idScratch_, gpu);
-    // sparse_update tracks the looked-up rows (host ids; sparse parameters are CPU-only)
-    float* gw = (in.ids.useGpu() ? w_->grad() : w_->gradRows(in.ids.data(), g.height())).data();
+    // sparse_update gathers the looked-up rows (host ids; sparse parameters are CPU-only)
+    const GradRows gw = w_->gradRows(in.ids.useGpu() ? nullptr : in.ids.data(), g.height());
     const float* gy = g.data();
     const size_t n = outSize_;
     // repeated ids add into the same row
     forEach2(gpu, g.height(), n, [=] PD_HD(size_t r, size_t j) {
-      if (ids[r] >= 0) atomicAddF(gw + ids[r] * n + j, gy[r * n + j]);
+      if (ids[r] >= 0) atomicAddF(gw.row(ids[r]) + j, gy[r * n + j]);
     });
   }
   // The ids on the compute device, after checking them against the table.

@@ -47,21 +47,21 @@ void sparseMul(const SparseMatrix& x, const Matrix& W, Matrix& out, float beta) 
 
 // One kernel index per sample row, adding into the W rows its columns name
 // (atomically: samples share columns).
-void sparseTransMulAdd(const SparseMatrix& x, const Matrix& g, Matrix& Wgrad) {
+void sparseTransMulAdd(const SparseMatrix& x, const Matrix& g, const GradRows& Wgrad) {
   const size_t n = x.height(), m = g.width();
-  PADDLE_ENFORCE(g.height() == n && Wgrad.height() == x.width && Wgrad.width() == m, DataError,
-                 "sparse gemm shape mismatch: (", n, "x", x.width, " sparse)^T * ", shapeStr(g), " -> ",
-                 shapeStr(Wgrad));
-  PADDLE_ENFORCE(g.useGpu() == Wgrad.useGpu(), DataError, "sparse gemm: g and Wgrad live on different devices");
+  PADDLE_ENFORCE(g.height() == n && Wgrad.rows == x.width && Wgrad.cols == m, DataError,
+                 "sparse gemm shape mismatch: (", n, "x", x.width, " sparse)^T * ", shapeStr(g), " -> ", Wgrad.rows,
+                 "x", Wgrad.cols);
+  PADDLE_ENFORCE(g.useGpu() == Wgrad.gpu, DataError, "sparse gemm: g and Wgrad live on different devices");
   CsrScratch scratch;
   const CsrView csr = csrOn(x, g.useGpu(), scratch);
   const float* gm = g.data();
-  float* wg = Wgrad.data();
+  const GradRows wg = Wgrad;
   forEach(g.useGpu(), n, [=] PD_HD(size_t i) {
     const float* gi = gm + i * m;
     for (int k = csr.rowStarts[i]; k < csr.rowStarts[i + 1]; ++k) {
       const float a = csr.values ? csr.values[k] : 1.0f;
-      float* y = wg + static_cast<size_t>(csr.cols[k]) * m;
+      float* y = wg.row(csr.cols[k]);
       for (size_t j = 0; j < m; ++j) atomicAddF(y + j, a * gi[j]);
     }
   });

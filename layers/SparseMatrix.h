@@ -5,8 +5,19 @@
 // GPU kernels read device copies of the arrays.
 #pragma once
 #include "math/Buffer.h"
+#include "math/HostDevice.h"
 
 namespace paddle {
+
+// A gradient addressed by row: a dense [rows, cols] buffer (slot null), or the
+// compact buffer of a sparse_update parameter, where row r lives at position slot[r].
+struct GradRows {
+  float* data = nullptr;
+  const int* slot = nullptr;
+  size_t rows = 0, cols = 0;
+  bool gpu = false;
+  PD_HD float* row(int r) const { return data + static_cast<size_t>(slot ? slot[r] : r) * cols; }
+};
 
 struct SparseMatrix {
   IVector rowStarts;  // 1 x (height + 1)
@@ -32,7 +43,7 @@ namespace math {
 // out = x * W + beta * out   (x: [n, k] CSR, W: [k, m] dense, out: [n, m]; on W's device)
 void sparseMul(const SparseMatrix& x, const Matrix& W, Matrix& out, float beta = 1.0f);
 // Wgrad += x^T * g   (only the rows of Wgrad named by x's columns are touched)
-void sparseTransMulAdd(const SparseMatrix& x, const Matrix& g, Matrix& Wgrad);
+void sparseTransMulAdd(const SparseMatrix& x, const Matrix& g, const GradRows& Wgrad);
 // Checks offsets and column ids; throws DataError naming `what` and the row.
 void checkSparse(const SparseMatrix& x, const std::string& what);
 }  // namespace math

@@ -57,7 +57,8 @@ Vector* Parameter::getBuf(ParameterType type) {
   auto t = static_cast<paddle::ParameterType>(type);
   PADDLE_ENFORCE(!(t == paddle::PARAMETER_GRADIENT && p_->isStatic()), std::invalid_argument,
                  "static parameter '", p_->name(), "' has no gradient");
-  const DenseF& b = p_->buffer(t);
+  // (a sparse_update gradient held as compact rows is laid out densely for the caller)
+  const DenseF& b = t == paddle::PARAMETER_GRADIENT ? p_->grad() : p_->buffer(t);
   auto* v = new Vector;
   v->v_ = std::make_shared<DenseF>(b);  // aliases the engine's memory and keeps it alive
   return v;
@@ -323,7 +324,12 @@ void ParameterOptimizer::update(const std::vector<Vector*>& vecs, const Paramete
     PADDLE_ENFORCE(sparseId < p->rows(), std::out_of_range, "row ", sparseId, " outside parameter '", name,
                    "' of ", p->rows(), " rows");
     int row = static_cast<int>(sparseId);
-    p->gradRows(&row, 1);
+    float* dense = p->buffer(paddle::PARAMETER_GRADIENT).row(row);  // the caller's gradient
+    float* compact = p->gradRows(&row, 1).row(row);
+    if (compact != dense) {  // a sparse_update parameter updates from its compact rows
+      std::copy(dense, dense + p->cols(), compact);
+      std::fill(dense, dense + p->cols(), 0.0f);  // cleared like the rows the update clears
+    }
   }
   u_->update(*p);
 }

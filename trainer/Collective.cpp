@@ -132,7 +132,7 @@ void Collective::gatherRows(Parameter& p, const std::vector<int>& counts) {
     rowCounts[r] = static_cast<int>(counts[r] * cols);
     rowOffsets[r] = static_cast<int>(idOffsets[r] * cols);
   }
-  Matrix& g = p.gradRows(nullptr, 0);
+  const GradRows g = p.gradRows();
   staging_.resize(own.size() * cols);
   for (size_t i = 0; i < own.size(); ++i) {
     std::copy(g.row(own[i]), g.row(own[i]) + cols, staging_.data() + i * cols);
@@ -150,10 +150,10 @@ void Collective::gatherRows(Parameter& p, const std::vector<int>& counts) {
   }
   // Summed in rank order on every rank, so all ranks hold the same bits. Rows another
   // rank read catch up on their pending decay here, before the update, as reading does.
-  p.gradRows(ids.data(), total);
+  const GradRows sum = p.gradRows(ids.data(), total);
   p.catchUpRows(ids.data(), total);
   for (size_t i = 0; i < total; ++i) {
-    float* dst = g.row(ids[i]);
+    float* dst = sum.row(ids[i]);
     const float* src = rows.data() + i * cols;
     for (size_t c = 0; c < cols; ++c) dst[c] += src[c];
   }

@@ -116,43 +116,25 @@ void ParameterUpdater::startBatch(int64_t batchSize) {
   lr_ = scheduled ? schedule_.rate(numSamples_, pass_) : baseLr_;
 }
 
-namespace {
-// The elements an update visits: all of them, or (sparse_update) the touched rows.
-struct Span {
-  const std::vector<int>* rows;  // null = every element
-  size_t cols, n;
-  bool gpu;
-
-  template <typename F>
-  void apply(const F& f) const {
-    if (!rows) {
-      forEachElement(gpu, n, f);
-      return;
-    }
-    for (int r : *rows) {
+// Runs rule f(i, g) over the elements an update visits: every element of a dense
+// gradient g, or (sparse_update) the touched rows, whose gradients g holds compactly
+// (row k of g is row rows[k] of the parameter).
+template <typename F>
+void applyRule(const F& f, const Matrix& grad, const std::vector<int>* rows, size_t cols) {
+  const float* g = grad.data();
+  if (!rows) {
+    forEachElement(grad.useGpu(), grad.size(), [=] PD_HD(size_t i) { f(i, g[i]); });
+    return;
+  }
+  for (size_t k = 0; k < rows->size(); ++k) {
+    const float* gk = g + k * cols;
+    const size_t base = static_cast<size_t>((*rows)[k]) * cols;
 #pragma GCC ivdep
-      for (size_t i = r * cols, e = i + cols; i < e; ++i) f(i);
-    }
+    for (size_t j = 0; j < cols; ++j) f(base + j, gk[j]);
   }
-  // Host-side visit of the same elements (statistics on host copies).
-  template <typename F>
-  void visitHost(const F& f) const {
-    if (!rows) {
-      for (size_t i = 0; i < n; ++i) f(i);
-      return;
-    }
-    for (int r : *rows) {
-      for (size_t i = r * cols, e = i + cols; i < e; ++i) f(i);
-    }
-  }
-  float maxAbs(const Matrix& m) const {
-    if (!rows) return ::paddle::maxAbs(m);
-    float v = 0;
-    visitHost([&](size_t i) { v = std::max(v, std::fabs(m.data()[i])); });
-    return v;
-  }
-};
+}
 
+namespace {
 bool supportsSparse(const std::string& method) {
   return method == "momentum" || method == "adagrad" || method == "rmsprop" || method == "decayed_adagrad";
 }
@@ -161,25 +143,26 @@ bool supportsSparse(const std::string& method) {
 void ParameterUpdater::update(Parameter& p) {
   if (p.isStatic()) return;
   const bool sparse = p.sparseUpdate();
-  Span span{sparse && !p.allRowsTouched() ? &p.touchedRows() : nullptr, p.cols(), p.size(), p.useGpu()};
-  Matrix& grad = p.buffer(PARAMETER_GRADIENT);  // (grad() would mark every row touched)
+  const std::vector<int>* rows = sparse && !p.allRowsTouched() ? &p.touchedRows() : nullptr;
+  // (grad() would mark every row touched)
+  Matrix grad = rows ? p.touchedGrad() : p.buffer(PARAMETER_GRADIENT);
   float* w = p.value().data();
-  float* g = grad.data();
+  auto apply = [&](const auto& f) { applyRule(f, grad, rows, p.cols()); };
   if (recordGradStats_) {
     GradStats& st = gradStats_[p.name()];
     st = GradStats();
-    std::vector<float> host(p.size());
+    std::vector<float> host(grad.size());
     grad.copyToHost(host.data());
-    size_t count = 0;
-    span.visitHost([&](size_t i) {
-      st.avgAbs += std::fabs(host[i]);
-      st.maxAbs = std::max<double>(st.maxAbs, std::fabs(host[i]));
-      ++count;
-    });
-    st.avgAbs /= std::max<size_t>(count, 1);
+    for (float x : host) {
+      st.avgAbs += std::fabs(x);
+      st.maxAbs = std::max<double>(st.maxAbs, std::fabs(x));
+    }
+    st.avgAbs /= std::max<size_t>(host.size(), 1);
   }
   double clip = p.clippingThreshold() > 0 ? p.clippingThreshold() : globalClip_;
-  if (clip > 0 && span.maxAbs(grad) > clip) span.apply(rule::Clip{g, static_cast<float>(clip)});
+  if (clip > 0 && maxAbs(grad) > clip) {
+    forEachElement(grad.useGpu(), grad.size(), rule::Clip{grad.data(), static_cast<float>(clip)});
+  }
 
   const float lr = static_cast<float>(lr_ * p.learningRate());
   const float mu = static_cast<float>(p.momentum());
@@ -204,14 +187,27 @@ void ParameterUpdater::update(Parameter& p) {
     seen = updateCount_.emplace(&p, pending == pendingCounts_.end() ? 0 : pending->second).first;
   }
   int64_t count = seen->second++;
-  if (sparse) catchUpState(p, span.rows, count);  // rows skipped by earlier updates
+  if (sparse) catchUpState(p, rows, count);  // rows skipped by earlier updates
   auto buf = [&](ParameterType t) { return p.buffer(t).data(); };
   float* rate = nullptr;  // per-element rate of the AdaGrad family
   float* m = mu != 0 ? buf(PARAMETER_MOMENTUM) : nullptr;  // no buffer without momentum
 
   const float rho = static_cast<float>(rho_), eps = static_cast<float>(eps_);
   if (method_ == "momentum") {
-    span.apply(rule::Momentum{w, m, g, lr, mu, decay});
+    apply(rule::Momentum{w, m, lr, mu, decay});
+  } else if (method_ == "adagrad" && sparse) {
+    // A table's state is as large as its value, so it keeps one accumulator and
+    // no rate buffer (v1's sum0/sum1 split only guards precision over long runs). It
+    // stays dense: sparse_ctr's batches (~20k random ids of 1M) touch 98% of the rows
+    // within 200 batches, so rows allocated on first touch would save memory only
+    // briefly and cost a lookup per row.
+    if (p.hasBuffer(PARAMETER_GRADIENT_SQURESUM1)) {  // state saved in the dense layout: fold it
+      math::axpby(1.0f, p.buffer(PARAMETER_GRADIENT_SQURESUM1), 1.0f, p.buffer(PARAMETER_GRADIENT_SQURESUM));
+      p.buffer(PARAMETER_GRADIENT_SQURESUM1).zero();  // (it may be a caller's buffer, handed in again)
+      p.dropBuffer(PARAMETER_GRADIENT_SQURESUM1);
+      p.dropBuffer(PARAMETER_LEARNING_RATE);
+    }
+    apply(rule::SparseAdaGrad{w, buf(PARAMETER_GRADIENT_SQURESUM), lr, eps});
   } else if (method_ == "adagrad") {
     float* sum0 = buf(PARAMETER_GRADIENT_SQURESUM);
     float* sum1 = buf(PARAMETER_GRADIENT_SQURESUM1);
@@ -221,38 +217,37 @@ void ParameterUpdater::update(Parameter& p) {
       s1.zero();
     }
     rate = buf(PARAMETER_LEARNING_RATE);
-    span.apply(rule::AdaGrad{w, m, sum0, sum1, rate, g, lr, mu, decay, eps});
+    apply(rule::AdaGrad{w, m, sum0, sum1, rate, lr, mu, decay, eps});
   } else if (method_ == "adadelta") {
     rate = buf(PARAMETER_LEARNING_RATE);
-    span.apply(rule::AdaDelta{w, m, buf(PARAMETER_GRADIENT_SQURESUM),
-                              buf(PARAMETER_GRADIENT_SQURESUM1), rate, g, lr, mu, decay, rho, eps});
+    apply(rule::AdaDelta{w, m, buf(PARAMETER_GRADIENT_SQURESUM), buf(PARAMETER_GRADIENT_SQURESUM1), rate, lr, mu,
+                         decay, rho, eps});
   } else if (method_ == "rmsprop") {
     rate = buf(PARAMETER_LEARNING_RATE);
-    span.apply(rule::RMSProp{w, m, buf(PARAMETER_GRADIENT_SQURESUM),
-                             buf(PARAMETER_GRADIENT_SQURESUM1), rate, g, lr, mu, decay, rho, eps, count == 0});
-    if (sparse) markStateCurrent(p, span.rows, count + 1);
+    apply(rule::RMSProp{w, m, buf(PARAMETER_GRADIENT_SQURESUM), buf(PARAMETER_GRADIENT_SQURESUM1), rate, lr, mu,
+                        decay, rho, eps, count == 0});
+    if (sparse) markStateCurrent(p, rows, count + 1);
   } else if (method_ == "decayed_adagrad") {
     rate = buf(PARAMETER_LEARNING_RATE);
-    span.apply(rule::DecayedAdaGrad{w, m, buf(PARAMETER_GRADIENT_SQURESUM), rate, g, lr, mu,
-                                    decay, rho, eps, count == 0});
-    if (sparse) markStateCurrent(p, span.rows, count + 1);
+    apply(rule::DecayedAdaGrad{w, m, buf(PARAMETER_GRADIENT_SQURESUM), rate, lr, mu, decay, rho, eps, count == 0});
+    if (sparse) markStateCurrent(p, rows, count + 1);
   } else if (method_ == "adam") {
     const double t = static_cast<double>(step_);
     const float alpha = static_cast<float>(lr * std::sqrt(1 - std::pow(beta2_, t)) / (1 - std::pow(beta1_, t)));
-    span.apply(rule::Adam{w, buf(PARAMETER_MOMENTUM), buf(PARAMETER_SECOND_MOMENTUM), g, alpha,
-                          static_cast<float>(beta1_), static_cast<float>(beta2_), static_cast<float>(adamEps_)});
+    apply(rule::Adam{w, buf(PARAMETER_MOMENTUM), buf(PARAMETER_SECOND_MOMENTUM), alpha, static_cast<float>(beta1_),
+                     static_cast<float>(beta2_), static_cast<float>(adamEps_)});
   } else {  // adamax
     const float step = static_cast<float>(lr / (1 - std::pow(beta1_, static_cast<double>(step_))));
-    span.apply(rule::Adamax{w, buf(PARAMETER_MOMENTUM), buf(PARAMETER_WEIGHTED_INFINITY_NORM), g, step,
-                            static_cast<float>(beta1_), static_cast<float>(beta2_)});
+    apply(rule::Adamax{w, buf(PARAMETER_MOMENTUM), buf(PARAMETER_WEIGHTED_INFINITY_NORM), step,
+                       static_cast<float>(beta1_), static_cast<float>(beta2_)});
   }
   if (sparse) {
     // This update's decay: touched rows now, the others when next read (lazily).
-    p.setDecayClock(count + 1, lr, rate != nullptr);
-    if (span.rows) p.catchUpRows(span.rows->data(), span.rows->size());
+    p.setDecayClock(count + 1, lr, decayRate(p));
+    if (rows) p.catchUpRows(rows->data(), rows->size());
     else p.catchUpAllRows();
   } else if (postDecay && (l1 > 0 || l2 > 0)) {
-    span.apply(rule::L1L2Decay{w, rate, lr, l1, l2});
+    forEachElement(p.useGpu(), p.size(), rule::L1L2Decay{w, rate, lr, l1, l2});
   }
   if (averaging()) math::axpby(1.0f, p.value(), 1.0f, p.buffer(PARAMETER_SUM1));
   p.zeroGrad();
@@ -260,14 +255,10 @@ void ParameterUpdater::update(Parameter& p) {
 
 double ParameterUpdater::clipByGlobalNorm(const std::vector<ParameterPtr>& params) {
   if (clipNorm_ <= 0) return 0.0;
-  // Sparse-update gradients are zero outside the touched rows: only those count.
+  // Sparse-update gradients are the touched rows only.
   auto forRows = [](Parameter& p, const std::function<void(float*, size_t)>& f) {
-    Matrix& g = p.buffer(PARAMETER_GRADIENT);
-    if (p.sparseUpdate() && !p.allRowsTouched()) {
-      for (int r : p.touchedRows()) f(g.row(r), p.cols());
-    } else {
-      f(g.data(), g.size());
-    }
+    Matrix g = p.sparseUpdate() && !p.allRowsTouched() ? p.touchedGrad() : p.buffer(PARAMETER_GRADIENT);
+    f(g.data(), g.size());
   };
   double sq = 0;
   for (auto& p : params) {
@@ -310,6 +301,25 @@ void ParameterUpdater::catchUp() {
     p->catchUpAllRows();
     catchUpState(*p, nullptr, updateCount_.at(p));
   }
+}
+
+Parameter::RowRate ParameterUpdater::decayRate(Parameter& p) const {
+  Parameter* q = &p;
+  const size_t cols = p.cols();
+  if (method_ == "adagrad") {  // a table's rate is not kept: recomputed, bit for bit, from its sum
+    const float eps = static_cast<float>(eps_);
+    return [q, cols, eps](size_t r, float* out) {
+      const float* sum = q->buffer(PARAMETER_GRADIENT_SQURESUM).row(r);
+      for (size_t j = 0; j < cols; ++j) out[j] = rule::adaGradRate(sum[j], eps);
+    };
+  }
+  if (method_ == "rmsprop" || method_ == "decayed_adagrad") {
+    return [q, cols](size_t r, float* out) {
+      const float* rate = q->buffer(PARAMETER_LEARNING_RATE).row(r);
+      std::copy(rate, rate + cols, out);
+    };
+  }
+  return nullptr;
 }
 
 // rmsprop / decayed_adagrad decay their accumulators at every update; a row

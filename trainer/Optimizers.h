@@ -89,6 +89,8 @@ class ParameterUpdater {
 
  private:
   void catchUpState(Parameter& p, const std::vector<int>* rows, int64_t now);
+  // The per-element rate that p's lazy decay scales by (AdaGrad family), or null (rate 1).
+  Parameter::RowRate decayRate(Parameter& p) const;
   // The updated rows' accumulators include update `now`.
   static void markStateCurrent(Parameter& p, const std::vector<int>* rows, int64_t now) {
     std::vector<int64_t>& clock = p.stateClock();

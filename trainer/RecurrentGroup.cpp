@@ -192,8 +192,10 @@ void RecurrentLayerGroup::forward(PassType pass) {
   }
   for (Memory& m : memories_) prepareBoot(m);
   while (frames_.size() < T) frames_.push_back(buildFrame());
+  const bool training = pass == PASS_TRAIN || pass == PASS_GC;
   for (size_t t = 0; t < T; ++t) {
     Frame& f = *frames_[t];
+    if (training && t >= 2) handGradients(*frames_[t - 2], f, false);
     const size_t r = batch_.stepRows(t);
     // in-link rows of this step: a view (the tokens of a nested step are contiguous too)
     const size_t b0 = nested_ ? tokStepBegin_[t] : batch_.stepBegin(t);
@@ -205,6 +207,8 @@ void RecurrentLayerGroup::forward(PassType pass) {
     }
     for (Memory& m : memories_) connectMemory(m, t, r);
     for (Layer* l : f.compute) l->forward(pass);
+    f.gradShapes.clear();
+    for (auto& l : f.layers) f.gradShapes.emplace_back(l->output().grad.height(), l->output().grad.width());
   }
   for (OutLink& o : outLinks_) {
     AgentLayer* g = gatherAgent(o.agent);
@@ -261,6 +265,9 @@ void RecurrentLayerGroup::backward() {
       }
     }
     for (auto it = f.compute.rbegin(); it != f.compute.rend(); ++it) (*it)->backward();
+    // frame t+1 is done; frame t-1 (which forward left without gradients unless it is
+    // the second last) takes its buffers before memory gradients flow into it
+    if (t >= 1 && t + 1 < T) handGradients(*frames_[t + 1], *frames_[t - 1], true);
     for (Memory& m : memories_) {
       const Matrix& g = f.agent(m.agent)->output().grad;
       if (g.empty()) continue;
@@ -287,6 +294,23 @@ void RecurrentLayerGroup::backward() {
     }
   }
   for (Memory& m : memories_) finishBoot(m);
+}
+
+void RecurrentLayerGroup::handGradients(Frame& from, Frame& to, bool restoreShapes) {
+  for (size_t i = 0; i < to.layers.size(); ++i) {
+    Matrix& src = from.layers[i]->output().grad;
+    Matrix& dst = to.layers[i]->output().grad;
+    dst = src;
+    src = Matrix();
+    if (!restoreShapes) continue;  // (forward resizes and zeroes it)
+    const auto shape = to.gradShapes[i];
+    if (shape.first * shape.second == 0) {
+      dst = Matrix();
+      continue;
+    }
+    dst.resize(shape.first, shape.second);
+    dst.zero();
+  }
 }
 
 Layer* RecurrentLayerGroup::parentLayer(const std::string& n) const {

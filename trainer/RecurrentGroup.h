@@ -88,6 +88,7 @@ class RecurrentLayerGroup : public Layer {
     std::vector<std::unique_ptr<Layer>> layers;
     std::vector<Layer*> compute;  // non-agent layers, in order
     LayerMap map;
+    std::vector<std::pair<size_t, size_t>> gradShapes;  // per layer, as forward made them
     Layer* get(const std::string& n) const {
       auto it = map.find(n);
       PADDLE_ENFORCE(it != map.end(), ConfigError, "no layer '", n, "' in the recurrent group");
@@ -139,6 +140,11 @@ class RecurrentLayerGroup : public Layer {
 
   // Points the memory's agent in frame t at its previous value.
   void connectMemory(Memory& m, size_t t, size_t r);
+  // Training keeps two sets of frame gradients, not one per frame: a frame's gradients
+  // live from its backward (or the next frame's, which adds memory gradients into it)
+  // until the previous frame's backward ends, so frame `to` takes frame `from`'s buffers
+  // (two steps away) and, in backward, zeroes them in the shapes its forward recorded.
+  static void handGradients(Frame& from, Frame& to, bool restoreShapes);
 
   void finishBoot(Memory& m);
 

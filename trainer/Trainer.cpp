@@ -87,7 +87,7 @@ void Trainer::init(std::shared_ptr<GradientMachine> main) {
   // Replicas compute their own gradients but read the main copy of every value.
   for (size_t r = 1; r < machines_.size(); ++r) {
     for (size_t k = 0; k < machines_[0]->parameters().size(); ++k) {
-      machines_[r]->parameters()[k]->value() = machines_[0]->parameters()[k]->value();
+      machines_[r]->parameters()[k]->shareValueOf(*machines_[0]->parameters()[k]);
     }
   }
   if (options_.distributed) collective_ = std::make_unique<Collective>();
@@ -231,10 +231,12 @@ void addGradient(Parameter& src, Parameter& dst) {
     return;
   }
   const std::vector<int>& rows = src.touchedRows();
-  const Matrix& from = src.gradRows(nullptr, 0);
-  Matrix& to = dst.gradRows(rows.data(), rows.size());
-  for (int row : rows) {
-    for (size_t c = 0; c < src.cols(); ++c) to.row(row)[c] += from.row(row)[c];
+  const Matrix from = src.touchedGrad();
+  const GradRows to = dst.gradRows(rows.data(), rows.size());
+  for (size_t k = 0; k < rows.size(); ++k) {
+    float* y = to.row(rows[k]);
+    const float* x = from.row(k);
+    for (size_t c = 0; c < src.cols(); ++c) y[c] += x[c];
   }
 }
 }  // namespace

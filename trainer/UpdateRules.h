@@ -1,6 +1,8 @@
 // v1's per-element update rules as PD_HD functors, which Optimizers.cpp runs through
 // forEachElement (layers/math/Kernel.h) on either device. Notation: w value, g gradient (batch sum),
-// lr = global rate x parameter learning_rate, mu momentum, decay = L2 rate.
+// lr = global rate x parameter learning_rate, mu momentum, decay = L2 rate. A rule is
+// called as f(i, g[i]): the caller finds the gradient (a dense buffer, or the compact
+// rows of a sparse_update parameter, which are not indexed like w).
 #pragma once
 #include <cmath>
 #include <cstddef>
@@ -24,9 +26,8 @@ PD_HD inline void momentumStep(float* w, float* m, float g, float rate, float lr
 // momentum SGD: m = mu m - lr (g + decay w); w += m
 struct Momentum {
   float *w, *m;
-  const float* g;
   float lr, mu, decay;
-  PD_HD void operator()(size_t i) const { momentumStep(w, m, g[i], 1.0f, lr, mu, decay, i); }
+  PD_HD void operator()(size_t i, float g) const { momentumStep(w, m, g, 1.0f, lr, mu, decay, i); }
 };
 
 // The AdaGrad family below ends with the same momentum step, where rate is the
@@ -35,26 +36,36 @@ struct Momentum {
 // adagrad: sum1 += g^2; rate = 1 / sqrt(sum0 + sum1 + eps)
 struct AdaGrad {
   float *w, *m, *sum0, *sum1, *rate;
-  const float* g;
   float lr, mu, decay, eps;
-  PD_HD void operator()(size_t i) const {
-    sum1[i] += g[i] * g[i];
+  PD_HD void operator()(size_t i, float g) const {
+    sum1[i] += g * g;
     rate[i] = 1.0f / sqrtf(sum0[i] + sum1[i] + eps);
-    momentumStep(w, m, g[i], rate[i], lr, mu, decay, i);
+    momentumStep(w, m, g, rate[i], lr, mu, decay, i);
+  }
+};
+
+// adagrad of a sparse_update table: one accumulator, no rate buffer (lazy decay
+// recomputes the rate from the sum: see adaGradRate).
+PD_HD inline float adaGradRate(float sum, float eps) { return 1.0f / sqrtf(sum + eps); }
+struct SparseAdaGrad {
+  float *w, *sum;
+  float lr, eps;
+  PD_HD void operator()(size_t i, float g) const {
+    sum[i] += g * g;
+    momentumStep(w, nullptr, g, adaGradRate(sum[i], eps), lr, 0.0f, 0.0f, i);
   }
 };
 
 // adadelta: E[g^2] and E[dx^2] running averages; rate = sqrt((E[dx^2]+eps)/(E[g^2]+eps))
 struct AdaDelta {
   float *w, *m, *eg2, *edx2, *rate;
-  const float* g;
   float lr, mu, decay, rho, eps;
-  PD_HD void operator()(size_t i) const {
-    eg2[i] = rho * eg2[i] + (1 - rho) * g[i] * g[i];
+  PD_HD void operator()(size_t i, float g) const {
+    eg2[i] = rho * eg2[i] + (1 - rho) * g * g;
     rate[i] = sqrtf((edx2[i] + eps) / (eg2[i] + eps));
-    float dx = g[i] * rate[i];
+    float dx = g * rate[i];
     edx2[i] = rho * edx2[i] + (1 - rho) * dx * dx;
-    momentumStep(w, m, g[i], rate[i], lr, mu, decay, i);
+    momentumStep(w, m, g, rate[i], lr, mu, decay, i);
   }
 };
 
@@ -62,27 +73,25 @@ struct AdaDelta {
 // rate = 1 / sqrt(G - F^2 + eps)
 struct RMSProp {
   float *w, *m, *sq, *mean, *rate;
-  const float* g;
   float lr, mu, decay, rho, eps;
   bool first;
-  PD_HD void operator()(size_t i) const {
-    sq[i] = rho * sq[i] + (first ? 1.0f : 1 - rho) * g[i] * g[i];
-    mean[i] = rho * mean[i] + (1 - rho) * g[i];
+  PD_HD void operator()(size_t i, float g) const {
+    sq[i] = rho * sq[i] + (first ? 1.0f : 1 - rho) * g * g;
+    mean[i] = rho * mean[i] + (1 - rho) * g;
     rate[i] = 1.0f / sqrtf(sq[i] - mean[i] * mean[i] + eps);
-    momentumStep(w, m, g[i], rate[i], lr, mu, decay, i);
+    momentumStep(w, m, g, rate[i], lr, mu, decay, i);
   }
 };
 
 // decayed_adagrad: G = rho G + (1-rho) g^2 (first update: + g^2); rate = 1 / sqrt(G + eps)
 struct DecayedAdaGrad {
   float *w, *m, *sq, *rate;
-  const float* g;
   float lr, mu, decay, rho, eps;
   bool first;
-  PD_HD void operator()(size_t i) const {
-    sq[i] = rho * sq[i] + (first ? 1.0f : 1 - rho) * g[i] * g[i];
+  PD_HD void operator()(size_t i, float g) const {
+    sq[i] = rho * sq[i] + (first ? 1.0f : 1 - rho) * g * g;
     rate[i] = 1.0f / sqrtf(sq[i] + eps);
-    momentumStep(w, m, g[i], rate[i], lr, mu, decay, i);
+    momentumStep(w, m, g, rate[i], lr, mu, decay, i);
   }
 };
 
@@ -90,11 +99,10 @@ struct DecayedAdaGrad {
 // alpha = lr sqrt(1 - b2^t) / (1 - b1^t). v1 applies no L2 decay here.
 struct Adam {
   float *w, *m, *v;
-  const float* g;
   float alpha, beta1, beta2, eps;
-  PD_HD void operator()(size_t i) const {
-    m[i] = beta1 * m[i] + (1 - beta1) * g[i];
-    v[i] = beta2 * v[i] + (1 - beta2) * g[i] * g[i];
+  PD_HD void operator()(size_t i, float g) const {
+    m[i] = beta1 * m[i] + (1 - beta1) * g;
+    v[i] = beta2 * v[i] + (1 - beta2) * g * g;
     w[i] -= alpha * m[i] / (sqrtf(v[i]) + eps);
   }
 };
@@ -102,11 +110,10 @@ struct Adam {
 // adamax (v1): m = b1 m + (1-b1) g; u = max(b2 u, |g|); w -= (lr / (1 - b1^t)) m / u
 struct Adamax {
   float *w, *m, *u;
-  const float* g;
   float step, beta1, beta2;
-  PD_HD void operator()(size_t i) const {
-    m[i] = beta1 * m[i] + (1 - beta1) * g[i];
-    float a = beta2 * u[i], b = fabsf(g[i]);
+  PD_HD void operator()(size_t i, float g) const {
+    m[i] = beta1 * m[i] + (1 - beta1) * g;
+    float a = beta2 * u[i], b = fabsf(g);
     u[i] = a > b ? a : b;
     // u is 0 only while every gradient so far was 0 (then m is 0 too): no step, where
     // v1 computed 0/0 and wrote NaN into the weight

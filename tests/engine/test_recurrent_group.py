@@ -243,6 +243,23 @@ def test_attention_over_a_static_sequence_input(tmp_path):
     assert not np.allclose(after[3], before[3])
 
 
+
+def test_frame_gradients_handed_on_across_batches_of_other_lengths(tmp_path):
+    """Frames share two sets of gradient buffers; after a longer and then a shorter
+    batch trained through the same frames, gradients are still exact."""
+    gm, _ = build(tmp_path, ATTENTION)
+    rng = np.random.RandomState(13)
+    long_starts = [0, 7, 9, 16]  # 7 steps: every frame hands its buffers on
+    longer = [Seq(rng.randn(16, w).astype(np.float32), long_starts) for w in (3, 2, 4)]
+    out = api.Arguments.createArguments(0)
+    gm.forward(make_args(longer), out, api.PASS_TRAIN)
+    gm.backward()
+    src_starts, trg_starts = [0, 3, 4, 9], [0, 5, 6, 9]
+    slots = [Seq(rng.randn(9, 3).astype(np.float32), src_starts),
+             Seq(rng.randn(9, 2).astype(np.float32), trg_starts),
+             Seq(rng.randn(9, 4).astype(np.float32), trg_starts)]
+    gradient_check(gm, slots, input_slots=[0, 1], samples=8)
+
 NESTED = """
 x = data_layer(name='x', size=3)
 y = data_layer(name='y', size=4)

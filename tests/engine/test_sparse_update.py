@@ -11,7 +11,7 @@ from py_paddle import swig_paddle as api
 VOCAB, DIM, BATCH = 50, 3, 6
 
 
-def embedding_trainer(method, sparse, decay=0.0, l1=0.0, lr=0.1):
+def embedding_trainer(method, sparse, decay=0.0, l1=0.0, lr=0.1, threads=1):
     net = Net()
     ids = net.data("ids", VOCAB)
     y = net.data("y", 2)
@@ -22,7 +22,7 @@ def embedding_trainer(method, sparse, decay=0.0, l1=0.0, lr=0.1):
     out = net.fc("out", [("emb", DIM)], 2, act="", std=0.5)
     net.output(net.layer("cost", "square_error", 1, [out, y], coeff=1.0))
     opt = {"batch_size": BATCH, "learning_method": method, "learning_rate": lr}
-    return api.Trainer.create(json.dumps({"model_config": net.config(), "opt_config": opt}), False, 1, 1)
+    return api.Trainer.create(json.dumps({"model_config": net.config(), "opt_config": opt}), False, threads, 1)
 
 
 def table(trainer):
@@ -77,6 +77,26 @@ def test_lazy_decay_is_exact(l2, l1):
     np.testing.assert_allclose(table(t), w, rtol=2e-4, atol=1e-5)
 
 
+def test_sparse_gradient_reads_like_the_dense_one():
+    """getBuf(PARAMETER_GRADIENT) of a table whose gradient is kept as compact rows."""
+    grads = []
+    for sparse in (False, True):
+        net = Net()
+        ids = net.data("ids", VOCAB)
+        net.mixed("emb", DIM, [(ids, VOCAB, "table", DIM, {})])
+        net.params[-1].update(sparse_update=sparse, initial_std=1.0)
+        y = net.data("y", DIM)
+        net.output(net.layer("cost", "square_error", 1, ["emb", y], coeff=1.0))
+        gm = api.GradientMachine.createByConfigJson(json.dumps(net.config()), False, 1)
+        out = api.Arguments.createArguments(0)
+        ids_, _ = batches(1, seed=2)[0]
+        gm.forward(make_args([ids_, np.ones((BATCH, DIM), np.float32)]), out, api.PASS_TRAIN)
+        gm.backward()
+        grads.append(gm.getParameterByName("_emb.w0").getBuf(api.PARAMETER_GRADIENT).copyToNumpyArray())
+    assert np.abs(grads[0]).sum() > 0
+    np.testing.assert_array_equal(grads[1], grads[0])
+
+
 def test_sparse_update_rejected_with_adam():
     t = embedding_trainer("adam", True)
     t.startTrainPass(0)
@@ -104,6 +124,98 @@ def test_large_table_updates_only_touched_rows():
     changed = np.flatnonzero(np.any(after != before, axis=1))
     assert set(changed) == set(touched)
     assert not p.getBuf(api.PARAMETER_GRADIENT).toNumpyArrayInplace().any()
+
+
+def train(trainer, data):
+    trainer.startTrainPass(0)
+    for b in data:
+        trainer.trainOneDataBatch(BATCH, make_args(b))
+    trainer.startTestPeriod()  # catches every row up
+    trainer.finishTestPeriod()
+    return table(trainer)
+
+
+@pytest.mark.parametrize("method,l2,l1", [("momentum", 0.3, 0.0), ("momentum", 0.2, 0.02), ("adagrad", 0.3, 0.01),
+                                          ("rmsprop", 0.2, 0.0)])
+def test_two_threads_match_one_with_lazy_decay(method, l2, l1):
+    """Rows that only the second thread's replica reads catch up on their decay first,
+    exactly as when one thread reads them."""
+    data = batches(10, seed=7, high=25)
+    one = train(embedding_trainer(method, True, decay=l2, l1=l1, lr=0.05), data)
+    two = train(embedding_trainer(method, True, decay=l2, l1=l1, lr=0.05, threads=2), data)
+    assert not np.array_equal(one, train(embedding_trainer(method, True, lr=0.05), data))  # the decay matters
+    np.testing.assert_allclose(two, one, rtol=1e-5, atol=1e-6)
+    again = train(embedding_trainer(method, True, decay=l2, l1=l1, lr=0.05, threads=2), data)
+    np.testing.assert_array_equal(again, two)  # bit for bit run to run
+
+
+def test_sparse_adagrad_keeps_one_accumulator(tmp_path):
+    """A sparse_update table keeps only its AdaGrad sum (no sum1, no rate buffer)."""
+    t = embedding_trainer("adagrad", True, decay=0.1)
+    t.startTrainPass(0)
+    t.trainOneDataBatch(BATCH, make_args(batches(1)[0]))
+    t.saveOptimizerState(str(tmp_path))
+    saved = {f.name for f in tmp_path.iterdir() if f.name.startswith("_emb.w0.")}
+    assert saved == {"_emb.w0.gradient_squaresum"}
+    dense = {f.name for f in tmp_path.iterdir() if f.name.startswith("_out.w0.")}
+    assert "_out.w0.gradient_squaresum1" in dense and "_out.w0.learning_rate" in dense
+
+
+@pytest.mark.parametrize("method", ["adagrad", "rmsprop"])
+def test_resume_state_file_is_byte_identical(tmp_path, method):
+    for d in ("full", "half", "resumed"):
+        (tmp_path / d).mkdir()
+    data = batches(8, seed=9, high=30)
+    full = embedding_trainer(method, True, decay=0.1, lr=0.05)
+    full.startTrainPass(0)
+    for b in data:
+        full.trainOneDataBatch(BATCH, make_args(b))
+    full.saveOptimizerState(str(tmp_path / "full"))
+    first = embedding_trainer(method, True, decay=0.1, lr=0.05)
+    first.startTrainPass(0)
+    for b in data[:4]:
+        first.trainOneDataBatch(BATCH, make_args(b))
+    first.saveParameters(str(tmp_path / "half"))
+    first.saveOptimizerState(str(tmp_path / "half"))
+    resumed = embedding_trainer(method, True, decay=0.1, lr=0.05)
+    resumed.loadParameters(str(tmp_path / "half"))
+    resumed.loadOptimizerState(str(tmp_path / "half"))
+    resumed.startTrainPass(0)
+    for b in data[4:]:
+        resumed.trainOneDataBatch(BATCH, make_args(b))
+    resumed.saveOptimizerState(str(tmp_path / "resumed"))
+    full_state = (tmp_path / "full" / "updater.json").read_bytes()
+    assert (tmp_path / "resumed" / "updater.json").read_bytes() == full_state
+    names = [sorted(f.name for f in (tmp_path / d).iterdir()) for d in ("resumed", "full")]
+    assert names[0] == names[1]
+
+
+def test_sparse_adagrad_resumes_state_saved_in_the_dense_layout(tmp_path):
+    """State with v1's two accumulators (sum0 + sum1, and a rate) for a table is folded into one."""
+    data = batches(6, seed=4, high=30)
+    first = embedding_trainer("adagrad", True, decay=0.1, lr=0.05)
+    first.startTrainPass(0)
+    for b in data[:3]:
+        first.trainOneDataBatch(BATCH, make_args(b))
+    first.saveParameters(str(tmp_path))
+    first.saveOptimizerState(str(tmp_path))
+    tables = []
+    for split in (False, True):
+        if split:  # the sum as two halves (exact in binary), plus a rate file, listed in updater.json
+            path = tmp_path / "_emb.w0.gradient_squaresum"
+            raw = path.read_bytes()
+            half = (np.frombuffer(raw[16:], np.float32) / 2).astype(np.float32)
+            path.write_bytes(raw[:16] + half.tobytes())
+            (tmp_path / "_emb.w0.gradient_squaresum1").write_bytes(raw[:16] + half.tobytes())
+            (tmp_path / "_emb.w0.learning_rate").write_bytes(raw[:16] + np.ones_like(half).tobytes())
+            state = json.loads((tmp_path / "updater.json").read_text())
+            state["buffers"]["_emb.w0"] += ["gradient_squaresum1", "learning_rate"]
+            (tmp_path / "updater.json").write_text(json.dumps(state))
+        t = embedding_trainer("adagrad", True, decay=0.1, lr=0.05)
+        t.loadParameters(str(tmp_path))
+        t.loadOptimizerState(str(tmp_path))
+        tables.append(train(t, data[3:]))
+    np.testing.assert_array_equal(tables[1], tables[0])
 
 
 def test_resume_with_sparse_rows_matches_uninterrupted(tmp_path):
