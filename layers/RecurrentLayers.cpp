@@ -114,7 +114,7 @@ template <typename A, typename G, typename S>
     const size_t u = i * n + j;
     const float cp = prevCell[u];
     const float a = g[j], in = g[n + j], f = g[2 * n + j], o = g[3 * n + j];
-    const float c = cell[u], s = stateAct[u], dh = hiddenGrad[u];
+    const float s = stateAct[u], dh = hiddenGrad[u];
     const float dO = dh * s * fg.bwd(o, 0.0f);
     const float dS = dh * o * fs.bwd(s, 0.0f);
     const float dc = cellGrad[u] + (dS + dO * peep[2 * n + j]);

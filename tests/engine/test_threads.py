@@ -27,13 +27,17 @@ def test_thread_pool_unit(tmp_path):
     cxx, lib = shutil.which("g++"), engine_library()
     if not cxx or not lib:
         pytest.skip("needs g++ and the built engine library")
+    import scipy_openblas32  # the engine library's OpenBLAS, found through the package at run time
+    blas = scipy_openblas32.get_lib_dir()
     exe = str(tmp_path / "thread_pool_test")
     subprocess.run([cxx, "-std=c++17", "-O1", "-pthread", "-I", ROOT, os.path.join(HERE, "cpp", "thread_pool_test.cpp"),
-                    lib, "-Wl,-rpath," + os.path.dirname(lib), "-o", exe], check=True)
+                    lib, "-L" + blas, "-l" + scipy_openblas32.get_library(),
+                    "-o", exe], check=True)
     for env, want in [({"PADDLE_THREADS": "3"}, "3"), ({"OMP_NUM_THREADS": "5"}, "5"),
                       ({"PADDLE_THREADS": "2", "OMP_NUM_THREADS": "5"}, "2")]:
         clean = {k: v for k, v in os.environ.items()
                  if k not in ("PADDLE_THREADS", "OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "PADDLE_PARALLEL_ALL")}
+        clean["LD_LIBRARY_PATH"] = os.pathsep.join([os.path.dirname(lib), blas])
         out = subprocess.run([exe, want], env=dict(clean, **env), capture_output=True, text=True, timeout=120)
         assert out.returncode == 0 and out.stdout.strip() == "ok", out.stderr
 
@@ -42,7 +46,7 @@ CONV = """
 settings(batch_size=64, learning_rate=0.01, learning_method=MomentumOptimizer(0.9))
 img = data_layer(name='pixel', size=3 * 16 * 16, height=16, width=16)
 c = simple_img_conv_pool(input=img, filter_size=3, num_filters=16, num_channel=3, pool_size=2, pool_stride=2,
-                         act=ReluActivation(), padding=1, pool_type=MaxPooling())
+                         act=ReluActivation(), conv_padding=1, pool_type=MaxPooling())
 h = fc_layer(input=c, size=128, act=TanhActivation())
 out = fc_layer(input=h, size=10, act=SoftmaxActivation())
 outputs(classification_cost(input=out, label=data_layer(name='label', size=10)))
