@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <atomic>
 #include <condition_variable>
+#include <cstdint>
 #include <cstdlib>
 #include <exception>
 #include <mutex>
@@ -40,8 +41,10 @@ void cpuPause() {
 }
 
 // Workers sleep on `wake_` between loops. A loop publishes its job under the mutex and
-// bumps `generation_`; every thread (caller included) then claims chunks from `next_`
-// until none is left. Which thread runs a chunk varies, its bounds never do.
+// bumps `generation_`; every thread (caller included) then claims chunks until none is
+// left. A claim carries the job's generation in the high half of `claim_`, so a worker
+// that wakes late, after its job is done, can never take a chunk of the next one. Which
+// thread runs a chunk varies, its bounds never do.
 class Pool {
  public:
   explicit Pool(int threads) {
@@ -59,21 +62,20 @@ class Pool {
 
   void run(size_t n, size_t chunks, detail::ChunkFn fn, void* ctx) {
     errors_.assign(chunks, nullptr);
+    Job job{n, chunks, fn, ctx, 0};
     {
       std::lock_guard<std::mutex> lock(mutex_);
-      n_ = n;
-      chunks_ = chunks;
-      fn_ = fn;
-      ctx_ = ctx;
-      next_.store(0);
+      job.generation = ++generation_;
+      job_ = job;
       done_.store(0);
-      generation_.fetch_add(1, std::memory_order_release);
+      claim_.store(static_cast<uint64_t>(job.generation) << 32);
+      published_.store(job.generation, std::memory_order_release);
     }
     wake_.notify_all();
-    claimChunks();
+    claimChunks(job);
     // The caller finished its share: wait for chunks still running elsewhere.
     for (int spin = 0; done_.load(std::memory_order_acquire) < chunks; ++spin) {
-      if (spin < 4000) {
+      if (spin < kSpins) {
         cpuPause();
       } else {
         std::unique_lock<std::mutex> lock(mutex_);
@@ -86,16 +88,36 @@ class Pool {
   }
 
  private:
-  void claimChunks() {
+  struct Job {
+    size_t n, chunks;
+    detail::ChunkFn fn;
+    void* ctx;
+    uint32_t generation;
+  };
+  static constexpr int kSpins = 1000;  // ~50 us of pause before sleeping
+
+  // The next chunk of `job`, or false when it has none left (or is no longer current).
+  bool claim(const Job& job, size_t& chunk) {
+    uint64_t v = claim_.load();
+    for (;;) {
+      if (static_cast<uint32_t>(v >> 32) != job.generation || (v & 0xffffffffu) >= job.chunks) return false;
+      if (claim_.compare_exchange_weak(v, v + 1)) {
+        chunk = static_cast<size_t>(v & 0xffffffffu);
+        return true;
+      }
+    }
+  }
+
+  void claimChunks(const Job& job) {
     const bool was = tSerial;
     tSerial = true;  // loops inside a chunk run serially
-    for (size_t c; (c = next_.fetch_add(1)) < chunks_;) {
+    for (size_t c; claim(job, c);) {
       try {
-        fn_(ctx_, c, n_ * c / chunks_, n_ * (c + 1) / chunks_);
+        job.fn(job.ctx, c, job.n * c / job.chunks, job.n * (c + 1) / job.chunks);
       } catch (...) {
         errors_[c] = std::current_exception();
       }
-      if (done_.fetch_add(1, std::memory_order_acq_rel) + 1 == chunks_) {
+      if (done_.fetch_add(1, std::memory_order_acq_rel) + 1 == job.chunks) {
         std::lock_guard<std::mutex> lock(mutex_);  // the caller may be about to wait
         finished_.notify_all();
       }
@@ -105,18 +127,20 @@ class Pool {
 
   void workerLoop() {
     flushDenormals();  // like every thread that computes
-    unsigned long seen = 0;
+    uint32_t seen = 0;
     for (;;) {
       // A short spin catches the next loop of a layer without a sleep and wake-up;
       // then the worker sleeps, so an idle engine leaves the cores alone.
-      for (int spin = 0; spin < 2000 && generation_.load(std::memory_order_acquire) == seen; ++spin) cpuPause();
+      for (int spin = 0; spin < kSpins && published_.load(std::memory_order_acquire) == seen; ++spin) cpuPause();
+      Job job;
       {
         std::unique_lock<std::mutex> lock(mutex_);
-        wake_.wait(lock, [&] { return stop_ || generation_.load() != seen; });
+        wake_.wait(lock, [&] { return stop_ || generation_ != seen; });
         if (stop_) return;
-        seen = generation_.load();
+        job = job_;
+        seen = generation_;
       }
-      claimChunks();
+      claimChunks(job);
     }
   }
 
@@ -124,11 +148,11 @@ class Pool {
   std::mutex mutex_;
   std::condition_variable wake_, finished_;
   bool stop_ = false;
-  std::atomic<unsigned long> generation_{0};
-  std::atomic<size_t> next_{0}, done_{0};
-  size_t n_ = 0, chunks_ = 0;
-  detail::ChunkFn fn_ = nullptr;
-  void* ctx_ = nullptr;
+  uint32_t generation_ = 0;  // guarded by mutex_
+  Job job_{};                // guarded by mutex_
+  std::atomic<uint32_t> published_{0};  // generation_, for the workers' spin
+  std::atomic<uint64_t> claim_{0};      // generation << 32 | next chunk
+  std::atomic<size_t> done_{0};
   std::vector<std::exception_ptr> errors_;
 };
 
