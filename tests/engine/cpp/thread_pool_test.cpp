@@ -87,6 +87,18 @@ int main(int argc, char** argv) {
     checkPartition(999, 1);
   }
 
+  // Back to back loops: every chunk of every loop runs exactly once (a worker waking late
+  // must not run a chunk of the next loop a second time).
+  {
+    std::vector<int> hits(64, 0);
+    for (int rep = 0; rep < 20000; ++rep) {
+      parallelFor(64, 1, [&](size_t b, size_t e) {
+        for (size_t i = b; i < e; ++i) hits[i]++;
+      });
+    }
+    for (int h : hits) CHECK(h == 20000);
+  }
+
   // Nested loops run serially inside a chunk and do not deadlock.
   {
     std::atomic<size_t> total{0}, innerChunks{0};
