@@ -36,7 +36,8 @@ def test_thread_pool_unit(tmp_path):
     for env, want in [({"PADDLE_THREADS": "3"}, "3"), ({"OMP_NUM_THREADS": "5"}, "5"),
                       ({"PADDLE_THREADS": "2", "OMP_NUM_THREADS": "5"}, "2")]:
         clean = {k: v for k, v in os.environ.items()
-                 if k not in ("PADDLE_THREADS", "OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "PADDLE_PARALLEL_ALL")}
+                 if k not in ("PADDLE_THREADS", "OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "PADDLE_PARALLEL_ALL",
+                               "PADDLE_REVERSE_KERNELS")}
         clean["LD_LIBRARY_PATH"] = os.pathsep.join([os.path.dirname(lib), blas])
         out = subprocess.run([exe, want], env=dict(clean, **env), capture_output=True, text=True, timeout=120)
         assert out.returncode == 0 and out.stdout.strip() == "ok", out.stderr
