@@ -39,42 +39,51 @@ act::Kind elementwiseKind(const std::string& type, const std::string& what) {
   throw ConfigError(str(what, ": unknown activation '", type, "'"));
 }
 
+// The CPU loops below split their elements (rows) across the thread pool.
 void activate(act::Kind k, float* y, size_t n) {
   act::visit(k, [&](auto f) {
-    for (size_t i = 0; i < n; ++i) y[i] = f.fwd(y[i]);
+    parallelFor(n, kParallelGrain, [&](size_t b, size_t e) {
+      for (size_t i = b; i < e; ++i) y[i] = f.fwd(y[i]);
+    });
   });
 }
 
 void multiplyDerivative(act::Kind k, const float* __restrict y, const float* __restrict x, float* __restrict g,
                         size_t n) {
   act::visit(k, [&](auto f) {
-    if constexpr (decltype(f)::kNeedsInput) {
-      for (size_t i = 0; i < n; ++i) g[i] *= f.bwd(y[i], x[i]);
-    } else {
-      for (size_t i = 0; i < n; ++i) g[i] *= f.bwd(y[i], 0.0f);
-    }
+    parallelFor(n, kParallelGrain, [&](size_t b, size_t e) {
+      if constexpr (decltype(f)::kNeedsInput) {
+        for (size_t i = b; i < e; ++i) g[i] *= f.bwd(y[i], x[i]);
+      } else {
+        for (size_t i = b; i < e; ++i) g[i] *= f.bwd(y[i], 0.0f);
+      }
+    });
   });
 }
 
 void softmaxRows(float* v, size_t h, size_t w) {
-  for (size_t i = 0; i < h; ++i) {
-    float* x = v + i * w;
-    float m = *std::max_element(x, x + w);
-    float s = 0;
-    for (size_t j = 0; j < w; ++j) s += (x[j] = std::exp(x[j] - m));
-    float inv = 1.0f / s;
-    for (size_t j = 0; j < w; ++j) x[j] *= inv;
-  }
+  parallelFor(h, kParallelGrain / (w + 1) + 1, [=](size_t b, size_t e) {
+    for (size_t i = b; i < e; ++i) {
+      float* x = v + i * w;
+      float m = *std::max_element(x, x + w);
+      float s = 0;
+      for (size_t j = 0; j < w; ++j) s += (x[j] = std::exp(x[j] - m));
+      float inv = 1.0f / s;
+      for (size_t j = 0; j < w; ++j) x[j] *= inv;
+    }
+  });
 }
 
 void softmaxRowsBackward(const float* y, float* g, size_t h, size_t w) {
-  for (size_t i = 0; i < h; ++i) {
-    const float* yr = y + i * w;
-    float* gr = g + i * w;
-    float dot = 0;
-    for (size_t j = 0; j < w; ++j) dot += gr[j] * yr[j];
-    for (size_t j = 0; j < w; ++j) gr[j] = yr[j] * (gr[j] - dot);
-  }
+  parallelFor(h, kParallelGrain / (w + 1) + 1, [=](size_t b, size_t e) {
+    for (size_t i = b; i < e; ++i) {
+      const float* yr = y + i * w;
+      float* gr = g + i * w;
+      float dot = 0;
+      for (size_t j = 0; j < w; ++j) dot += gr[j] * yr[j];
+      for (size_t j = 0; j < w; ++j) gr[j] = yr[j] * (gr[j] - dot);
+    }
+  });
 }
 
 std::vector<std::string> Activation::names() {

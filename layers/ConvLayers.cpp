@@ -181,9 +181,13 @@ class ConvLayerBase : public Layer {
       image::im2colBatch(true, m.row(s0), m.width(), cs, patches(g, C), col_.data());
       return;
     }
-    for (size_t s = 0; s < cs; ++s)
-      image::im2col(m.row(s0 + s), C, g.imgH, g.imgW, g.fh, g.fw, g.sy, g.sx, g.py, g.px, g.outH, g.outW,
-                    col_.data() + s * N, L);
+    // each sample fills its own columns of col_: threads take samples
+    float* col = col_.data();
+    parallelFor(cs, kParallelGrain / std::max<size_t>(L / cs * g.fh * g.fw * C, 1) + 1, [&](size_t b, size_t e) {
+      for (size_t s = b; s < e; ++s)
+        image::im2col(m.row(s0 + s), C, g.imgH, g.imgW, g.fh, g.fw, g.sy, g.sx, g.py, g.px, g.outH, g.outW,
+                      col + s * N, L);
+    });
   }
   // Rows [s0, s0+cs) of m (+)= col2im of col_.
   void fold(const ConvGeom& g, int C, Matrix& m, size_t s0, size_t cs, bool add) {
@@ -193,9 +197,12 @@ class ConvLayerBase : public Layer {
       return;
     }
     if (!add) m.rows(s0, s0 + cs).zero();
-    for (size_t s = 0; s < cs; ++s)
-      image::col2im(col_.data() + s * N, C, g.imgH, g.imgW, g.fh, g.fw, g.sy, g.sx, g.py, g.px, g.outH, g.outW,
-                    m.row(s0 + s), L);
+    const float* col = col_.data();
+    parallelFor(cs, kParallelGrain / std::max<size_t>(L / cs * g.fh * g.fw * C, 1) + 1, [&](size_t b, size_t e) {
+      for (size_t s = b; s < e; ++s)
+        image::col2im(col + s * N, C, g.imgH, g.imgW, g.fh, g.fw, g.sy, g.sx, g.py, g.px, g.outH, g.outW,
+                      m.row(s0 + s), L);
+    });
   }
   static image::Patches patches(const ConvGeom& g, int C) {
     return {C, g.imgH, g.imgW, g.fh, g.fw, g.sy, g.sx, g.py, g.px, g.outH, g.outW};
@@ -207,7 +214,7 @@ class ConvLayerBase : public Layer {
     const size_t L = cs * N, width = m.width();
     const float* src = m.row(s0);
     float* dst = buf.data();
-    forEach2(useGpu_, C * cs, N, [=] PD_HD(size_t r, size_t p) {
+    forEach2Parallel(useGpu_, C * cs, N, [=] PD_HD(size_t r, size_t p) {
       const size_t c = r / cs, s = r % cs;
       dst[c * L + s * N + p] = src[s * width + c * N + p];
     });
@@ -220,19 +227,19 @@ class ConvLayerBase : public Layer {
     float* dst = m.row(s0);
     // element (s, c, p): dst[s*width + c*N + p], src[c*L + s*N + p]
     if (add) {
-      forEach2(useGpu_, cs * C, N, [=] PD_HD(size_t r, size_t p) {
+      forEach2Parallel(useGpu_, cs * C, N, [=] PD_HD(size_t r, size_t p) {
         dst[r / C * width + r % C * N + p] += src[r % C * L + r / C * N + p];
       });
     } else if (!b) {
-      forEach2(useGpu_, cs * C, N, [=] PD_HD(size_t r, size_t p) {
+      forEach2Parallel(useGpu_, cs * C, N, [=] PD_HD(size_t r, size_t p) {
         dst[r / C * width + r % C * N + p] = src[r % C * L + r / C * N + p];
       });
     } else if (sharedBias_) {
-      forEach2(useGpu_, cs * C, N, [=] PD_HD(size_t r, size_t p) {
+      forEach2Parallel(useGpu_, cs * C, N, [=] PD_HD(size_t r, size_t p) {
         dst[r / C * width + r % C * N + p] = src[r % C * L + r / C * N + p] + b[r % C];
       });
     } else {
-      forEach2(useGpu_, cs * C, N, [=] PD_HD(size_t r, size_t p) {
+      forEach2Parallel(useGpu_, cs * C, N, [=] PD_HD(size_t r, size_t p) {
         dst[r / C * width + r % C * N + p] = src[r % C * L + r / C * N + p] + b[r % C * N + p];
       });
     }
@@ -242,9 +249,9 @@ class ConvLayerBase : public Layer {
     const size_t F = buf.height(), L = cs * N;
     const float* g = buf.data();
     if (sharedBias_) {
-      forEach(useGpu_, F, [=] PD_HD(size_t f) { gb[f] += sumOf(g + f * L, L); });
+      forEachParallel(useGpu_, F, [=] PD_HD(size_t f) { gb[f] += sumOf(g + f * L, L); }, kParallelGrain / L + 1);
     } else {
-      forEach2(useGpu_, F, N, [=] PD_HD(size_t f, size_t p) {
+      forEach2Parallel(useGpu_, F, N, [=] PD_HD(size_t f, size_t p) {
         float sum = 0;
         for (size_t s = 0; s < cs; ++s) sum += g[f * L + s * N + p];
         gb[f * N + p] += sum;

@@ -56,7 +56,7 @@ void poolForward(bool gpu, const PoolGeom& geom, const float* in, size_t inWidth
                  size_t outWidth, size_t off) {
   const PoolGeom g = geom;
   const size_t planes = static_cast<size_t>(g.C) * g.outH;  // (channel, output row) pairs per sample
-  forEach2(gpu, rows * planes, g.outW, [=] PD_HD(size_t r, size_t ox) {
+  forEach2Parallel(gpu, rows * planes, g.outW, [=] PD_HD(size_t r, size_t ox) {
     const size_t n = r / planes;
     const int plane = static_cast<int>(r - n * planes), c = plane / g.outH, oy = plane % g.outH;
     const Window w = window(g, oy, static_cast<int>(ox));
@@ -80,10 +80,11 @@ void poolForward(bool gpu, const PoolGeom& geom, const float* in, size_t inWidth
 }
 
 // Max pooling's backward for every pooling at once: gin[n, idx] += gout[n, j]. Windows
-// may overlap, so two outputs can share a maximum: atomic adds.
+// may overlap, so two outputs can share a maximum: atomic adds (on the CPU a thread owns
+// whole samples).
 void maxPoolBackward(bool gpu, const float* gout, const int* idx, size_t rows, size_t outWidth, float* gin,
                      size_t inWidth) {
-  forEach2(gpu, rows, outWidth, [=] PD_HD(size_t n, size_t j) {
+  forEach2Parallel(gpu, rows, outWidth, [=] PD_HD(size_t n, size_t j) {
     const int at = idx[n * outWidth + j];
     if (at >= 0) atomicAddF(gin + n * inWidth + at, gout[n * outWidth + j]);
   });
@@ -95,7 +96,7 @@ void maxPoolBackward(bool gpu, const float* gout, const int* idx, size_t rows, s
 void avgPoolBackward(bool gpu, const PoolGeom& geom, const float* gout, size_t outWidth, size_t off, size_t rows,
                      float* gin, size_t inWidth) {
   const PoolGeom g = geom;
-  forEach2(gpu, rows * g.C, g.outH, [=] PD_HD(size_t nc, size_t row) {
+  forEach2Parallel(gpu, rows * g.C, g.outH, [=] PD_HD(size_t nc, size_t row) {
     const size_t n = nc / g.C;
     const int c = static_cast<int>(nc % g.C), oy = static_cast<int>(row);
     const float* gy = gout + n * outWidth + off + (static_cast<size_t>(c) * g.outH + oy) * g.outW;
@@ -266,7 +267,7 @@ class MaxOutLayer : public Layer {
     const float* x = in.value.data();
     float* y = output_.value.data();
     int* id = idx_.data();
-    forEach2(useGpu_, rows * outC, pix, [=] PD_HD(size_t r, size_t p) {
+    forEach2Parallel(useGpu_, rows * outC, pix, [=] PD_HD(size_t r, size_t p) {
       const size_t n = r / outC;
       const int c = static_cast<int>(r % outC);
       const float* xn = x + n * inWidth;
@@ -292,7 +293,7 @@ class MaxOutLayer : public Layer {
     const float* g = output_.grad.data();
     const int* id = idx_.data();
     float* gx = in.grad.data();
-    forEach2(useGpu_, output_.grad.height(), outWidth, [=] PD_HD(size_t n, size_t j) {
+    forEach2Parallel(useGpu_, output_.grad.height(), outWidth, [=] PD_HD(size_t n, size_t j) {
       gx[n * inWidth + id[n * outWidth + j]] += g[n * outWidth + j];
     });
   }

@@ -58,7 +58,12 @@ void withActs(act::Kind a, act::Kind g, act::Kind s, F&& f) {
   }
 }
 
-// The kernels of the cells below, one index per (row, unit). Their pointers are
+// Units per CPU chunk of the cell kernels (several activations per unit: a smaller
+// grain than a plain element-wise loop's).
+constexpr size_t kCellGrain = 2048;
+
+// The kernels of the cells below, one index per (row, unit); the CPU splits the rows
+// (the batch's sequences) across the thread pool. Their pointers are
 // never null (absent states and peepholes read zeros) and never overlap, which
 // __restrict tells the CPU compiler so that it vectorizes the loops; they stay
 // out of line because GCC forgets __restrict when it inlines a function.
@@ -71,7 +76,7 @@ template <typename A, typename G, typename S>
 [[gnu::noinline]] void lstmForward(A fa, G fg, S fs, bool gpu, size_t rows, size_t n, float* __restrict gates,
                                    const float* __restrict prevCell, const float* __restrict peep,
                                    float* __restrict cell, float* __restrict stateAct, float* __restrict hidden) {
-  forEach2(gpu, rows, n, [=] PD_HD(size_t i, size_t j) {
+  forEach2Parallel(gpu, rows, n, [=] PD_HD(size_t i, size_t j) {
     float* g = gates + i * 4 * n;
     const size_t u = i * n + j;
     const float cp = prevCell[u];
@@ -82,8 +87,8 @@ template <typename A, typename G, typename S>
     g[n + j] = in;
     g[2 * n + j] = f;
     cell[u] = a * in + cp * f;
-  });
-  forEach2(gpu, rows, n, [=] PD_HD(size_t i, size_t j) {
+  }, kCellGrain);
+  forEach2Parallel(gpu, rows, n, [=] PD_HD(size_t i, size_t j) {
     float* g = gates + i * 4 * n;
     const size_t u = i * n + j;
     const float c = cell[u];
@@ -92,11 +97,10 @@ template <typename A, typename G, typename S>
     g[3 * n + j] = o;
     stateAct[u] = s;
     hidden[u] = o * s;
-  });
+  }, kCellGrain);
 }
 
-// LSTM backward (see LstmCell::backward). The peephole grads are shared by all
-// rows: added atomically.
+// LSTM backward (see LstmCell::backward).
 template <typename A, typename G, typename S>
 [[gnu::noinline]] void lstmBackward(A fa, G fg, S fs, bool gpu, size_t rows, size_t n,
                                     const float* __restrict gates, const float* __restrict prevCell,
@@ -104,13 +108,13 @@ template <typename A, typename G, typename S>
                                     const float* __restrict hiddenGrad, float* __restrict cellGrad,
                                     float* __restrict gateGrad, float* __restrict prevCellGrad,
                                     const float* __restrict peep, float* __restrict peepGrad) {
-  forEach2(gpu, rows, n, [=] PD_HD(size_t i, size_t j) {
+  forEach2Parallel(gpu, rows, n, [=] PD_HD(size_t i, size_t j) {
     const float* g = gates + i * 4 * n;
     float* dg = gateGrad + i * 4 * n;
     const size_t u = i * n + j;
     const float cp = prevCell[u];
     const float a = g[j], in = g[n + j], f = g[2 * n + j], o = g[3 * n + j];
-    const float c = cell[u], s = stateAct[u], dh = hiddenGrad[u];
+    const float s = stateAct[u], dh = hiddenGrad[u];
     const float dO = dh * s * fg.bwd(o, 0.0f);
     const float dS = dh * o * fs.bwd(s, 0.0f);
     const float dc = cellGrad[u] + (dS + dO * peep[2 * n + j]);
@@ -122,10 +126,21 @@ template <typename A, typename G, typename S>
     dg[2 * n + j] = dF;
     dg[3 * n + j] = dO;
     prevCellGrad[u] += dc * f + dI * peep[j] + dF * peep[n + j];
-    atomicAddF(peepGrad + j, dI * cp);
-    atomicAddF(peepGrad + n + j, dF * cp);
-    atomicAddF(peepGrad + 2 * n + j, dO * c);
-  });
+  }, kCellGrain);
+  // The peephole grads, shared by all rows: one index per unit sums its rows in order.
+  forEachParallel(gpu, n, [=] PD_HD(size_t j) {
+    float pi = peepGrad[j], pf = peepGrad[n + j], po = peepGrad[2 * n + j];
+    for (size_t i = 0; i < rows; ++i) {
+      const float* dg = gateGrad + i * 4 * n;
+      const size_t u = i * n + j;
+      pi += dg[n + j] * prevCell[u];
+      pf += dg[2 * n + j] * prevCell[u];
+      po += dg[3 * n + j] * cell[u];
+    }
+    peepGrad[j] = pi;
+    peepGrad[n + j] = pf;
+    peepGrad[2 * n + j] = po;
+  }, kCellGrain / (rows + 1) + 1);
 }
 
 // GRU gates (see GruStep::forward): z and r, the two halves of the rows of zr
@@ -133,26 +148,26 @@ template <typename A, typename G, typename S>
 template <typename G>
 [[gnu::noinline]] void gruGates(G fg, bool gpu, size_t rows, size_t n, float* __restrict zr,
                                 const float* __restrict prev, float* __restrict resetPrev) {
-  forEach2(gpu, rows, n, [=] PD_HD(size_t i, size_t j) {
+  forEach2Parallel(gpu, rows, n, [=] PD_HD(size_t i, size_t j) {
     float* z = zr + i * 2 * n;
     z[j] = fg.fwd(z[j]);
     const float r = fg.fwd(z[n + j]);
     z[n + j] = r;
     resetPrev[i * n + j] = r * prev[i * n + j];
-  });
+  }, kCellGrain);
 }
 
 // GRU output: the candidate activated in place, h = (1 - z) prev + z cand.
 template <typename A>
 [[gnu::noinline]] void gruOutput(A fa, bool gpu, size_t rows, size_t n, const float* __restrict zr,
                                  const float* __restrict prev, float* __restrict cand, float* __restrict hidden) {
-  forEach2(gpu, rows, n, [=] PD_HD(size_t i, size_t j) {
+  forEach2Parallel(gpu, rows, n, [=] PD_HD(size_t i, size_t j) {
     const size_t u = i * n + j;
     const float c = fa.fwd(cand[u]);
     const float z = zr[i * 2 * n + j];
     cand[u] = c;
     hidden[u] = (1 - z) * prev[u] + z * c;
-  });
+  }, kCellGrain);
 }
 
 // The z half of dzr and dcand from the gradient of h.
@@ -161,12 +176,12 @@ template <typename A, typename G>
                                          const float* __restrict cand, const float* __restrict prev,
                                          const float* __restrict hiddenGrad, float* __restrict dzr,
                                          float* __restrict dcand) {
-  forEach2(gpu, rows, n, [=] PD_HD(size_t i, size_t j) {
+  forEach2Parallel(gpu, rows, n, [=] PD_HD(size_t i, size_t j) {
     const size_t u = i * n + j;
     const float z = zr[i * 2 * n + j], dh = hiddenGrad[u];
     dzr[i * 2 * n + j] = dh * (cand[u] - prev[u]) * fg.bwd(z, 0.0f);
     dcand[u] = dh * z * fa.bwd(cand[u], 0.0f);
-  });
+  }, kCellGrain);
 }
 
 // The r half of dzr from drh = dcand Uc^T; adds the direct terms into prevGrad.
@@ -175,22 +190,22 @@ template <typename G>
                                         const float* __restrict prev, const float* __restrict hiddenGrad,
                                         const float* __restrict drh, float* __restrict dzr,
                                         float* __restrict prevGrad) {
-  forEach2(gpu, rows, n, [=] PD_HD(size_t i, size_t j) {
+  forEach2Parallel(gpu, rows, n, [=] PD_HD(size_t i, size_t j) {
     const size_t u = i * n + j;
     const float r = zr[i * 2 * n + n + j];
     dzr[i * 2 * n + n + j] = drh[u] * prev[u] * fg.bwd(r, 0.0f);
     prevGrad[u] += drh[u] * r + hiddenGrad[u] * (1 - zr[i * 2 * n + j]);
-  });
+  }, kCellGrain);
 }
 
 // y = f(y) and g *= f'(y) over n values, for the simple recurrent layer.
 template <typename F>
 void activateValues(F f, bool gpu, float* y, size_t n) {
-  forEach(gpu, n, [=] PD_HD(size_t i) { y[i] = f.fwd(y[i]); });
+  forEachParallel(gpu, n, [=] PD_HD(size_t i) { y[i] = f.fwd(y[i]); });
 }
 template <typename F>
 void multiplyDerivativeValues(F f, bool gpu, const float* __restrict y, float* __restrict g, size_t n) {
-  forEach(gpu, n, [=] PD_HD(size_t i) { g[i] *= f.bwd(y[i], 0.0f); });
+  forEachParallel(gpu, n, [=] PD_HD(size_t i) { g[i] *= f.bwd(y[i], 0.0f); });
 }
 
 // Zeros to read, and a place to write and forget, standing in for an absent
@@ -339,8 +354,8 @@ void splitGates(const Matrix& in, Matrix& zr, Matrix& cand, size_t H) {
   const float* s = in.data();
   float* z = zr.data();
   float* c = cand.data();
-  forEach2(gpu, rows, 2 * H, [=] PD_HD(size_t b, size_t j) { z[b * 2 * H + j] = s[b * 3 * H + j]; });
-  forEach2(gpu, rows, H, [=] PD_HD(size_t b, size_t j) { c[b * H + j] = s[b * 3 * H + 2 * H + j]; });
+  forEach2Parallel(gpu, rows, 2 * H, [=] PD_HD(size_t b, size_t j) { z[b * 2 * H + j] = s[b * 3 * H + j]; });
+  forEach2Parallel(gpu, rows, H, [=] PD_HD(size_t b, size_t j) { c[b * H + j] = s[b * 3 * H + 2 * H + j]; });
 }
 
 void joinGates(const Matrix& zr, const Matrix& cand, Matrix& out, size_t H) {
@@ -351,8 +366,8 @@ void joinGates(const Matrix& zr, const Matrix& cand, Matrix& out, size_t H) {
   const float* z = zr.data();
   const float* c = cand.data();
   float* o = out.data();
-  forEach2(gpu, rows, 2 * H, [=] PD_HD(size_t b, size_t j) { o[b * 3 * H + j] = z[b * 2 * H + j]; });
-  forEach2(gpu, rows, H, [=] PD_HD(size_t b, size_t j) { o[b * 3 * H + 2 * H + j] = c[b * H + j]; });
+  forEach2Parallel(gpu, rows, 2 * H, [=] PD_HD(size_t b, size_t j) { o[b * 3 * H + j] = z[b * 2 * H + j]; });
+  forEach2Parallel(gpu, rows, H, [=] PD_HD(size_t b, size_t j) { o[b * 3 * H + 2 * H + j] = c[b * H + j]; });
 }
 }  // namespace
 
@@ -428,7 +443,7 @@ class LstmLayer : public BatchRecurrentLayer {
     cell_ = LstmCell(actKind_, elementwiseKind(config_.getString("active_gate_type"), "active_gate_type"),
                      elementwiseKind(config_.getString("active_state_type"), "active_state_type"), H_,
                      useGpu_);
-    onDevice({&cells_, &states_, &hidden_, &cellGrad_, &gateGrad_});
+    onDevice({&cells_, &states_, &hidden_, &cellGrad_, &gateGrad_, &prevHidden_});
   }
 
   void forward(PassType pass) override {
@@ -472,12 +487,9 @@ class LstmLayer : public BatchRecurrentLayer {
         Matrix dgt = gateGrad_.rows(b0, b0 + r);
         Matrix dhPrev = hiddenGrad_.rows(p0, p0 + r);
         math::gemm(dgt, false, W, true, dhPrev, 1.0f, 1.0f);
-        if (weightTrainable()) {
-          Matrix dW = view(weight(0)->grad(), 0, H, 4 * H);
-          math::gemm(hidden_.rows(p0, p0 + r), true, dgt, false, dW, 1.0f, 1.0f);
-        }
       }
     }
+    if (weightTrainable() && batch_.numSteps() > 1) weightGradient();
     if (biasTrainable()) {
       Matrix db = view(bias_->grad(), 0, 1, 4 * H);
       math::sumRows(gateGrad_, db);
@@ -487,10 +499,25 @@ class LstmLayer : public BatchRecurrentLayer {
   }
 
  private:
+  // dW += sum over steps t > 0 of h_{t-1}^T dg_t, as one GEMM over every step's rows (one
+  // product with a long inner side instead of a small one per step): the previous hidden
+  // rows are lined up with the gate-gradient rows of their step first.
+  void weightGradient() {
+    const size_t H = H_, first = batch_.stepBegin(1), T = gates_.height();
+    prevHidden_.resize(T - first, H);
+    for (size_t t = 1; t < batch_.numSteps(); ++t) {
+      const size_t b0 = batch_.stepBegin(t), r = batch_.stepRows(t), p0 = prevBegin(t);
+      Matrix dst = prevHidden_.rows(b0 - first, b0 - first + r);
+      math::addColumns(dst, 0, hidden_.rows(p0, p0 + r), 0, H, 0.0f);
+    }
+    Matrix dW = view(weight(0)->grad(), 0, H, 4 * H);
+    math::gemm(prevHidden_, true, gateGrad_.rows(first, T), false, dW, 1.0f, 1.0f);
+  }
+
   size_t H_ = 0;
   LstmCell cell_;
   Matrix gates_, cells_, states_, hidden_;  // batch order
-  Matrix hiddenGrad_, cellGrad_, gateGrad_;
+  Matrix hiddenGrad_, cellGrad_, gateGrad_, prevHidden_;
 };
 
 // "gated_recurrent": input [T, 3H] = (update z, reset r, candidate) pre-activations;

@@ -11,6 +11,7 @@
 #include "../layers/Errors.h"
 #include "../layers/InputFile.h"
 #include "../layers/math/MathOps.h"
+#include "../layers/math/ThreadPool.h"
 
 namespace paddle {
 
@@ -91,7 +92,6 @@ void Trainer::init(std::shared_ptr<GradientMachine> main) {
     }
   }
   if (options_.distributed) collective_ = std::make_unique<Collective>();
-  if (options_.trainerCount > 1) math::setCpuThreads(1);  // one level of parallelism at a time
   pass_ = makeStats(true);
   period_ = makeStats(false);
   test_ = makeStats(true);
@@ -267,6 +267,7 @@ void Trainer::runReplicas(const std::vector<Argument>& inArgs, PassType pass) {
       continue;
     }
     threads.emplace_back([&, t, b, e] {
+      SerialScope oneLevel;  // the replicas are the parallelism: their kernels and GEMMs run serially
       try {
         std::vector<Argument> part;
         for (const Argument& a : inArgs) part.push_back(sliceArgument(a, b, e));

@@ -18,6 +18,7 @@
 
 #include "Buffer.h"
 #include "HostDevice.h"
+#include "ThreadPool.h"
 
 #ifdef __CUDACC__
 #include <cuda_runtime.h>
@@ -69,17 +70,23 @@ void forEach(bool gpu, size_t n, F f) {
 #endif
 }
 
+// Values per chunk below which a CPU loop is not worth a second thread (~10 us of work).
+constexpr size_t kParallelGrain = 16384;
+
 // forEach for bodies that read and write only the elements of their own index (an
 // update rule): the CPU loop is then free of loop-carried dependences, and says so to
 // the compiler, which could not prove it through the body's pointers.
+// Such bodies also run in parallel: the CPU splits [0, n) across the thread pool.
 template <typename F>
 void forEachElement(bool gpu, size_t n, F f) {
   if (gpu || reverseKernelOrder()) {
     forEach(gpu, n, f);
     return;
   }
+  parallelFor(n, kParallelGrain, [&f](size_t b, size_t e) {
 #pragma GCC ivdep
-  for (size_t i = 0; i < n; ++i) f(i);
+    for (size_t i = b; i < e; ++i) f(i);
+  });
 }
 
 // f(r, c) over a rows x cols grid; the CPU walks it row by row so that the
@@ -98,6 +105,32 @@ void forEach2(bool gpu, size_t rows, size_t cols, F f) {
   }
   if (cols == 0) return;
   forEach(true, rows * cols, [=] PD_HD(size_t i) { f(i / cols, i % cols); });
+}
+
+// forEach / forEach2 for bodies whose index (row) writes memory that no other index (row)
+// writes, atomicAddF included, and that raise no flagRow. The CPU splits the indices (rows)
+// across the thread pool in fixed chunks of at least `grain` values (each chunk in order);
+// the GPU runs them like forEach.
+template <typename F>
+void forEachParallel(bool gpu, size_t n, F f, size_t grain = kParallelGrain) {
+  if (gpu || reverseKernelOrder()) {
+    forEach(gpu, n, f);
+    return;
+  }
+  parallelFor(n, grain, [&f](size_t b, size_t e) {
+    for (size_t i = b; i < e; ++i) f(i);
+  });
+}
+template <typename F>
+void forEach2Parallel(bool gpu, size_t rows, size_t cols, F f, size_t grain = kParallelGrain) {
+  if (gpu || reverseKernelOrder()) {
+    forEach2(gpu, rows, cols, f);
+    return;
+  }
+  parallelFor(rows, grain / std::max<size_t>(cols, 1) + 1, [&f, cols](size_t b, size_t e) {
+    for (size_t r = b; r < e; ++r)
+      for (size_t c = 0; c < cols; ++c) f(r, c);
+  });
 }
 
 // *p += v, atomically on the GPU (several indices may add to one place).

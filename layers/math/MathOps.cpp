@@ -5,6 +5,7 @@
 #include "../Errors.h"
 #include "GpuOps.h"
 #include "Kernel.h"
+#include "ThreadPool.h"
 
 namespace paddle {
 namespace math {
@@ -15,6 +16,39 @@ void sameDevice(const Matrix& a, const Matrix& b, const char* op) {
 #ifndef WITH_CUDA
   if (a.useGpu()) throwNoCuda(op);
 #endif
+}
+
+// Multiply-adds per chunk below which a product is not worth splitting (~20 us).
+constexpr size_t kGemmGrain = size_t(1) << 18;
+
+void blasGemm(bool transA, bool transB, size_t M, size_t N, size_t K, float alpha, const float* A, size_t lda,
+              const float* B, size_t ldb, float beta, float* C, size_t ldc) {
+  // The engine's pool is the one source of threads: OpenBLAS runs one per call.
+  static const bool oneBlasThread = (scipy_openblas_set_num_threads(1), true);
+  (void)oneBlasThread;
+  scipy_cblas_sgemm(CblasRowMajor, transA ? CblasTrans : CblasNoTrans, transB ? CblasTrans : CblasNoTrans, M, N, K,
+                    alpha, A, lda, B, ldb, beta, C, ldc);
+}
+
+// A large product splits C into blocks of columns (of 16, whole vectors) or of rows,
+// whichever side is longer; each block is one OpenBLAS call on its own thread.
+void cpuGemm(const Matrix& A, bool transA, const Matrix& B, bool transB, Matrix& C, size_t M, size_t N,
+             size_t K, float alpha, float beta) {
+  const float *a = A.data(), *b = B.data();
+  float* c = C.data();
+  const size_t lda = A.width(), ldb = B.width(), ldc = C.width();
+  if (N >= M) {
+    const size_t units = (N + 15) / 16;
+    parallelFor(units, kGemmGrain / (M * K * 16) + 1, [&](size_t u0, size_t u1) {
+      const size_t j0 = u0 * 16, j1 = std::min(N, u1 * 16);
+      blasGemm(transA, transB, M, j1 - j0, K, alpha, a, lda, transB ? b + j0 * ldb : b + j0, ldb, beta, c + j0, ldc);
+    });
+  } else {
+    parallelFor(M, kGemmGrain / (N * K) + 1, [&](size_t i0, size_t i1) {
+      blasGemm(transA, transB, i1 - i0, N, K, alpha, transA ? a + i0 : a + i0 * lda, lda, b, ldb, beta,
+               c + i0 * ldc, ldc);
+    });
+  }
 }
 }  // namespace
 
@@ -40,9 +74,7 @@ void gemm(const Matrix& A, bool transA, const Matrix& B, bool transB, Matrix& C,
 #endif
     return;
   }
-  scipy_cblas_sgemm(CblasRowMajor, transA ? CblasTrans : CblasNoTrans,
-                    transB ? CblasTrans : CblasNoTrans, M, N, K, alpha, A.data(), A.width(),
-                    B.data(), B.width(), beta, C.data(), C.width());
+  cpuGemm(A, transA, B, transB, C, M, N, K, alpha, beta);
 }
 
 void addRowVector(Matrix& m, const Matrix& row, float scale) {
@@ -57,10 +89,13 @@ void addRowVector(Matrix& m, const Matrix& row, float scale) {
   }
   const size_t w = m.width();
   const float* __restrict r = row.data();
-  for (size_t i = 0; i < m.height(); ++i) {
-    float* __restrict x = m.row(i);
-    for (size_t j = 0; j < w; ++j) x[j] += scale * r[j];
-  }
+  float* data = m.data();
+  parallelFor(m.height(), kParallelGrain / std::max<size_t>(w, 1) + 1, [=](size_t b, size_t e) {
+    for (size_t i = b; i < e; ++i) {
+      float* __restrict x = data + i * w;
+      for (size_t j = 0; j < w; ++j) x[j] += scale * r[j];
+    }
+  });
 }
 
 void sumRows(const Matrix& m, Matrix& out, float beta) {
@@ -73,13 +108,20 @@ void sumRows(const Matrix& m, Matrix& out, float beta) {
 #endif
     return;
   }
-  const size_t w = m.width();
-  float* __restrict o = out.data();
-  for (size_t j = 0; j < w; ++j) o[j] *= beta;
-  for (size_t i = 0; i < m.height(); ++i) {
-    const float* __restrict x = m.row(i);
-    for (size_t j = 0; j < w; ++j) o[j] += x[j];
-  }
+  // Threads take blocks of columns, each summed over the rows in row order: the same
+  // bits at any thread count.
+  const size_t w = m.width(), h = m.height();
+  const float* data = m.data();
+  float* o = out.data();
+  parallelFor(w, kParallelGrain / std::max<size_t>(h, 1) + 1, [=](size_t j0, size_t j1) {
+    float* __restrict oj = o + j0;
+    const size_t cols = j1 - j0;
+    for (size_t j = 0; j < cols; ++j) oj[j] *= beta;
+    for (size_t i = 0; i < h; ++i) {
+      const float* __restrict x = data + i * w + j0;
+      for (size_t j = 0; j < cols; ++j) oj[j] += x[j];
+    }
+  });
 }
 
 void axpby(float alpha, const Matrix& x, float beta, Matrix& y) {
@@ -92,14 +134,18 @@ void axpby(float alpha, const Matrix& x, float beta, Matrix& y) {
 #endif
     return;
   }
-  const float* __restrict a = x.data();
-  float* __restrict b = y.data();
-  const size_t n = y.size();
-  if (beta == 0.0f) {  // never read y: it may hold NaN garbage
-    for (size_t i = 0; i < n; ++i) b[i] = alpha * a[i];
-  } else {
-    for (size_t i = 0; i < n; ++i) b[i] = alpha * a[i] + beta * b[i];
-  }
+  const float* a = x.data();
+  float* b = y.data();
+  parallelFor(y.size(), kParallelGrain, [=](size_t i0, size_t i1) {
+    const float* __restrict ai = a + i0;
+    float* __restrict bi = b + i0;
+    const size_t n = i1 - i0;
+    if (beta == 0.0f) {  // never read y: it may hold NaN garbage
+      for (size_t i = 0; i < n; ++i) bi[i] = alpha * ai[i];
+    } else {
+      for (size_t i = 0; i < n; ++i) bi[i] = alpha * ai[i] + beta * bi[i];
+    }
+  });
 }
 
 void dotMul(Matrix& y, const Matrix& x) {
@@ -112,9 +158,13 @@ void dotMul(Matrix& y, const Matrix& x) {
 #endif
     return;
   }
-  const float* __restrict a = x.data();
-  float* __restrict b = y.data();
-  for (size_t i = 0, n = y.size(); i < n; ++i) b[i] *= a[i];
+  const float* a = x.data();
+  float* b = y.data();
+  parallelFor(y.size(), kParallelGrain, [=](size_t i0, size_t i1) {
+    const float* __restrict ai = a + i0;
+    float* __restrict bi = b + i0;
+    for (size_t i = 0, n = i1 - i0; i < n; ++i) bi[i] *= ai[i];
+  });
 }
 
 void addColumns(Matrix& dst, size_t dstCol, const Matrix& src, size_t srcCol, size_t width, float beta) {
@@ -125,7 +175,7 @@ void addColumns(Matrix& dst, size_t dstCol, const Matrix& src, size_t srcCol, si
   const size_t dw = dst.width(), sw = src.width();
   float* d = dst.data() + dstCol;
   const float* s = src.data() + srcCol;
-  forEach2(dst.useGpu(), dst.height(), width, [=] PD_HD(size_t r, size_t j) {
+  forEach2Parallel(dst.useGpu(), dst.height(), width, [=] PD_HD(size_t r, size_t j) {
     d[r * dw + j] = (beta == 0.0f ? 0.0f : beta * d[r * dw + j]) + s[r * sw + j];
   });
 }
@@ -139,19 +189,17 @@ void addDot(const Matrix& x, const Matrix& y, float* out) {
   const size_t n = x.size(), chunk = 4096, parts = (n + chunk - 1) / chunk;
   DenseBuffer<double> partial(1, std::max<size_t>(parts, 1), gpu);  // per-chunk sums, then their sum
   double* ps = partial.data();
-  forEach(gpu, parts, [=] PD_HD(size_t c) {
+  forEachParallel(gpu, parts, [=] PD_HD(size_t c) {
     double s = 0;
     for (size_t i = c * chunk, e = i + chunk < n ? i + chunk : n; i < e; ++i) s += static_cast<double>(a[i]) * b[i];
     ps[c] = s;
-  });
+  }, kParallelGrain / chunk);
   forEach(gpu, 1, [=] PD_HD(size_t) {
     double s = 0;
     for (size_t c = 0; c < parts; ++c) s += ps[c];
     *out += static_cast<float>(s);
   });
 }
-
-void setCpuThreads(int n) { scipy_openblas_set_num_threads(n); }
 
 }  // namespace math
 }  // namespace paddle

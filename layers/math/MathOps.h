@@ -30,8 +30,5 @@ void addColumns(Matrix& dst, size_t dstCol, const Matrix& src, size_t srcCol, si
 // (a scalar weight's gradient, a squared norm). Sums in double, chunk by chunk.
 void addDot(const Matrix& x, const Matrix& y, float* out);
 
-// Number of threads OpenBLAS uses on the CPU.
-void setCpuThreads(int n);
-
 }  // namespace math
 }  // namespace paddle

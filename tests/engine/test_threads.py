@@ -1,0 +1,123 @@
+"""The engine's thread pool (layers/math/ThreadPool): its unit test, and training that gives
+the same bits run after run at a fixed thread count and the same numbers (to float rounding)
+at 1 and 2 threads. Each training runs in a fresh process, since the thread count is read
+from the environment (PADDLE_THREADS) when the engine first needs it."""
+import glob
+import os
+import shutil
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+HERE = os.path.dirname(os.path.abspath(__file__))
+
+
+def engine_library():
+    libs = glob.glob(os.path.join(ROOT, "py_paddle", "libpaddle_engine.so"))
+    if not libs:
+        import py_paddle
+        libs = glob.glob(os.path.join(os.path.dirname(py_paddle.__file__), "libpaddle_engine.so"))
+    return libs[0] if libs else None
+
+
+def test_thread_pool_unit(tmp_path):
+    cxx, lib = shutil.which("g++"), engine_library()
+    if not cxx or not lib:
+        pytest.skip("needs g++ and the built engine library")
+    import scipy_openblas32  # the engine library's OpenBLAS, found through the package at run time
+    blas = scipy_openblas32.get_lib_dir()
+    exe = str(tmp_path / "thread_pool_test")
+    subprocess.run([cxx, "-std=c++17", "-O1", "-pthread", "-I", ROOT, os.path.join(HERE, "cpp", "thread_pool_test.cpp"),
+                    lib, "-L" + blas, "-l" + scipy_openblas32.get_library(),
+                    "-o", exe], check=True)
+    for env, want in [({"PADDLE_THREADS": "3"}, "3"), ({"OMP_NUM_THREADS": "5"}, "5"),
+                      ({"PADDLE_THREADS": "2", "OMP_NUM_THREADS": "5"}, "2")]:
+        clean = {k: v for k, v in os.environ.items()
+                 if k not in ("PADDLE_THREADS", "OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "PADDLE_PARALLEL_ALL",
+                               "PADDLE_REVERSE_KERNELS")}
+        clean["LD_LIBRARY_PATH"] = os.pathsep.join([os.path.dirname(lib), blas])
+        out = subprocess.run([exe, want], env=dict(clean, **env), capture_output=True, text=True, timeout=120)
+        assert out.returncode == 0 and out.stdout.strip() == "ok", out.stderr
+
+
+CONV = """
+settings(batch_size=64, learning_rate=0.01, learning_method=MomentumOptimizer(0.9))
+img = data_layer(name='pixel', size=3 * 16 * 16, height=16, width=16)
+c = simple_img_conv_pool(input=img, filter_size=3, num_filters=16, num_channel=3, pool_size=2, pool_stride=2,
+                         act=ReluActivation(), conv_padding=1, pool_type=MaxPooling())
+h = fc_layer(input=c, size=128, act=TanhActivation())
+out = fc_layer(input=h, size=10, act=SoftmaxActivation())
+outputs(classification_cost(input=out, label=data_layer(name='label', size=10)))
+"""
+LSTM = """
+settings(batch_size=64, learning_rate=2e-3, learning_method=MomentumOptimizer(0.9))
+words = data_layer(name='words', size=500)
+emb = embedding_layer(input=words, size=64)
+lstm = simple_lstm(input=emb, size=64)
+out = fc_layer(input=last_seq(lstm), size=2, act=SoftmaxActivation())
+outputs(classification_cost(input=out, label=data_layer(name='label', size=2)))
+"""
+GRU = """
+settings(batch_size=64, learning_rate=2e-3, learning_method=MomentumOptimizer(0.9))
+words = data_layer(name='words', size=500)
+emb = embedding_layer(input=words, size=64)
+gru = simple_gru(input=emb, size=64)
+out = fc_layer(input=pooling_layer(input=gru, pooling_type=MaxPooling()), size=2, act=SoftmaxActivation())
+outputs(classification_cost(input=out, label=data_layer(name='label', size=2)))
+"""
+
+# Trains 4 batches of a config and saves every parameter value to an .npz.
+RUNNER = r"""
+import sys
+import numpy as np
+from paddle.proto import message_to_json
+from paddle.trainer.config_parser import parse_config
+from py_paddle import swig_paddle as api
+
+config, out = sys.argv[1], sys.argv[2]
+conf = parse_config(config, "")
+trainer = api.Trainer.create(message_to_json(conf), False, 1, 1)
+trainer.startTrainPass(0)
+rng = np.random.RandomState(0)
+names = list(conf.model_config.input_layer_names)
+for _ in range(4):
+    a = api.Arguments.createArguments(2)
+    if names[0] == "pixel":
+        a.setSlotValueFromBuffer(0, rng.rand(64, 3 * 16 * 16).astype(np.float32))
+        a.setSlotIdsFromBuffer(1, rng.randint(0, 10, 64).astype(np.int32))
+    else:
+        lengths = rng.randint(5, 60, 64)
+        a.setSlotIdsFromBuffer(0, rng.randint(0, 500, int(lengths.sum())).astype(np.int32))
+        a.setSlotSequenceStartPositionsFromBuffer(0, np.concatenate([[0], np.cumsum(lengths)]).astype(np.int32))
+        a.setSlotIdsFromBuffer(1, rng.randint(0, 2, 64).astype(np.int32))
+    trainer.trainOneDataBatch(64, a)
+gm = trainer.getGradientMachine()
+np.savez(out, **{p.getName(): p.getBuf(api.PARAMETER_VALUE).copyToNumpyArray() for p in gm.getParameters()})
+"""
+
+
+def train(tmp_path, config, threads, tag, **env):
+    cfg = tmp_path / "config.py"
+    cfg.write_text("from paddle.trainer_config_helpers import *\n" + config)
+    out = tmp_path / ("%s.npz" % tag)
+    clean = {k: v for k, v in os.environ.items() if k not in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS")}
+    env = dict(clean, PADDLE_THREADS=str(threads), PYTHONPATH=os.pathsep.join([ROOT] + sys.path), **env)
+    subprocess.run([sys.executable, "-c", RUNNER, str(cfg), str(out)], check=True, env=env, timeout=600)
+    return dict(np.load(str(out)))
+
+
+@pytest.mark.parametrize("name,config", [("conv", CONV), ("lstm", LSTM), ("gru", GRU)])
+def test_threads_bitwise_repeatable_and_close_to_one_thread(tmp_path, name, config):
+    # PADDLE_PARALLEL_ALL=1 splits every loop the pool can split, however small
+    first = train(tmp_path, config, 2, "a", PADDLE_PARALLEL_ALL="1")
+    second = train(tmp_path, config, 2, "b", PADDLE_PARALLEL_ALL="1")
+    serial = train(tmp_path, config, 1, "c")
+    default = train(tmp_path, config, 2, "d")
+    assert first.keys() == serial.keys() and len(first) >= 4
+    for k in first:
+        np.testing.assert_array_equal(first[k], second[k], err_msg=k)
+        np.testing.assert_allclose(first[k], serial[k], rtol=2e-4, atol=2e-5, err_msg=k)
+        np.testing.assert_allclose(default[k], serial[k], rtol=2e-4, atol=2e-5, err_msg=k)
