@@ -1,6 +1,7 @@
 // Evaluators from v1's EvaluatorConfig: they read layer outputs after each
 // forward pass and print as "name=value".
 #pragma once
+#include <functional>
 #include <initializer_list>
 #include <memory>
 #include <string>
@@ -53,6 +54,17 @@ class Evaluator {
     return out;
   }
 };
+
+// Each evaluator family (trainer/*Evaluators.cpp) registers its types by name.
+using EvaluatorFactory = std::function<std::unique_ptr<Evaluator>(const Json& config, const GradientMachine& gm)>;
+struct EvaluatorRegistrar {
+  EvaluatorRegistrar(const std::string& type, EvaluatorFactory factory);
+};
+// The factory of an evaluator made from its config alone.
+template <class E>
+std::unique_ptr<Evaluator> makeEvaluator(const Json& config, const GradientMachine&) {
+  return std::unique_ptr<Evaluator>(new E(config));
+}
 
 // The evaluators of the root sub-model of a ModelConfig (all of them when it
 // names none), then one per validation layer of `gm` (auc-validation, pnpair-validation:
