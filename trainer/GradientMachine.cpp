@@ -116,7 +116,10 @@ void GradientMachine::backward() {
                  "backward() needs a forward() in training mode first");
   flushDenormals();
   for (auto& p : params_) p->zeroGrad();
-  for (auto it = layers_.rbegin(); it != layers_.rend(); ++it) (*it)->backward();
+  for (size_t i = layers_.size(); i-- > 0;) {
+    layers_[i]->backward();
+    if (backwardHook_) backwardHook_(i);
+  }
 }
 
 std::vector<Argument*> GradientMachine::outputs() {

@@ -1,6 +1,7 @@
 // A feed-forward network built from a v1 ModelConfig: layers in config order
 // (a layer's inputs always come first), parameters shared by name.
 #pragma once
+#include <functional>
 #include <memory>
 #include <random>
 #include <string>
@@ -20,6 +21,9 @@ class GradientMachine {
   // inArgs: one slot per input_layer_names entry, in that order.
   void forward(const std::vector<Argument>& inArgs, PassType pass);
   void backward();  // zeroes parameter gradients, then accumulates this batch's
+  // Called with a layer's index right after its backward (distributed training starts
+  // reducing the gradients that are final by then: trainer/Collective).
+  void setBackwardHook(std::function<void(size_t layer)> hook) { backwardHook_ = std::move(hook); }
   // Outputs of output_layer_names after forward().
   std::vector<Argument*> outputs();
   // Sum of the per-sample costs of the output cost layers (the batch's total cost).
@@ -53,6 +57,7 @@ class GradientMachine {
   std::vector<DataLayer*> dataLayers_;
   std::vector<Layer*> outputLayers_;
   PassType pass_ = PASS_TEST;
+  std::function<void(size_t)> backwardHook_;
 };
 
 }  // namespace paddle

@@ -90,7 +90,10 @@ void Trainer::init(std::shared_ptr<GradientMachine> main) {
       machines_[r]->parameters()[k]->value() = machines_[0]->parameters()[k]->value();
     }
   }
-  if (options_.distributed) collective_ = std::make_unique<Collective>();
+  if (options_.distributed) {
+    collective_ = std::make_unique<Collective>();
+    if (machines_.size() == 1) collective_->attach(*machines_[0]);  // replicas' gradients add up after backward
+  }
   if (options_.trainerCount > 1) math::setCpuThreads(1);  // one level of parallelism at a time
   pass_ = makeStats(true);
   period_ = makeStats(false);
@@ -206,6 +209,7 @@ void Trainer::startPass(int pass) {
 
 void Trainer::finishPass() {
   updater_.finishPass(batchesInPass_);
+  averageLocalSgd(true);
   // Distributed: every rank catches its lazy decay up here, so rank 0 saving alone changes nothing.
   if (collective_) updater_.catchUp();
   for (auto& e : pass_.evaluators) e->onPassEnd();
@@ -357,11 +361,12 @@ void Trainer::trainOneBatch(const std::vector<Argument>& inArgs, int64_t numSamp
                  nonFiniteText(cost), "; first non-finite output: ", firstNonFiniteOutput(),
                  " (lower the learning rate, clip gradients, or check the data)");
   ++batchesInPass_;
-  if (collective_) collective_->sumGradients(machines_[0]->parameters());
+  if (collective_) collective_->sumGradients(machines_[0]->parameters());  // LocalSGD: scales its own
   updater_.startBatch(numSamples);
   updater_.clipByGlobalNorm(machines_[0]->parameters());
   for (auto& p : machines_[0]->parameters()) updater_.update(*p);
   updater_.finishBatch();
+  averageLocalSgd(false);
   std::vector<double*> sums;
   std::vector<double> before;
   if (collective_) sums = evaluatorSums();
@@ -374,6 +379,12 @@ void Trainer::trainOneBatch(const std::vector<Argument>& inArgs, int64_t numSamp
   for (size_t i = 0; i < sums.size(); ++i) increase[i] = *sums[i] - before[i];
   collective_->sum(increase.data(), increase.size());
   for (size_t i = 0; i < sums.size(); ++i) *sums[i] = before[i] + increase[i];
+}
+
+void Trainer::averageLocalSgd(bool passEnd) {
+  if (!collective_ || !collective_->averageDue(passEnd)) return;
+  updater_.catchUp();  // sparse_update rows: every pending decay first, as before saving
+  collective_->averageParameters(machines_[0]->parameters());
 }
 
 void Trainer::testOneBatch(const std::vector<Argument>& inArgs, int64_t numSamples) {

@@ -94,6 +94,8 @@ class Trainer {
   // Distributed: the summable statistics of the training evaluators (pass and period).
   std::vector<double*> evaluatorSums();
   EvalStats makeStats(bool withPrinters) const;
+  // LocalSGD: averages the parameters over the ranks when due (every K steps, each pass end).
+  void averageLocalSgd(bool passEnd);
   void init(std::shared_ptr<GradientMachine> main);
 
   Json config_;
