@@ -104,6 +104,25 @@ class PrecisionRecall : public Evaluator {
       }
     }
   }
+  std::vector<double> state() override {
+    std::vector<double> out(tp_);
+    out.insert(out.end(), fp_.begin(), fp_.end());
+    out.insert(out.end(), fn_.begin(), fn_.end());
+    return out;
+  }
+  void merge(const double* state, size_t n) override {  // [tp, fp, fn] of n / 3 classes
+    const size_t classes = n / 3;
+    if (tp_.size() < classes) {
+      tp_.resize(classes, 0);
+      fp_.resize(classes, 0);
+      fn_.resize(classes, 0);
+    }
+    for (size_t c = 0; c < classes; ++c) {
+      tp_[c] += state[c];
+      fp_[c] += state[classes + c];
+      fn_[c] += state[2 * classes + c];
+    }
+  }
   static double ratio(double a, double b) { return b > 0 ? a / b : 0.0; }
   static double f1(double p, double r) { return p + r > 0 ? 2 * p * r / (p + r) : 0.0; }
   double value() const override {

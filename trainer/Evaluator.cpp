@@ -39,6 +39,19 @@ std::string Evaluator::toString() const {
   return os.str();
 }
 
+std::vector<double> Evaluator::state() {
+  std::vector<double> out;
+  for (double* x : sums()) out.push_back(*x);
+  return out;
+}
+
+void Evaluator::merge(const double* state, size_t n) {
+  std::vector<double*> mine = sums();
+  PADDLE_ENFORCE(n == mine.size(), DataError, "evaluator '", name_, "': ", n, " numbers to merge, expected ",
+                 mine.size());
+  for (size_t i = 0; i < n; ++i) *mine[i] += state[i];
+}
+
 namespace {
 std::map<std::string, EvaluatorFactory>& evaluatorFactories() {
   static std::map<std::string, EvaluatorFactory> factories;

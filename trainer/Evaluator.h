@@ -31,11 +31,17 @@ class Evaluator {
   // there, one per line, when it ends (onPassEnd, called by the trainer).
   void setSamplesFile(const std::string& path) { samplesFile_ = path; }
   virtual void onPassEnd() {}
-  // The accumulators that add up across ranks in distributed training (empty: this
-  // evaluator's statistics stay per rank, and rank 0 reports its own share).
-  virtual std::vector<double*> sums() { return {}; }
+  // Distributed training: what this evaluator accumulated since start(), as numbers, and the
+  // merge of such numbers from another copy into its own; the trainer merges every rank's
+  // batch in rank order, so rank 0 ends with what one process seeing whole batches
+  // accumulates. By default: the sums() accumulators, added (every evaluator but the
+  // printers has either).
+  virtual std::vector<double> state();
+  virtual void merge(const double* state, size_t n);
 
  protected:
+  // The accumulators that add up across copies (for the default state and merge).
+  virtual std::vector<double*> sums() { return {}; }
   Argument& inputArg(const GradientMachine& gm, size_t i) const;
   void needInputs(size_t lo, size_t hi) const;  // ConfigError otherwise
   // Per-row weights from input i (all 1 when the evaluator has no such input).

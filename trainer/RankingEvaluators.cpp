@@ -77,6 +77,17 @@ class PnPair : public Evaluator {
       items_.push_back({query[i], labels[i], out.row(i)[out.cols - 1], weight[i]});
     }
   }
+  std::vector<double> state() override {  // (query, label, score, weight) per sample
+    std::vector<double> out;
+    for (const Item& it : items_) out.insert(out.end(), {double(it.query), double(it.label), it.score, it.weight});
+    return out;
+  }
+  void merge(const double* state, size_t n) override {
+    for (size_t i = 0; i + 4 <= n; i += 4) {
+      items_.push_back({static_cast<int>(state[i]), static_cast<int>(state[i + 1]), static_cast<float>(state[i + 2]),
+                        static_cast<float>(state[i + 3])});
+    }
+  }
   double value() const override {
     double pos = 0, neg = 0;
     pairs(pos, neg);

@@ -92,6 +92,13 @@ class ChunkEvaluator : public Evaluator {
       for (const Segment& s : outSegs_) numOutput_ += !isExcluded(s.type);
     }
   }
+  std::vector<double> state() override { return {double(numLabel_), double(numOutput_), double(numCorrect_)}; }
+  void merge(const double* state, size_t n) override {
+    PADDLE_ENFORCE(n == 3, DataError, "evaluator '", name_, "': ", n, " numbers to merge, expected 3");
+    numLabel_ += static_cast<int64_t>(state[0]);
+    numOutput_ += static_cast<int64_t>(state[1]);
+    numCorrect_ += static_cast<int64_t>(state[2]);
+  }
   double precision() const { return numOutput_ ? static_cast<double>(numCorrect_) / numOutput_ : 0.0; }
   double recall() const { return numLabel_ ? static_cast<double>(numCorrect_) / numLabel_ : 0.0; }
   double value() const override {

@@ -98,6 +98,7 @@ void Trainer::init(std::shared_ptr<GradientMachine> main) {
   pass_ = makeStats(true);
   period_ = makeStats(false);
   test_ = makeStats(true);
+  if (collective_) batch_ = makeStats(false);
 }
 
 EvalStats Trainer::makeStats(bool withPrinters) const {
@@ -336,14 +337,39 @@ std::vector<Argument> Trainer::rankShare(const std::vector<Argument>& inArgs) co
   return share;
 }
 
-std::vector<double*> Trainer::evaluatorSums() {
-  std::vector<double*> sums;
-  for (EvalStats* s : {&pass_, &period_}) {
-    for (auto& e : s->evaluators) {
-      for (double* x : e->sums()) sums.push_back(x);
+void Trainer::accumulateOverRanks(int64_t numSamples, double cost) {
+  // This rank's evaluators see its share of the batch; every rank's statistics of the batch,
+  // merged in rank order, make what one process seeing the whole batch accumulates.
+  batch_.start();
+  accumulate(batch_, 0, 0);
+  std::vector<double> mine;
+  for (auto& e : batch_.evaluators) {
+    std::vector<double> s = e->state();
+    mine.push_back(static_cast<double>(s.size()));
+    mine.insert(mine.end(), s.begin(), s.end());
+  }
+  const std::vector<double> all = collective_->gather(mine);
+  for (EvalStats* stats : {&pass_, &period_}) {
+    stats->cost += cost;
+    stats->samples += numSamples;
+    std::vector<Evaluator*> merged;  // stats' evaluators in batch_'s order (printers aside)
+    for (auto& e : stats->evaluators) {
+      if (!e->isPrinter()) merged.push_back(e.get());
+    }
+    for (size_t pos = 0; pos < all.size();) {  // rank by rank
+      for (Evaluator* e : merged) {
+        const size_t n = static_cast<size_t>(all[pos++]);
+        e->merge(all.data() + pos, n);
+        pos += n;
+      }
+    }
+    for (auto& e : stats->evaluators) {  // printers print what this rank sees
+      if (!e->isPrinter()) continue;
+      for (size_t r = 0; r < machines_.size(); ++r) {
+        if (active_[r]) e->eval(*machines_[r]);
+      }
     }
   }
-  return sums;
 }
 
 void Trainer::trainOneBatch(const std::vector<Argument>& inArgs, int64_t numSamples) {
@@ -367,18 +393,12 @@ void Trainer::trainOneBatch(const std::vector<Argument>& inArgs, int64_t numSamp
   for (auto& p : machines_[0]->parameters()) updater_.update(*p);
   updater_.finishBatch();
   averageLocalSgd(false);
-  std::vector<double*> sums;
-  std::vector<double> before;
-  if (collective_) sums = evaluatorSums();
-  for (double* x : sums) before.push_back(*x);
+  if (collective_) {
+    accumulateOverRanks(numSamples, cost);
+    return;
+  }
   accumulate(pass_, numSamples, cost);
   accumulate(period_, numSamples, cost);
-  if (sums.empty()) return;
-  // The evaluators saw this rank's share: replace their increase by the sum over ranks.
-  std::vector<double> increase(sums.size());
-  for (size_t i = 0; i < sums.size(); ++i) increase[i] = *sums[i] - before[i];
-  collective_->sum(increase.data(), increase.size());
-  for (size_t i = 0; i < sums.size(); ++i) *sums[i] = before[i] + increase[i];
 }
 
 void Trainer::averageLocalSgd(bool passEnd) {
