@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <cstring>
 #include <numeric>
 #include <limits>
 #include <set>
@@ -434,34 +435,37 @@ void Collective::sumDgc(const std::vector<ParameterPtr>& params) {
     ids.resize(k);
     std::sort(ids.begin(), ids.end());
   }
-  std::vector<float> values(k);
+  // (index, value) pairs as two 32-bit words each, so one all-gather carries them.
+  std::vector<int32_t> pairs(2 * k);
   for (size_t j = 0; j < k; ++j) {
-    values[j] = dgcV_[ids[j]];
+    pairs[2 * j] = ids[j];
+    std::memcpy(&pairs[2 * j + 1], &dgcV_[ids[j]], sizeof(float));
     dgcV_[ids[j]] = 0.0f;
     dgcU_[ids[j]] = 0.0f;
   }
-  traffic_.dgcBytes += k * (sizeof(int) + sizeof(float));
+  traffic_.dgcBytes += pairs.size() * sizeof(int32_t);
   std::vector<int> counts(size_), offsets(size_);
-  std::vector<int> allIds;
-  std::vector<float> allValues;
+  std::vector<int32_t> all;
   {
     MpiTimer t(traffic_.mpiSeconds);
-    int mine = static_cast<int>(k);
+    int mine = static_cast<int>(pairs.size());
     MPI_Allgather(&mine, 1, MPI_INT, counts.data(), 1, MPI_INT, MPI_COMM_WORLD);
     size_t sum = 0;
     for (int r = 0; r < size_; ++r) {
       offsets[r] = static_cast<int>(sum);
       sum += counts[r];
     }
-    PADDLE_ENFORCE(sum <= kMaxCount, UnsupportedError, "DGC: ", sum, " pairs are too many for one exchange");
-    allIds.resize(sum);
-    allValues.resize(sum);
-    MPI_Allgatherv(ids.data(), mine, MPI_INT, allIds.data(), counts.data(), offsets.data(), MPI_INT, MPI_COMM_WORLD);
-    MPI_Allgatherv(values.data(), mine, MPI_FLOAT, allValues.data(), counts.data(), offsets.data(), MPI_FLOAT,
+    PADDLE_ENFORCE(sum <= kMaxCount, UnsupportedError, "DGC: ", sum / 2, " pairs are too many for one exchange");
+    all.resize(sum);
+    MPI_Allgatherv(pairs.data(), mine, MPI_INT32_T, all.data(), counts.data(), offsets.data(), MPI_INT32_T,
                    MPI_COMM_WORLD);
   }
   std::fill(dgcGrad_.begin(), dgcGrad_.end(), 0.0f);
-  for (size_t j = 0; j < allIds.size(); ++j) dgcGrad_[allIds[j]] += allValues[j];
+  for (size_t j = 0; j + 1 < all.size(); j += 2) {
+    float value;
+    std::memcpy(&value, &all[j + 1], sizeof(float));
+    dgcGrad_[all[j]] += value;
+  }
   for (size_t i = 0; i < params.size(); ++i) {
     if (!isDense(*params[i])) continue;
     Matrix& g = params[i]->grad();
