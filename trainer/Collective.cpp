@@ -478,9 +478,12 @@ void Collective::scaleLocal(const std::vector<ParameterPtr>& params) {
   for (const ParameterPtr& p : params) {
     if (p->isStatic()) continue;
     if (!p->sparseUpdate() || p->allRowsTouched()) {
+      if (p->sparseUpdate()) sinceAverageRows_[p->name()].push_back(-1);  // every row
       math::axpby(more, p->grad(), 1.0f, p->grad());  // (N - 1) g + g, exact for N = 2
       continue;
     }
+    std::vector<int>& since = sinceAverageRows_[p->name()];
+    since.insert(since.end(), p->touchedRows().begin(), p->touchedRows().end());
     Matrix& g = p->gradRows(nullptr, 0);
     for (int row : p->touchedRows()) {
       for (size_t c = 0; c < p->cols(); ++c) g.row(row)[c] *= static_cast<float>(size_);
@@ -497,11 +500,63 @@ bool Collective::averageDue(bool force) {
 void Collective::averageParameters(const std::vector<ParameterPtr>& params) {
   std::vector<Matrix*> values;
   for (const ParameterPtr& p : params) {
-    if (!p->isStatic()) values.push_back(&p->value());
+    if (isDense(*p)) values.push_back(&p->value());
   }
   ++traffic_.steps;
   reduceMatrices(values, 1.0f / static_cast<float>(size_));
+  for (const ParameterPtr& p : params) {
+    if (!p->isStatic() && p->sparseUpdate()) averageRows(*p);
+  }
   sinceAverage_ = 0;
+}
+
+// A sparse_update table differs between ranks only in the rows some rank touched since the
+// last average (as Geo-SGD pushes only those rows' changes): their ids are all-gathered and
+// only their values averaged, unless some rank wrote the whole table.
+void Collective::averageRows(Parameter& p) {
+  std::vector<int> mine = std::move(sinceAverageRows_[p.name()]);
+  sinceAverageRows_[p.name()].clear();
+  const bool all = std::find(mine.begin(), mine.end(), -1) != mine.end();
+  std::sort(mine.begin(), mine.end());
+  mine.erase(std::unique(mine.begin(), mine.end()), mine.end());
+  if (all) mine.assign(1, -1);
+  std::vector<int> counts(size_), offsets(size_);
+  std::vector<int> ids;
+  {
+    MpiTimer t(traffic_.mpiSeconds);
+    int n = static_cast<int>(mine.size());
+    MPI_Allgather(&n, 1, MPI_INT, counts.data(), 1, MPI_INT, MPI_COMM_WORLD);
+    size_t total = 0;
+    for (int r = 0; r < size_; ++r) {
+      offsets[r] = static_cast<int>(total);
+      total += counts[r];
+    }
+    ids.resize(total);
+    MPI_Allgatherv(mine.data(), n, MPI_INT, ids.data(), counts.data(), offsets.data(), MPI_INT, MPI_COMM_WORLD);
+  }
+  traffic_.sparseBytes += mine.size() * sizeof(int);
+  std::sort(ids.begin(), ids.end());
+  ids.erase(std::unique(ids.begin(), ids.end()), ids.end());
+  if (!ids.empty() && ids[0] == -1) {
+    reduceMatrices({&p.value()}, 1.0f / static_cast<float>(size_));
+    return;
+  }
+  const size_t cols = p.cols();
+  PADDLE_ENFORCE(ids.size() * cols <= kMaxCount, UnsupportedError, "parameter '", p.name(), "': ", ids.size(),
+                 " rows of ", cols, " floats are too many to average at once");
+  Matrix& v = p.value();
+  staging_.resize(ids.size() * cols);
+  for (size_t i = 0; i < ids.size(); ++i) std::copy(v.row(ids[i]), v.row(ids[i]) + cols, staging_.data() + i * cols);
+  traffic_.sparseBytes += staging_.size() * sizeof(float);
+  {
+    MpiTimer t(traffic_.mpiSeconds);
+    reduceFloats(staging_.data(), staging_.size(), false);
+  }
+  const float scale = 1.0f / static_cast<float>(size_);
+  for (size_t i = 0; i < ids.size(); ++i) {
+    float* row = v.row(ids[i]);
+    for (size_t c = 0; c < cols; ++c) row[c] = staging_[i * cols + c] * scale;
+  }
 }
 
 #endif  // PADDLE_WITH_MPI

@@ -7,8 +7,10 @@
 #include <condition_variable>
 #include <cstdint>
 #include <deque>
+#include <map>
 #include <memory>
 #include <mutex>
+#include <string>
 #include <thread>
 #include <vector>
 
@@ -100,6 +102,7 @@ class Collective {
   void sumSparse(const std::vector<ParameterPtr>& params);
   void sumDgc(const std::vector<ParameterPtr>& params);
   void scaleLocal(const std::vector<ParameterPtr>& params);
+  void averageRows(Parameter& p);  // LocalSGD on a sparse_update table
 
   int rank_ = 0, size_ = 1;
   CollectiveOptions options_;
@@ -110,6 +113,7 @@ class Collective {
   CollectiveTraffic traffic_;
   int64_t step_ = 0;          // gradient exchanges so far (DGC's clock)
   int64_t sinceAverage_ = 0;  // LocalSGD: local steps since the last average
+  std::map<std::string, std::vector<int>> sinceAverageRows_;  // and rows of tables touched (-1: all)
 
   // Overlap: the attached machine, which layers write each parameter, and the thread.
   GradientMachine* machine_ = nullptr;

@@ -9,7 +9,7 @@ import shutil
 import numpy as np
 import pytest
 
-from test_data_parallel import MNIST, assert_same_parameters, needs_mpi, parameters, train
+from test_data_parallel import HERE, MNIST, assert_same_parameters, needs_mpi, parameters, train
 
 COMMON = ["--seed=7", "--dot_period=0", "--log_period=0"]
 
@@ -67,6 +67,18 @@ def test_local_sgd_every_step_equals_plain_data_parallel(tmp_path):
     run(tmp_path, "local4", config, tmp_path, ["--local_sgd_steps=4"])
     with pytest.raises(AssertionError):
         assert_close(last_pass(tmp_path, "local4"), last_pass(tmp_path, "plain"))
+
+
+@needs_mpi
+def test_local_sgd_averages_the_rows_of_a_sparse_table_that_some_rank_touched(tmp_path):
+    """Only touched rows differ between ranks: averaging them (with every pending lazy L2
+    decay caught up first) every step equals plain data parallel's row exchange."""
+    config = os.path.join(HERE, "lstm_text.py")
+    args = ["--config_args=sparse=1,sgd=1"]
+    run(tmp_path, "plain", config, HERE, args)
+    run(tmp_path, "local1", config, HERE, args + ["--local_sgd_steps=1"])
+    assert_close(last_pass(tmp_path, "local1"), last_pass(tmp_path, "plain"))
+    run(tmp_path, "local3", config, HERE, args + ["--local_sgd_steps=3"])  # ranks agree at the pass end
 
 
 @needs_mpi
