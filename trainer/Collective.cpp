@@ -4,6 +4,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstring>
+#include <functional>
 #include <numeric>
 #include <limits>
 #include <set>
@@ -427,13 +428,24 @@ void Collective::sumDgc(const std::vector<ParameterPtr>& params) {
   }
   const double density = 1.0 - options_.dgcSparsity;
   const size_t k = std::min(total, std::max<size_t>(1, static_cast<size_t>(std::ceil(density * total))));
-  std::vector<int> ids(total);
-  std::iota(ids.begin(), ids.end(), 0);
+  // The k-th largest |v| (a selection over contiguous magnitudes), then the entries above it
+  // and, in index order, as many equal to it as k leaves room for.
+  std::vector<int> ids;
+  ids.reserve(k);
   if (k < total) {
-    std::nth_element(ids.begin(), ids.begin() + k, ids.end(),
-                     [&](int a, int b) { return std::fabs(dgcV_[a]) > std::fabs(dgcV_[b]); });
-    ids.resize(k);
+    std::vector<float> magnitude(total);
+    for (size_t j = 0; j < total; ++j) magnitude[j] = std::fabs(dgcV_[j]);
+    std::nth_element(magnitude.begin(), magnitude.begin() + (k - 1), magnitude.end(), std::greater<float>());
+    const float threshold = magnitude[k - 1];
+    for (size_t j = 0; j < total; ++j) {
+      if (std::fabs(dgcV_[j]) > threshold) ids.push_back(static_cast<int>(j));
+    }
+    for (size_t j = 0; j < total && ids.size() < k; ++j) {
+      if (std::fabs(dgcV_[j]) == threshold) ids.push_back(static_cast<int>(j));
+    }
     std::sort(ids.begin(), ids.end());
+  } else {
+    for (size_t j = 0; j < total; ++j) ids.push_back(static_cast<int>(j));
   }
   // (index, value) pairs as two 32-bit words each, so one all-gather carries them.
   std::vector<int32_t> pairs(2 * k);
