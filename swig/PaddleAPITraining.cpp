@@ -500,10 +500,11 @@ std::vector<std::string> Trainer::getParameterStats() const {
 }
 std::vector<double> Trainer::takeCollectiveTraffic() {
   paddle::Collective* c = t_->collective();
-  if (!c) return {0, 0, 0, 0, 0};
+  if (!c) return {0, 0, 0, 0, 0, 0};
   paddle::CollectiveTraffic s = c->traffic();
   c->resetTraffic();
-  return {double(s.steps), double(s.denseBytes), double(s.sparseBytes), s.mpiSeconds, double(s.dgcBytes)};
+  return {double(s.steps), double(s.denseBytes), double(s.sparseBytes), s.mpiSeconds, double(s.dgcBytes),
+          double(s.earlyBytes)};
 }
 
 void Trainer::setCollectiveOptions(double bucketMb, bool overlap, int localSgdSteps, double dgcSparsity,

@@ -171,6 +171,13 @@ void Collective::attach(GradientMachine& gm) {
   for (size_t i = 0; i < params.size(); ++i) {
     if (lowest[i] != SIZE_MAX && !inGroups.count(params[i]->name())) readyAt_[i] = lowest[i];
   }
+  // Data layers have no backward to do: buckets launched after the first other layer are not early.
+  firstWorkingLayer_ = 0;
+  const auto& data = gm.dataLayers();
+  while (firstWorkingLayer_ < gm.layers().size() &&
+         std::count(data.begin(), data.end(), gm.layers()[firstWorkingLayer_].get())) {
+    ++firstWorkingLayer_;
+  }
   gm.setBackwardHook([this](size_t layer) { onLayerDone(layer); });
   planned_ = 0;
 }
@@ -260,7 +267,10 @@ void Collective::onLayerDone(size_t layer) {
   if (!overlapping()) return;
   const auto& params = machine_->parameters();
   if (planned_ != params.size()) plan(params);
-  while (launched_ < buckets_.size() && buckets_[launched_].readyAt >= layer) launch(buckets_[launched_++], params);
+  while (launched_ < buckets_.size() && buckets_[launched_].readyAt >= layer) {
+    if (layer > firstWorkingLayer_) traffic_.earlyBytes += buckets_[launched_].floats * sizeof(float);
+    launch(buckets_[launched_++], params);
+  }
 }
 
 void Collective::waitLaunched() {

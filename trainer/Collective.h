@@ -26,13 +26,14 @@ struct CollectiveTraffic {
   uint64_t denseBytes = 0;     // gradient (or, under LocalSGD, parameter) bytes put into all-reduces
   uint64_t sparseBytes = 0;    // row ids + rows this rank contributed to all-gathers
   uint64_t dgcBytes = 0;       // DGC (index, value) pairs this rank contributed
+  uint64_t earlyBytes = 0;     // dense gradient bytes whose all-reduce started during backward
   double mpiSeconds = 0;       // time the training thread waited on MPI (transfer + the others)
 };
 
 // How gradients travel (paddle train's --bucket_cap_mb, --overlap_allreduce, --local_sgd_steps,
 // --dgc_sparsity, --dgc_rampup_begin_step, --dgc_momentum).
 struct CollectiveOptions {
-  double bucketMb = 4;   // dense gradients are all-reduced in runs of about this many MB
+  double bucketMb = 1;   // dense gradients are all-reduced in runs of about this many MB
   bool overlap = true;   // start a bucket's all-reduce while backward still runs
   int localSgdSteps = 0;  // LocalSGD: > 0 averages the parameters every K steps instead
   // DGC (deep gradient compression): < 0 off; else the fraction of each step's accumulated
@@ -119,6 +120,7 @@ class Collective {
   GradientMachine* machine_ = nullptr;
   std::vector<size_t> readyAt_;  // per parameter: the lowest layer index writing it
   size_t launched_ = 0;          // buckets launched this step (in bucket order)
+  size_t firstWorkingLayer_ = 0;  // the lowest-numbered layer that is not a data layer
   bool threadMpi_ = false;       // MPI was initialised with MPI_THREAD_MULTIPLE
   struct Comm;
   std::unique_ptr<Comm> gradComm_;  // the thread's communicator (a duplicate of the world's)

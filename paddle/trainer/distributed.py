@@ -154,7 +154,7 @@ def join(args, api):
 
 def add_flags(flag):
     """paddle train's flags for how gradients travel between ranks (engine: trainer/Collective.h)."""
-    flag("--bucket_cap_mb", type=float, default=4.0,
+    flag("--bucket_cap_mb", type=float, default=1.0,
          help="under mpiexec: dense gradients are all-reduced in buckets of about this many MB")
     flag("--overlap_allreduce", type=int, default=1, choices=[0, 1],
          help="under mpiexec: start a bucket's all-reduce as soon as backward has finished its layers")

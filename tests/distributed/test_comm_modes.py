@@ -2,14 +2,17 @@
 bits of the exchange after backward; LocalSGD every step and DGC at full density train what
 plain data parallel trains; DGC sending 1% of the gradient still learns the digits; every
 rank holds the same parameters after each synchronisation."""
+import json
 import os
 import re
 import shutil
+import subprocess
+import sys
 
 import numpy as np
 import pytest
 
-from test_data_parallel import HERE, MNIST, assert_same_parameters, needs_mpi, parameters, train
+from test_data_parallel import HERE, MNIST, MPIEXEC, ROOT, _env, assert_same_parameters, needs_mpi, parameters, train
 
 COMMON = ["--seed=7", "--dot_period=0", "--log_period=0"]
 
@@ -54,6 +57,20 @@ def test_buckets_reduced_during_backward_equal_the_exchange_after_it(tmp_path):
     run(tmp_path, "overlap", "mlp.py", MNIST, ["--bucket_cap_mb=0.1", "--overlap_allreduce=1"])
     run(tmp_path, "after", "mlp.py", MNIST, ["--bucket_cap_mb=0.1", "--overlap_allreduce=0"])
     assert_same_parameters(last_pass(tmp_path, "overlap"), last_pass(tmp_path, "after"), exact=True)
+
+
+@needs_mpi
+@pytest.mark.parametrize("mode, early", [("overlap", True), ("after", False)])
+def test_buckets_start_while_backward_runs_only_when_overlapping(tmp_path, mode, early):
+    """benchmarks/scaleout.py's worker on 2 ranks: the mlp's later layers' buckets leave
+    before backward reaches the first layer."""
+    p = subprocess.run([MPIEXEC, "-n", "2", sys.executable, os.path.join(ROOT, "benchmarks", "scaleout.py"),
+                        "--worker", "mlp", "--ranks", "2", "--modes", mode], env=_env(tmp_path),
+                       capture_output=True, text=True, timeout=300)
+    assert p.returncode == 0, p.stderr[-2000:]
+    r = json.loads([line for line in p.stdout.splitlines() if line.startswith("{")][-1])
+    assert r["dense_bytes_per_step"] > 0
+    assert (0 < r["started_during_backward"] < 1) if early else r["started_during_backward"] == 0
 
 
 @needs_mpi
