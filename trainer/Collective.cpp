@@ -114,11 +114,15 @@ void Collective::setOptions(const CollectiveOptions& o) {
 }
 
 void Collective::sum(double* data, size_t n) {
+  // Two threads inside MPI at once contend for its lock (each spinning while it waits): the
+  // buckets in flight finish first. Called after backward, this costs the overlap nothing.
+  if (launched_ > 0) waitLaunched();
   MpiTimer t(traffic_.mpiSeconds);
   MPI_Allreduce(MPI_IN_PLACE, data, static_cast<int>(n), MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
 }
 
 std::vector<double> Collective::gather(const std::vector<double>& mine) {
+  if (launched_ > 0) waitLaunched();
   MpiTimer t(traffic_.mpiSeconds);
   int n = static_cast<int>(mine.size());
   std::vector<int> counts(size_), offsets(size_);
