@@ -40,6 +40,7 @@ void Collective::setOptions(const CollectiveOptions&) {}
 void Collective::sum(double*, size_t) {}
 std::vector<double> Collective::gather(const std::vector<double>& mine) { return mine; }
 void Collective::attach(GradientMachine&) {}
+void Collective::finishBackward(const std::vector<ParameterPtr>&) {}
 void Collective::sumGradients(const std::vector<ParameterPtr>&) {}
 bool Collective::averageDue(bool) { return false; }
 void Collective::averageParameters(const std::vector<ParameterPtr>&) {}
@@ -114,15 +115,11 @@ void Collective::setOptions(const CollectiveOptions& o) {
 }
 
 void Collective::sum(double* data, size_t n) {
-  // Two threads inside MPI at once contend for its lock (each spinning while it waits): the
-  // buckets in flight finish first. Called after backward, this costs the overlap nothing.
-  if (launched_ > 0) waitLaunched();
   MpiTimer t(traffic_.mpiSeconds);
   MPI_Allreduce(MPI_IN_PLACE, data, static_cast<int>(n), MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
 }
 
 std::vector<double> Collective::gather(const std::vector<double>& mine) {
-  if (launched_ > 0) waitLaunched();
   MpiTimer t(traffic_.mpiSeconds);
   int n = static_cast<int>(mine.size());
   std::vector<int> counts(size_), offsets(size_);
@@ -277,6 +274,13 @@ void Collective::onLayerDone(size_t layer) {
   }
 }
 
+void Collective::finishBackward(const std::vector<ParameterPtr>& params) {
+  if (!overlapping()) return;
+  if (planned_ != params.size()) plan(params);
+  while (launched_ < buckets_.size()) launch(buckets_[launched_++], params);  // backward skipped (no data)
+  waitLaunched();
+}
+
 void Collective::waitLaunched() {
   MpiTimer t(traffic_.mpiSeconds);
   std::unique_lock<std::mutex> lock(mutex_);
@@ -364,8 +368,7 @@ void Collective::sumGradients(const std::vector<ParameterPtr>& params) {
   if (options_.dgcSparsity >= 0 && step_ > options_.dgcRampupBeginStep) {
     sumDgc(params);
   } else if (overlapping()) {
-    while (launched_ < buckets_.size()) launch(buckets_[launched_++], params);  // backward skipped (no data)
-    waitLaunched();
+    finishBackward(params);
     for (Bucket& b : buckets_) land(b, params);
     launched_ = done_ = 0;
   } else {

@@ -63,6 +63,10 @@ class Collective {
   // Overlap: attaches to `gm` (the only replica), so that a bucket's all-reduce starts as
   // soon as backward has passed every layer that writes its parameters' gradients.
   void attach(GradientMachine& gm);
+  // Overlap: after backward, on every rank at the same point (before any other collective:
+  // two threads inside MPI at once contend for its lock), launches the buckets backward did
+  // not (all of them where this rank had no data) and waits for them all.
+  void finishBackward(const std::vector<ParameterPtr>& params);
   // LocalSGD: scales this rank's gradients by N instead, so that its step is what a step on
   // the whole batch would be, and the average of the N steps is plain data parallel's one.
   // Otherwise sums the gradients of every non-static parameter across ranks: dense ones in

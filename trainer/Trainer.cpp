@@ -377,6 +377,7 @@ void Trainer::trainOneBatch(const std::vector<Argument>& inArgs, int64_t numSamp
   updater_.restore();  // in case a test period was left open
   const bool split = collective_ && !options_.shardedData;
   runReplicas(split ? rankShare(inArgs) : inArgs, PASS_TRAIN);
+  if (collective_) collective_->finishBackward(machines_[0]->parameters());
   // Every rank checks the same global cost, so all stop together or none does.
   double global[2] = {batchCost(), static_cast<double>(numSamples)};
   if (collective_) collective_->sum(global, options_.shardedData ? 2 : 1);
