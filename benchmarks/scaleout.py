@@ -1,11 +1,15 @@
 #!/usr/bin/env python3
 """Data-parallel scale-out over MPI ranks: samples/s of benchmarks/run.py's mlp, lstm_text
-and sparse_ctr models on 1 and 2 ranks (one thread each), the share of step time spent
-inside MPI, and the gradient bytes each rank sends per step (dense all-reduce vs the
-touched rows of sparse_update tables).
+and sparse_ctr models on 1 and 2 ranks (one thread each), the share of step time the
+training thread spends waiting on communication, the share of the dense bytes whose
+all-reduce started while backward still ran ("early"), and the bytes each rank sends per step
+(dense all-reduce vs the touched rows of sparse_update tables vs DGC's pairs). On more
+than one rank, each exchange mode runs: `after` (all-reduce once backward is done),
+`overlap` (buckets all-reduced while backward runs, the default) and `dgc` (1% of the
+dense gradient travels, --dgc_sparsity=0.99).
 
     python benchmarks/scaleout.py                       # needs an MPI build + mpiexec + mpi4py
-    python benchmarks/scaleout.py --bench mlp --ranks 1,2,4
+    python benchmarks/scaleout.py --bench mlp --ranks 1,2,4 --modes overlap
 
 Each configuration runs in fresh processes (`mpiexec -n R python scaleout.py --worker ...`).
 Every rank gets the same synthetic batch of the model's batch size and trains on its share
@@ -28,9 +32,14 @@ import run  # noqa: E402  (benchmarks/run.py: models and synthetic batches)
 
 BENCHES = ("mlp", "lstm_text", "sparse_ctr")
 STEPS = {"mlp": 40, "lstm_text": 6, "sparse_ctr": 20}  # timed steps per repeat (about 1-2 s)
+MODES = {  # setCollectiveOptions(bucket MB, overlap, local SGD steps, DGC sparsity, rampup, DGC momentum)
+    "after": (1.0, False, 0, -1.0, 0, 0.0),
+    "overlap": (1.0, True, 0, -1.0, 0, 0.0),
+    "dgc": (1.0, False, 0, 0.99, 0, 0.9),
+}
 
 
-def worker(name, ranks):
+def worker(name, ranks, mode):
     """Times one benchmark on this rank; rank 0 prints one JSON line."""
     distributed = ranks > 1
     comm = None
@@ -42,6 +51,7 @@ def worker(name, ranks):
 
     conf = run.paddle_config(name)
     trainer = api.Trainer.create(message_to_json(conf), False, 1, 1, distributed)
+    trainer.setCollectiveOptions(*MODES[mode])
     trainer.startTrainPass(0)
     args = run.paddle_arguments(name, conf, api)
     batch = run.BENCHES[name]["batch"]
@@ -59,18 +69,21 @@ def worker(name, ranks):
         t = time.perf_counter()
         steps(STEPS[name])
         times.append((time.perf_counter() - t) / STEPS[name])
-    count, dense, sparse, mpi_seconds = trainer.takeCollectiveTraffic()
+    count, dense, sparse, wait_seconds, dgc, early = trainer.takeCollectiveTraffic()
     if comm is None or comm.Get_rank() == 0:
         step = statistics.median(times)
-        print(json.dumps({"bench": name, "ranks": ranks, "ms_per_step": step * 1e3, "samples_per_s": batch / step,
-                          "mpi_fraction": mpi_seconds / sum(t * STEPS[name] for t in times),
+        print(json.dumps({"bench": name, "ranks": ranks, "mode": mode, "ms_per_step": step * 1e3,
+                          "samples_per_s": batch / step,
+                          "wait_fraction": wait_seconds / sum(t * STEPS[name] for t in times),
                           "dense_bytes_per_step": dense / max(count, 1),
-                          "sparse_bytes_per_step": sparse / max(count, 1)}))
+                          "sparse_bytes_per_step": sparse / max(count, 1),
+                          "dgc_bytes_per_step": dgc / max(count, 1),
+                          "started_during_backward": early / dense if dense else 0.0}))
 
 
-def measure(name, ranks):
+def measure(name, ranks, mode):
     mpiexec = shutil.which("mpiexec") or os.path.join(os.path.dirname(sys.executable), "mpiexec")
-    cmd = [sys.executable, os.path.abspath(__file__), "--worker", name, "--ranks", str(ranks)]
+    cmd = [sys.executable, os.path.abspath(__file__), "--worker", name, "--ranks", str(ranks), "--modes", mode]
     if ranks > 1:
         cmd = [mpiexec, "-n", str(ranks)] + cmd
     env = dict(os.environ, OPENBLAS_NUM_THREADS="1", OMP_NUM_THREADS="1")
@@ -84,22 +97,27 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--bench", default=",".join(BENCHES))
     ap.add_argument("--ranks", default="1,2")
+    ap.add_argument("--modes", default=",".join(MODES), help="exchange modes on more than one rank")
     ap.add_argument("--worker", help=argparse.SUPPRESS)
     a = ap.parse_args()
     if a.worker:
-        worker(a.worker, int(a.ranks))
+        worker(a.worker, int(a.ranks), a.modes)
         return
-    print("%-11s %5s %10s %10s %8s %8s %14s %14s" % ("bench", "ranks", "ms/step", "samples/s", "speedup",
-                                                    "in MPI", "dense B/step", "sparse B/step"))
+    print("%-11s %5s %-8s %9s %10s %8s %8s %9s %13s %13s %13s" % (
+        "bench", "ranks", "mode", "ms/step", "samples/s", "speedup", "waiting", "early", "dense B/step",
+        "sparse B/step", "DGC B/step"))
     for name in a.bench.split(","):
         base = None
         for ranks in [int(r) for r in a.ranks.split(",")]:
-            r = measure(name, ranks)
-            base = base or r["samples_per_s"]
-            print("%-11s %5d %10.2f %10.0f %7.2fx %7.0f%% %14.0f %14.0f" % (
-                name, ranks, r["ms_per_step"], r["samples_per_s"], r["samples_per_s"] / base,
-                100 * r["mpi_fraction"], r["dense_bytes_per_step"], r["sparse_bytes_per_step"]))
-            sys.stdout.flush()
+            for mode in a.modes.split(",") if ranks > 1 else ["overlap"]:
+                r = measure(name, ranks, mode)
+                base = base or r["samples_per_s"]
+                print("%-11s %5d %-8s %9.2f %10.0f %7.2fx %7.0f%% %8.0f%% %13.0f %13.0f %13.0f" % (
+                    name, ranks, mode if ranks > 1 else "-", r["ms_per_step"], r["samples_per_s"],
+                    r["samples_per_s"] / base, 100 * r["wait_fraction"], 100 * r["started_during_backward"],
+                    r["dense_bytes_per_step"],
+                    r["sparse_bytes_per_step"], r["dgc_bytes_per_step"]))
+                sys.stdout.flush()
 
 
 if __name__ == "__main__":

@@ -486,8 +486,12 @@ class Trainer {
   std::string getTestEval() const;
   std::vector<double> getTestEvalValues() const;
   // Distributed: [gradient exchanges, dense bytes all-reduced, sparse bytes all-gathered,
-  // seconds inside MPI] of this rank since the last call (which restarts the count).
+  // seconds the training thread waited on MPI, DGC pair bytes, dense bytes whose all-reduce
+  // started during backward] of this rank since the last call (which restarts the count).
   std::vector<double> takeCollectiveTraffic();
+  // Distributed: how gradients travel (trainer/Collective.h CollectiveOptions; dgcSparsity < 0: no DGC).
+  void setCollectiveOptions(double bucketMb, bool overlap, int localSgdSteps, double dgcSparsity,
+                            int dgcRampupBeginStep, double dgcMomentum);
   // Distributed, each rank reading its own files: batches are not split, and
   // anyRankHasData (a collective) tells whether some rank still has a batch this step.
   void setShardedData(bool on);

@@ -525,10 +525,25 @@ std::vector<std::string> Trainer::getParameterStats() const {
 }
 std::vector<double> Trainer::takeCollectiveTraffic() {
   paddle::Collective* c = t_->collective();
-  if (!c) return {0, 0, 0, 0};
+  if (!c) return {0, 0, 0, 0, 0, 0};
   paddle::CollectiveTraffic s = c->traffic();
   c->resetTraffic();
-  return {double(s.steps), double(s.denseBytes), double(s.sparseBytes), s.mpiSeconds};
+  return {double(s.steps), double(s.denseBytes), double(s.sparseBytes), s.mpiSeconds, double(s.dgcBytes),
+          double(s.earlyBytes)};
+}
+
+void Trainer::setCollectiveOptions(double bucketMb, bool overlap, int localSgdSteps, double dgcSparsity,
+                                   int dgcRampupBeginStep, double dgcMomentum) {
+  paddle::Collective* c = t_->collective();
+  if (!c) return;
+  paddle::CollectiveOptions o;
+  o.bucketMb = bucketMb;
+  o.overlap = overlap;
+  o.localSgdSteps = localSgdSteps;
+  o.dgcSparsity = dgcSparsity;
+  o.dgcRampupBeginStep = dgcRampupBeginStep;
+  o.dgcMomentum = dgcMomentum;
+  c->setOptions(o);
 }
 
 void Trainer::setShardedData(bool on) { t_->setShardedData(on); }

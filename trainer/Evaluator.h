@@ -1,6 +1,7 @@
 // Evaluators from v1's EvaluatorConfig: they read layer outputs after each
 // forward pass and print as "name=value".
 #pragma once
+#include <functional>
 #include <initializer_list>
 #include <memory>
 #include <string>
@@ -30,11 +31,17 @@ class Evaluator {
   // there, one per line, when it ends (onPassEnd, called by the trainer).
   void setSamplesFile(const std::string& path) { samplesFile_ = path; }
   virtual void onPassEnd() {}
-  // The accumulators that add up across ranks in distributed training (empty: this
-  // evaluator's statistics stay per rank, and rank 0 reports its own share).
-  virtual std::vector<double*> sums() { return {}; }
+  // Distributed training: what this evaluator accumulated since start(), as numbers, and the
+  // merge of such numbers from another copy into its own; the trainer merges every rank's
+  // batch in rank order, so rank 0 ends with what one process seeing whole batches
+  // accumulates. By default: the sums() accumulators, added (every evaluator but the
+  // printers has either).
+  virtual std::vector<double> state();
+  virtual void merge(const double* state, size_t n);
 
  protected:
+  // The accumulators that add up across copies (for the default state and merge).
+  virtual std::vector<double*> sums() { return {}; }
   Argument& inputArg(const GradientMachine& gm, size_t i) const;
   void needInputs(size_t lo, size_t hi) const;  // ConfigError otherwise
   // Per-row weights from input i (all 1 when the evaluator has no such input).
@@ -53,6 +60,17 @@ class Evaluator {
     return out;
   }
 };
+
+// Each evaluator family (trainer/*Evaluators.cpp) registers its types by name.
+using EvaluatorFactory = std::function<std::unique_ptr<Evaluator>(const Json& config, const GradientMachine& gm)>;
+struct EvaluatorRegistrar {
+  EvaluatorRegistrar(const std::string& type, EvaluatorFactory factory);
+};
+// The factory of an evaluator made from its config alone.
+template <class E>
+std::unique_ptr<Evaluator> makeEvaluator(const Json& config, const GradientMachine&) {
+  return std::unique_ptr<Evaluator>(new E(config));
+}
 
 // The evaluators of the root sub-model of a ModelConfig (all of them when it
 // names none), then one per validation layer of `gm` (auc-validation, pnpair-validation:

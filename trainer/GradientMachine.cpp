@@ -149,6 +149,7 @@ void GradientMachine::backward() {
   for (size_t i = layers_.size(); i-- > 0;) {
     ProfileScope timed(profile_ ? &profile_->backward[i] : nullptr, useGpu_);
     layers_[i]->backward();
+    if (backwardHook_) backwardHook_(i);
   }
 }
 

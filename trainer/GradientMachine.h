@@ -2,6 +2,7 @@
 // (a layer's inputs always come first), parameters shared by name.
 #pragma once
 #include <chrono>
+#include <functional>
 #include <memory>
 #include <random>
 #include <string>
@@ -47,6 +48,9 @@ class GradientMachine {
   // inArgs: one slot per input_layer_names entry, in that order.
   void forward(const std::vector<Argument>& inArgs, PassType pass);
   void backward();  // zeroes parameter gradients, then accumulates this batch's
+  // Called with a layer's index right after its backward (distributed training starts
+  // reducing the gradients that are final by then: trainer/Collective).
+  void setBackwardHook(std::function<void(size_t layer)> hook) { backwardHook_ = std::move(hook); }
   // Outputs of output_layer_names after forward().
   std::vector<Argument*> outputs();
   // Sum of the per-sample costs of the output cost layers (the batch's total cost).
@@ -85,6 +89,7 @@ class GradientMachine {
   std::vector<Layer*> outputLayers_;
   PassType pass_ = PASS_TEST;
   std::unique_ptr<StepProfile> profile_;
+  std::function<void(size_t)> backwardHook_;
 };
 
 }  // namespace paddle

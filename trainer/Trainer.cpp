@@ -91,10 +91,14 @@ void Trainer::init(std::shared_ptr<GradientMachine> main) {
       machines_[r]->parameters()[k]->shareValueOf(*machines_[0]->parameters()[k]);
     }
   }
-  if (options_.distributed) collective_ = std::make_unique<Collective>();
+  if (options_.distributed) {
+    collective_ = std::make_unique<Collective>();
+    if (machines_.size() == 1) collective_->attach(*machines_[0]);  // replicas' gradients add up after backward
+  }
   pass_ = makeStats(true);
   period_ = makeStats(false);
   test_ = makeStats(true);
+  if (collective_) batch_ = makeStats(false);
 }
 
 EvalStats Trainer::makeStats(bool withPrinters) const {
@@ -206,6 +210,7 @@ void Trainer::startPass(int pass) {
 
 void Trainer::finishPass() {
   updater_.finishPass(batchesInPass_);
+  averageLocalSgd(true);
   // Distributed: every rank catches its lazy decay up here, so rank 0 saving alone changes nothing.
   if (collective_) updater_.catchUp();
   for (auto& e : pass_.evaluators) e->onPassEnd();
@@ -335,14 +340,39 @@ std::vector<Argument> Trainer::rankShare(const std::vector<Argument>& inArgs) co
   return share;
 }
 
-std::vector<double*> Trainer::evaluatorSums() {
-  std::vector<double*> sums;
-  for (EvalStats* s : {&pass_, &period_}) {
-    for (auto& e : s->evaluators) {
-      for (double* x : e->sums()) sums.push_back(x);
+void Trainer::accumulateOverRanks(int64_t numSamples, double cost) {
+  // This rank's evaluators see its share of the batch; every rank's statistics of the batch,
+  // merged in rank order, make what one process seeing the whole batch accumulates.
+  batch_.start();
+  accumulate(batch_, 0, 0);
+  std::vector<double> mine;
+  for (auto& e : batch_.evaluators) {
+    std::vector<double> s = e->state();
+    mine.push_back(static_cast<double>(s.size()));
+    mine.insert(mine.end(), s.begin(), s.end());
+  }
+  const std::vector<double> all = collective_->gather(mine);
+  for (EvalStats* stats : {&pass_, &period_}) {
+    stats->cost += cost;
+    stats->samples += numSamples;
+    std::vector<Evaluator*> merged;  // stats' evaluators in batch_'s order (printers aside)
+    for (auto& e : stats->evaluators) {
+      if (!e->isPrinter()) merged.push_back(e.get());
+    }
+    for (size_t pos = 0; pos < all.size();) {  // rank by rank
+      for (Evaluator* e : merged) {
+        const size_t n = static_cast<size_t>(all[pos++]);
+        e->merge(all.data() + pos, n);
+        pos += n;
+      }
+    }
+    for (auto& e : stats->evaluators) {  // printers print what this rank sees
+      if (!e->isPrinter()) continue;
+      for (size_t r = 0; r < machines_.size(); ++r) {
+        if (active_[r]) e->eval(*machines_[r]);
+      }
     }
   }
-  return sums;
 }
 
 void Trainer::trainOneBatch(const std::vector<Argument>& inArgs, int64_t numSamples) {
@@ -361,6 +391,7 @@ void Trainer::trainOneBatch(const std::vector<Argument>& inArgs, int64_t numSamp
   }
   const bool split = collective_ && !options_.shardedData;
   runReplicas(split ? rankShare(inArgs) : inArgs, PASS_TRAIN);
+  if (collective_) collective_->finishBackward(machines_[0]->parameters());
   // Every rank checks the same global cost, so all stop (or skip) together or none does.
   double global[2] = {batchCost(), static_cast<double>(numSamples)};
   if (collective_) collective_->sum(global, options_.shardedData ? 2 : 1);
@@ -384,7 +415,7 @@ void Trainer::trainOneBatch(const std::vector<Argument>& inArgs, int64_t numSamp
     return;
   }
   ++batchesInPass_;
-  if (collective_) collective_->sumGradients(machines_[0]->parameters());
+  if (collective_) collective_->sumGradients(machines_[0]->parameters());  // LocalSGD: scales its own
   {
     ProfileScope timed(machines_[0]->updateTimer(), machines_[0]->useGpu());
     updater_.startBatch(numSamples);
@@ -392,18 +423,19 @@ void Trainer::trainOneBatch(const std::vector<Argument>& inArgs, int64_t numSamp
     for (auto& p : machines_[0]->parameters()) updater_.update(*p);
     updater_.finishBatch();
   }
-  std::vector<double*> sums;
-  std::vector<double> before;
-  if (collective_) sums = evaluatorSums();
-  for (double* x : sums) before.push_back(*x);
+  averageLocalSgd(false);
+  if (collective_) {
+    accumulateOverRanks(numSamples, cost);
+    return;
+  }
   accumulate(pass_, numSamples, cost);
   accumulate(period_, numSamples, cost);
-  if (sums.empty()) return;
-  // The evaluators saw this rank's share: replace their increase by the sum over ranks.
-  std::vector<double> increase(sums.size());
-  for (size_t i = 0; i < sums.size(); ++i) increase[i] = *sums[i] - before[i];
-  collective_->sum(increase.data(), increase.size());
-  for (size_t i = 0; i < sums.size(); ++i) *sums[i] = before[i] + increase[i];
+}
+
+void Trainer::averageLocalSgd(bool passEnd) {
+  if (!collective_ || !collective_->averageDue(passEnd)) return;
+  updater_.catchUp();  // sparse_update rows: every pending decay first, as before saving
+  collective_->averageParameters(machines_[0]->parameters());
 }
 
 void Trainer::testOneBatch(const std::vector<Argument>& inArgs, int64_t numSamples) {

@@ -96,9 +96,12 @@ class Trainer {
   // Distributed: this rank's share of a batch (rank r of N takes sequences [n*r/N, n*(r+1)/N),
   // so N ranks split a batch exactly as --trainer_count=N threads do).
   std::vector<Argument> rankShare(const std::vector<Argument>& inArgs) const;
-  // Distributed: the summable statistics of the training evaluators (pass and period).
-  std::vector<double*> evaluatorSums();
+  // Distributed: adds the batch's cost and samples (over all ranks) and merges every rank's
+  // evaluator statistics of the batch into the pass and period ones.
+  void accumulateOverRanks(int64_t numSamples, double cost);
   EvalStats makeStats(bool withPrinters) const;
+  // LocalSGD: averages the parameters over the ranks when due (every K steps, each pass end).
+  void averageLocalSgd(bool passEnd);
   void init(std::shared_ptr<GradientMachine> main);
 
   Json config_;
@@ -109,6 +112,7 @@ class Trainer {
   ParameterUpdater updater_;
   std::unique_ptr<Collective> collective_;
   EvalStats pass_, period_, test_;
+  EvalStats batch_;  // distributed: this rank's statistics of one batch
   int passId_ = 0;
   int64_t batchesInPass_ = 0;  // trained (updated) ones
   int64_t skippedInPass_ = 0, skipped_ = 0, skipLimit_ = 0;

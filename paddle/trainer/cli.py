@@ -140,6 +140,8 @@ def _train_parser():
     flag("--data_sharding", default="batch", choices=["batch", "files"],
          help="under mpiexec: every rank reads all data and trains its share of each batch, "
               "or reads only its entries of the file list (paddle/trainer/distributed.py)")
+    from paddle.trainer import distributed
+    distributed.add_flags(flag)
     flag("--log_period", type=int, default=100, help="batches between Batch= log lines")
     flag("--dot_period", type=int, default=1, help="print . every N batches between log lines (0: never)")
     flag("--test_period", type=int, default=0, help="0: test at the end of each pass; N: also every N batches")
@@ -255,6 +257,8 @@ class TrainingJob(object):
         self.trainer = api.Trainer.create(message_to_json(tc), bool(args.use_gpu), args.trainer_count,
                                           args.seed if args.seed else int(time.time()),
                                           self.cluster is not None)
+        if self.cluster:
+            distributed.configure(self.trainer, args)
         self.batch_size = tc.opt_config.batch_size
         self.trainer.setSkipNonFiniteBatches(args.skip_nonfinite_batches)
         for name, value in (("--keep_last", args.keep_last), ("--early_stop_patience", args.early_stop_patience)):

@@ -152,6 +152,32 @@ def join(args, api):
     return cluster
 
 
+def add_flags(flag):
+    """paddle train's flags for how gradients travel between ranks (engine: trainer/Collective.h)."""
+    flag("--bucket_cap_mb", type=float, default=1.0,
+         help="under mpiexec: dense gradients are all-reduced in buckets of about this many MB")
+    flag("--overlap_allreduce", type=int, default=1, choices=[0, 1],
+         help="under mpiexec: start a bucket's all-reduce as soon as backward has finished its layers")
+    flag("--local_sgd_steps", type=int, default=0,
+         help="under mpiexec: LocalSGD: each rank updates on its own gradient and the parameters are "
+              "averaged every K steps (and at each pass end); 0: off")
+    flag("--dgc_sparsity", type=float, default=None,
+         help="under mpiexec: deep gradient compression: the fraction of each step's accumulated dense "
+              "gradient that stays behind (0.99: the largest 1%% travel as index/value pairs); unset: off")
+    flag("--dgc_rampup_begin_step", type=int, default=0, help="with --dgc_sparsity: plain all-reduce before this step")
+    flag("--dgc_momentum", type=float, default=0.0,
+         help="with --dgc_sparsity: DGC's local momentum correction (use it with an optimizer without momentum)")
+
+
+def configure(trainer, args):
+    """Hands the communication flags to a distributed trainer."""
+    dgc = -1.0 if args.dgc_sparsity is None else args.dgc_sparsity
+    if args.dgc_sparsity is not None and not 0 <= dgc < 1:
+        raise DistributedError("--dgc_sparsity must be in [0, 1), got %s" % args.dgc_sparsity)
+    trainer.setCollectiveOptions(args.bucket_cap_mb, bool(args.overlap_allreduce), args.local_sgd_steps, dgc,
+                                 args.dgc_rampup_begin_step, args.dgc_momentum)
+
+
 def _check_v1_flags(args, size, rank):
     """v1's cluster flags, when given, must agree with what the launcher says."""
     servers = getattr(args, "num_gradient_servers", None)

@@ -1,0 +1,121 @@
+"""How gradients travel between 2 ranks: buckets all-reduced while backward runs give the
+bits of the exchange after backward; LocalSGD every step and DGC at full density train what
+plain data parallel trains; DGC sending 1% of the gradient still learns the digits; every
+rank holds the same parameters after each synchronisation."""
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+from test_data_parallel import HERE, MNIST, MPIEXEC, ROOT, _env, assert_same_parameters, needs_mpi, parameters, train
+
+COMMON = ["--seed=7", "--dot_period=0", "--log_period=0"]
+
+
+def digits(tmp_path, optimizer, evaluator=False):
+    """The digits MLP of demos/mnist in tmp_path, with another optimizer (and an error evaluator)."""
+    for name in ("mnist_provider.py", "train.list", "test.list"):
+        shutil.copy(os.path.join(MNIST, name), str(tmp_path))
+    text = open(os.path.join(MNIST, "mlp.py")).read()
+    text = re.sub(r"settings\(.*\)", "settings(batch_size=32, %s)" % optimizer, text)
+    if evaluator:
+        text = text.replace("outputs(classification_cost", "classification_error_evaluator(input=predict, label=label)\n"
+                                                           "    outputs(classification_cost")
+    (tmp_path / "digits.py").write_text(text)
+    return "digits.py"
+
+
+def run(tmp_path, name, config, cwd, extra, passes=1):
+    log = train(2, ["--config=" + config, "--num_passes=%d" % passes] + COMMON + extra, str(cwd), tmp_path / name)
+    for p in range(passes):
+        pass_dir = "pass-%05d" % p
+        # every rank holds the very same bits after each pass
+        assert_same_parameters(parameters(tmp_path / name / "rank-0" / pass_dir),
+                               parameters(tmp_path / name / "rank-1" / pass_dir), exact=True)
+    return log
+
+
+def assert_close(a, b):
+    """Equal up to the rounding of a different order of float operations (45 steps of it)."""
+    assert sorted(a) == sorted(b) and a
+    for name in a:
+        np.testing.assert_allclose(a[name], b[name], rtol=1e-4, atol=1e-5, err_msg=name)
+
+
+def last_pass(tmp_path, name, passes=1):
+    return parameters(tmp_path / name / "rank-0" / ("pass-%05d" % (passes - 1)))
+
+
+@needs_mpi
+def test_buckets_reduced_during_backward_equal_the_exchange_after_it(tmp_path):
+    """Small buckets (many of them start while backward runs) give the bits of one exchange after backward."""
+    run(tmp_path, "overlap", "mlp.py", MNIST, ["--bucket_cap_mb=0.1", "--overlap_allreduce=1"])
+    run(tmp_path, "after", "mlp.py", MNIST, ["--bucket_cap_mb=0.1", "--overlap_allreduce=0"])
+    assert_same_parameters(last_pass(tmp_path, "overlap"), last_pass(tmp_path, "after"), exact=True)
+
+
+@needs_mpi
+@pytest.mark.parametrize("mode, early", [("overlap", True), ("after", False)])
+def test_buckets_start_while_backward_runs_only_when_overlapping(tmp_path, mode, early):
+    """benchmarks/scaleout.py's worker on 2 ranks: the mlp's later layers' buckets leave
+    before backward reaches the first layer."""
+    p = subprocess.run([MPIEXEC, "-n", "2", sys.executable, os.path.join(ROOT, "benchmarks", "scaleout.py"),
+                        "--worker", "mlp", "--ranks", "2", "--modes", mode], env=_env(tmp_path),
+                       capture_output=True, text=True, timeout=300)
+    assert p.returncode == 0, p.stderr[-2000:]
+    r = json.loads([line for line in p.stdout.splitlines() if line.startswith("{")][-1])
+    assert r["dense_bytes_per_step"] > 0
+    assert (0 < r["started_during_backward"] < 1) if early else r["started_during_backward"] == 0
+
+
+@needs_mpi
+def test_local_sgd_every_step_equals_plain_data_parallel(tmp_path):
+    """Momentum SGD is linear in the gradient: averaging each rank's step equals one step on the sum."""
+    config = digits(tmp_path, "learning_rate=0.01, learning_method=MomentumOptimizer(0.9)")
+    run(tmp_path, "plain", config, tmp_path, [])
+    run(tmp_path, "local1", config, tmp_path, ["--local_sgd_steps=1"])
+    assert_close(last_pass(tmp_path, "local1"), last_pass(tmp_path, "plain"))
+    # K=4: the ranks drift apart between averages; the pass ends with one, so they agree again
+    run(tmp_path, "local4", config, tmp_path, ["--local_sgd_steps=4"])
+    with pytest.raises(AssertionError):
+        assert_close(last_pass(tmp_path, "local4"), last_pass(tmp_path, "plain"))
+
+
+@needs_mpi
+def test_local_sgd_averages_the_rows_of_a_sparse_table_that_some_rank_touched(tmp_path):
+    """Only touched rows differ between ranks: averaging them (with every pending lazy L2
+    decay caught up first) every step equals plain data parallel's row exchange."""
+    config = os.path.join(HERE, "lstm_text.py")
+    args = ["--config_args=sparse=1,sgd=1"]
+    run(tmp_path, "plain", config, HERE, args)
+    run(tmp_path, "local1", config, HERE, args + ["--local_sgd_steps=1"])
+    assert_close(last_pass(tmp_path, "local1"), last_pass(tmp_path, "plain"))
+    run(tmp_path, "local3", config, HERE, args + ["--local_sgd_steps=3"])  # ranks agree at the pass end
+
+
+@needs_mpi
+def test_dgc_at_full_density_equals_plain_data_parallel(tmp_path):
+    """Every entry travels each step, so nothing is left behind and the momentum correction
+    restarts every step: the exchanged sum is plain data parallel's gradient."""
+    config = digits(tmp_path, "learning_rate=0.01, learning_method=MomentumOptimizer(0.9)")
+    run(tmp_path, "plain", config, tmp_path, [])
+    run(tmp_path, "dgc", config, tmp_path, ["--dgc_sparsity=0", "--dgc_momentum=0.9"])
+    assert_same_parameters(last_pass(tmp_path, "dgc"), last_pass(tmp_path, "plain"), exact=True)
+
+
+@needs_mpi
+def test_dgc_sending_one_percent_still_learns_the_digits(tmp_path):
+    config = digits(tmp_path, "learning_rate=0.01, learning_method=MomentumOptimizer(0)", evaluator=True)
+    log = run(tmp_path, "dgc", config, tmp_path, ["--dgc_sparsity=0.99", "--dgc_momentum=0.9"], passes=3)
+    errors = [float(m) for m in re.findall(r" Test samples=360 .*?classification_error_evaluator=([0-9.e-]+)", log)]
+    assert len(errors) == 3, log[-2000:]
+    assert errors[-1] < 0.3  # chance is 0.9 on 10 classes
+    # and the two ranks did not train the same as without compression
+    run(tmp_path, "plain", config, tmp_path, [], passes=3)
+    with pytest.raises(AssertionError):
+        assert_close(last_pass(tmp_path, "dgc", 3), last_pass(tmp_path, "plain", 3))
