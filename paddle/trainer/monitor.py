@@ -216,7 +216,7 @@ class Monitor(object):
         self.pass_samples = n
         record = self._base("pass", pass_id, batch_id, n, trainer.getPassCost())
         record.update(eval=eval_fields(trainer.getPassEval()), lr=trainer.getLearningRate(),
-                      pass_time=round(elapsed, 3), samples_per_sec=round(n / max(elapsed, 1e-9), 1))
+                      pass_time=round(elapsed, 6), samples_per_sec=round(n / max(elapsed, 1e-9), 1))
         LOG.info(" Pass=%d Batch=%d samples=%d AvgCost=%g Eval: %stime=%.2fs samples_per_sec=%.0f lr=%g",
                  pass_id, batch_id, n, record["AvgCost"], trainer.getPassEval(), elapsed,
                  record["samples_per_sec"], record["lr"])
