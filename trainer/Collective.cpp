@@ -54,6 +54,23 @@ struct Collective::Comm {
 namespace {
 constexpr size_t kMaxCount = size_t(std::numeric_limits<int>::max());
 
+// Every rank's `mine`, concatenated in rank order (the lengths may differ between ranks).
+template <class T>
+std::vector<T> allGatherv(const std::vector<T>& mine, MPI_Datatype type, int ranks, const char* what) {
+  std::vector<int> counts(ranks), offsets(ranks);
+  int n = static_cast<int>(mine.size());
+  MPI_Allgather(&n, 1, MPI_INT, counts.data(), 1, MPI_INT, MPI_COMM_WORLD);
+  size_t total = 0;
+  for (int r = 0; r < ranks; ++r) {
+    offsets[r] = static_cast<int>(total);
+    total += counts[r];
+  }
+  PADDLE_ENFORCE(total <= kMaxCount, UnsupportedError, what, ": ", total, " values are too many for one exchange");
+  std::vector<T> all(total);
+  MPI_Allgatherv(mine.data(), n, type, all.data(), counts.data(), offsets.data(), type, MPI_COMM_WORLD);
+  return all;
+}
+
 // Adds the time the training thread spends blocked on MPI to the traffic statistics.
 class MpiTimer {
  public:
@@ -121,18 +138,7 @@ void Collective::sum(double* data, size_t n) {
 
 std::vector<double> Collective::gather(const std::vector<double>& mine) {
   MpiTimer t(traffic_.mpiSeconds);
-  int n = static_cast<int>(mine.size());
-  std::vector<int> counts(size_), offsets(size_);
-  MPI_Allgather(&n, 1, MPI_INT, counts.data(), 1, MPI_INT, MPI_COMM_WORLD);
-  size_t total = 0;
-  for (int r = 0; r < size_; ++r) {
-    offsets[r] = static_cast<int>(total);
-    total += counts[r];
-  }
-  std::vector<double> all(total);
-  MPI_Allgatherv(mine.data(), n, MPI_DOUBLE, all.data(), counts.data(), offsets.data(), MPI_DOUBLE,
-                 MPI_COMM_WORLD);
-  return all;
+  return allGatherv(mine, MPI_DOUBLE, size_, "evaluator statistics");
 }
 
 void Collective::reduceFloats(float* data, size_t n, bool onThreadComm) {
@@ -473,21 +479,10 @@ void Collective::sumDgc(const std::vector<ParameterPtr>& params) {
     dgcU_[ids[j]] = 0.0f;
   }
   traffic_.dgcBytes += pairs.size() * sizeof(int32_t);
-  std::vector<int> counts(size_), offsets(size_);
   std::vector<int32_t> all;
   {
     MpiTimer t(traffic_.mpiSeconds);
-    int mine = static_cast<int>(pairs.size());
-    MPI_Allgather(&mine, 1, MPI_INT, counts.data(), 1, MPI_INT, MPI_COMM_WORLD);
-    size_t sum = 0;
-    for (int r = 0; r < size_; ++r) {
-      offsets[r] = static_cast<int>(sum);
-      sum += counts[r];
-    }
-    PADDLE_ENFORCE(sum <= kMaxCount, UnsupportedError, "DGC: ", sum / 2, " pairs are too many for one exchange");
-    all.resize(sum);
-    MPI_Allgatherv(pairs.data(), mine, MPI_INT32_T, all.data(), counts.data(), offsets.data(), MPI_INT32_T,
-                   MPI_COMM_WORLD);
+    all = allGatherv(pairs, MPI_INT32_T, size_, "DGC (index, value) pairs");
   }
   std::fill(dgcGrad_.begin(), dgcGrad_.end(), 0.0f);
   for (size_t j = 0; j + 1 < all.size(); j += 2) {
@@ -547,19 +542,10 @@ void Collective::averageRows(Parameter& p) {
   std::sort(mine.begin(), mine.end());
   mine.erase(std::unique(mine.begin(), mine.end()), mine.end());
   if (all) mine.assign(1, -1);
-  std::vector<int> counts(size_), offsets(size_);
   std::vector<int> ids;
   {
     MpiTimer t(traffic_.mpiSeconds);
-    int n = static_cast<int>(mine.size());
-    MPI_Allgather(&n, 1, MPI_INT, counts.data(), 1, MPI_INT, MPI_COMM_WORLD);
-    size_t total = 0;
-    for (int r = 0; r < size_; ++r) {
-      offsets[r] = static_cast<int>(total);
-      total += counts[r];
-    }
-    ids.resize(total);
-    MPI_Allgatherv(mine.data(), n, MPI_INT, ids.data(), counts.data(), offsets.data(), MPI_INT, MPI_COMM_WORLD);
+    ids = allGatherv(mine, MPI_INT, size_, "averaged row ids");
   }
   traffic_.sparseBytes += mine.size() * sizeof(int);
   std::sort(ids.begin(), ids.end());
