@@ -239,4 +239,6 @@ def test_resume_with_sparse_rows_matches_uninterrupted(tmp_path):
     for t in (full, resumed):
         t.startTestPeriod()
         t.finishTestPeriod()
-    np.testing.assert_allclose(table(resumed), table(full), rtol=1e-5, atol=1e-6)
+    # Saving catches every row up at once where the uninterrupted run catches up lazily: the
+    # same decay in another rounding order (1.7e-5 apart at -O1); a lost decay step is ~5e-3.
+    np.testing.assert_allclose(table(resumed), table(full), rtol=1e-4, atol=1e-5)
