@@ -21,7 +21,8 @@ class ConfigError(Exception):
 
     ``str(err)`` is a single line: ``FILE:LINE: message`` once the parser
     has located the user's config line (``filename``/``lineno``
-    attributes), else just the message.
+    attributes), ``FILE: message`` for an error about the whole file
+    (unreadable, not UTF-8: lineno 0 or None), else just the message.
     """
 
     def __init__(self, msg, filename=None, lineno=None, layer=None):
@@ -33,8 +34,10 @@ class ConfigError(Exception):
         self.layer = layer
 
     def __str__(self):
-        if self.filename is not None:
+        if self.filename is not None and self.lineno:
             return '%s:%s: %s' % (self.filename, self.lineno, self.msg)
+        if self.filename is not None:
+            return '%s: %s' % (self.filename, self.msg)
         return self.msg
 
 

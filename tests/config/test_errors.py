@@ -134,7 +134,7 @@ flag = get_config_arg('flag', bool, False)
 def test_missing_file():
     with pytest.raises(ConfigError) as info:
         parse_config('/nonexistent/conf.py', '')
-    assert str(info.value).startswith('/nonexistent/conf.py:0: ')
+    assert str(info.value).startswith('/nonexistent/conf.py: cannot read')
 
 
 def test_serialize_without_batch_size(write_config):
