@@ -399,12 +399,13 @@ Trainer::~Trainer() = default;
 bool isMpiVersion() { return paddle::Collective::compiled(); }
 
 Trainer* Trainer::create(const std::string& json, bool useGpu, int trainerCount, unsigned long long seed,
-                         bool distributed) {
+                         bool distributed, bool shardTables) {
   paddle::TrainerOptions o;
   o.useGpu = useGpu;
   o.trainerCount = trainerCount;
   o.seed = seed;
   o.distributed = distributed;
+  o.shardTables = shardTables;
   o.predictFile = getPredictFile();
   auto* t = new Trainer;
   try {
@@ -547,6 +548,14 @@ void Trainer::setCollectiveOptions(double bucketMb, bool overlap, int localSgdSt
 }
 
 void Trainer::setShardedData(bool on) { t_->setShardedData(on); }
+void Trainer::serveShards() { t_->serveShards(); }
+std::vector<std::string> Trainer::getShardedRows() const {
+  std::vector<std::string> out;
+  for (auto& p : t_->machine().parameters()) {
+    if (p->sharded()) out.push_back(p->name() + "\t" + std::to_string(p->rows()) + "\t" + std::to_string(p->residentRows()));
+  }
+  return out;
+}
 void Trainer::setSkipNonFiniteBatches(long long limit) {
   PADDLE_ENFORCE(limit >= 0, paddle::ConfigError, "--skip_nonfinite_batches must be >= 0, got ", limit);
   t_->setSkipNonFiniteBatches(limit);

@@ -165,7 +165,7 @@ void ParameterUpdater::update(Parameter& p) {
   }
 
   const float lr = static_cast<float>(lr_ * p.learningRate());
-  const float mu = static_cast<float>(p.momentum());
+  const float mu = momentumOff_ && !sparse ? 0.0f : static_cast<float>(p.momentum());
   const float l1 = static_cast<float>(p.decayRateL1());
   const float l2 = static_cast<float>(p.decayRate());
   // v1: with L1 on, or for sparse_update parameters, decay is a separate step
@@ -343,7 +343,7 @@ void ParameterUpdater::catchUpState(Parameter& p, const std::vector<int>* rows, 
   if (rows) {
     for (int r : *rows) row(r);
   } else {
-    for (size_t r = 0; r < p.rows(); ++r) row(r);
+    for (size_t r = p.ownedBegin(); r < p.ownedEnd(); ++r) row(r);  // (a sharded table: its own rows)
   }
 }
 
