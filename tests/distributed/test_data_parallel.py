@@ -165,9 +165,19 @@ def test_an_error_on_one_rank_ends_every_rank_naming_it(tmp_path):
 
 @needs_mpi
 def test_killing_a_rank_mid_pass_ends_the_job_and_leaves_a_loadable_pass(tmp_path):
+    last = kill_rank_1_mid_pass(tmp_path, MNIST, ["--config=mlp.py", "--num_passes=200", "--seed=7", "--dot_period=0",
+                                                  "--log_period=0"])
+    code = subprocess.run([sys.executable, "-c", "import sys; from paddle.trainer.cli import main; sys.exit(main())",
+                           "train", "--config=mlp.py", "--job=test", "--init_model_path=" + last],
+                          cwd=MNIST, env=_env(tmp_path), capture_output=True, text=True, timeout=120)
+    assert code.returncode == 0 and " samples=360 " in code.stderr, code.stderr[-2000:]
+
+
+def kill_rank_1_mid_pass(tmp_path, cwd, args):
+    """Kills rank 1 of a 2-rank job once pass 1 is saved: the job must end within 30 s naming
+    it, and every pass directory rank 0 left must be complete. Returns the last one."""
     out = tmp_path / "out"
-    args = ["--config=mlp.py", "--num_passes=200", "--seed=7", "--dot_period=0", "--log_period=0"]
-    job = subprocess.Popen(_command(2, args), cwd=MNIST, env=_env(out), stdout=subprocess.PIPE,
+    job = subprocess.Popen(_command(2, args), cwd=cwd, env=_env(out), stdout=subprocess.PIPE,
                            stderr=subprocess.PIPE, text=True, start_new_session=True)
     try:
         deadline = time.time() + 120
@@ -194,11 +204,7 @@ def test_killing_a_rank_mid_pass_ends_the_job_and_leaves_a_loadable_pass(tmp_pat
     # every pass directory under its final name is complete (a half-written one keeps its .tmp name)
     passes = sorted(glob.glob(str(out / "rank-0" / "pass-?????")))
     assert len(passes) >= 2 and all(os.path.exists(os.path.join(d, "done")) for d in passes)
-    last = passes[-1]
-    code = subprocess.run([sys.executable, "-c", "import sys; from paddle.trainer.cli import main; sys.exit(main())",
-                           "train", "--config=mlp.py", "--job=test", "--init_model_path=" + last],
-                          cwd=MNIST, env=_env(tmp_path), capture_output=True, text=True, timeout=120)
-    assert code.returncode == 0 and " samples=360 " in code.stderr, code.stderr[-2000:]
+    return passes[-1]
 
 
 def job_pids(log):
