@@ -8,6 +8,7 @@
 
 #include "Errors.h"
 #include "InputFile.h"
+#include "math/Kernel.h"
 
 #ifdef __linux__
 #include <sys/mman.h>
@@ -153,11 +154,18 @@ void Parameter::catchUpRow(size_t r, float* rate) {
 }
 
 // (Without L1/L2 there is nothing to catch up: the clocks are not needed.)
-void Parameter::catchUpRows(const int* rows, size_t n) {
+void Parameter::catchUpRows(const int* rows, size_t n, bool distinct) {
   if (!sparseUpdate_ || (l1_ <= 0 && l2_ <= 0)) return;
-  std::vector<float> rate(cols_);
-  for (size_t i = 0; i < n; ++i) {
-    if (rows[i] >= 0 && static_cast<size_t>(rows[i]) < rows_) catchUpRow(rows[i], rate.data());
+  auto some = [&](size_t b, size_t e) {
+    std::vector<float> rate(cols_);
+    for (size_t i = b; i < e; ++i) {
+      if (rows[i] >= 0 && static_cast<size_t>(rows[i]) < rows_) catchUpRow(rows[i], rate.data());
+    }
+  };
+  if (distinct) {
+    parallelFor(n, std::max<size_t>(1, kParallelGrain / std::max<size_t>(cols_, 1)), some);
+  } else {
+    some(0, n);  // a row may repeat: one thread, so that it catches up once
   }
 }
 

@@ -90,7 +90,8 @@ class Parameter {
   // RowRate(r, out) writes row r's per-element rate of its last update (AdaGrad family).
   using RowRate = std::function<void(size_t, float*)>;
   void setDecayClock(int64_t updates, float lr, RowRate rate);
-  void catchUpRows(const int* rows, size_t n);
+  // (distinct: no row repeats, so the rows are split over the CPU threads)
+  void catchUpRows(const int* rows, size_t n, bool distinct = false);
   void catchUpAllRows();
   // After loading a checkpoint (taken with every row caught up): all rows are
   // current as of `updates`.

@@ -127,12 +127,14 @@ def join(args, api):
     than one process, else None. Fixes args.seed to one value for all ranks and keeps
     the other ranks' logs to warnings."""
     size, rank = launcher_world()
+    servers = int(getattr(args, "num_gradient_servers", None) or 1)
+    if max(size, servers) > 1 and not api.isMpiVersion():
+        raise DistributedError("%d processes were %s, but this paddle was built without MPI "
+                               "(pip install mpich mpi4py, then rebuild)"
+                               % (max(size, servers), "started" if size > 1 else "asked for (--num_gradient_servers)"))
     _check_v1_flags(args, size, rank)
     if size == 1:
         return None
-    if not api.isMpiVersion():
-        raise DistributedError("%d processes were started, but this paddle was built without MPI "
-                               "(pip install mpich mpi4py, then rebuild)" % size)
     if args.job != "train":
         raise DistributedError("only --job=train runs on several processes (got --job=%s)" % args.job)
     try:

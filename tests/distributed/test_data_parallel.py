@@ -231,6 +231,36 @@ def test_several_processes_without_an_mpi_build_is_a_clear_error(monkeypatch):
         distributed.join(_Args(), _Api(False))
 
 
+def test_gradient_servers_without_an_mpi_build_is_a_clear_error(monkeypatch):
+    for var in ("PMI_SIZE", "OMPI_COMM_WORLD_SIZE", "PMIX_SIZE"):
+        monkeypatch.delenv(var, raising=False)
+    args = _Args()
+    args.num_gradient_servers = "2"
+    with pytest.raises(distributed.DistributedError, match="2 processes were asked for .* built without MPI"):
+        distributed.join(args, _Api(False))
+
+
+def test_the_engine_compiles_without_mpi():
+    """A build without MPI (WITH_MPI=0) compiles the MPI sources' stand-ins: the whole engine
+    built so once (see the README) trains in one process and refuses several; here, cheaply,
+    both MPI sources must compile without PADDLE_WITH_MPI (and with it, against mpi.h)."""
+    import sysconfig
+    nlohmann = glob.glob(os.path.join(sysconfig.get_paths()["purelib"], "nlohmann_json", "include"))
+    cxx = shutil.which("g++") or shutil.which("c++")
+    if not cxx:
+        pytest.skip("no C++ compiler")
+    sources = [os.path.join(ROOT, "trainer", f) for f in ("Collective.cpp", "ShardedTables.cpp")]
+    base = [cxx, "-std=c++17", "-fsyntax-only", "-I" + ROOT] + ["-I" + d for d in nlohmann]
+    for src in sources:
+        p = subprocess.run(base + [src], capture_output=True, text=True)
+        assert p.returncode == 0, p.stderr[-3000:]
+    mpi_h = glob.glob(os.path.join(sys.prefix, "include", "mpi.h"))
+    for src in sources if mpi_h else []:
+        p = subprocess.run(base + ["-DPADDLE_WITH_MPI", "-I" + os.path.dirname(mpi_h[0]), src],
+                           capture_output=True, text=True)
+        assert p.returncode == 0, p.stderr[-3000:]
+
+
 def test_one_process_is_not_distributed(monkeypatch):
     for var in ("PMI_SIZE", "OMPI_COMM_WORLD_SIZE", "PMIX_SIZE"):
         monkeypatch.delenv(var, raising=False)
