@@ -10,6 +10,8 @@ import sys
 
 import numpy as np
 
+from paddle.trainer import distributed
+
 from test_data_parallel import (HERE, MPIEXEC, ROOT, _env, assert_same_parameters, kill_rank_1_mid_pass, needs_mpi,
                                 parameters, pass_numbers, train)
 
@@ -47,6 +49,24 @@ def test_a_sharded_embedding_trains_what_one_process_with_two_threads_trains(tmp
         rank1 = parameters(tmp_path / "sharded" / "rank-1" / p)
         assert "emb" not in rank1 and sorted(rank1) == sorted(set(rank0) - {"emb"})
         assert_same_parameters(rank1, {k: v for k, v in rank0.items() if k != "emb"}, exact=True)
+
+
+@needs_mpi
+def test_threads_inside_sharded_ranks_compose(tmp_path):
+    """2 ranks x 2 threads: the replicas read the rank's shard and the rows fetched for it."""
+    args = LSTM + ["--num_passes=1"]
+    train(2, args + ["--local=0", "--trainer_count=2"], HERE, tmp_path / "sharded")
+    train(1, args + ["--trainer_count=4"], HERE, tmp_path / "threads")
+    assert_same_parameters(parameters(tmp_path / "sharded" / "rank-0" / "pass-00000"),
+                           parameters(tmp_path / "threads" / "rank-0" / "pass-00000"), exact=False)
+
+
+def test_one_process_has_nothing_to_shard():
+    class Args(object):
+        local = "0"
+    assert distributed.shards_tables(Args(), None) is False  # (a warning says so)
+    Args.local = "1"
+    assert distributed.shards_tables(Args(), object()) is False
 
 
 @needs_mpi
