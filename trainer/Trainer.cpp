@@ -96,11 +96,14 @@ void Trainer::init(std::shared_ptr<GradientMachine> main) {
     if (machines_.size() == 1) collective_->attach(*machines_[0]);  // replicas' gradients add up after backward
     if (options_.shardTables) {
       collective_->shardTables(*machines_[0]);
-      PADDLE_ENFORCE(!collective_->sharding() || !updater_.averaging(), ConfigError,
-                     "ModelAverage (average_window) needs every row of a table: not with sharded tables (--local=0)");
+      PADDLE_ENFORCE(!collective_->sharding() || (!updater_.averaging() &&
+                                                  config_["opt_config"].getDouble("gradient_clipping_norm") <= 0),
+                     ConfigError, "ModelAverage (average_window) and gradient_clipping_norm need every row of a table "
+                     "on every rank: not with sharded tables (--local=0)");
+      const auto& mains = machines_[0]->parameters();
       for (size_t r = 1; r < machines_.size(); ++r) {  // the replicas read the shard
-        for (size_t k = 0; k < machines_[0]->parameters().size(); ++k) {
-          if (machines_[0]->parameters()[k]->sharded()) machines_[r]->parameters()[k]->shareValueOf(*machines_[0]->parameters()[k]);
+        for (size_t k = 0; k < mains.size(); ++k) {
+          if (mains[k]->sharded()) machines_[r]->parameters()[k]->shareValueOf(*mains[k]);
         }
       }
     }

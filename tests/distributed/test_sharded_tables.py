@@ -61,6 +61,17 @@ def test_threads_inside_sharded_ranks_compose(tmp_path):
                            parameters(tmp_path / "threads" / "rank-0" / "pass-00000"), exact=False)
 
 
+@needs_mpi
+def test_what_needs_every_row_on_every_rank_is_refused(tmp_path):
+    shutil.copy(os.path.join(HERE, "train.list"), str(tmp_path))
+    text = open(os.path.join(HERE, "lstm_text.py")).read()
+    (tmp_path / "average.py").write_text(text.replace("settings(", "settings(model_average=ModelAverage(0.5), "))
+    p = subprocess.run([MPIEXEC, "-n", "2", sys.executable, os.path.join(HERE, "every_rank_saves.py"), "train",
+                        "--config=average.py", "--config_args=sparse=1", "--local=0", "--num_passes=1"],
+                       cwd=str(tmp_path), env=_env(tmp_path), capture_output=True, text=True, timeout=120)
+    assert p.returncode != 0 and "not with sharded tables (--local=0)" in p.stderr, p.stderr[-2000:]
+
+
 def test_one_process_has_nothing_to_shard():
     class Args(object):
         local = "0"
