@@ -59,8 +59,15 @@ Vector* Parameter::getBuf(ParameterType type) {
                  "static parameter '", p_->name(), "' has no gradient");
   // (a sparse_update gradient held as compact rows is laid out densely for the caller)
   const DenseF& b = t == paddle::PARAMETER_GRADIENT ? p_->grad() : p_->buffer(t);
+  // Aliases the engine's memory and keeps it alive: its own allocation, or (a sparse table's
+  // reserved rows, which the parameter owns) the parameter.
+  struct Held {
+    std::shared_ptr<paddle::Parameter> owner;
+    DenseF buf;
+  };
+  auto held = std::make_shared<Held>(Held{p_, b});
   auto* v = new Vector;
-  v->v_ = std::make_shared<DenseF>(b);  // aliases the engine's memory and keeps it alive
+  v->v_ = std::shared_ptr<DenseF>(held, &held->buf);
   return v;
 }
 bool Parameter::hasBuf(ParameterType type) const {

@@ -299,3 +299,14 @@ def test_sparse_rows_split_over_threads_keep_their_bits(tmp_path):
     split = run(2, "split", PADDLE_PARALLEL_ALL="1")  # every loop the pool can split, however small
     np.testing.assert_array_equal(split, run(2, "again", PADDLE_PARALLEL_ALL="1"))
     np.testing.assert_allclose(split, run(1, "serial"), rtol=1e-5, atol=1e-6)
+
+
+def test_a_table_buffer_outlives_its_trainer():
+    """A sparse table's rows are reserved by its parameter: a buffer taken from it keeps it alive."""
+    import gc
+    trainer = embedding_trainer("adagrad", True)
+    buf = trainer.getGradientMachine().getParameterByName("_emb.w0").getBuf(0)
+    before = buf.copyToNumpyArray().copy()
+    del trainer
+    gc.collect()
+    np.testing.assert_array_equal(buf.copyToNumpyArray(), before)
