@@ -180,7 +180,7 @@ Matrix Parameter::reserve() {
   const size_t bytes = std::max<size_t>(rows_ * cols_ * sizeof(float), 1);
   void* p = mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
   PADDLE_ENFORCE(p != MAP_FAILED, UnsupportedError, "parameter '", name_, "': cannot reserve ", bytes,
-                 " bytes of address space for a sharded table");
+                 " bytes of address space for a sparse_update table");
   reserved_[static_cast<float*>(p)] = std::shared_ptr<void>(p, [bytes](void* q) { munmap(q, bytes); });
   Matrix m = Matrix::view(static_cast<float*>(p), rows_, cols_, false);
   Matrix owned = Matrix::view(m.row(ownedBegin_), ownedEnd_ - ownedBegin_, cols_, false);
