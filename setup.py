@@ -12,7 +12,7 @@ compiled with nvcc; otherwise the engine is CPU-only and GPU entry points raise
                      each would be a whole nvcc pass more)
   CUBLAS_HOME=DIR    a directory with include/cublas_v2.h and lib/libcublas.so.*
   WITH_MPI=0|1       force MPI off / require it (default: on when mpicxx is found, e.g. from
-                     `pip install mpich`; only trainer/Collective.cpp sees mpi.h)
+                     `pip install mpich`; only trainer/Collective.cpp and ShardedTables.cpp see mpi.h)
   PADDLE_FAKE_GPU=1  tests only: a CPU build whose GPU paths run on a stand-in GPU that
                      traps host access to device memory (layers/math/FakeGpu.cpp)
   PADDLE_SANITIZE=1  tests only: a CPU build with AddressSanitizer and UBSan (tools/sanitize.sh);
@@ -42,7 +42,7 @@ CUDA_SOURCES = sorted(glob.glob("layers/*.cu") + glob.glob("layers/math/*.cu") +
 CUDA_ARCHS = ["80", "90"]
 ENGINE_LIB = "paddle_engine"  # py_paddle/libpaddle_engine.so: the engine without Python
 FAKE_GPU = os.environ.get("PADDLE_FAKE_GPU") == "1"
-MPI_SOURCE = "trainer/Collective.cpp"  # the one engine source that includes mpi.h
+MPI_SOURCES = ("trainer/Collective.cpp", "trainer/ShardedTables.cpp")  # the engine sources that include mpi.h
 SANITIZE = os.environ.get("PADDLE_SANITIZE") == "1"
 SANITIZE_FLAGS = ["-fsanitize=address,undefined", "-fsanitize=float-cast-overflow", "-fno-omit-frame-pointer"]
 
@@ -171,7 +171,7 @@ class build_ext(_build_ext):
             ext.extra_link_args += ["-L" + mpi[1], "-lmpi", "-Wl,-rpath,$ORIGIN/../../..", "-Wl,-rpath," + mpi[1]]
         if cuda:
             nvcc, (cu_inc, cu_lib, soname) = cuda
-            gpu_sources = CUDA_SOURCES + [s for s in sources if s.startswith(("layers/", "trainer/")) and s != MPI_SOURCE]
+            gpu_sources = CUDA_SOURCES + [s for s in sources if s.startswith(("layers/", "trainer/")) and s not in MPI_SOURCES]
             sources = [s for s in sources if s not in gpu_sources]
             ext.define_macros.append(("WITH_CUDA", "1"))
             macros.append(("WITH_CUDA", "1"))
@@ -184,7 +184,7 @@ class build_ext(_build_ext):
                 return self.compile_cuda(nvcc, cu_inc, src, ext, cache, march, temp)
             obj = self.compiler.object_filenames([src], output_dir=temp)[0]
             src_macros, includes = macros, ext.include_dirs
-            if mpi and src == MPI_SOURCE:
+            if mpi and src in MPI_SOURCES:
                 src_macros, includes = macros + [("PADDLE_WITH_MPI", "1")], includes + [mpi[0]]
             flags = compile_flags(march)
             signature = self.compiler.compiler_so + [str(m) for m in src_macros] + includes + flags

@@ -5,11 +5,15 @@ training thread spends waiting on communication, the share of the dense bytes wh
 all-reduce started while backward still ran ("early"), and the bytes each rank sends per step
 (dense all-reduce vs the touched rows of sparse_update tables vs DGC's pairs). On more
 than one rank, each exchange mode runs: `after` (all-reduce once backward is done),
-`overlap` (buckets all-reduced while backward runs, the default) and `dgc` (1% of the
-dense gradient travels, --dgc_sparsity=0.99).
+`overlap` (buckets all-reduced while backward runs, the default), `dgc` (1% of the
+dense gradient travels, --dgc_sparsity=0.99) and, for models with a sparse_update table,
+`sharded` (--local=0: each row on one rank, fetched and updated there). Each configuration
+also reports the peak memory (VmHWM) of its largest rank and how many rows of each sparse
+table are in memory on each rank.
 
     python benchmarks/scaleout.py                       # needs an MPI build + mpiexec + mpi4py
     python benchmarks/scaleout.py --bench mlp --ranks 1,2,4 --modes overlap
+    python benchmarks/scaleout.py --bench sparse_ctr --modes overlap,sharded   # the 1M x 64 table
 
 Each configuration runs in fresh processes (`mpiexec -n R python scaleout.py --worker ...`).
 Every rank gets the same synthetic batch of the model's batch size and trains on its share
@@ -31,15 +35,23 @@ sys.path.insert(0, HERE)
 import run  # noqa: E402  (benchmarks/run.py: models and synthetic batches)
 
 BENCHES = ("mlp", "lstm_text", "sparse_ctr")
+SHARDABLE = ("sparse_ctr",)  # the models with a sparse_update table
 STEPS = {"mlp": 40, "lstm_text": 6, "sparse_ctr": 20}  # timed steps per repeat (about 1-2 s)
 MODES = {  # setCollectiveOptions(bucket MB, overlap, local SGD steps, DGC sparsity, rampup, DGC momentum)
     "after": (1.0, False, 0, -1.0, 0, 0.0),
     "overlap": (1.0, True, 0, -1.0, 0, 0.0),
     "dgc": (1.0, False, 0, 0.99, 0, 0.9),
+    "sharded": (1.0, True, 0, -1.0, 0, 0.0),
 }
 
 
-def worker(name, ranks, mode):
+def peak_rss_mb():
+    """This process's peak resident memory (VmHWM), in MB."""
+    with open("/proc/self/status") as f:
+        return [int(line.split()[1]) for line in f if line.startswith("VmHWM:")][0] / 1024.0
+
+
+def worker(name, ranks, mode, timed_steps):
     """Times one benchmark on this rank; rank 0 prints one JSON line."""
     distributed = ranks > 1
     comm = None
@@ -50,7 +62,7 @@ def worker(name, ranks, mode):
     from py_paddle import swig_paddle as api
 
     conf = run.paddle_config(name)
-    trainer = api.Trainer.create(message_to_json(conf), False, 1, 1, distributed)
+    trainer = api.Trainer.create(message_to_json(conf), False, 1, 1, distributed, distributed and mode == "sharded")
     trainer.setCollectiveOptions(*MODES[mode])
     trainer.startTrainPass(0)
     args = run.paddle_arguments(name, conf, api)
@@ -67,9 +79,15 @@ def worker(name, ranks, mode):
         if comm is not None:
             comm.Barrier()
         t = time.perf_counter()
-        steps(STEPS[name])
-        times.append((time.perf_counter() - t) / STEPS[name])
+        steps(timed_steps)
+        times.append((time.perf_counter() - t) / timed_steps)
     count, dense, sparse, wait_seconds, dgc, early = trainer.takeCollectiveTraffic()
+    # rows of the sparse tables in memory (all of an unsharded one) and peak memory, by rank
+    sharded = [int(line.split("\t")[2]) for line in trainer.getShardedRows()]
+    tables = [conf.model_config.parameters[i] for i in range(len(conf.model_config.parameters))]
+    resident = sum(sharded) if sharded else sum(p.dims[0] for p in tables if p.sparse_update and len(p.dims) == 2)
+    by_rank = [resident] if comm is None else comm.gather(resident, root=0)
+    peak = [peak_rss_mb()] if comm is None else comm.gather(peak_rss_mb(), root=0)
     if comm is None or comm.Get_rank() == 0:
         step = statistics.median(times)
         print(json.dumps({"bench": name, "ranks": ranks, "mode": mode, "ms_per_step": step * 1e3,
@@ -78,7 +96,8 @@ def worker(name, ranks, mode):
                           "dense_bytes_per_step": dense / max(count, 1),
                           "sparse_bytes_per_step": sparse / max(count, 1),
                           "dgc_bytes_per_step": dgc / max(count, 1),
-                          "started_during_backward": early / dense if dense else 0.0}))
+                          "started_during_backward": early / dense if dense else 0.0,
+                          "table_rows_resident": by_rank, "peak_rss_mb": max(peak)}))
 
 
 def measure(name, ranks, mode):
@@ -99,24 +118,27 @@ def main():
     ap.add_argument("--ranks", default="1,2")
     ap.add_argument("--modes", default=",".join(MODES), help="exchange modes on more than one rank")
     ap.add_argument("--worker", help=argparse.SUPPRESS)
+    ap.add_argument("--steps", type=int, default=0, help=argparse.SUPPRESS)  # timed steps per repeat (worker)
     a = ap.parse_args()
     if a.worker:
-        worker(a.worker, int(a.ranks), a.modes)
+        worker(a.worker, int(a.ranks), a.modes, a.steps or STEPS[a.worker])
         return
-    print("%-11s %5s %-8s %9s %10s %8s %8s %9s %13s %13s %13s" % (
+    print("%-11s %5s %-8s %9s %10s %8s %8s %9s %13s %13s %13s %9s %s" % (
         "bench", "ranks", "mode", "ms/step", "samples/s", "speedup", "waiting", "early", "dense B/step",
-        "sparse B/step", "DGC B/step"))
+        "sparse B/step", "DGC B/step", "peak MB", "table rows in memory by rank"))
     for name in a.bench.split(","):
         base = None
         for ranks in [int(r) for r in a.ranks.split(",")]:
-            for mode in a.modes.split(",") if ranks > 1 else ["overlap"]:
+            modes = [m for m in a.modes.split(",") if m != "sharded" or name in SHARDABLE]
+            for mode in modes if ranks > 1 else ["overlap"]:
                 r = measure(name, ranks, mode)
                 base = base or r["samples_per_s"]
-                print("%-11s %5d %-8s %9.2f %10.0f %7.2fx %7.0f%% %8.0f%% %13.0f %13.0f %13.0f" % (
+                print("%-11s %5d %-8s %9.2f %10.0f %7.2fx %7.0f%% %8.0f%% %13.0f %13.0f %13.0f %9.0f %s" % (
                     name, ranks, mode if ranks > 1 else "-", r["ms_per_step"], r["samples_per_s"],
                     r["samples_per_s"] / base, 100 * r["wait_fraction"], 100 * r["started_during_backward"],
                     r["dense_bytes_per_step"],
-                    r["sparse_bytes_per_step"], r["dgc_bytes_per_step"]))
+                    r["sparse_bytes_per_step"], r["dgc_bytes_per_step"], r["peak_rss_mb"],
+                    " ".join(map(str, r["table_rows_resident"]))))
                 sys.stdout.flush()
 
 

@@ -8,9 +8,13 @@
 
 #include "Errors.h"
 #include "InputFile.h"
+#include "math/Kernel.h"
 
 #ifdef __linux__
 #include <sys/mman.h>
+#else
+#define MADV_NOHUGEPAGE 0
+#define MADV_DONTNEED 0
 #endif
 
 namespace paddle {
@@ -54,10 +58,14 @@ Parameter::Parameter(const Json& config, bool useGpu)
     rows_ = 1;
     cols_ = size_;
   }
+  ownedEnd_ = rows_;
   sparseUpdate_ = !isStatic_ && config.getBool("sparse_update");
-  bufs_[PARAMETER_VALUE] = Matrix(rows_, cols_, useGpu);
-  if (sparseUpdate_) adviseHugePages(bufs_[PARAMETER_VALUE]);
-  bufs_[PARAMETER_VALUE].zero();
+  if (sparseUpdate_ && !useGpu) {
+    bufs_[PARAMETER_VALUE] = reserve();
+  } else {
+    bufs_[PARAMETER_VALUE] = Matrix(rows_, cols_, useGpu);
+    bufs_[PARAMETER_VALUE].zero();
+  }
   if (!isStatic_ && !sparseUpdate_) buffer(PARAMETER_GRADIENT);
   if (sparseUpdate_) {
     PADDLE_ENFORCE(!useGpu, UnsupportedError, "parameter '", name_, "': sparse_update is CPU-only");
@@ -72,6 +80,9 @@ Parameter::Parameter(const Json& config, bool useGpu)
 
 Matrix& Parameter::grad() {
   if (!sparseUpdate_) return bufs_[PARAMETER_GRADIENT];
+  PADDLE_ENFORCE(!sharded_, UnsupportedError, "parameter '", name_,
+                 "' is a sharded table (--local=0): only row lookups (table projection, sparse input) may use it, "
+                 "not a layer that writes its whole gradient");
   Matrix& g = buffer(PARAMETER_GRADIENT);
   if (!allRowsTouched_) {  // a dense writer: the compact rows move into the dense buffer
     allRowsTouched_ = true;
@@ -143,18 +154,99 @@ void Parameter::catchUpRow(size_t r, float* rate) {
 }
 
 // (Without L1/L2 there is nothing to catch up: the clocks are not needed.)
-void Parameter::catchUpRows(const int* rows, size_t n) {
+void Parameter::catchUpRows(const int* rows, size_t n, bool distinct) {
   if (!sparseUpdate_ || (l1_ <= 0 && l2_ <= 0)) return;
-  std::vector<float> rate(cols_);
-  for (size_t i = 0; i < n; ++i) {
-    if (rows[i] >= 0 && static_cast<size_t>(rows[i]) < rows_) catchUpRow(rows[i], rate.data());
+  auto some = [&](size_t b, size_t e) {
+    std::vector<float> rate(cols_);
+    for (size_t i = b; i < e; ++i) {
+      if (rows[i] >= 0 && static_cast<size_t>(rows[i]) < rows_) catchUpRow(rows[i], rate.data());
+    }
+  };
+  if (distinct) {
+    parallelFor(n, std::max<size_t>(1, kParallelGrain / std::max<size_t>(cols_, 1)), some);
+  } else {
+    some(0, n);  // a row may repeat: one thread, so that it catches up once
   }
 }
 
 void Parameter::catchUpAllRows() {
   if (!sparseUpdate_ || (l1_ <= 0 && l2_ <= 0)) return;
   std::vector<float> rate(cols_);
-  for (size_t r = 0; r < rows_; ++r) catchUpRow(r, rate.data());
+  for (size_t r = ownedBegin_; r < ownedEnd_; ++r) catchUpRow(r, rate.data());
+}
+
+Matrix Parameter::reserve() {
+#ifdef __linux__
+  const size_t bytes = std::max<size_t>(rows_ * cols_ * sizeof(float), 1);
+  void* p = mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+  PADDLE_ENFORCE(p != MAP_FAILED, UnsupportedError, "parameter '", name_, "': cannot reserve ", bytes,
+                 " bytes of address space for a sparse_update table");
+  reserved_[static_cast<float*>(p)] = std::shared_ptr<void>(p, [bytes](void* q) { munmap(q, bytes); });
+  Matrix m = Matrix::view(static_cast<float*>(p), rows_, cols_, false);
+  Matrix owned = Matrix::view(m.row(ownedBegin_), ownedEnd_ - ownedBegin_, cols_, false);
+  adviseHugePages(owned);  // (a sharded table's other rows stay on small pages: a fetched row costs 4 KB, not 2 MB)
+  return m;
+#else
+  Matrix m(rows_, cols_, false);  // no reservations: every row takes memory
+  m.zero();
+  return m;
+#endif
+}
+
+void Parameter::shardRows(size_t begin, size_t end) {
+  PADDLE_ENFORCE(sparseUpdate_ && !useGpu_, ConfigError, "parameter '", name_,
+                 "': only CPU sparse_update tables can be sharded");
+  PADDLE_ENFORCE(begin <= end && end <= rows_ && bufs_.size() == 1, ConfigError, "parameter '", name_,
+                 "': cannot shard rows [", begin, ", ", end, ") of ", rows_, " after training started");
+  sharded_ = true;
+  ownedBegin_ = begin;
+  ownedEnd_ = end;
+  forForeignPages(value(), MADV_NOHUGEPAGE);
+  releaseForeignRows();
+}
+
+void Parameter::markRowsCurrent(const int* rows, size_t n) {
+  for (size_t i = 0; i < n; ++i) decay_->clock[rows[i]] = decay_->updates;
+}
+
+namespace {
+// Page-aligned [begin, end) inside [first, last) bytes: whole pages only.
+std::pair<uintptr_t, uintptr_t> innerPages(const float* first, const float* last) {
+  const uintptr_t page = 4096;
+  const uintptr_t b = (reinterpret_cast<uintptr_t>(first) + page - 1) / page * page;
+  const uintptr_t e = reinterpret_cast<uintptr_t>(last) / page * page;
+  return {b, std::max(b, e)};
+}
+}  // namespace
+
+void Parameter::forForeignPages(Matrix& m, int advice) {
+#ifdef __linux__
+  for (auto range : {innerPages(m.data(), m.row(ownedBegin_)), innerPages(m.row(ownedEnd_), m.data() + m.size())}) {
+    if (range.second > range.first) madvise(reinterpret_cast<void*>(range.first), range.second - range.first, advice);
+  }
+#else
+  (void)m;
+  (void)advice;
+#endif
+}
+
+void Parameter::releaseForeignRows() {
+  if (sharded_) forForeignPages(value(), MADV_DONTNEED);
+}
+
+size_t Parameter::residentRows() const {
+  const Matrix& v = bufs_.at(PARAMETER_VALUE);
+#ifdef __linux__
+  const uintptr_t page = 4096, base = reinterpret_cast<uintptr_t>(v.data()) / page * page;
+  const uintptr_t end = reinterpret_cast<uintptr_t>(v.data() + v.size());
+  std::vector<unsigned char> resident((end - base + page - 1) / page);
+  if (mincore(reinterpret_cast<void*>(base), end - base, resident.data()) != 0) return rows_;
+  size_t n = 0;
+  for (size_t r = 0; r < rows_; ++r) n += resident[(reinterpret_cast<uintptr_t>(v.data() + r * cols_) - base) / page] & 1;
+  return n;
+#else
+  return rows_;
+#endif
 }
 
 void Parameter::resetRowClocks(int64_t updates) {
@@ -178,8 +270,8 @@ void Parameter::zeroGrad() {
 Matrix& Parameter::buffer(ParameterType type) {
   auto it = bufs_.find(type);
   if (it != bufs_.end()) return it->second;
+  if (sparseUpdate_ && !useGpu_) return bufs_[type] = reserve();
   Matrix& m = bufs_[type] = Matrix(rows_, cols_, useGpu_);
-  if (sparseUpdate_) adviseHugePages(m);
   m.zero();
   return m;
 }
@@ -188,22 +280,35 @@ void Parameter::randomize(std::mt19937& rng) {
   double mean = config_.getDouble("initial_mean");
   double std = config_.getDouble("initial_std");
   int strategy = static_cast<int>(config_.getInt("initial_strategy"));
-  std::vector<float> host(size_);
-  if (strategy == 1) {
-    std::uniform_real_distribution<double> d(mean - std, mean + std);
-    for (auto& x : host) x = static_cast<float>(d(rng));
-  } else if (std > 0) {
-    std::normal_distribution<double> d(mean, std);
-    for (auto& x : host) x = static_cast<float>(d(rng));
-  } else {
-    for (auto& x : host) x = static_cast<float>(mean);
+  std::uniform_real_distribution<double> uniform(mean - std, mean + std);
+  std::normal_distribution<double> normal(mean, std > 0 ? std : 1.0);
+  auto draw = [&](float* out, size_t n) {
+    for (size_t i = 0; i < n; ++i) {
+      out[i] = static_cast<float>(strategy == 1 ? uniform(rng) : std > 0 ? normal(rng) : mean);
+    }
+  };
+  if (sharded_) {  // every rank draws the whole stream (the same on every rank), keeps its rows
+    std::vector<float> row(cols_);
+    for (size_t r = 0; r < rows_; ++r) {
+      draw(row.data(), cols_);
+      if (r >= ownedBegin_ && r < ownedEnd_) std::copy(row.begin(), row.end(), value().row(r));
+    }
+    return;
   }
+  std::vector<float> host(size_);
+  draw(host.data(), size_);
   value().copyFromHost(host.data(), rows_, cols_);
 }
 
 void Parameter::write(std::ostream& out, ParameterType type) const {
   auto it = bufs_.find(type);
   PADDLE_ENFORCE(it != bufs_.end(), IOError, "parameter '", name_, "' has no buffer ", type, " to save");
+  if (sharded_) {  // streamed in from the ranks that own the rows
+    FileHeader h{0, sizeof(float), size_};
+    out.write(reinterpret_cast<const char*>(&h), sizeof(h));
+    shardWriter_(*this, it->second, &out);
+    return;
+  }
   std::vector<float> host(size_);
   it->second.copyToHost(host.data());
   FileHeader h{0, sizeof(float), size_};
@@ -212,6 +317,12 @@ void Parameter::write(std::ostream& out, ParameterType type) const {
 }
 
 void Parameter::save(const std::string& path, ParameterType type) const {
+  if (sharded_ && shardRank_ != 0) {  // rank 0 writes the file: this rank sends its rows
+    auto it = bufs_.find(type);
+    PADDLE_ENFORCE(it != bufs_.end(), IOError, "parameter '", name_, "' has no buffer ", type, " to save");
+    shardWriter_(*this, it->second, nullptr);
+    return;
+  }
   std::ofstream out(path, std::ios::binary | std::ios::trunc);
   PADDLE_ENFORCE(out.good(), IOError, "cannot write parameter file '", path, "'");
   write(out, type);
@@ -228,6 +339,18 @@ void Parameter::read(std::istream& in, const std::string& what, ParameterType ty
                  " bytes wide, this engine uses float32");
   PADDLE_ENFORCE(h.size == size_, IOError, what, " holds ", h.size, " values but parameter '", name_, "' has ",
                  size_);
+  if (sharded_) {  // only the owned rows (the file may come from any number of ranks)
+    const std::streamoff start = in.tellg(), rowBytes = static_cast<std::streamoff>(cols_ * sizeof(float));
+    in.seekg(0, std::ios::end);
+    PADDLE_ENFORCE(in.tellg() - start >= static_cast<std::streamoff>(size_ * sizeof(float)), IOError, what,
+                   " is truncated");
+    in.seekg(start + rowBytes * static_cast<std::streamoff>(ownedBegin_));
+    Matrix& m = buffer(type);
+    in.read(reinterpret_cast<char*>(m.row(ownedBegin_)), rowBytes * (ownedEnd_ - ownedBegin_));
+    PADDLE_ENFORCE(in.good(), IOError, what, ": cannot read rows [", ownedBegin_, ", ", ownedEnd_, ")");
+    in.seekg(start + rowBytes * static_cast<std::streamoff>(rows_));
+    return;
+  }
   std::vector<float> host(size_);
   in.read(reinterpret_cast<char*>(host.data()), size_ * sizeof(float));
   PADDLE_ENFORCE(static_cast<size_t>(in.gcount()) == size_ * sizeof(float), IOError, what, " is truncated");

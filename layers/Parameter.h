@@ -90,7 +90,8 @@ class Parameter {
   // RowRate(r, out) writes row r's per-element rate of its last update (AdaGrad family).
   using RowRate = std::function<void(size_t, float*)>;
   void setDecayClock(int64_t updates, float lr, RowRate rate);
-  void catchUpRows(const int* rows, size_t n);
+  // (distinct: no row repeats, so the rows are split over the CPU threads)
+  void catchUpRows(const int* rows, size_t n, bool distinct = false);
   void catchUpAllRows();
   // After loading a checkpoint (taken with every row caught up): all rows are
   // current as of `updates`.
@@ -98,11 +99,37 @@ class Parameter {
   // Per-row count of rule applications, for optimizers whose state decays
   // every update (rmsprop, decayed_adagrad).
   std::vector<int64_t>& stateClock() { return stateClock_; }
+  // Sharded table (`paddle train --local=0` under mpiexec; trainer/ShardedTables.cpp): this
+  // process owns rows [ownedBegin, ownedEnd) only. The value and state buffers keep an address
+  // for every row (reserved, not allocated), so layers still index them by row id, but only
+  // the owned rows and the rows fetched for the current batch take memory.
+  void shardRows(size_t begin, size_t end);
+  bool sharded() const { return sharded_; }
+  size_t ownedBegin() const { return ownedBegin_; }
+  size_t ownedEnd() const { return ownedEnd_; }
+  // Rows fetched from their owner hold its caught-up values: nothing to catch up here.
+  void markRowsCurrent(const int* rows, size_t n);
+  // Gives the memory of the rows fetched from other processes back to the system.
+  void releaseForeignRows();
+  // Rows of the value that take memory now (resident pages), for tests and benchmarks.
+  size_t residentRows() const;
+  // A sharded table is saved whole by writing a buffer's rows through `writer` (on rank 0,
+  // after the header, with the other ranks' rows streamed in; the others get a null `out`).
+  using ShardWriter = std::function<void(const Parameter&, const Matrix&, std::ostream*)>;
+  void setShardWriter(ShardWriter writer, int rank) {
+    shardWriter_ = std::move(writer);
+    shardRank_ = rank;
+  }
   // Any other buffer, created zeroed with the value's shape on first use.
   Matrix& buffer(ParameterType type);
   bool hasBuffer(ParameterType type) const { return bufs_.count(type) > 0; }
   // Frees a state buffer the optimizer no longer keeps.
-  void dropBuffer(ParameterType type) { bufs_.erase(type); }
+  void dropBuffer(ParameterType type) {
+    auto it = bufs_.find(type);
+    if (it == bufs_.end()) return;
+    reserved_.erase(it->second.data());
+    bufs_.erase(it);
+  }
 
   // Normal(mean, std), or uniform in [mean-std, mean+std] when initial_strategy is 1.
   void randomize(std::mt19937& rng);
@@ -146,6 +173,13 @@ class Parameter {
   };
   std::shared_ptr<LazyDecay> decay_;
   void catchUpRow(size_t r, float* rate);
+  bool sharded_ = false;
+  size_t ownedBegin_ = 0, ownedEnd_ = 0;
+  std::map<const float*, std::shared_ptr<void>> reserved_;  // a sparse table's address ranges, by start
+  void forForeignPages(Matrix& m, int advice);  // madvise the pages of rows this process does not own
+  ShardWriter shardWriter_;
+  int shardRank_ = 0;
+  Matrix reserve();  // zeroed [rows, cols] (of a sparse table) that takes memory only where written
 };
 
 using ParameterPtr = std::shared_ptr<Parameter>;

@@ -34,7 +34,8 @@ void sparseMul(const SparseMatrix& x, const Matrix& W, Matrix& out, float beta) 
   const CsrView csr = csrOn(x, out.useGpu(), scratch);
   const float* w = W.data();
   float* o = out.data();
-  forEach(out.useGpu(), n, [=] PD_HD(size_t i) {
+  // (each index writes its own output row: the CPU splits the rows over its threads)
+  forEachParallel(out.useGpu(), n, [=] PD_HD(size_t i) {
     float* y = o + i * m;
     for (size_t j = 0; j < m; ++j) y[j] = beta == 0.0f ? 0.0f : beta * y[j];
     for (int k = csr.rowStarts[i]; k < csr.rowStarts[i + 1]; ++k) {
@@ -42,7 +43,7 @@ void sparseMul(const SparseMatrix& x, const Matrix& W, Matrix& out, float beta) 
       const float* wr = w + static_cast<size_t>(csr.cols[k]) * m;
       for (size_t j = 0; j < m; ++j) y[j] += a * wr[j];
     }
-  });
+  }, std::max<size_t>(1, kParallelGrain / std::max<size_t>(x.nnz() / std::max<size_t>(n, 1) * m, 1)));
 }
 
 // One kernel index per sample row, adding into the W rows its columns name
@@ -57,6 +58,20 @@ void sparseTransMulAdd(const SparseMatrix& x, const Matrix& g, const GradRows& W
   const CsrView csr = csrOn(x, g.useGpu(), scratch);
   const float* gm = g.data();
   const GradRows wg = Wgrad;
+  if (!g.useGpu() && !reverseKernelOrder()) {
+    // The CPU threads split the columns: every element adds in sample order, as one thread does.
+    parallelFor(m, std::max<size_t>(1, kParallelGrain / std::max<size_t>(x.nnz(), 1)), [&](size_t j0, size_t j1) {
+      for (size_t i = 0; i < n; ++i) {
+        const float* gi = gm + i * m;
+        for (int k = csr.rowStarts[i]; k < csr.rowStarts[i + 1]; ++k) {
+          const float a = csr.values ? csr.values[k] : 1.0f;
+          float* y = wg.row(csr.cols[k]);
+          for (size_t j = j0; j < j1; ++j) y[j] += a * gi[j];
+        }
+      }
+    });
+    return;
+  }
   forEach(g.useGpu(), n, [=] PD_HD(size_t i) {
     const float* gi = gm + i * m;
     for (int k = csr.rowStarts[i]; k < csr.rowStarts[i + 1]; ++k) {

@@ -434,9 +434,10 @@ class Trainer {
  public:
   ~Trainer();
   // distributed: data parallel over the MPI ranks (MPI initialised first, e.g. by mpi4py);
-  // every rank is given the same batches and trains on its share of each.
+  // every rank is given the same batches and trains on its share of each. shardTables
+  // (distributed, v1's --local=0): each sparse_remote_update table's rows are split over the ranks.
   static Trainer* create(const std::string& trainerConfigJson, bool useGpu = false, int trainerCount = 1,
-                         unsigned long long seed = 1, bool distributed = false);
+                         unsigned long long seed = 1, bool distributed = false, bool shardTables = false);
   // v1: a trainer over `gm` (its parameters as they are), or over a new machine
   // (initialised from the seed) when gm is None. Flags from initPaddle.
   static Trainer* create(TrainerConfig* config, GradientMachine* gm);
@@ -496,6 +497,12 @@ class Trainer {
   // anyRankHasData (a collective) tells whether some rank still has a batch this step.
   void setShardedData(bool on);
   bool anyRankHasData(bool mine);
+  // Sharded tables: rank 0 saves them with every rank's rows, so after each pass's saving
+  // (or none) every rank calls this: rank 0 says saving is over, the others send their rows
+  // whenever rank 0 saves until then. (Does nothing without sharded tables.)
+  void serveShards();
+  // Sharded tables: each one's name, its rows, and the rows of its value this rank holds in memory.
+  std::vector<std::string> getShardedRows() const;
   // Up to `limit` batches with a non-finite cost are skipped (no update) instead of stopping.
   void setSkipNonFiniteBatches(long long limit);
   // Why the last trainOneDataBatch skipped its batch; "" when it trained on it.

@@ -59,8 +59,15 @@ Vector* Parameter::getBuf(ParameterType type) {
                  "static parameter '", p_->name(), "' has no gradient");
   // (a sparse_update gradient held as compact rows is laid out densely for the caller)
   const DenseF& b = t == paddle::PARAMETER_GRADIENT ? p_->grad() : p_->buffer(t);
+  // Aliases the engine's memory and keeps it alive: its own allocation, or (a sparse table's
+  // reserved rows, which the parameter owns) the parameter.
+  struct Held {
+    std::shared_ptr<paddle::Parameter> owner;
+    DenseF buf;
+  };
+  auto held = std::make_shared<Held>(Held{p_, b});
   auto* v = new Vector;
-  v->v_ = std::make_shared<DenseF>(b);  // aliases the engine's memory and keeps it alive
+  v->v_ = std::shared_ptr<DenseF>(held, &held->buf);
   return v;
 }
 bool Parameter::hasBuf(ParameterType type) const {
@@ -399,12 +406,13 @@ Trainer::~Trainer() = default;
 bool isMpiVersion() { return paddle::Collective::compiled(); }
 
 Trainer* Trainer::create(const std::string& json, bool useGpu, int trainerCount, unsigned long long seed,
-                         bool distributed) {
+                         bool distributed, bool shardTables) {
   paddle::TrainerOptions o;
   o.useGpu = useGpu;
   o.trainerCount = trainerCount;
   o.seed = seed;
   o.distributed = distributed;
+  o.shardTables = shardTables;
   o.predictFile = getPredictFile();
   auto* t = new Trainer;
   try {
@@ -547,6 +555,14 @@ void Trainer::setCollectiveOptions(double bucketMb, bool overlap, int localSgdSt
 }
 
 void Trainer::setShardedData(bool on) { t_->setShardedData(on); }
+void Trainer::serveShards() { t_->serveShards(); }
+std::vector<std::string> Trainer::getShardedRows() const {
+  std::vector<std::string> out;
+  for (auto& p : t_->machine().parameters()) {
+    if (p->sharded()) out.push_back(p->name() + "\t" + std::to_string(p->rows()) + "\t" + std::to_string(p->residentRows()));
+  }
+  return out;
+}
 void Trainer::setSkipNonFiniteBatches(long long limit) {
   PADDLE_ENFORCE(limit >= 0, paddle::ConfigError, "--skip_nonfinite_batches must be >= 0, got ", limit);
   t_->setSkipNonFiniteBatches(limit);

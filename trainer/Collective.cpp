@@ -71,17 +71,6 @@ std::vector<T> allGatherv(const std::vector<T>& mine, MPI_Datatype type, int ran
   return all;
 }
 
-// Adds the time the training thread spends blocked on MPI to the traffic statistics.
-class MpiTimer {
- public:
-  explicit MpiTimer(double& total) : total_(total), start_(std::chrono::steady_clock::now()) {}
-  ~MpiTimer() { total_ += std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count(); }
-
- private:
-  double& total_;
-  std::chrono::steady_clock::time_point start_;
-};
-
 bool isDense(const Parameter& p) { return !p.isStatic() && !p.sparseUpdate(); }
 }  // namespace
 
@@ -210,7 +199,7 @@ void Collective::plan(const std::vector<ParameterPtr>& params) {
     buckets_.back().readyAt = std::min(buckets_.back().readyAt, readyAt_[i]);
   }
   for (size_t i = 0; i < params.size(); ++i) {
-    if (!params[i]->isStatic() && params[i]->sparseUpdate()) sparse_.push_back(i);
+    if (!params[i]->isStatic() && params[i]->sparseUpdate() && !params[i]->sharded()) sparse_.push_back(i);
   }
   planned_ = params.size();
   launched_ = done_ = 0;
@@ -365,6 +354,8 @@ void Collective::gatherRows(Parameter& p, const std::vector<int>& counts) {
 
 void Collective::sumGradients(const std::vector<ParameterPtr>& params) {
   if (params.size() != planned_) plan(params);
+  PADDLE_ENFORCE(!sharding() || (!localSgd() && options_.dgcSparsity < 0), ConfigError,
+                 "sharded tables (--local=0) exchange every step: not with --local_sgd_steps or --dgc_sparsity");
   if (localSgd()) {
     scaleLocal(params);
     return;
@@ -388,6 +379,7 @@ void Collective::sumGradients(const std::vector<ParameterPtr>& params) {
     }
   }
   sumSparse(params);
+  for (Shard& s : shards_) sendRowsToOwners(*s.param);
 }
 
 void Collective::sumSparse(const std::vector<ParameterPtr>& params) {

@@ -4,6 +4,7 @@
 // pair of files is the only place that sees mpi.h (built with PADDLE_WITH_MPI;
 // otherwise joining throws "built without MPI").
 #pragma once
+#include <chrono>
 #include <condition_variable>
 #include <cstdint>
 #include <deque>
@@ -14,11 +15,23 @@
 #include <thread>
 #include <vector>
 
+#include "../layers/Argument.h"
 #include "../layers/Parameter.h"
 
 namespace paddle {
 
 class GradientMachine;
+
+// Adds the time the training thread spends blocked on MPI to the traffic statistics.
+class MpiTimer {
+ public:
+  explicit MpiTimer(double& total) : total_(total), start_(std::chrono::steady_clock::now()) {}
+  ~MpiTimer() { total_ += std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count(); }
+
+ private:
+  double& total_;
+  std::chrono::steady_clock::time_point start_;
+};
 
 // What the exchanges of one rank cost, since the last reset.
 struct CollectiveTraffic {
@@ -54,6 +67,11 @@ class Collective {
   void setOptions(const CollectiveOptions& o);
   const CollectiveOptions& options() const { return options_; }
   bool localSgd() const { return options_.localSgdSteps > 0; }
+  // This step's DGC corrects momentum locally (--dgc_momentum > 0, past the ramp-up): the
+  // optimizer's own momentum must then be off, or the gradient gets momentum twice.
+  bool correctsMomentum() const {
+    return options_.dgcSparsity >= 0 && options_.dgcMomentum > 0 && step_ > options_.dgcRampupBeginStep;
+  }
 
   // Sums n doubles across ranks in place (statistics: cost, evaluator counts).
   void sum(double* data, size_t n);
@@ -80,6 +98,18 @@ class Collective {
   // caught up on their lazy decay before.
   bool averageDue(bool force);
   void averageParameters(const std::vector<ParameterPtr>& params);
+  // Sharded tables (paddle train --local=0, trainer/ShardedTables.cpp): every
+  // sparse_remote_update table of `gm` keeps rows [R r/N, R (r+1)/N) on rank r only (value and
+  // optimizer state); its lookups must read their ids from data layers.
+  void shardTables(GradientMachine& gm);
+  bool sharding() const { return !shards_.empty(); }
+  // Before a forward on `inArgs` (this rank's share, in data layer order), on every rank at
+  // once: each rank fetches the rows its batch reads from their owners (MPI_Alltoallv).
+  void fetchRows(const std::vector<Argument>& inArgs);
+  // Saving a sharded table is collective: rank 0 announces each step (the others wait for
+  // kListen's answer, or check theirs), kDone ends a saving.
+  enum Announcement { kListen = -1, kDone = 0, kSaveParameters = 1, kSaveOptimizerState = 2 };
+  int announce(int what);
   const CollectiveTraffic& traffic() const { return traffic_; }
   void resetTraffic() { traffic_ = CollectiveTraffic(); }
 
@@ -108,6 +138,15 @@ class Collective {
   void sumDgc(const std::vector<ParameterPtr>& params);
   void scaleLocal(const std::vector<ParameterPtr>& params);
   void averageRows(Parameter& p);  // LocalSGD on a sparse_update table
+  // Sharded tables: gradient rows go to their owners; the table's file streams into rank 0.
+  void sendRowsToOwners(Parameter& p);
+  void writeShards(const Parameter& p, const Matrix& rows, std::ostream* out);
+  int ownerOf(const Parameter& p, int row) const;
+  struct Shard {
+    Parameter* param;
+    std::vector<size_t> dataLayers;  // the inputs (data layer indices) whose ids it looks up
+  };
+  std::vector<Shard> shards_;
 
   int rank_ = 0, size_ = 1;
   CollectiveOptions options_;

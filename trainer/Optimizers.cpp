@@ -126,12 +126,16 @@ void applyRule(const F& f, const Matrix& grad, const std::vector<int>* rows, siz
     forEachElement(grad.useGpu(), grad.size(), [=] PD_HD(size_t i) { f(i, g[i]); });
     return;
   }
-  for (size_t k = 0; k < rows->size(); ++k) {
-    const float* gk = g + k * cols;
-    const size_t base = static_cast<size_t>((*rows)[k]) * cols;
+  // (the rows are distinct: their chunks write disjoint memory, the bits do not depend on the split)
+  const int* ids = rows->data();
+  parallelFor(rows->size(), std::max<size_t>(1, kParallelGrain / std::max<size_t>(cols, 1)), [&](size_t b, size_t e) {
+    for (size_t k = b; k < e; ++k) {
+      const float* gk = g + k * cols;
+      const size_t base = static_cast<size_t>(ids[k]) * cols;
 #pragma GCC ivdep
-    for (size_t j = 0; j < cols; ++j) f(base + j, gk[j]);
-  }
+      for (size_t j = 0; j < cols; ++j) f(base + j, gk[j]);
+    }
+  });
 }
 
 namespace {
@@ -165,7 +169,7 @@ void ParameterUpdater::update(Parameter& p) {
   }
 
   const float lr = static_cast<float>(lr_ * p.learningRate());
-  const float mu = static_cast<float>(p.momentum());
+  const float mu = momentumOff_ && !sparse ? 0.0f : static_cast<float>(p.momentum());
   const float l1 = static_cast<float>(p.decayRateL1());
   const float l2 = static_cast<float>(p.decayRate());
   // v1: with L1 on, or for sparse_update parameters, decay is a separate step
@@ -244,7 +248,7 @@ void ParameterUpdater::update(Parameter& p) {
   if (sparse) {
     // This update's decay: touched rows now, the others when next read (lazily).
     p.setDecayClock(count + 1, lr, decayRate(p));
-    if (rows) p.catchUpRows(rows->data(), rows->size());
+    if (rows) p.catchUpRows(rows->data(), rows->size(), true);
     else p.catchUpAllRows();
   } else if (postDecay && (l1 > 0 || l2 > 0)) {
     forEachElement(p.useGpu(), p.size(), rule::L1L2Decay{w, rate, lr, l1, l2});
@@ -343,7 +347,7 @@ void ParameterUpdater::catchUpState(Parameter& p, const std::vector<int>* rows, 
   if (rows) {
     for (int r : *rows) row(r);
   } else {
-    for (size_t r = 0; r < p.rows(); ++r) row(r);
+    for (size_t r = p.ownedBegin(); r < p.ownedEnd(); ++r) row(r);  // (a sharded table: its own rows)
   }
 }
 

@@ -61,6 +61,9 @@ class ParameterUpdater {
     double avgAbs = 0, maxAbs = 0;
   };
   void setRecordGradStats(bool on) { recordGradStats_ = on; }
+  // DGC's momentum correction (trainer/Collective) keeps the momentum locally: while it
+  // runs, dense parameters take plain SGD steps on the exchanged sum (Fluid's DGCMomentum).
+  void setMomentumOff(bool off) { momentumOff_ = off; }
   const std::unordered_map<std::string, GradStats>& gradStats() const { return gradStats_; }
 
   double learningRate() const { return lr_; }
@@ -120,6 +123,7 @@ class ParameterUpdater {
   int64_t numUpdates_ = 0, numAccumulates_ = 0, oldNumAccumulates_ = 0;
   bool applied_ = false;
   bool recordGradStats_ = false;
+  bool momentumOff_ = false;
   std::unordered_map<std::string, GradStats> gradStats_;
 };
 

@@ -94,6 +94,19 @@ void Trainer::init(std::shared_ptr<GradientMachine> main) {
   if (options_.distributed) {
     collective_ = std::make_unique<Collective>();
     if (machines_.size() == 1) collective_->attach(*machines_[0]);  // replicas' gradients add up after backward
+    if (options_.shardTables) {
+      collective_->shardTables(*machines_[0]);
+      PADDLE_ENFORCE(!collective_->sharding() || (!updater_.averaging() &&
+                                                  config_["opt_config"].getDouble("gradient_clipping_norm") <= 0),
+                     ConfigError, "ModelAverage (average_window) and gradient_clipping_norm need every row of a table "
+                     "on every rank: not with sharded tables (--local=0)");
+      const auto& mains = machines_[0]->parameters();
+      for (size_t r = 1; r < machines_.size(); ++r) {  // the replicas read the shard
+        for (size_t k = 0; k < mains.size(); ++k) {
+          if (mains[k]->sharded()) machines_[r]->parameters()[k]->shareValueOf(*mains[k]);
+        }
+      }
+    }
   }
   pass_ = makeStats(true);
   period_ = makeStats(false);
@@ -117,6 +130,7 @@ void Trainer::randomizeParameters() {
 void Trainer::loadParameters(const std::string& dir) { machines_[0]->loadParameters(dir); }
 
 void Trainer::saveParameters(const std::string& dir) {
+  if (collective_ && collective_->sharding()) collective_->announce(Collective::kSaveParameters);
   updater_.catchUp();
   updater_.apply();
   try {
@@ -146,7 +160,31 @@ const char* bufferName(ParameterType t) {
 }
 }  // namespace
 
+void Trainer::serveShards() {
+  if (!collective_ || !collective_->sharding()) return;
+  if (collective_->rank() == 0) {
+    collective_->announce(Collective::kDone);
+    return;
+  }
+  // What rank 0's saveParameters / saveOptimizerState do, for the sharded tables' rows alone.
+  for (int what; (what = collective_->announce(Collective::kListen)) != Collective::kDone;) {
+    if (what == Collective::kSaveParameters) {
+      updater_.catchUp();
+      for (auto& p : machines_[0]->parameters()) {
+        if (p->sharded()) p->save("");
+      }
+      continue;
+    }
+    for (auto& p : machines_[0]->parameters()) {
+      for (ParameterType t : updater_.stateBuffers()) {
+        if (p->sharded() && p->hasBuffer(t)) p->save("", t);
+      }
+    }
+  }
+}
+
 void Trainer::saveOptimizerState(const std::string& dir) const {
+  if (collective_ && collective_->sharding()) collective_->announce(Collective::kSaveOptimizerState);
   ParameterUpdater::BufferNames saved;
   for (auto& p : machines_[0]->parameters()) {
     for (ParameterType t : updater_.stateBuffers()) {
@@ -390,7 +428,9 @@ void Trainer::trainOneBatch(const std::vector<Argument>& inArgs, int64_t numSamp
     }
   }
   const bool split = collective_ && !options_.shardedData;
-  runReplicas(split ? rankShare(inArgs) : inArgs, PASS_TRAIN);
+  const std::vector<Argument> share = split ? rankShare(inArgs) : inArgs;
+  if (collective_) collective_->fetchRows(share);  // sharded tables: the rows this share reads
+  runReplicas(share, PASS_TRAIN);
   if (collective_) collective_->finishBackward(machines_[0]->parameters());
   // Every rank checks the same global cost, so all stop (or skip) together or none does.
   double global[2] = {batchCost(), static_cast<double>(numSamples)};
@@ -419,6 +459,7 @@ void Trainer::trainOneBatch(const std::vector<Argument>& inArgs, int64_t numSamp
   {
     ProfileScope timed(machines_[0]->updateTimer(), machines_[0]->useGpu());
     updater_.startBatch(numSamples);
+    updater_.setMomentumOff(collective_ && collective_->correctsMomentum());
     updater_.clipByGlobalNorm(machines_[0]->parameters());
     for (auto& p : machines_[0]->parameters()) updater_.update(*p);
     updater_.finishBatch();
@@ -439,6 +480,7 @@ void Trainer::averageLocalSgd(bool passEnd) {
 }
 
 void Trainer::testOneBatch(const std::vector<Argument>& inArgs, int64_t numSamples) {
+  if (collective_) collective_->fetchRows(inArgs);  // (with sharded tables every rank tests)
   runReplicas(inArgs, PASS_TEST);
   accumulate(test_, numSamples, batchCost());
 }

@@ -25,6 +25,9 @@ struct TrainerOptions {
   // Distributed with --data_sharding=files: each rank reads its own files and trains on all of
   // its batches (their sample counts are summed across ranks).
   bool shardedData = false;
+  // Distributed with --local=0: sparse_remote_update tables are sharded over the ranks
+  // (trainer/ShardedTables.cpp).
+  bool shardTables = false;
 };
 
 // Running cost / sample count and evaluators over some span of batches.
@@ -78,6 +81,8 @@ class Trainer {
   // The MPI exchange of a distributed trainer (null otherwise).
   Collective* collective() { return collective_.get(); }
   void setShardedData(bool on) { options_.shardedData = on; }
+  // Sharded tables: rank 0 ends a saving; the other ranks send their rows while it saves.
+  void serveShards();
   // --skip_nonfinite_batches=N: a batch whose cost is not finite is dropped (no update, the
   // parameters as they were before it) instead of stopping, N times in the run at most.
   void setSkipNonFiniteBatches(int64_t limit) { skipLimit_ = limit; }

@@ -34,7 +34,7 @@ _GLOG = "logging goes to stderr in v1's format (Python logging, not glog)"
 _BARRIER = "barrier statistics belong to multi-machine training"
 IGNORED_FLAGS = dict(
     [(f, _CLUSTER) for f in (
-        "local", "pservers", "port", "ports_num", "ports_num_for_sparse", "nics", "rdma_tcp",
+        "pservers", "port", "ports_num", "ports_num_for_sparse", "nics", "rdma_tcp",
         "trainer_id", "num_gradient_servers", "start_pserver", "loadsave_parameters_in_pserver",
         "use_old_updater", "distribute_test", "small_messages", "sock_send_buf_size",
         "sock_recv_buf_size", "parameter_block_size", "parameter_block_size_for_sparse",
@@ -254,9 +254,10 @@ class TrainingJob(object):
             raise UsageError("--early_stop_patience is decided by rank 0's tests alone: not under mpiexec")
         api.initPaddle("--use_gpu=%d" % args.use_gpu, "--trainer_count=%d" % args.trainer_count,
                        "--predict_file=" + args.predict_file)
+        self.shards = distributed.shards_tables(args, self.cluster)  # --local=0: sharded tables
         self.trainer = api.Trainer.create(message_to_json(tc), bool(args.use_gpu), args.trainer_count,
                                           args.seed if args.seed else int(time.time()),
-                                          self.cluster is not None)
+                                          self.cluster is not None, self.shards)
         if self.cluster:
             distributed.configure(self.trainer, args)
         self.batch_size = tc.opt_config.batch_size
@@ -284,7 +285,7 @@ class TrainingJob(object):
         has = self.config.HasField("test_data_config" if for_test else "data_config")
         if not has:
             return None
-        if for_test and self.cluster and not self.cluster.is_root:
+        if for_test and self.cluster and not self.cluster.is_root and not self.shards:
             from paddle.trainer.distributed import NoData
             return NoData()  # rank 0 tests alone; the others go through the same motions
         kwargs = {"seed": self.args.seed, "config_dir": os.path.dirname(self.config_file)}  # lists beside it
@@ -399,9 +400,12 @@ class TrainingJob(object):
         if test_data is not None:
             test = monitor.test_done(pass_id, batch_id, *self.test(test_data), at_pass_end=True)
         due = (pass_id + 1) % max(a.saving_period, 1) == 0
-        if not self.saves:
-            return False
-        return self.checkpoints.end_of_pass(pass_id, train, test, due, pass_id == a.num_passes - 1)
+        try:
+            if not self.saves:
+                return False
+            return self.checkpoints.end_of_pass(pass_id, train, test, due, pass_id == a.num_passes - 1)
+        finally:
+            t.serveShards()  # sharded tables: the other ranks send their rows while rank 0 saves
 
     def _log_profile(self, pass_id, batches, batch_ms):
         from py_paddle import step_profile

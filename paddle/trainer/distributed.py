@@ -18,6 +18,10 @@ the same update and hold the same parameters. What this module decides:
   the other ranks log only warnings and errors. Testing (``--test_period``, end of pass)
   runs on rank 0 alone, over the whole test data (the others test on no data, so that
   everything testing changes in the parameters changes on every rank).
+* **Sharded tables** (``--local=0``, v1's switch to its parameter servers): every
+  ``sparse_remote_update`` table (``ParamAttr(sparse_update=True)`` sets it, as in v1) keeps
+  each row on one rank only (``trainer/ShardedTables.cpp``); every rank then also runs the tests
+  (the rows they read are fetched from all ranks), and rank 0 saves whole v1 files.
 * **Faults**: an error on any rank prints ``rank R of N: ...`` and calls ``MPI_Abort``;
   a rank that dies makes the launcher kill the others. A pass directory is renamed into
   place only when complete, so the last one on disk is always loadable.
@@ -123,12 +127,14 @@ def join(args, api):
     than one process, else None. Fixes args.seed to one value for all ranks and keeps
     the other ranks' logs to warnings."""
     size, rank = launcher_world()
+    servers = int(getattr(args, "num_gradient_servers", None) or 1)
+    if max(size, servers) > 1 and not api.isMpiVersion():
+        raise DistributedError("%d processes were %s, but this paddle was built without MPI "
+                               "(pip install mpich mpi4py, then rebuild)"
+                               % (max(size, servers), "started" if size > 1 else "asked for (--num_gradient_servers)"))
     _check_v1_flags(args, size, rank)
     if size == 1:
         return None
-    if not api.isMpiVersion():
-        raise DistributedError("%d processes were started, but this paddle was built without MPI "
-                               "(pip install mpich mpi4py, then rebuild)" % size)
     if args.job != "train":
         raise DistributedError("only --job=train runs on several processes (got --job=%s)" % args.job)
     try:
@@ -164,9 +170,25 @@ def add_flags(flag):
     flag("--dgc_sparsity", type=float, default=None,
          help="under mpiexec: deep gradient compression: the fraction of each step's accumulated dense "
               "gradient that stays behind (0.99: the largest 1%% travel as index/value pairs); unset: off")
+    flag("--local", nargs="?", const="1", default=None,
+         help="under mpiexec, 0: shard every sparse_remote_update table (ParamAttr(sparse_update=True)) over "
+              "the ranks, each row on one rank (v1: such tables lived on the parameter servers)")
     flag("--dgc_rampup_begin_step", type=int, default=0, help="with --dgc_sparsity: plain all-reduce before this step")
     flag("--dgc_momentum", type=float, default=0.0,
-         help="with --dgc_sparsity: DGC's local momentum correction (use it with an optimizer without momentum)")
+         help="with --dgc_sparsity: DGC's local momentum correction; while DGC runs it replaces the "
+              "optimizer's momentum (the optimizer then takes plain SGD steps), as in the DGC paper")
+
+
+def shards_tables(args, cluster):
+    """Whether --local=0 asks for sharded tables (v1: sparse_remote_update tables on the
+    parameter servers); under one process there is nothing to shard."""
+    local = getattr(args, "local", None)
+    if local is None or str(local).lower() not in ("0", "false", "f", "no", "n"):
+        return False
+    if cluster is None:
+        LOG.warning("--local=0: one process holds every row: sparse_update tables are not sharded")
+        return False
+    return True
 
 
 def configure(trainer, args):
@@ -174,6 +196,10 @@ def configure(trainer, args):
     dgc = -1.0 if args.dgc_sparsity is None else args.dgc_sparsity
     if args.dgc_sparsity is not None and not 0 <= dgc < 1:
         raise DistributedError("--dgc_sparsity must be in [0, 1), got %s" % args.dgc_sparsity)
+    if dgc >= 0 and args.dgc_momentum > 0:
+        LOG.info("DGC corrects momentum locally (--dgc_momentum=%g): from step %d on the optimizer's own "
+                 "momentum is off, so the gradient gets momentum once", args.dgc_momentum,
+                 args.dgc_rampup_begin_step + 1)
     trainer.setCollectiveOptions(args.bucket_cap_mb, bool(args.overlap_allreduce), args.local_sgd_steps, dgc,
                                  args.dgc_rampup_begin_step, args.dgc_momentum)
 

@@ -16,11 +16,11 @@ HONOURED = {
     "log_period": "20", "dot_period": "10", "test_period": "0", "saving_period": "1",
     "save_only_one": "1", "test_pass": "12", "model_list": "./model.list",
     "predict_output_dir": ".", "predict_file": "p.txt", "seed": "1", "show_parameter_stats_period": "100",
-    "checkgrad_eps": "1e-5",
+    "checkgrad_eps": "1e-5", "local": "1",
 }
 IGNORED = {
     # trainer and utils flags
-    "local": "1", "test_all_data_in_one_period": "1", "average_test_period": "10000000",
+    "test_all_data_in_one_period": "1", "average_test_period": "10000000",
     "saving_period_by_batches": "5000", "test_wait": "1", "with_cost": "true",
     "distribute_test": "0", "feat_file": "f.txt", "gpu_id": "0", "parallel_nn": "1",
     "trainer_id": "0", "num_gradient_servers": "1", "comment": "run 1", "port": "20134",

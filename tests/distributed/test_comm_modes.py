@@ -100,12 +100,32 @@ def test_local_sgd_averages_the_rows_of_a_sparse_table_that_some_rank_touched(tm
 
 @needs_mpi
 def test_dgc_at_full_density_equals_plain_data_parallel(tmp_path):
-    """Every entry travels each step, so nothing is left behind and the momentum correction
-    restarts every step: the exchanged sum is plain data parallel's gradient."""
+    """Every entry travels each step, so nothing is left behind: without the momentum
+    correction the exchanged sum is plain data parallel's gradient, and the optimizer's
+    momentum applies as usual."""
     config = digits(tmp_path, "learning_rate=0.01, learning_method=MomentumOptimizer(0.9)")
     run(tmp_path, "plain", config, tmp_path, [])
-    run(tmp_path, "dgc", config, tmp_path, ["--dgc_sparsity=0", "--dgc_momentum=0.9"])
+    run(tmp_path, "dgc", config, tmp_path, ["--dgc_sparsity=0"])
     assert_same_parameters(last_pass(tmp_path, "dgc"), last_pass(tmp_path, "plain"), exact=True)
+
+
+@needs_mpi
+def test_dgc_momentum_correction_replaces_the_optimizers_momentum(tmp_path):
+    """With --dgc_momentum the velocity is kept before compression, so the optimizer's
+    momentum is off while DGC runs (else the gradient gets momentum twice): momentum 0.9 in
+    the optimizer trains the very bits of momentum 0; before the ramp-up step it applies."""
+    momentum = digits(tmp_path, "learning_rate=0.01, learning_method=MomentumOptimizer(0.9)")
+    os.rename(str(tmp_path / momentum), str(tmp_path / "momentum.py"))
+    sgd = digits(tmp_path, "learning_rate=0.01, learning_method=MomentumOptimizer(0)")
+    dgc = ["--dgc_sparsity=0.9", "--dgc_momentum=0.9"]
+    log = run(tmp_path, "dgc_momentum", "momentum.py", tmp_path, dgc)
+    assert "the optimizer's own momentum is off" in log
+    run(tmp_path, "dgc_sgd", sgd, tmp_path, dgc)
+    assert_same_parameters(last_pass(tmp_path, "dgc_momentum"), last_pass(tmp_path, "dgc_sgd"), exact=True)
+    # a ramp-up longer than the pass: plain all-reduce throughout, and the optimizer's momentum stays
+    run(tmp_path, "rampup", "momentum.py", tmp_path, dgc + ["--dgc_rampup_begin_step=100000"])
+    run(tmp_path, "plain", "momentum.py", tmp_path, [])
+    assert_same_parameters(last_pass(tmp_path, "rampup"), last_pass(tmp_path, "plain"), exact=True)
 
 
 @needs_mpi

@@ -165,9 +165,19 @@ def test_an_error_on_one_rank_ends_every_rank_naming_it(tmp_path):
 
 @needs_mpi
 def test_killing_a_rank_mid_pass_ends_the_job_and_leaves_a_loadable_pass(tmp_path):
+    last = kill_rank_1_mid_pass(tmp_path, MNIST, ["--config=mlp.py", "--num_passes=200", "--seed=7", "--dot_period=0",
+                                                  "--log_period=0"])
+    code = subprocess.run([sys.executable, "-c", "import sys; from paddle.trainer.cli import main; sys.exit(main())",
+                           "train", "--config=mlp.py", "--job=test", "--init_model_path=" + last],
+                          cwd=MNIST, env=_env(tmp_path), capture_output=True, text=True, timeout=120)
+    assert code.returncode == 0 and " samples=360 " in code.stderr, code.stderr[-2000:]
+
+
+def kill_rank_1_mid_pass(tmp_path, cwd, args):
+    """Kills rank 1 of a 2-rank job once pass 1 is saved: the job must end within 30 s naming
+    it, and every pass directory rank 0 left must be complete. Returns the last one."""
     out = tmp_path / "out"
-    args = ["--config=mlp.py", "--num_passes=200", "--seed=7", "--dot_period=0", "--log_period=0"]
-    job = subprocess.Popen(_command(2, args), cwd=MNIST, env=_env(out), stdout=subprocess.PIPE,
+    job = subprocess.Popen(_command(2, args), cwd=cwd, env=_env(out), stdout=subprocess.PIPE,
                            stderr=subprocess.PIPE, text=True, start_new_session=True)
     try:
         deadline = time.time() + 120
@@ -194,11 +204,7 @@ def test_killing_a_rank_mid_pass_ends_the_job_and_leaves_a_loadable_pass(tmp_pat
     # every pass directory under its final name is complete (a half-written one keeps its .tmp name)
     passes = sorted(glob.glob(str(out / "rank-0" / "pass-?????")))
     assert len(passes) >= 2 and all(os.path.exists(os.path.join(d, "done")) for d in passes)
-    last = passes[-1]
-    code = subprocess.run([sys.executable, "-c", "import sys; from paddle.trainer.cli import main; sys.exit(main())",
-                           "train", "--config=mlp.py", "--job=test", "--init_model_path=" + last],
-                          cwd=MNIST, env=_env(tmp_path), capture_output=True, text=True, timeout=120)
-    assert code.returncode == 0 and " samples=360 " in code.stderr, code.stderr[-2000:]
+    return passes[-1]
 
 
 def job_pids(log):
@@ -223,6 +229,36 @@ def test_several_processes_without_an_mpi_build_is_a_clear_error(monkeypatch):
     monkeypatch.setenv("PMI_RANK", "0")
     with pytest.raises(distributed.DistributedError, match="built without MPI"):
         distributed.join(_Args(), _Api(False))
+
+
+def test_gradient_servers_without_an_mpi_build_is_a_clear_error(monkeypatch):
+    for var in ("PMI_SIZE", "OMPI_COMM_WORLD_SIZE", "PMIX_SIZE"):
+        monkeypatch.delenv(var, raising=False)
+    args = _Args()
+    args.num_gradient_servers = "2"
+    with pytest.raises(distributed.DistributedError, match="2 processes were asked for .* built without MPI"):
+        distributed.join(args, _Api(False))
+
+
+def test_the_engine_compiles_without_mpi():
+    """A build without MPI (WITH_MPI=0) compiles the MPI sources' stand-ins: the whole engine
+    built so once (see the README) trains in one process and refuses several; here, cheaply,
+    both MPI sources must compile without PADDLE_WITH_MPI (and with it, against mpi.h)."""
+    import sysconfig
+    nlohmann = glob.glob(os.path.join(sysconfig.get_paths()["purelib"], "nlohmann_json", "include"))
+    cxx = shutil.which("g++") or shutil.which("c++")
+    if not cxx:
+        pytest.skip("no C++ compiler")
+    sources = [os.path.join(ROOT, "trainer", f) for f in ("Collective.cpp", "ShardedTables.cpp")]
+    base = [cxx, "-std=c++17", "-fsyntax-only", "-I" + ROOT] + ["-I" + d for d in nlohmann]
+    for src in sources:
+        p = subprocess.run(base + [src], capture_output=True, text=True)
+        assert p.returncode == 0, p.stderr[-3000:]
+    mpi_h = glob.glob(os.path.join(sys.prefix, "include", "mpi.h"))
+    for src in sources if mpi_h else []:
+        p = subprocess.run(base + ["-DPADDLE_WITH_MPI", "-I" + os.path.dirname(mpi_h[0]), src],
+                           capture_output=True, text=True)
+        assert p.returncode == 0, p.stderr[-3000:]
 
 
 def test_one_process_is_not_distributed(monkeypatch):

@@ -242,3 +242,71 @@ def test_resume_with_sparse_rows_matches_uninterrupted(tmp_path):
     # Saving catches every row up at once where the uninterrupted run catches up lazily: the
     # same decay in another rounding order (1.7e-5 apart at -O1); a lost decay step is ~5e-3.
     np.testing.assert_allclose(table(resumed), table(full), rtol=1e-4, atol=1e-5)
+
+
+SPARSE_CTR = """
+from paddle.trainer_config_helpers import *
+settings(batch_size=64, learning_rate=0.05, learning_method=AdaGradOptimizer(), regularization=L2Regularization(1e-2))
+x = data_layer(name='x', size=5000)
+h = fc_layer(input=x, size=64, act=TanhActivation(), param_attr=ParamAttr(name='table', sparse_update=True))
+out = fc_layer(input=h, size=2, act=SoftmaxActivation())
+outputs(classification_cost(input=out, label=data_layer(name='label', size=2)))
+"""
+# Trains 6 batches of sparse input (ids from a 5000-row table) and saves the table.
+SPARSE_RUNNER = r"""
+import sys
+import numpy as np
+from paddle.proto import message_to_json
+from paddle.trainer.config_parser import parse_config
+from py_paddle import swig_paddle as api
+
+conf = parse_config(sys.argv[1], "")
+trainer = api.Trainer.create(message_to_json(conf), False, 1, 1)
+trainer.startTrainPass(0)
+rng = np.random.RandomState(0)
+for _ in range(6):
+    counts = rng.randint(10, 40, 64)
+    a = api.Arguments.createArguments(2)
+    a.setSlotSparseFromBuffers(0, np.concatenate([[0], np.cumsum(counts)]).astype(np.int32),
+                               rng.randint(0, 5000, int(counts.sum())).astype(np.int32), np.zeros(0, np.float32), 5000)
+    a.setSlotIdsFromBuffer(1, rng.randint(0, 2, 64).astype(np.int32))
+    trainer.trainOneDataBatch(64, a)
+trainer.startTestPeriod()  # every row catches up its lazy decay
+trainer.finishTestPeriod()
+np.save(sys.argv[2], trainer.getGradientMachine().getParameterByName("table").getBuf(0).copyToNumpyArray())
+"""
+
+
+def test_sparse_rows_split_over_threads_keep_their_bits(tmp_path):
+    """The touched rows' update and catch-up, sparseMul (by sample rows) and sparseTransMulAdd
+    (by columns) split over 2 threads: the same bits run to run, and what one thread trains
+    (the same bits today: every element adds in the same order; close, should a dense layer's
+    kernel split its sums)."""
+    import os
+    import subprocess
+    import sys
+    root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    (tmp_path / "ctr.py").write_text(SPARSE_CTR)
+
+    def run(threads, tag, **env):
+        clean = {k: v for k, v in os.environ.items() if k not in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS")}
+        out = tmp_path / (tag + ".npy")
+        subprocess.run([sys.executable, "-c", SPARSE_RUNNER, str(tmp_path / "ctr.py"), str(out)], check=True,
+                       timeout=300, env=dict(clean, PADDLE_THREADS=str(threads),
+                                             PYTHONPATH=os.pathsep.join([root] + sys.path), **env))
+        return np.load(str(out))
+
+    split = run(2, "split", PADDLE_PARALLEL_ALL="1")  # every loop the pool can split, however small
+    np.testing.assert_array_equal(split, run(2, "again", PADDLE_PARALLEL_ALL="1"))
+    np.testing.assert_allclose(split, run(1, "serial"), rtol=1e-5, atol=1e-6)
+
+
+def test_a_table_buffer_outlives_its_trainer():
+    """A sparse table's rows are reserved by its parameter: a buffer taken from it keeps it alive."""
+    import gc
+    trainer = embedding_trainer("adagrad", True)
+    buf = trainer.getGradientMachine().getParameterByName("_emb.w0").getBuf(0)
+    before = buf.copyToNumpyArray().copy()
+    del trainer
+    gc.collect()
+    np.testing.assert_array_equal(buf.copyToNumpyArray(), before)

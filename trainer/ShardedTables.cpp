@@ -1,0 +1,238 @@
+// Sharded tables (paddle train --local=0 under mpiexec): v1 kept a sparse_remote_update table
+// on its parameter servers, split in blocks, and trainers prefetched the rows of each batch.
+// Here the ranks themselves hold the blocks: rank r of N owns rows [R r/N, R (r+1)/N) of an
+// R-row table, with their optimizer state, and
+//   * before each forward every rank asks the owners for the rows its share of the batch
+//     reads (ids, then rows: two MPI_Alltoallv), after the owners caught up their lazy decay;
+//   * after backward the touched rows' gradients go to their owners (MPI_Alltoallv), which
+//     add them in rank order and run the optimizer on their rows alone;
+//   * saving streams every rank's rows into rank 0's v1-format file, chunk by chunk, and
+//     loading reads only the owned rows of such a file, so any number of ranks can resume it.
+#include <algorithm>
+#include <climits>
+#include <ostream>
+
+#include "../layers/Errors.h"
+#include "Collective.h"
+#include "GradientMachine.h"
+#ifdef PADDLE_WITH_MPI
+#include <mpi.h>
+#endif
+
+namespace paddle {
+
+#ifndef PADDLE_WITH_MPI
+
+void Collective::shardTables(GradientMachine&) {}
+void Collective::fetchRows(const std::vector<Argument>&) {}
+int Collective::announce(int what) { return what; }
+void Collective::sendRowsToOwners(Parameter&) {}
+void Collective::writeShards(const Parameter&, const Matrix&, std::ostream*) {}
+int Collective::ownerOf(const Parameter&, int) const { return 0; }
+
+#else
+
+namespace {
+size_t firstRow(size_t rows, int rank, int ranks) { return rows * rank / ranks; }
+
+int checkedCount(size_t n, const Parameter& p) {
+  PADDLE_ENFORCE(n <= size_t(INT_MAX), UnsupportedError, "sharded table '", p.name(), "': ", n,
+                 " values are too many for one exchange");
+  return static_cast<int>(n);
+}
+
+// Counts per rank to MPI's (counts, offsets) for `width` values per item.
+void layout(const std::vector<int>& items, size_t width, const Parameter& p, std::vector<int>& counts,
+            std::vector<int>& offsets) {
+  counts.resize(items.size());
+  offsets.resize(items.size());
+  size_t total = 0;
+  for (size_t r = 0; r < items.size(); ++r) {
+    counts[r] = checkedCount(items[r] * width, p);
+    offsets[r] = checkedCount(total, p);
+    total += items[r] * width;
+  }
+  checkedCount(total, p);
+}
+
+// Sends, to each rank, the ids in `byRank` (sorted by owner, `counts` per rank); returns the
+// ids every rank sent here, in rank order, and their counts.
+std::vector<int> exchangeIds(const std::vector<int>& ids, const std::vector<int>& counts, std::vector<int>& recvCounts,
+                             const Parameter& p) {
+  const int ranks = static_cast<int>(counts.size());
+  recvCounts.assign(ranks, 0);
+  MPI_Alltoall(counts.data(), 1, MPI_INT, recvCounts.data(), 1, MPI_INT, MPI_COMM_WORLD);
+  std::vector<int> sc, so, rc, ro;
+  layout(counts, 1, p, sc, so);
+  layout(recvCounts, 1, p, rc, ro);
+  std::vector<int> got(ro.back() + rc.back());
+  MPI_Alltoallv(ids.data(), sc.data(), so.data(), MPI_INT, got.data(), rc.data(), ro.data(), MPI_INT, MPI_COMM_WORLD);
+  return got;
+}
+
+// Rows of `cols` floats: send[k] goes with sendCounts, the answer comes back by recvCounts.
+std::vector<float> exchangeRows(const std::vector<float>& send, const std::vector<int>& sendCounts,
+                                const std::vector<int>& recvCounts, size_t cols, const Parameter& p) {
+  std::vector<int> sc, so, rc, ro;
+  layout(sendCounts, cols, p, sc, so);
+  layout(recvCounts, cols, p, rc, ro);
+  std::vector<float> got(static_cast<size_t>(ro.back()) + rc.back());
+  MPI_Alltoallv(send.data(), sc.data(), so.data(), MPI_FLOAT, got.data(), rc.data(), ro.data(), MPI_FLOAT,
+                MPI_COMM_WORLD);
+  return got;
+}
+}  // namespace
+
+int Collective::ownerOf(const Parameter& p, int row) const {
+  int q = static_cast<int>(static_cast<size_t>(row) * size_ / p.rows());
+  while (q + 1 < size_ && firstRow(p.rows(), q + 1, size_) <= static_cast<size_t>(row)) ++q;
+  while (q > 0 && firstRow(p.rows(), q, size_) > static_cast<size_t>(row)) --q;
+  return q;
+}
+
+void Collective::shardTables(GradientMachine& gm) {
+  const auto& data = gm.dataLayers();
+  for (const ParameterPtr& pp : gm.parameters()) {
+    Parameter& p = *pp;
+    if (p.isStatic() || !p.sparseUpdate() || !p.config().getBool("sparse_remote_update")) continue;
+    Shard shard{&p, {}};
+    for (const Json& lc : gm.config()["layers"].items()) {
+      PADDLE_ENFORCE(lc.getString("bias_parameter_name") != p.name(), ConfigError, "layer '", lc.getString("name"),
+                     "' uses the sharded table '", p.name(), "' (--local=0) as its bias: only lookups can");
+      for (const Json& in : lc["inputs"].items()) {
+        if (in.getString("input_parameter_name") != p.name()) continue;
+        const std::string source = in.getString("input_layer_name");
+        size_t k = 0;
+        while (k < data.size() && data[k]->name() != source) ++k;
+        PADDLE_ENFORCE(k < data.size(), ConfigError, "layer '", lc.getString("name"), "' looks up the sharded table '",
+                       p.name(), "' (--local=0) with the output of '", source,
+                       "', which is not a data layer: a sharded table's ids must come from the data, so that its "
+                       "rows can be fetched before forward");
+        shard.dataLayers.push_back(k);
+      }
+    }
+    p.shardRows(firstRow(p.rows(), rank_, size_), firstRow(p.rows(), rank_ + 1, size_));
+    p.setShardWriter([this](const Parameter& q, const Matrix& rows, std::ostream* out) { writeShards(q, rows, out); },
+                     rank_);
+    shards_.push_back(shard);
+  }
+}
+
+void Collective::fetchRows(const std::vector<Argument>& inArgs) {
+  for (Shard& shard : shards_) {
+    Parameter& p = *shard.param;
+    p.releaseForeignRows();  // last batch's rows: stale since their owners updated them
+    std::vector<int> need;
+    for (size_t k : shard.dataLayers) {
+      if (k >= inArgs.size()) continue;  // (a rank without data this step)
+      const Argument& a = inArgs[k];
+      const int* ids = a.sparse.empty() ? a.ids.data() : a.sparse.activeCols();
+      const size_t n = a.sparse.empty() ? a.ids.size() : a.sparse.nnz();
+      for (size_t i = 0; i < n; ++i) {
+        if (ids[i] == -1) continue;  // v1's ignored id
+        PADDLE_ENFORCE(ids[i] >= 0 && static_cast<size_t>(ids[i]) < p.rows(), DataError, "parameter '", p.name(),
+                       "': row ", ids[i], " outside [0, ", p.rows(), ")");
+        if (static_cast<size_t>(ids[i]) < p.ownedBegin() || static_cast<size_t>(ids[i]) >= p.ownedEnd()) {
+          need.push_back(ids[i]);
+        }
+      }
+    }
+    std::sort(need.begin(), need.end());
+    need.erase(std::unique(need.begin(), need.end()), need.end());
+    std::vector<int> counts(size_, 0), recvCounts;
+    for (int id : need) ++counts[ownerOf(p, id)];  // (sorted ids: grouped by owner already)
+    const size_t cols = p.cols();
+    std::vector<int> asked;
+    std::vector<float> rows;
+    {
+      MpiTimer t(traffic_.mpiSeconds);
+      asked = exchangeIds(need, counts, recvCounts, p);
+    }
+    p.catchUpRows(asked.data(), asked.size());  // the owner's pending lazy decay first
+    std::vector<float> answer(asked.size() * cols);
+    for (size_t i = 0; i < asked.size(); ++i) {
+      std::copy(p.value().row(asked[i]), p.value().row(asked[i]) + cols, answer.data() + i * cols);
+    }
+    {
+      MpiTimer t(traffic_.mpiSeconds);
+      rows = exchangeRows(answer, recvCounts, counts, cols, p);
+    }
+    traffic_.sparseBytes += need.size() * sizeof(int) + answer.size() * sizeof(float);
+    for (size_t i = 0; i < need.size(); ++i) std::copy(&rows[i * cols], &rows[(i + 1) * cols], p.value().row(need[i]));
+    p.markRowsCurrent(need.data(), need.size());
+  }
+}
+
+void Collective::sendRowsToOwners(Parameter& p) {
+  const std::vector<int>& touched = p.touchedRows();
+  std::vector<size_t> order(touched.size());
+  for (size_t k = 0; k < order.size(); ++k) order[k] = k;
+  std::sort(order.begin(), order.end(), [&](size_t a, size_t b) { return touched[a] < touched[b]; });
+  const size_t cols = p.cols();
+  std::vector<int> ids(order.size()), counts(size_, 0), recvCounts;
+  std::vector<float> rows(order.size() * cols);
+  const Matrix g = p.touchedGrad();
+  for (size_t i = 0; i < order.size(); ++i) {
+    ids[i] = touched[order[i]];
+    ++counts[ownerOf(p, ids[i])];
+    std::copy(g.row(order[i]), g.row(order[i]) + cols, rows.data() + i * cols);
+  }
+  traffic_.sparseBytes += ids.size() * sizeof(int) + rows.size() * sizeof(float);
+  std::vector<int> got;
+  std::vector<float> sums;
+  {
+    MpiTimer t(traffic_.mpiSeconds);
+    got = exchangeIds(ids, counts, recvCounts, p);
+    sums = exchangeRows(rows, counts, recvCounts, cols, p);
+  }
+  // The owner adds every rank's rows in rank order; only its own rows stay touched.
+  p.zeroGrad();
+  const GradRows sum = p.gradRows(got.data(), got.size());
+  p.catchUpRows(got.data(), got.size());
+  for (size_t i = 0; i < got.size(); ++i) {
+    float* dst = sum.row(got[i]);
+    const float* src = sums.data() + i * cols;
+    for (size_t c = 0; c < cols; ++c) dst[c] += src[c];
+  }
+}
+
+int Collective::announce(int what) {
+  int word = what;
+  {
+    MpiTimer t(traffic_.mpiSeconds);
+    MPI_Bcast(&word, 1, MPI_INT, 0, MPI_COMM_WORLD);
+  }
+  PADDLE_ENFORCE(rank_ == 0 || what == kListen || word == what, UnsupportedError, "rank ", rank_,
+                 " saves sharded tables (step ", what, ") out of step with rank 0 (step ", word, ")");
+  return word;
+}
+
+// Rank 0 writes its rows, then each other rank's, received in chunks of 1M floats: no rank
+// ever holds more of the table than its own rows and one chunk.
+void Collective::writeShards(const Parameter& p, const Matrix& m, std::ostream* out) {
+  constexpr size_t kChunk = size_t(1) << 20;
+  const size_t cols = p.cols();
+  if (rank_ != 0) {
+    const float* mine = m.row(p.ownedBegin());
+    const size_t n = (p.ownedEnd() - p.ownedBegin()) * cols;
+    for (size_t done = 0; done < n; done += kChunk) {
+      MPI_Send(mine + done, static_cast<int>(std::min(kChunk, n - done)), MPI_FLOAT, 0, 0, MPI_COMM_WORLD);
+    }
+    return;
+  }
+  const size_t mine = (p.ownedEnd() - p.ownedBegin()) * cols;
+  out->write(reinterpret_cast<const char*>(m.row(p.ownedBegin())), static_cast<std::streamsize>(mine * sizeof(float)));
+  std::vector<float> chunk;
+  for (int q = 1; q < size_; ++q) {
+    const size_t n = (firstRow(p.rows(), q + 1, size_) - firstRow(p.rows(), q, size_)) * cols;
+    for (size_t done = 0; done < n; done += kChunk) {
+      chunk.resize(std::min(kChunk, n - done));
+      MPI_Recv(chunk.data(), static_cast<int>(chunk.size()), MPI_FLOAT, q, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+      out->write(reinterpret_cast<const char*>(chunk.data()), static_cast<std::streamsize>(chunk.size() * sizeof(float)));
+    }
+  }
+}
+
+#endif  // PADDLE_WITH_MPI
+
+}  // namespace paddle
