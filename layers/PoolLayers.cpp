@@ -97,7 +97,7 @@ void poolInteriorCpu(const PoolGeom& g, const float* in, size_t inWidth, size_t 
                      size_t outWidth, size_t off) {
   const size_t planes = static_cast<size_t>(g.C) * g.outH;
   const int ow = g.outW, sx = g.strideX;
-  forEachParallel(false, rows * planes, [=](size_t r) {
+  auto outputRow = [&](size_t r) {
     const size_t n = r / planes;
     const int plane = static_cast<int>(r - n * planes), c = plane / g.outH, oy = plane % g.outH;
     const int rowStart = (c * g.H + oy * g.strideY) * g.W;  // window row 0 of this output row
@@ -109,7 +109,11 @@ void poolInteriorCpu(const PoolGeom& g, const float* in, size_t inWidth, size_t 
       else if (sx == 1) poolStrip<1>(g, x, first, cnt, sx, out + o + j0, idx + o + j0);
       else poolStrip<0>(g, x, first, cnt, sx, out + o + j0, idx + o + j0);
     }
-  }, kParallelGrain / (static_cast<size_t>(ow) * g.sizeX * g.sizeY) + 1);
+  };
+  const size_t grain = kParallelGrain / (static_cast<size_t>(ow) * g.sizeX * g.sizeY) + 1;
+  parallelFor(rows * planes, grain, [&](size_t begin, size_t end) {
+    for (size_t r = begin; r < end; ++r) outputRow(r);
+  });
 }
 
 // One pooling of every sample: in [rows, inWidth] (images [C, H, W]) -> the block of
