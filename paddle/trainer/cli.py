@@ -137,7 +137,8 @@ def _train_parser():
          help="what to do with parameters missing from a loaded model directory")
     flag("--use_gpu", type=_bool, nargs="?", const=True, default=False, metavar="0|1", help="run on the GPU")
     flag("--trainer_count", type=int, default=None,
-         help="data-parallel replicas (default: one per thread for conv nets, else 1)")
+         help="data-parallel replicas; none: the engine picks one per thread for conv nets "
+              "whose convolutions dominate, else 1")
     flag("--data_sharding", default="batch", choices=["batch", "files"],
          help="under mpiexec: every rank reads all data and trains its share of each batch, "
               "or reads only its entries of the file list (paddle/trainer/distributed.py)")
