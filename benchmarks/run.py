@@ -251,7 +251,7 @@ def paddle_trainer(name, gpu):
     from py_paddle import swig_paddle as api
 
     conf = paddle_config(name)
-    trainer = api.Trainer.create(message_to_json(conf), gpu, 1, 1)
+    trainer = api.Trainer.create(message_to_json(conf), gpu, 0, 1)  # 0: replicas as `paddle train` chooses
     trainer.startTrainPass(0)
     return trainer, paddle_arguments(name, conf, api)
 

@@ -65,6 +65,14 @@ class FullyConnectedLayer : public Layer {
  public:
   using Layer::Layer;
 
+  // Every row of m = row (public only because it defines a kernel: an nvcc rule).
+  static void fillRows(Matrix& m, const Matrix& row) {
+    const size_t w = m.width();
+    const float* r = row.data();
+    float* y = m.data();
+    forEach2Parallel(m.useGpu(), m.height(), w, [=] PD_HD(size_t i, size_t j) { y[i * w + j] = r[j]; });
+  }
+
   void init(LayerContext& ctx) override {
     Layer::init(ctx);
     PADDLE_ENFORCE(size_ > 0, ConfigError, "fc layer needs a positive size");
@@ -88,20 +96,23 @@ class FullyConnectedLayer : public Layer {
     pass_ = pass;
     size_t rows = input(0).batchSize();
     resetOutput(rows, size_);
+    // With a bias the output starts as the bias rows and every product adds to it: no pass
+    // of its own for the bias, and no clearing of the output inside the first GEMM.
+    if (bias_) fillRows(output_.value, bias_->value());
     for (size_t i = 0; i < inputs_.size(); ++i) {
       const Argument& in = input(i);
       PADDLE_ENFORCE(in.batchSize() == rows, DataError, "input '", inputs_[i]->name(), "' has ",
                      in.batchSize(), " rows, expected ", rows);
+      const float beta = i == 0 && !bias_ ? 0.0f : 1.0f;
       if (in.value.empty() && !in.sparse.empty()) {
         weight(i)->catchUpRows(in.sparse.activeCols(), in.sparse.nnz());  // sparse_update: pending decay
-        math::sparseMul(in.sparse, weight(i)->value(), output_.value, i == 0 ? 0.0f : 1.0f);
+        math::sparseMul(in.sparse, weight(i)->value(), output_.value, beta);
       } else {
         PADDLE_ENFORCE(!in.value.empty(), DataError, "layer '", name_, "': input '", inputs_[i]->name(),
                        "' has no dense or sparse value (ids need an embedding/table projection)");
-        math::gemm(in.value, false, weight(i)->value(), false, output_.value, 1.0f, i == 0 ? 0.0f : 1.0f);
+        math::gemm(in.value, false, weight(i)->value(), false, output_.value, 1.0f, beta);
       }
     }
-    if (bias_) math::addRowVector(output_.value, bias_->value());
     // Sequence structure passes through a token-wise layer.
     output_.shareSequenceOf(input(0));
     forwardActivation();

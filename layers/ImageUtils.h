@@ -31,8 +31,7 @@ PD_HD inline void validRange(int ow, int sx, int px, int kx, int W, int& lo, int
 #if defined(__AVX512F__) && !defined(__CUDA_ARCH__)
 // Fast paths for stride-1 columns and image rows of at most 16 floats (one AVX-512
 // register): one masked load + one masked store per (channel, ky, kx, output row) in
-// im2col; col2im sums the fw shifted column rows of an image row in a register, so no
-// store is reloaded. Masked-out lanes are never touched (no faults), so the shifted
+// im2col; col2im sums every shifted column row of an image row in a register. Masked-out lanes are never touched (no faults), so the shifted
 // addresses may lie outside the row.
 constexpr int kNarrowMaxFilter = 64;
 inline __mmask16 laneMask(int lo, int hi) {  // lanes [lo, hi)
@@ -70,22 +69,25 @@ inline void col2imNarrow(const float* col, int C, int H, int W, int fh, int fw, 
   const __mmask16 rowMask = laneMask(0, W);
   __mmask16 masks[kNarrowMaxFilter];  // per kx: the image lanes some output column of this kx touches
   for (int kx = 0; kx < fw; ++kx) masks[kx] = laneMask(std::max(0, kx - px), std::min(W, ow + kx - px));
+  // Gather form: each image row sums, in a register, every (ky, kx) column row that reads it
+  // (ky ascending, then kx: the order of a scatter over ky), then is stored once, so no store
+  // is ever reloaded (a masked store does not forward to the next load).
   for (int c = 0; c < C; ++c) {
-    for (int ky = 0; ky < fh; ++ky) {
-      const float* rowBase = col + static_cast<size_t>((c * fh + ky) * fw) * ld;
-      for (int oy = 0; oy < oh; ++oy) {
-        const int y = oy * sy - py + ky;
-        if (y < 0 || y >= H) continue;
-        float* dst = img + (static_cast<size_t>(c) * H + y) * W;
-        __m512 acc = _mm512_maskz_loadu_ps(rowMask, dst);
-        const float* s = rowBase + oy * ow;
+    for (int y = 0; y < H; ++y) {
+      float* dst = img + (static_cast<size_t>(c) * H + y) * W;
+      __m512 acc = _mm512_maskz_loadu_ps(rowMask, dst);
+      // image row y is filter row ky of output row oy when y + py = oy*sy + ky
+      for (int ky = (y + py) % sy; ky < fh && ky <= y + py; ky += sy) {
+        const int oy = (y + py - ky) / sy;
+        if (oy >= oh) continue;
+        const float* s = col + static_cast<size_t>((c * fh + ky) * fw) * ld + oy * ow;
         for (int kx = 0; kx < fw; ++kx) {
           const int off = kx - px;  // image column x gets column row entry x - off
           acc = _mm512_add_ps(acc, _mm512_maskz_loadu_ps(masks[kx], reinterpret_cast<const float*>(
                                        reinterpret_cast<uintptr_t>(s + kx * ld) - off * 4L)));
         }
-        _mm512_mask_storeu_ps(dst, rowMask, acc);
       }
+      _mm512_mask_storeu_ps(dst, rowMask, acc);
     }
   }
 }

@@ -5,6 +5,7 @@
 //             the window clipped to image + padding (v1 / caffe convention).
 //   "spp":    spatial pyramid pooling, levels 0..h-1 with 2^l x 2^l bins, concatenated.
 //   "maxout": max over groups of consecutive channels.
+#include <algorithm>
 #include <cfloat>
 #include <cmath>
 
@@ -48,12 +49,81 @@ PD_HD inline Window window(const PoolGeom& g, int oy, int ox) {
   return w;
 }
 
+// Every window lies inside the image (no padding, none cut off at the far edge: LeNet's 2x2
+// stride-2 pools), so poolInteriorCpu may run.
+bool windowsInside(const PoolGeom& g) {
+  return g.padX == 0 && g.padY == 0 && (g.outW - 1) * g.strideX + g.sizeX <= g.W &&
+         (g.outH - 1) * g.strideY + g.sizeY <= g.H;
+}
+
+// One output row of poolInteriorCpu, up to kStrip outputs from `x` (the image row of window
+// offset (0, 0) of the first output) at stride SX (0: the runtime `sx`): m and at live in
+// locals, so the compiler knows nothing aliases them and vectorises the selects.
+constexpr int kStrip = 16;
+template <int SX>
+void poolStrip(const PoolGeom& g, const float* x, int first, int n, int sx, float* out, int* idx) {
+  if (SX) sx = SX;
+  float m[kStrip];
+  int at[kStrip];
+  for (int j = 0; j < n; ++j) m[j] = g.isMax ? -FLT_MAX : 0.0f, at[j] = -1;
+  for (int ky = 0; ky < g.sizeY; ++ky) {
+    for (int kx = 0; kx < g.sizeX; ++kx) {
+      const int off = ky * g.W + kx;  // this (ky, kx) in the first output's window
+      const float* src = x + off;
+      if (g.isMax) {
+        for (int j = 0; j < n; ++j) {
+          const float v = src[j * sx];
+          const bool more = v > m[j];
+          m[j] = more ? v : m[j];
+          at[j] = more ? first + off + j * sx : at[j];
+        }
+      } else {
+        for (int j = 0; j < n; ++j) m[j] += src[j * sx];
+      }
+    }
+  }
+  const float area = static_cast<float>(g.sizeY * g.sizeX);
+  for (int j = 0; j < n; ++j) {
+    out[j] = g.isMax ? (at[j] >= 0 ? m[j] : 0.0f) : m[j] / area;
+    idx[j] = at[j];
+  }
+}
+
+// poolForward on the CPU for windowsInside geometries, one output row (sample, channel, oy) per
+// index, in strips: the window offsets (ky, kx) run outside, the strip's outputs inside, so the
+// inner loop vectorises. Each output still sees its window in row-major order, with the same
+// comparisons and sums as poolForward's kernel: the same bits.
+void poolInteriorCpu(const PoolGeom& g, const float* in, size_t inWidth, size_t rows, float* out, int* idx,
+                     size_t outWidth, size_t off) {
+  const size_t planes = static_cast<size_t>(g.C) * g.outH;
+  const int ow = g.outW, sx = g.strideX;
+  auto outputRow = [&](size_t r) {
+    const size_t n = r / planes;
+    const int plane = static_cast<int>(r - n * planes), c = plane / g.outH, oy = plane % g.outH;
+    const int rowStart = (c * g.H + oy * g.strideY) * g.W;  // window row 0 of this output row
+    const size_t o = n * outWidth + off + static_cast<size_t>(plane) * ow;
+    for (int j0 = 0; j0 < ow; j0 += kStrip) {
+      const int cnt = std::min(kStrip, ow - j0), first = rowStart + j0 * sx;
+      const float* x = in + n * inWidth + first;
+      if (sx == 2) poolStrip<2>(g, x, first, cnt, sx, out + o + j0, idx + o + j0);
+      else if (sx == 1) poolStrip<1>(g, x, first, cnt, sx, out + o + j0, idx + o + j0);
+      else poolStrip<0>(g, x, first, cnt, sx, out + o + j0, idx + o + j0);
+    }
+  };
+  const size_t grain = kParallelGrain / (static_cast<size_t>(ow) * g.sizeX * g.sizeY) + 1;
+  parallelFor(rows * planes, grain, [&](size_t begin, size_t end) {
+    for (size_t r = begin; r < end; ++r) outputRow(r);
+  });
+}
+
 // One pooling of every sample: in [rows, inWidth] (images [C, H, W]) -> the block of
 // columns [off, off + outSize) of out [rows, outWidth] ([C, outH, outW]). Max pooling
 // records in idx (laid out like out) each maximum's offset in the input row (the first
 // maximum of the window; -1 for an empty window).
 void poolForward(bool gpu, const PoolGeom& geom, const float* in, size_t inWidth, size_t rows, float* out, int* idx,
                  size_t outWidth, size_t off) {
+  if (!gpu && !reverseKernelOrder() && windowsInside(geom))
+    return poolInteriorCpu(geom, in, inWidth, rows, out, idx, outWidth, off);
   const PoolGeom g = geom;
   const size_t planes = static_cast<size_t>(g.C) * g.outH;  // (channel, output row) pairs per sample
   forEach2Parallel(gpu, rows * planes, g.outW, [=] PD_HD(size_t r, size_t ox) {

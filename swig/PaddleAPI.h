@@ -436,6 +436,7 @@ class Trainer {
   // distributed: data parallel over the MPI ranks (MPI initialised first, e.g. by mpi4py);
   // every rank is given the same batches and trains on its share of each. shardTables
   // (distributed, v1's --local=0): each sparse_remote_update table's rows are split over the ranks.
+  // trainerCount 0: chosen from the model and the CPU threads (see getReplicaCount).
   static Trainer* create(const std::string& trainerConfigJson, bool useGpu = false, int trainerCount = 1,
                          unsigned long long seed = 1, bool distributed = false, bool shardTables = false);
   // v1: a trainer over `gm` (its parameters as they are), or over a new machine
@@ -448,6 +449,7 @@ class Trainer {
   void saveOptimizerState(const std::string& dir) const;
   void loadOptimizerState(const std::string& dir);
   size_t getBatchSize() const;
+  int getReplicaCount() const;  // gradient-machine replicas, each training its share of a batch
 
   void startTrain();   // passes count from 0 again
   void finishTrain();

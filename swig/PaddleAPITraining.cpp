@@ -492,6 +492,7 @@ std::vector<double> Trainer::getPassEvalValues() const {
 double Trainer::getLearningRate() const { return t_->updater().learningRate(); }
 void Trainer::setRecordParameterStats(bool on) { t_->updater().setRecordGradStats(on); }
 
+int Trainer::getReplicaCount() const { return t_->replicas(); }
 void Trainer::setProfiling(bool on) { t_->machine().setProfiling(on); }
 
 std::vector<std::string> Trainer::getProfile() const {

@@ -145,7 +145,10 @@ void GradientMachine::backward() {
   PADDLE_ENFORCE(pass_ == PASS_TRAIN || pass_ == PASS_GC, DataError,
                  "backward() needs a forward() in training mode first");
   flushDenormals();
-  for (auto& p : params_) p->zeroGrad();
+  if (!gradientsZero_) {
+    for (auto& p : params_) p->zeroGrad();
+  }
+  gradientsZero_ = false;
   for (size_t i = layers_.size(); i-- > 0;) {
     ProfileScope timed(profile_ ? &profile_->backward[i] : nullptr, useGpu_);
     layers_[i]->backward();

@@ -48,6 +48,9 @@ class GradientMachine {
   // inArgs: one slot per input_layer_names entry, in that order.
   void forward(const std::vector<Argument>& inArgs, PassType pass);
   void backward();  // zeroes parameter gradients, then accumulates this batch's
+  // The caller has just zeroed every parameter gradient (the Trainer after its update): the
+  // next backward skips its own sweep over them.
+  void gradientsAreZero() { gradientsZero_ = true; }
   // Called with a layer's index right after its backward (distributed training starts
   // reducing the gradients that are final by then: trainer/Collective).
   void setBackwardHook(std::function<void(size_t layer)> hook) { backwardHook_ = std::move(hook); }
@@ -90,6 +93,7 @@ class GradientMachine {
   PassType pass_ = PASS_TEST;
   std::unique_ptr<StepProfile> profile_;
   std::function<void(size_t)> backwardHook_;
+  bool gradientsZero_ = false;
 };
 
 }  // namespace paddle

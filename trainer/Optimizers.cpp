@@ -117,13 +117,17 @@ void ParameterUpdater::startBatch(int64_t batchSize) {
 }
 
 // Runs rule f(i, g) over the elements an update visits: every element of a dense
-// gradient g, or (sparse_update) the touched rows, whose gradients g holds compactly
-// (row k of g is row rows[k] of the parameter).
+// gradient g, which the same pass then clears for the next batch (one sweep over memory
+// fewer than a memset after), or (sparse_update) the touched rows, whose gradients g holds
+// compactly (row k of g is row rows[k] of the parameter).
 template <typename F>
-void applyRule(const F& f, const Matrix& grad, const std::vector<int>* rows, size_t cols) {
-  const float* g = grad.data();
+void applyRule(const F& f, Matrix& grad, const std::vector<int>* rows, size_t cols) {
+  float* g = grad.data();
   if (!rows) {
-    forEachElement(grad.useGpu(), grad.size(), [=] PD_HD(size_t i) { f(i, g[i]); });
+    forEachElement(grad.useGpu(), grad.size(), [=] PD_HD(size_t i) {
+      f(i, g[i]);
+      g[i] = 0.0f;
+    });
     return;
   }
   // (the rows are distinct: their chunks write disjoint memory, the bits do not depend on the split)
@@ -254,7 +258,7 @@ void ParameterUpdater::update(Parameter& p) {
     forEachElement(p.useGpu(), p.size(), rule::L1L2Decay{w, rate, lr, l1, l2});
   }
   if (averaging()) math::axpby(1.0f, p.value(), 1.0f, p.buffer(PARAMETER_SUM1));
-  p.zeroGrad();
+  if (sparse) p.zeroGrad();  // (a dense gradient is zero already: applyRule cleared it)
 }
 
 double ParameterUpdater::clipByGlobalNorm(const std::vector<ParameterPtr>& params) {

@@ -9,6 +9,7 @@
 #include <utility>
 
 #include "../layers/Errors.h"
+#include "../layers/ImageUtils.h"
 #include "../layers/InputFile.h"
 #include "../layers/math/MathOps.h"
 #include "../layers/math/ThreadPool.h"
@@ -49,6 +50,54 @@ Argument sliceArgument(const Argument& a, size_t seqBegin, size_t seqEnd) {
   return out;
 }
 
+namespace {
+// Convolution MACs per sample: each small-side pixel (the output of a conv, the input of a
+// transposed conv) takes one MAC per weight element.
+double convMacsPerSample(const Json& model) {
+  double macs = 0;
+  for (const Json& layer : model["layers"].items()) {
+    const std::string type = layer.getString("type");
+    if (type != "exconv" && type != "cudnn_conv" && type != "exconvt" && type != "cudnn_convt") continue;
+    const bool trans = type == "exconvt" || type == "cudnn_convt";
+    const double filters = static_cast<double>(layer.getInt("num_filters"));
+    for (const Json& in : layer["inputs"].items()) {
+      if (!in.has("conv_conf")) continue;
+      const image::ConvGeom g(in["conv_conf"]);
+      const double weight = (trans ? filters : g.channels) / g.groups * g.fh * g.fw * (trans ? g.channels : filters);
+      macs += weight * g.outH * g.outW;
+    }
+  }
+  return macs;
+}
+}  // namespace
+
+int autoReplicas(const Json& model, int64_t batchSize, bool useGpu, bool distributed) {
+  const int threads = cpuThreads();
+  // (MPI ranks keep one replica each, so N ranks still train what --trainer_count=N does)
+  if (useGpu || distributed || threads < 2 || batchSize < 2 * threads) return 1;
+  for (const Json& layer : model["layers"].items()) {
+    // what a sub-batch would change beyond rounding: statistics over the batch, random draws
+    // (each replica has its own stream), a layer across the batch
+    const std::string type = layer.getString("type");
+    if (type == "batch_norm" || type == "cudnn_batch_norm" || type == "nce" || type == "sampling_id" ||
+        type == "trans" || layer.getDouble("drop_rate") > 0)
+      return 1;
+  }
+  if (model.has("sub_models") && model["sub_models"].size() > 1) return 1;  // recurrent groups
+  double denseParams = 0;
+  for (const Json& p : model["parameters"].items()) {
+    if (p.getBool("sparse_update") || p.getBool("sparse_remote_update")) return 1;
+    if (!p.getBool("is_static")) denseParams += static_cast<double>(p.getInt("size"));
+  }
+  // Splitting each op pays for large GEMMs (fc layers, sequence models); a conv net runs many
+  // small per-chunk GEMMs and loops that split poorly, while each extra replica costs one sum
+  // over the dense gradients: replicas when the convolutions' work per batch is at least
+  // kConvMacsPerParam MACs per dense parameter (LeNet: ~560).
+  constexpr double kConvMacsPerParam = 64;
+  const double convMacs = convMacsPerSample(model) * static_cast<double>(batchSize);
+  return convMacs > 0 && convMacs >= kConvMacsPerParam * denseParams ? threads : 1;
+}
+
 Trainer::Trainer(const std::string& json, const TrainerOptions& options)
     : config_(Json::parse(json, "TrainerConfig")),
       options_(options),
@@ -72,7 +121,11 @@ Trainer::Trainer(const std::string& json, const TrainerOptions& options, std::sh
 
 void Trainer::init(std::shared_ptr<GradientMachine> main) {
   PADDLE_ENFORCE(config_.has("model_config"), ConfigError, "the trainer config has no model_config");
-  PADDLE_ENFORCE(options_.trainerCount >= 1, ConfigError, "trainer_count must be >= 1");
+  PADDLE_ENFORCE(options_.trainerCount >= 0, ConfigError, "trainer_count must be >= 1 (0: chosen automatically)");
+  if (options_.trainerCount == 0) {
+    options_.trainerCount = main ? 1 : autoReplicas(config_["model_config"], batchSize_, options_.useGpu,
+                                                    options_.distributed);
+  }
   PADDLE_ENFORCE(!(options_.useGpu && options_.trainerCount > 1), UnsupportedError,
                  "trainer_count > 1 with use_gpu is not supported yet");
   const Json& model = config_["model_config"];
@@ -464,6 +517,7 @@ void Trainer::trainOneBatch(const std::vector<Argument>& inArgs, int64_t numSamp
     for (auto& p : machines_[0]->parameters()) updater_.update(*p);
     updater_.finishBatch();
   }
+  machines_[0]->gradientsAreZero();  // update() cleared each gradient it used
   averageLocalSgd(false);
   if (collective_) {
     accumulateOverRanks(numSamples, cost);

@@ -14,9 +14,14 @@
 
 namespace paddle {
 
+// The replicas --trainer_count=0 (the paddle command's default) trains with: one per CPU
+// thread when the model's convolutions do so much work per parameter that whole sub-batches
+// per thread beat splitting each op, else 1 (the thread pool splits the ops).
+int autoReplicas(const Json& modelConfig, int64_t batchSize, bool useGpu, bool distributed);
+
 struct TrainerOptions {
   bool useGpu = false;
-  int trainerCount = 1;
+  int trainerCount = 1;  // replicas; 0: chosen from the model and the threads (autoReplicas)
   uint64_t seed = 1;
   std::string predictFile;  // v1 --predict_file: the validation layers' samples of each pass
   // Data parallel over the MPI ranks (trainer/Collective): every rank is given the same
@@ -54,6 +59,7 @@ class Trainer {
   ParameterUpdater& updater() { return updater_; }
   const Json& config() const { return config_; }
   int64_t batchSize() const { return batchSize_; }
+  int replicas() const { return static_cast<int>(machines_.size()); }
 
   void randomizeParameters();
   void loadParameters(const std::string& dir);  // one v1 file per parameter

@@ -136,7 +136,9 @@ def _train_parser():
     flag("--load_missing_parameter_strategy", default="fail", choices=["fail", "rand", "zero"],
          help="what to do with parameters missing from a loaded model directory")
     flag("--use_gpu", type=_bool, nargs="?", const=True, default=False, metavar="0|1", help="run on the GPU")
-    flag("--trainer_count", type=int, default=1, help="data-parallel threads")
+    flag("--trainer_count", type=int, default=None,
+         help="data-parallel replicas; none: the engine picks one per thread for conv nets "
+              "whose convolutions dominate, else 1")
     flag("--data_sharding", default="batch", choices=["batch", "files"],
          help="under mpiexec: every rank reads all data and trains its share of each batch, "
               "or reads only its entries of the file list (paddle/trainer/distributed.py)")
@@ -252,10 +254,12 @@ class TrainingJob(object):
         self.saves = not self.cluster or self.cluster.is_root  # every rank holds the same parameters
         if self.cluster and args.early_stop_patience:
             raise UsageError("--early_stop_patience is decided by rank 0's tests alone: not under mpiexec")
-        api.initPaddle("--use_gpu=%d" % args.use_gpu, "--trainer_count=%d" % args.trainer_count,
+        # no --trainer_count: the engine chooses (0); --predict_output_dir's rows need one replica
+        count = args.trainer_count or (1 if getattr(args, "predict_output_dir", "") else 0)
+        api.initPaddle("--use_gpu=%d" % args.use_gpu, "--trainer_count=%d" % max(count, 1),
                        "--predict_file=" + args.predict_file)
         self.shards = distributed.shards_tables(args, self.cluster)  # --local=0: sharded tables
-        self.trainer = api.Trainer.create(message_to_json(tc), bool(args.use_gpu), args.trainer_count,
+        self.trainer = api.Trainer.create(message_to_json(tc), bool(args.use_gpu), count,
                                           args.seed if args.seed else int(time.time()),
                                           self.cluster is not None, self.shards)
         if self.cluster:
@@ -424,7 +428,7 @@ class TrainingJob(object):
             raise UsageError("the config defines no test data")
         predictions = None
         if a.predict_output_dir:
-            if a.trainer_count != 1:
+            if a.trainer_count not in (None, 1):
                 raise UsageError("--predict_output_dir needs --trainer_count=1")
             os.makedirs(a.predict_output_dir, exist_ok=True)
             predictions = open(os.path.join(a.predict_output_dir, "rank-00000"), "w")

@@ -25,6 +25,10 @@ POOLS = [  # C, H, W, size_y, size_x, stride_y, stride_x, pad_y, pad_x, ceil_mod
     (2, 6, 6, 2, 2, 2, 2, 0, 0, False),
     (3, 5, 7, 3, 3, 2, 2, 1, 1, True),
     (2, 7, 5, 3, 2, 2, 1, 0, 1, True),
+    # every window inside the image (PoolLayers' vectorised CPU path): overlapping at stride 1,
+    # and at stride 2 with the last image row and column left out
+    (2, 5, 6, 3, 2, 1, 1, 0, 0, False),
+    (3, 7, 7, 2, 2, 2, 2, 0, 0, False),
 ]
 
 

@@ -77,9 +77,12 @@ from paddle.proto import message_to_json
 from paddle.trainer.config_parser import parse_config
 from py_paddle import swig_paddle as api
 
-config, out = sys.argv[1], sys.argv[2]
+config, out, count = sys.argv[1], sys.argv[2], int(sys.argv[3])
 conf = parse_config(config, "")
-trainer = api.Trainer.create(message_to_json(conf), False, 1, 1)
+trainer = api.Trainer.create(message_to_json(conf), False, count, 1)
+print("replicas", trainer.getReplicaCount())
+if out == "-":  # only the choice
+    sys.exit(0)
 trainer.startTrainPass(0)
 rng = np.random.RandomState(0)
 names = list(conf.model_config.input_layer_names)
@@ -99,13 +102,20 @@ np.savez(out, **{p.getName(): p.getBuf(api.PARAMETER_VALUE).copyToNumpyArray() f
 """
 
 
-def train(tmp_path, config, threads, tag, **env):
+def run_config(tmp_path, config, threads, out, count, env):
+    """Runs RUNNER; returns the replica count the trainer used."""
     cfg = tmp_path / "config.py"
     cfg.write_text("from paddle.trainer_config_helpers import *\n" + config)
-    out = tmp_path / ("%s.npz" % tag)
     clean = {k: v for k, v in os.environ.items() if k not in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS")}
     env = dict(clean, PADDLE_THREADS=str(threads), PYTHONPATH=os.pathsep.join([ROOT] + sys.path), **env)
-    subprocess.run([sys.executable, "-c", RUNNER, str(cfg), str(out)], check=True, env=env, timeout=600)
+    p = subprocess.run([sys.executable, "-c", RUNNER, str(cfg), out, str(count)], check=True, env=env, timeout=600,
+                       capture_output=True, text=True)
+    return int(p.stdout.split("replicas")[1].split()[0])
+
+
+def train(tmp_path, config, threads, tag, count=1, **env):
+    out = tmp_path / ("%s.npz" % tag)
+    run_config(tmp_path, config, threads, str(out), count, env)
     return dict(np.load(str(out)))
 
 
@@ -121,3 +131,43 @@ def test_threads_bitwise_repeatable_and_close_to_one_thread(tmp_path, name, conf
         np.testing.assert_array_equal(first[k], second[k], err_msg=k)
         np.testing.assert_allclose(first[k], serial[k], rtol=2e-4, atol=2e-5, err_msg=k)
         np.testing.assert_allclose(default[k], serial[k], rtol=2e-4, atol=2e-5, err_msg=k)
+
+
+# A small LeNet: its convolutions do ~4500 MACs per dense parameter per batch, so at 2 threads
+# the engine trains it as 2 replicas of 32 samples when trainer_count is left to it (0).
+CONVNET = """
+settings(batch_size=64, learning_rate=0.01, learning_method=MomentumOptimizer(0.9))
+img = data_layer(name='pixel', size=3 * 16 * 16, height=16, width=16)
+c1 = simple_img_conv_pool(input=img, filter_size=5, num_filters=32, num_channel=3, pool_size=2, pool_stride=2,
+                          act=ReluActivation(), conv_padding=2, pool_type=MaxPooling())
+c2 = simple_img_conv_pool(input=c1, filter_size=3, num_filters=32, pool_size=2, pool_stride=2,
+                          act=ReluActivation(), conv_padding=1, pool_type=MaxPooling())
+out = fc_layer(input=c2, size=10, act=SoftmaxActivation()%s)
+outputs(classification_cost(input=out, label=data_layer(name='label', size=10)))
+"""
+
+
+@pytest.mark.parametrize("config,threads,count,want", [
+    (CONVNET % "", 2, 0, 2),  # conv work dominates: a replica per thread
+    (CONVNET % "", 1, 0, 1),
+    (CONVNET % "", 2, 1, 1),  # an explicit trainer_count wins
+    (CONVNET % "", 2, 3, 3),
+    (CONVNET % ", layer_attr=ExtraAttr(drop_rate=0.5)", 2, 0, 1),  # each replica would draw its own masks
+    ((CONVNET % "").replace("c2 = simple_img_conv_pool(", "c2 = img_conv_bn_pool("), 2, 0, 1),  # batch statistics
+    (CONV, 2, 0, 1),  # the fc weight outweighs the convolution's work
+    (LSTM, 2, 0, 1),
+])
+def test_automatic_replicas_follow_the_model(tmp_path, config, threads, count, want):
+    assert run_config(tmp_path, config, threads, "-", count, {}) == want
+
+
+def test_automatic_replicas_bitwise_repeatable_and_close_to_one_thread(tmp_path):
+    first = train(tmp_path, CONVNET % "", 2, "a", count=0)
+    second = train(tmp_path, CONVNET % "", 2, "b", count=0)
+    replicas = train(tmp_path, CONVNET % "", 2, "c", count=2)
+    serial = train(tmp_path, CONVNET % "", 1, "d", count=0)
+    assert first.keys() == serial.keys() and len(first) >= 5
+    for k in first:
+        np.testing.assert_array_equal(first[k], second[k], err_msg=k)
+        np.testing.assert_array_equal(first[k], replicas[k], err_msg=k)  # the choice is the replica path
+        np.testing.assert_allclose(first[k], serial[k], rtol=2e-4, atol=2e-5, err_msg=k)

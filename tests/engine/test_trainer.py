@@ -51,6 +51,23 @@ def test_replicas_match_single_thread(count):
     assert single.getPassEvalValues()[0] == pytest.approx(multi.getPassEvalValues()[0])
 
 
+def test_gradients_after_a_trained_batch_start_from_zero():
+    # the update clears every gradient it used, so the next backward skips its own clearing:
+    # a backward right after a trained batch gives the same gradients as any other
+    t = api.Trainer.create(json.dumps(mlp_config("adam")), False, 1, 7)
+    t.startTrainPass(0)
+    first, second = batches(2)
+    t.trainOneDataBatch(10, make_args(first))
+    gm = t.getGradientMachine()
+    grads = []
+    for _ in range(2):
+        gm.forwardBackward(make_args(second), api.Arguments.createArguments(0), api.PASS_TRAIN)
+        grads.append({p.getName(): p.getBuf(api.PARAMETER_GRADIENT).copyToNumpyArray() for p in gm.getParameters()})
+    assert all(g.any() for g in grads[0].values())
+    for name in grads[0]:
+        np.testing.assert_array_equal(grads[0][name], grads[1][name], err_msg=name)
+
+
 def test_training_statistics_and_test_period():
     t = api.Trainer.create(json.dumps(mlp_config("adam")), False, 1, 3)
     t.startTrainPass(0)
