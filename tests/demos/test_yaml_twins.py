@@ -22,6 +22,7 @@ TWINS = [
     ("semantic_role_labeling", "db_lstm.py", "", "db_lstm.yaml", ["", "is_predict=1"]),
     ("sentiment", "trainer_config.py", "net=conv", "trainer_config.conv.yaml", ["", "is_predict=1", "num_samples=50"]),
     ("seq2seq", "train.conf", "", "train.yaml", ["", "vocab=12"]),
+    ("sequence_tagging", "trainer_config.crf.py", "", "trainer_config.crf.yaml", ["", "is_predict=1"]),
 ]
 IDS = ["%s/%s" % (t[0], t[3]) for t in TWINS]
 
