@@ -1,7 +1,8 @@
 """v1's demo/seqToseq network for translation: `seq_to_seq_data` declares the data
 (dictionaries and file lists written by preprocess.py) and `gru_encoder_decoder` the attention
 GRU encoder-decoder, trained with teacher forcing or decoded with beam search. Used by
-translation/train.conf and translation/gen.conf."""
+translation/train.conf and translation/gen.conf; its encoder and decoder step also serve
+the reversal recipe (seq2seq_net.py)."""
 import os
 
 from paddle.trainer_config_helpers import *
@@ -33,6 +34,40 @@ def seq_to_seq_data(data_dir, is_generating, dict_size=30000, train_list='train.
     return {"src_dict_path": src_dict_path, "trg_dict_path": trg_dict_path, "gen_result": gen_result}
 
 
+def gru_encoder(src_embedding, encoder_size, decoder_size):
+    """Bidirectional GRU over the source embeddings. Returns the encoded sequence (both
+    directions concatenated), its projection for the attention, and the decoder's boot
+    state (from the backward GRU's first state)."""
+    src_forward = simple_gru(input=src_embedding, size=encoder_size)
+    src_backward = simple_gru(input=src_embedding, size=encoder_size, reverse=True)
+    encoded_vector = concat_layer(input=[src_forward, src_backward])
+
+    with mixed_layer(size=decoder_size) as encoded_proj:
+        encoded_proj += full_matrix_projection(input=encoded_vector)
+
+    backward_first = first_seq(input=src_backward)
+    with mixed_layer(size=decoder_size, act=TanhActivation()) as decoder_boot:
+        decoder_boot += full_matrix_projection(input=backward_first)
+    return encoded_vector, encoded_proj, decoder_boot
+
+
+def attention_decoder_step(decoder_boot, decoder_size, output=None):
+    """The recurrent_group / beam_search step over (encoded sequence, its projection,
+    current word): a GRU step fed by simple_attention's context and the word. The step
+    returns output(GRU state) when output is given, else the state itself."""
+    def gru_decoder_with_attention(enc_vec, enc_proj, current_word):
+        decoder_mem = memory(name='gru_decoder', size=decoder_size, boot_layer=decoder_boot)
+        context = simple_attention(encoded_sequence=enc_vec, encoded_proj=enc_proj,
+                                   decoder_state=decoder_mem)
+        with mixed_layer(size=decoder_size * 3) as decoder_inputs:
+            decoder_inputs += full_matrix_projection(input=context)
+            decoder_inputs += full_matrix_projection(input=current_word)
+        gru_step = gru_step_layer(name='gru_decoder', input=decoder_inputs,
+                                  output_mem=decoder_mem, size=decoder_size)
+        return output(gru_step) if output else gru_step
+    return gru_decoder_with_attention
+
+
 def gru_encoder_decoder(data_conf, is_generating, word_vector_dim=512, encoder_size=512,
                         decoder_size=512, beam_size=3, max_length=250):
     """Bidirectional GRU encoder; GRU decoder with simple_attention over the encoded
@@ -45,29 +80,16 @@ def gru_encoder_decoder(data_conf, is_generating, word_vector_dim=512, encoder_s
     src_word_id = data_layer(name='source_language_word', size=source_dict_dim)
     src_embedding = embedding_layer(input=src_word_id, size=word_vector_dim,
                                     param_attr=ParamAttr(name='_source_language_embedding'))
-    src_forward = simple_gru(input=src_embedding, size=encoder_size)
-    src_backward = simple_gru(input=src_embedding, size=encoder_size, reverse=True)
-    encoded_vector = concat_layer(input=[src_forward, src_backward])
+    encoded_vector, encoded_proj, decoder_boot = gru_encoder(src_embedding, encoder_size,
+                                                             decoder_size)
 
-    with mixed_layer(size=decoder_size) as encoded_proj:
-        encoded_proj += full_matrix_projection(input=encoded_vector)
-
-    backward_first = first_seq(input=src_backward)
-    with mixed_layer(size=decoder_size, act=TanhActivation()) as decoder_boot:
-        decoder_boot += full_matrix_projection(input=backward_first)
-
-    def gru_decoder_with_attention(enc_vec, enc_proj, current_word):
-        decoder_mem = memory(name='gru_decoder', size=decoder_size, boot_layer=decoder_boot)
-        context = simple_attention(encoded_sequence=enc_vec, encoded_proj=enc_proj,
-                                   decoder_state=decoder_mem)
-        with mixed_layer(size=decoder_size * 3) as decoder_inputs:
-            decoder_inputs += full_matrix_projection(input=context)
-            decoder_inputs += full_matrix_projection(input=current_word)
-        gru_step = gru_step_layer(name='gru_decoder', input=decoder_inputs,
-                                  output_mem=decoder_mem, size=decoder_size)
+    def softmax_output(gru_step):
         with mixed_layer(size=target_dict_dim, bias_attr=True, act=SoftmaxActivation()) as out:
             out += full_matrix_projection(input=gru_step)
         return out
+
+    gru_decoder_with_attention = attention_decoder_step(decoder_boot, decoder_size,
+                                                        softmax_output)
 
     decoder_group_name = "decoder_group"
     group_inputs = [StaticInput(input=encoded_vector, is_seq=True),

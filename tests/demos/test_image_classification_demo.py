@@ -1,7 +1,7 @@
 """demos/image_classification: a ResNet learns the generated images (class = pattern x
 colour scheme) through `paddle train`; predict.py classifies PNG files with the saved
 pass; data/process_cifar.py turns a CIFAR-10-python-laid-out tarball into the batches
-the provider reads, and a pass trains on them; the VGG config and its YAML twin agree."""
+the provider reads, and a pass trains on them (YAML twins: test_yaml_twins.py)."""
 import io
 import os
 import pickle
@@ -91,10 +91,8 @@ def test_process_cifar_reads_the_python_tarball_and_a_pass_trains_on_it(work):
     assert errors == [(10, errors[0][1])], log[-2000:]
 
 
-def test_vgg_yaml_twin_builds_the_same_config():
+def test_vgg_16_cifar_builds_small_vgg():
     code = ("from paddle.trainer.config_parser import parse_config\n"
-            "for a in ['', 'is_predict=1', 'num_samples=50']:\n"
-            "    assert parse_config('vgg_16_cifar.py', a) == parse_config('vgg_16_cifar.yaml', a), a\n"
             "c = parse_config('vgg_16_cifar.py', '')\n"
             "print(sum(l.type == 'exconv' for l in c.model_config.layers))")
     assert run(["-c", code], DEMO).split() == ["10"]  # small_vgg: 2 + 2 + 3 + 3 convolutions

@@ -90,23 +90,3 @@ def test_amazon_preprocessing_names_a_bad_line(tmp_path):
     p = subprocess.run([sys.executable, os.path.join(DEMO, "data", "preprocess.py"), str(bad), str(tmp_path / "o")],
                        capture_output=True, text=True)
     assert p.returncode != 0 and "r.json:2: not a review" in p.stderr
-
-
-def test_bidi_lstm_yaml_twin_builds_the_same_network():
-    from paddle.trainer.config_parser import parse_config
-    cwd = os.getcwd()
-    os.chdir(DEMO)
-    sys.path.insert(0, DEMO)
-    try:
-        for args in ("hidden=16", "hidden=16,is_predict=1"):
-            py, yml = parse_config("trainer_config.bidi-lstm.py", args), parse_config("trainer_config.bidi-lstm.yaml", args)
-            shape = lambda c: [(l.name, l.type, l.size, len(l.inputs)) for l in c.model_config.layers]
-            params = lambda c: sorted((p.name, p.size, p.initial_std, p.decay_rate) for p in c.model_config.parameters)
-            assert shape(py) == shape(yml) and params(py) == params(yml)
-            assert list(py.model_config.output_layer_names) == list(yml.model_config.output_layer_names)
-        assert parse_config("trainer_config.bidi-lstm.py", "").opt_config == \
-            parse_config("trainer_config.bidi-lstm.yaml", "").opt_config
-    finally:
-        os.chdir(cwd)
-        sys.path.pop(0)
-        sys.modules.pop("dataprovider", None)

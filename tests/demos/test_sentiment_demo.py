@@ -123,15 +123,6 @@ def test_bad_config_args_are_config_errors():
     assert out[2].startswith("ConfigError trainer_config.py:") and "run data/get_data.sh first" in out[2]
 
 
-def test_conv_yaml_twin_builds_the_same_config():
-    code = ("from paddle.trainer.config_parser import parse_config\n"
-            "for a in ['', 'is_predict=1', 'num_samples=50']:\n"
-            "    twin = parse_config('trainer_config.conv.yaml', a)\n"
-            "    assert parse_config('trainer_config.py', 'net=conv,' + a) == twin, a\n"
-            "print('same')")
-    assert "same" in run(["-c", code], DEMO)
-
-
 def test_bidirectional_lstm_net_trains(work):
     errors, log = train(work, "net=bilstm,num_samples=500,emb_dim=8,hid_dim=8", 1)
     assert len(errors) == 1 and errors[0][0] == 100, log[-2000:]

@@ -3,7 +3,7 @@ and batch_norm's moving statistics."""
 import numpy as np
 import pytest
 
-from netbuilder import Net, forward_values, gradient_check, rand, sum_cost_net_output
+from netbuilder import Net, forward_values, gradient_check, make_args, rand, sum_cost_net_output
 from py_paddle import swig_paddle as api
 
 B = 3
@@ -133,3 +133,59 @@ def test_data_norm_unknown_strategy_is_a_config_error():
                            data_norm_strategy="l2"))
     with pytest.raises(ValueError, match="unknown data_norm_strategy 'l2'"):
         net.build()
+
+
+BN_TRAINING_CONFIG = """
+from paddle.trainer_config_helpers import *
+settings(batch_size=16, learning_rate=0.05, learning_method=MomentumOptimizer(0.9),
+         regularization=L2Regularization(0.01))
+img = data_layer(name='img', size=2 * 6 * 6, height=6, width=6)
+conv = img_conv_layer(input=img, num_channels=2, num_filters=3, filter_size=3, padding=1,
+                      act=LinearActivation(), bias_attr=False, name='conv')
+bn = batch_norm_layer(input=conv, act=ReluActivation(), name='bn',
+                      layer_attr=ExtraAttr(drop_rate=0.3))
+out = fc_layer(input=bn, size=4, act=SoftmaxActivation())
+outputs(classification_cost(input=out, label=data_layer(name='label', size=4)))
+"""
+
+
+def test_batch_norm_test_pass_after_training_matches_numpy(tmp_path):
+    """v1's BatchNormalizationLayer through the v1 config language, trained like a demo
+    (momentum, L2, dropout after the norm): the test pass normalises with the moving
+    averages of every training batch's statistics, m = 0.9 m + 0.1 batch (from 0), leaves
+    them alone, and scales the dropped output by 1 - drop_rate."""
+    from paddle.trainer.config_parser import parse_config
+    path = tmp_path / "bn_conf.py"
+    path.write_text(BN_TRAINING_CONFIG)
+    conf = parse_config(str(path), "")
+    gm = api.GradientMachine.createFromConfigProto(conf.model_config, seed=2)
+    updater = api.ParameterUpdater.createLocalUpdater(api.OptimizationConfig.createFromProto(conf.opt_config))
+    updater.init(gm)
+    rng = np.random.RandomState(5)
+    C, P = 3, 36
+    mm, mv = np.zeros(C), np.zeros(C)
+    out = api.Arguments.createArguments(0)
+    gm.start()
+    updater.startPass()
+    for _ in range(6):
+        slots = [rand(rng, 16, 72) * 2 + 0.5, rng.randint(0, 4, 16).astype(np.int32)]
+        pass_type = updater.startBatch(16)
+        gm.forwardBackward(make_args(slots), out, pass_type)
+        conv = gm.getLayerOutput("conv").getSlotValue(0).copyToNumpyMat().reshape(16, C, P).astype(np.float64)
+        mm = 0.9 * mm + 0.1 * conv.mean((0, 2))
+        mv = 0.9 * mv + 0.1 * conv.var((0, 2))
+        for param in gm.getParameters():
+            updater.update(param)
+        updater.finishBatch(out.sum() / 16)
+    value = {p.getName(): p.getBuf(api.PARAMETER_VALUE).copyToNumpyArray() for p in gm.getParameters()}
+    np.testing.assert_allclose(value["_bn.w1"], mm, rtol=1e-4, atol=1e-6)
+    np.testing.assert_allclose(value["_bn.w2"], mv, rtol=1e-4, atol=1e-6)
+    xs = rand(rng, 5, 72)
+    gm.forward(make_args([xs, np.zeros(5, np.int32)]), out, api.PASS_TEST)
+    conv = gm.getLayerOutput("conv").getSlotValue(0).copyToNumpyMat().reshape(5, C, P).astype(np.float64)
+    w = value["_bn.w0"].reshape(1, C, 1)
+    b = value["_bn.wbias"].reshape(1, C, 1)
+    want = np.maximum(w * (conv - mm.reshape(1, C, 1)) / np.sqrt(mv.reshape(1, C, 1) + 1e-5) + b, 0) * 0.7
+    got = gm.getLayerOutput("bn").getSlotValue(0).copyToNumpyMat()
+    np.testing.assert_allclose(got, want.reshape(5, -1), rtol=1e-4, atol=1e-5)
+    np.testing.assert_array_equal(gm.getParameterByName("_bn.w1").getBuf(0).copyToNumpyArray(), value["_bn.w1"])
