@@ -89,7 +89,9 @@ class BatchNormLayer : public Layer {
     PADDLE_ENFORCE(in.value.width() == size_, DataError, "layer '", name_, "': input is ", shapeStr(in.value),
                    ", expected width ", size_);
     resetOutput(rows, size_);
-    useGlobal_ = hasGlobalFlag_ ? globalFlag_ : pass == PASS_TEST;
+    // v1: use_global_stats only chooses what testing normalises with; training always uses
+    // the batch's statistics (and moves the averages)
+    useGlobal_ = pass == PASS_TEST && (!hasGlobalFlag_ || globalFlag_);
     mean_.resize(1, channels_);
     invStd_.resize(1, channels_);
     float* mean = mean_.data();

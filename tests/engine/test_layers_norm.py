@@ -69,13 +69,29 @@ def test_batch_norm_moving_statistics_and_test_pass():
     np.testing.assert_allclose(forward_values(gm, [xs], bn, api.PASS_TEST), want, rtol=1e-4, atol=1e-5)
 
 
-def test_batch_norm_use_global_stats_gradients():
+@pytest.mark.parametrize("use_global", [None, True, False])
+def test_batch_norm_use_global_stats_applies_to_testing_only(use_global):
+    # v1 (BatchNormalizationLayer::forward): training always normalises with the batch's own
+    # statistics; use_global_stats picks moving (None/True) or batch (False) ones at test time.
     rng = np.random.RandomState(9)
-    net, bn = bn_net(3, 2, use_global=True)
-    sum_cost_net_output(net, bn, 6)
+    C, pix = 3, 2
+    net, bn = bn_net(C, pix, use_global=use_global)
+    net.output(bn)
     gm = net.build()
     gm.getParameterByName("_bn.w1").getBuf(0).copyFromNumpyArray(np.array([0.5, -0.2, 0.1], np.float32))
-    gradient_check(gm, [rand(rng, 4, 6), rand(rng, 4, 6)], input_slots=[0])
+    xs = rand(rng, 4, C * pix) * 2 + 1
+    x = xs.reshape(4, C, pix).astype(np.float64)
+    w = gm.getParameterByName("_bn.w0").getBuf(0).copyToNumpyArray().reshape(1, C, 1)
+    b = gm.getParameterByName("_bn.wbias").getBuf(0).copyToNumpyArray().reshape(1, C, 1)
+
+    def normalised(mean, var):
+        return (w * (x - mean) / np.sqrt(var + 1e-5) + b).reshape(4, -1)
+
+    batch = normalised(x.mean((0, 2), keepdims=True), x.var((0, 2), keepdims=True))
+    np.testing.assert_allclose(forward_values(gm, [xs], bn, api.PASS_TRAIN), batch, rtol=1e-4, atol=1e-5)
+    moving = [gm.getParameterByName(n).getBuf(0).copyToNumpyArray().reshape(1, C, 1) for n in ("_bn.w1", "_bn.w2")]
+    want = batch if use_global is False else normalised(*moving)
+    np.testing.assert_allclose(forward_values(gm, [xs], bn, api.PASS_TEST), want, rtol=1e-4, atol=1e-5)
 
 
 def np_cmrnorm(x, C, pix, size, scale, power):
