@@ -66,8 +66,9 @@ void softmaxRows(float* v, size_t h, size_t w) {
     for (size_t i = b; i < e; ++i) {
       float* x = v + i * w;
       float m = *std::max_element(x, x + w);
+      for (size_t j = 0; j < w; ++j) x[j] = act::vecExp(x[j] - m);  // vectorised; the sum below is not
       float s = 0;
-      for (size_t j = 0; j < w; ++j) s += (x[j] = std::exp(x[j] - m));
+      for (size_t j = 0; j < w; ++j) s += x[j];
       float inv = 1.0f / s;
       for (size_t j = 0; j < w; ++j) x[j] *= inv;
     }
