@@ -18,26 +18,26 @@ using namespace rnn;
 template <typename G>
 [[gnu::noinline]] void gruGates(G fg, bool gpu, size_t rows, size_t n, float* __restrict zr,
                                 const float* __restrict prev, float* __restrict resetPrev) {
-  forEach2Parallel(gpu, rows, n, [=] PD_HD(size_t i, size_t j) {
+  forEachUnit(gpu, rows, n, [=] PD_HD(size_t i, size_t j) {
     float* z = zr + i * 2 * n;
     z[j] = fg.fwd(z[j]);
     const float r = fg.fwd(z[n + j]);
     z[n + j] = r;
     resetPrev[i * n + j] = r * prev[i * n + j];
-  }, kCellGrain);
+  });
 }
 
 // GRU output: the candidate activated in place, h = (1 - z) prev + z cand.
 template <typename A>
 [[gnu::noinline]] void gruOutput(A fa, bool gpu, size_t rows, size_t n, const float* __restrict zr,
                                  const float* __restrict prev, float* __restrict cand, float* __restrict hidden) {
-  forEach2Parallel(gpu, rows, n, [=] PD_HD(size_t i, size_t j) {
+  forEachUnit(gpu, rows, n, [=] PD_HD(size_t i, size_t j) {
     const size_t u = i * n + j;
     const float c = fa.fwd(cand[u]);
     const float z = zr[i * 2 * n + j];
     cand[u] = c;
     hidden[u] = (1 - z) * prev[u] + z * c;
-  }, kCellGrain);
+  });
 }
 
 // The z half of dzr and dcand from the gradient of h.
@@ -46,12 +46,12 @@ template <typename A, typename G>
                                          const float* __restrict cand, const float* __restrict prev,
                                          const float* __restrict hiddenGrad, float* __restrict dzr,
                                          float* __restrict dcand) {
-  forEach2Parallel(gpu, rows, n, [=] PD_HD(size_t i, size_t j) {
+  forEachUnit(gpu, rows, n, [=] PD_HD(size_t i, size_t j) {
     const size_t u = i * n + j;
     const float z = zr[i * 2 * n + j], dh = hiddenGrad[u];
     dzr[i * 2 * n + j] = dh * (cand[u] - prev[u]) * fg.bwd(z, 0.0f);
     dcand[u] = dh * z * fa.bwd(cand[u], 0.0f);
-  }, kCellGrain);
+  });
 }
 
 // The r half of dzr from drh = dcand Uc^T; adds the direct terms into prevGrad.
@@ -60,12 +60,12 @@ template <typename G>
                                         const float* __restrict prev, const float* __restrict hiddenGrad,
                                         const float* __restrict drh, float* __restrict dzr,
                                         float* __restrict prevGrad) {
-  forEach2Parallel(gpu, rows, n, [=] PD_HD(size_t i, size_t j) {
+  forEachUnit(gpu, rows, n, [=] PD_HD(size_t i, size_t j) {
     const size_t u = i * n + j;
     const float r = zr[i * 2 * n + n + j];
     dzr[i * 2 * n + n + j] = drh[u] * prev[u] * fg.bwd(r, 0.0f);
     prevGrad[u] += drh[u] * r + hiddenGrad[u] * (1 - zr[i * 2 * n + j]);
-  }, kCellGrain);
+  });
 }
 
 // One GRU step over r rows: zr [r, 2H] and cand [r, H] hold the input parts

@@ -21,7 +21,7 @@ template <typename A, typename G, typename S>
 [[gnu::noinline]] void lstmForward(A fa, G fg, S fs, bool gpu, size_t rows, size_t n, float* __restrict gates,
                                    const float* __restrict prevCell, const float* __restrict peep,
                                    float* __restrict cell, float* __restrict stateAct, float* __restrict hidden) {
-  forEach2Parallel(gpu, rows, n, [=] PD_HD(size_t i, size_t j) {
+  forEachUnit(gpu, rows, n, [=] PD_HD(size_t i, size_t j) {
     float* g = gates + i * 4 * n;
     const size_t u = i * n + j;
     const float cp = prevCell[u];
@@ -32,8 +32,8 @@ template <typename A, typename G, typename S>
     g[n + j] = in;
     g[2 * n + j] = f;
     cell[u] = a * in + cp * f;
-  }, kCellGrain);
-  forEach2Parallel(gpu, rows, n, [=] PD_HD(size_t i, size_t j) {
+  });
+  forEachUnit(gpu, rows, n, [=] PD_HD(size_t i, size_t j) {
     float* g = gates + i * 4 * n;
     const size_t u = i * n + j;
     const float c = cell[u];
@@ -42,7 +42,7 @@ template <typename A, typename G, typename S>
     g[3 * n + j] = o;
     stateAct[u] = s;
     hidden[u] = o * s;
-  }, kCellGrain);
+  });
 }
 
 // LSTM backward (see LstmCell::backward).
@@ -53,7 +53,7 @@ template <typename A, typename G, typename S>
                                     const float* __restrict hiddenGrad, float* __restrict cellGrad,
                                     float* __restrict gateGrad, float* __restrict prevCellGrad,
                                     const float* __restrict peep, float* __restrict peepGrad) {
-  forEach2Parallel(gpu, rows, n, [=] PD_HD(size_t i, size_t j) {
+  forEachUnit(gpu, rows, n, [=] PD_HD(size_t i, size_t j) {
     const float* g = gates + i * 4 * n;
     float* dg = gateGrad + i * 4 * n;
     const size_t u = i * n + j;
@@ -71,7 +71,7 @@ template <typename A, typename G, typename S>
     dg[2 * n + j] = dF;
     dg[3 * n + j] = dO;
     prevCellGrad[u] += dc * f + dI * peep[j] + dF * peep[n + j];
-  }, kCellGrain);
+  });
   // The peephole grads, shared by all rows: one index per unit sums its rows in order.
   forEachParallel(gpu, n, [=] PD_HD(size_t j) {
     float pi = peepGrad[j], pf = peepGrad[n + j], po = peepGrad[2 * n + j];

@@ -62,6 +62,29 @@ inline void withActs(act::Kind a, act::Kind g, act::Kind s, F&& f) {
 // grain than a plain element-wise loop's).
 constexpr size_t kCellGrain = 2048;
 
+// The CPU loop of forEachUnit over rows [b, e): flatten inlines the body (GCC leaves a
+// body with several activations out of line, and a call per unit keeps the loop from
+// vectorising); ivdep: the units of a row touch disjoint memory (forEach2Parallel's
+// contract), so no run-time alias checks between the kernels' many pointers.
+template <typename F>
+[[gnu::flatten]] void unitRows(const F& f, size_t b, size_t e, size_t cols) {
+  for (size_t r = b; r < e; ++r) {
+#pragma GCC ivdep
+    for (size_t c = 0; c < cols; ++c) f(r, c);
+  }
+}
+
+// forEach2Parallel for the cell kernels, one index per (row, unit): the CPU splits the
+// rows (the batch's sequences) across the thread pool and vectorises along the units.
+template <typename F>
+void forEachUnit(bool gpu, size_t rows, size_t cols, F f, size_t grain = kCellGrain) {
+  if (gpu || reverseKernelOrder()) {
+    forEach2(gpu, rows, cols, f);
+    return;
+  }
+  parallelFor(rows, grain / std::max<size_t>(cols, 1) + 1, [&f, cols](size_t b, size_t e) { unitRows(f, b, e, cols); });
+}
+
 // Zeros to read, and a place to write and forget, standing in for an absent
 // previous state or peephole (kept across batches, on the layer's device).
 class Placeholders {
