@@ -198,8 +198,14 @@ class GruLayer : public BatchRecurrentLayer {
       Matrix dhp = t > 0 ? hiddenGrad_.rows(prevBegin(t), prevBegin(t) + r) : Matrix();
       Matrix dzr = zrGrad_.rows(b0, b1), dc = candGrad_.rows(b0, b1), drh = rhGrad_.rows(b0, b1);
       step_.backward(zr_.rows(b0, b1), cand_.rows(b0, b1), t > 0 ? &hp : nullptr, Ug, Uc, resetH_.rows(b0, b1),
-                     hiddenGrad_.rows(b0, b1), dzr, dc, drh, t > 0 ? &dhp : nullptr,
-                     weightTrainable() ? &dUg : nullptr, weightTrainable() ? &dUc : nullptr);
+                     hiddenGrad_.rows(b0, b1), dzr, dc, drh, t > 0 ? &dhp : nullptr, nullptr, nullptr);
+    }
+    if (weightTrainable() && batch_.numSteps() > 1) {
+      // dUg += h_{t-1}^T dzr_t and dUc += (r . h_{t-1})_t^T dcand_t over every step t > 0, one GEMM
+      // each (GruStep would run two small ones per step); the rows of rh already line up with dcand's
+      recurrentWeightGradient(hidden_, zrGrad_, dUg);
+      const size_t first = batch_.stepBegin(1);
+      math::gemm(resetH_.rows(first, T), true, candGrad_.rows(first, T), false, dUc, 1.0f, 1.0f);
     }
     joinGates(zrGrad_, candGrad_, inputGrad_, H);
     if (biasTrainable()) math::sumRows(inputGrad_, bias_->grad());

@@ -157,7 +157,7 @@ class LstmLayer : public BatchRecurrentLayer {
     cell_ = LstmCell(actKind_, elementwiseKind(config_.getString("active_gate_type"), "active_gate_type"),
                      elementwiseKind(config_.getString("active_state_type"), "active_state_type"), H_,
                      useGpu_);
-    onDevice({&cells_, &states_, &hidden_, &cellGrad_, &gateGrad_, &prevHidden_});
+    onDevice({&cells_, &states_, &hidden_, &cellGrad_, &gateGrad_});
   }
 
   void forward(PassType pass) override {
@@ -203,7 +203,10 @@ class LstmLayer : public BatchRecurrentLayer {
         math::gemm(dgt, false, W, true, dhPrev, 1.0f, 1.0f);
       }
     }
-    if (weightTrainable() && batch_.numSteps() > 1) weightGradient();
+    if (weightTrainable() && batch_.numSteps() > 1) {
+      Matrix dW = view(weight(0)->grad(), 0, H, 4 * H);
+      recurrentWeightGradient(hidden_, gateGrad_, dW);
+    }
     if (biasTrainable()) {
       Matrix db = view(bias_->grad(), 0, 1, 4 * H);
       math::sumRows(gateGrad_, db);
@@ -213,25 +216,10 @@ class LstmLayer : public BatchRecurrentLayer {
   }
 
  private:
-  // dW += sum over steps t > 0 of h_{t-1}^T dg_t, as one GEMM over every step's rows (one
-  // product with a long inner side instead of a small one per step): the previous hidden
-  // rows are lined up with the gate-gradient rows of their step first.
-  void weightGradient() {
-    const size_t H = H_, first = batch_.stepBegin(1), T = gates_.height();
-    prevHidden_.resize(T - first, H);
-    for (size_t t = 1; t < batch_.numSteps(); ++t) {
-      const size_t b0 = batch_.stepBegin(t), r = batch_.stepRows(t), p0 = prevBegin(t);
-      Matrix dst = prevHidden_.rows(b0 - first, b0 - first + r);
-      math::addColumns(dst, 0, hidden_.rows(p0, p0 + r), 0, H, 0.0f);
-    }
-    Matrix dW = view(weight(0)->grad(), 0, H, 4 * H);
-    math::gemm(prevHidden_, true, gateGrad_.rows(first, T), false, dW, 1.0f, 1.0f);
-  }
-
   size_t H_ = 0;
   LstmCell cell_;
   Matrix gates_, cells_, states_, hidden_;  // batch order
-  Matrix hiddenGrad_, cellGrad_, gateGrad_, prevHidden_;
+  Matrix hiddenGrad_, cellGrad_, gateGrad_;
 };
 
 // "lstm_step": one LSTM step inside a recurrent_group. Inputs: the 4H gate

@@ -51,11 +51,11 @@ class SimpleRecurrentLayer : public BatchRecurrentLayer {
         Matrix d = grad_.rows(b0, b0 + r);
         Matrix dPrev = grad_.rows(p0, p0 + r);
         math::gemm(d, false, W, true, dPrev, 1.0f, 1.0f);
-        if (weightTrainable()) {
-          Matrix dW = view(weight(0)->grad(), 0, size_, size_);
-          math::gemm(hidden_.rows(p0, p0 + r), true, d, false, dW, 1.0f, 1.0f);
-        }
       }
+    }
+    if (weightTrainable() && batch_.numSteps() > 1) {
+      Matrix dW = view(weight(0)->grad(), 0, size_, size_);
+      recurrentWeightGradient(hidden_, grad_, dW);
     }
     if (biasTrainable()) math::sumRows(grad_, bias_->grad());
     Argument& in = input(0);

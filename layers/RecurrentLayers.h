@@ -164,11 +164,26 @@ class BatchRecurrentLayer : public Layer {
     batch_.toBatch(output_.grad, hiddenGrad);
   }
   size_t prevBegin(size_t t) const { return batch_.stepBegin(t - 1); }
+  // dW += sum over steps t > 0 of h_{t-1}^T d_t, as one GEMM over every step's rows (one
+  // product with a long inner side instead of a small one per step): the previous hidden
+  // rows are lined up with the rows of d's steps (from step 1 on) in prevHidden_ first.
+  void recurrentWeightGradient(const Matrix& hidden, const Matrix& d, Matrix& dW) {
+    const size_t first = batch_.stepBegin(1), T = d.height(), H = hidden.width();
+    prevHidden_.setDevice(hidden.useGpu());
+    prevHidden_.resize(T - first, H);
+    for (size_t t = 1; t < batch_.numSteps(); ++t) {
+      const size_t b0 = batch_.stepBegin(t), r = batch_.stepRows(t), p0 = prevBegin(t);
+      Matrix dst = prevHidden_.rows(b0 - first, b0 - first + r);
+      math::addColumns(dst, 0, hidden.rows(p0, p0 + r), 0, H, 0.0f);
+    }
+    math::gemm(prevHidden_, true, d.rows(first, T), false, dW, 1.0f, 1.0f);
+  }
   bool weightTrainable() const { return !weight(0)->isStatic(); }
   bool biasTrainable() const { return bias_ && !bias_->isStatic(); }
   Parameter* weight(size_t i) const { return weights_[i]; }
 
   SequenceToBatch batch_;
+  Matrix prevHidden_;  // recurrentWeightGradient's lined-up rows
   bool reversed_ = false;
   act::Kind actKind_ = act::kTanh;
 };
