@@ -332,18 +332,29 @@ class SeqLastInstanceLayer : public SequencePoolLayer {
 
 namespace {
 // Row k of x over the rows [starts[k], starts[k + 1]) of y, and back: one index per (k, column).
-void expandRows(bool gpu, const int* starts, size_t n, size_t d, const float* x, float* y) {
-  forEach2(gpu, n, d, [=] PD_HD(size_t k, size_t j) {
-    const float v = x[k * d + j];
-    for (int r = starts[k]; r < starts[k + 1]; ++r) y[r * d + j] = v;
-  });
+// One index per (sequence, block of kPoolCols columns), as the pooling kernels.
+void expandRows(bool gpu, const int* hostStarts, const int* starts, size_t n, size_t d, const float* x, float* y) {
+  const size_t blocks = (d + kPoolCols - 1) / kPoolCols;
+  forEach2Parallel(gpu, n, blocks, [=] PD_HD(size_t k, size_t b) {
+    const size_t j0 = b * kPoolCols, j1 = j0 + kPoolCols < d ? j0 + kPoolCols : d;
+    const float* xk = x + k * d;
+    for (int r = starts[k]; r < starts[k + 1]; ++r) {
+      float* yr = y + r * d;
+      for (size_t j = j0; j < j1; ++j) yr[j] = xk[j];
+    }
+  }, segmentGrain(hostStarts, n, d) * blocks);
 }
-void expandRowsBackward(bool gpu, const int* starts, size_t n, size_t d, const float* g, float* gx) {
-  forEach2(gpu, n, d, [=] PD_HD(size_t k, size_t j) {
-    float acc = gx[k * d + j];
-    for (int r = starts[k]; r < starts[k + 1]; ++r) acc += g[r * d + j];
-    gx[k * d + j] = acc;
-  });
+void expandRowsBackward(bool gpu, const int* hostStarts, const int* starts, size_t n, size_t d, const float* g,
+                        float* gx) {
+  const size_t blocks = (d + kPoolCols - 1) / kPoolCols;
+  forEach2Parallel(gpu, n, blocks, [=] PD_HD(size_t k, size_t b) {
+    const size_t j0 = b * kPoolCols, j1 = j0 + kPoolCols < d ? j0 + kPoolCols : d;
+    float* gk = gx + k * d;
+    for (int r = starts[k]; r < starts[k + 1]; ++r) {
+      const float* gr = g + r * d;
+      for (size_t j = j0; j < j1; ++j) gk[j] += gr[j];
+    }
+  }, segmentGrain(hostStarts, n, d) * blocks);
 }
 }  // namespace
 
@@ -380,7 +391,8 @@ class ExpandLayer : public SequenceLayerBase {
                    "': start positions of '", inputs_[1]->name(), "' do not cover its ", rows, " rows");
     resetOutput(rows, size_);
     kernelStarts_ = kernelView(starts, startsScratch_, useGpu_);
-    expandRows(useGpu_, kernelStarts_, n, size_, x.data(), output_.value.data());
+    hostStarts_ = s;
+    expandRows(useGpu_, s, kernelStarts_, n, size_, x.data(), output_.value.data());
     output_.shareSequenceOf(as);
     finishForward();
   }
@@ -389,13 +401,14 @@ class ExpandLayer : public SequenceLayerBase {
     const Matrix& g = startBackward();
     Matrix& gx = input(0).grad;
     if (gx.empty()) return;
-    expandRowsBackward(useGpu_, kernelStarts_, gx.height(), size_, g.data(), gx.data());
+    expandRowsBackward(useGpu_, hostStarts_, kernelStarts_, gx.height(), size_, g.data(), gx.data());
   }
 
  private:
   bool fromSubSeq_ = false;
   IVector startsScratch_;              // the expand_as starts on the device in GPU runs
   const int* kernelStarts_ = nullptr;  // the starts as the kernels read them
+  const int* hostStarts_ = nullptr;    // and on the host (the CPU's split reads them)
 };
 
 namespace {
