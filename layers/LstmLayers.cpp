@@ -7,11 +7,11 @@ namespace paddle {
 namespace {
 using namespace rnn;
 
-// The kernels of the cells, one index per (row, unit); the CPU splits the rows
-// (the batch's sequences) across the thread pool. Their pointers are
-// never null (absent states and peepholes read zeros) and never overlap, which
-// __restrict tells the CPU compiler so that it vectorizes the loops; they stay
-// out of line because GCC forgets __restrict when it inlines a function.
+// The kernels of the cells, one index per (row, unit) through forEachUnit: the CPU splits
+// the rows (the batch's sequences) across the thread pool and vectorises along the units.
+// Their pointers are never null (absent states and peepholes read zeros) and never
+// overlap, which __restrict tells the compiler for their other loops; they stay out of
+// line because GCC forgets __restrict when it inlines a function.
 
 // LSTM forward (see LstmCell::forward), in two passes: the gates that do not
 // depend on the new cell, then the output gate and the state. (In one pass the
