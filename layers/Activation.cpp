@@ -61,14 +61,36 @@ void multiplyDerivative(act::Kind k, const float* __restrict y, const float* __r
   });
 }
 
+namespace {
+// Reductions over a row in kLanes interleaved partial results, combined in a fixed order
+// (the same bits every run): GCC vectorises them, where one running sum is a chain of
+// dependent adds (it may not reorder float adds itself).
+constexpr size_t kLanes = 16;
+
+template <typename Step, typename Combine>
+float reduceRow(size_t w, float init, Step step, Combine combine) {
+  float lane[kLanes];
+  for (size_t k = 0; k < kLanes; ++k) lane[k] = init;
+  size_t j = 0;
+  for (; j + kLanes <= w; j += kLanes)
+    for (size_t k = 0; k < kLanes; ++k) lane[k] = step(lane[k], j + k);
+  float r = init;
+  for (size_t k = 0; k < kLanes; ++k) r = combine(r, lane[k]);
+  for (; j < w; ++j) r = step(r, j);
+  return r;
+}
+}  // namespace
+
 void softmaxRows(float* v, size_t h, size_t w) {
   parallelFor(h, kParallelGrain / (w + 1) + 1, [=](size_t b, size_t e) {
+    auto larger = [](float a, float c) { return c > a ? c : a; };
+    auto add = [](float a, float c) { return a + c; };
     for (size_t i = b; i < e; ++i) {
       float* x = v + i * w;
-      float m = *std::max_element(x, x + w);
-      float s = 0;
-      for (size_t j = 0; j < w; ++j) s += (x[j] = std::exp(x[j] - m));
-      float inv = 1.0f / s;
+      const float m = reduceRow(w, -INFINITY, [x, larger](float a, size_t j) { return larger(a, x[j]); }, larger);
+      for (size_t j = 0; j < w; ++j) x[j] = act::vecExp(x[j] - m);
+      const float s = reduceRow(w, 0.0f, [x](float a, size_t j) { return a + x[j]; }, add);
+      const float inv = 1.0f / s;
       for (size_t j = 0; j < w; ++j) x[j] *= inv;
     }
   });
@@ -79,8 +101,8 @@ void softmaxRowsBackward(const float* y, float* g, size_t h, size_t w) {
     for (size_t i = b; i < e; ++i) {
       const float* yr = y + i * w;
       float* gr = g + i * w;
-      float dot = 0;
-      for (size_t j = 0; j < w; ++j) dot += gr[j] * yr[j];
+      const float dot = reduceRow(w, 0.0f, [gr, yr](float a, size_t j) { return a + gr[j] * yr[j]; },
+                                  [](float a, float c) { return a + c; });
       for (size_t j = 0; j < w; ++j) gr[j] = yr[j] * (gr[j] - dot);
     }
   });

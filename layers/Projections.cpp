@@ -164,7 +164,7 @@ class TableProjection : public Projection {
     const float* w = w_->value().data();
     float* y = out.data();
     const size_t n = outSize_;
-    forEach2(gpu, out.height(), n, [=] PD_HD(size_t r, size_t j) {
+    forEach2Parallel(gpu, out.height(), n, [=] PD_HD(size_t r, size_t j) {  // a row owns its output
       if (ids[r] >= 0) y[r * n + j] += w[ids[r] * n + j];
     });
   }
@@ -176,8 +176,20 @@ class TableProjection : public Projection {
     const GradRows gw = w_->gradRows(in.ids.useGpu() ? nullptr : in.ids.data(), g.height());
     const float* gy = g.data();
     const size_t n = outSize_;
-    // repeated ids add into the same row
-    forEach2(gpu, g.height(), n, [=] PD_HD(size_t r, size_t j) {
+    // repeated ids add into the same row: the CPU splits the columns instead (each chunk
+    // walks every row in order, so the sums are those of the serial loop)
+    const size_t rows = g.height();
+    if (!gpu && !reverseKernelOrder()) {
+      parallelFor(n, kParallelGrain / (rows + 1) + 1, [=](size_t j0, size_t j1) {
+        for (size_t r = 0; r < rows; ++r) {
+          if (ids[r] < 0) continue;
+          float* dst = gw.row(ids[r]);
+          for (size_t j = j0; j < j1; ++j) dst[j] += gy[r * n + j];
+        }
+      });
+      return;
+    }
+    forEach2(gpu, rows, n, [=] PD_HD(size_t r, size_t j) {
       if (ids[r] >= 0) atomicAddF(gw.row(ids[r]) + j, gy[r * n + j]);
     });
   }

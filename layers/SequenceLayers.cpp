@@ -11,6 +11,7 @@
 // All take an optional bias, then the activation. The start positions are
 // worked out on the host; the kernels (one index per output row and column,
 // looping over the rows of its segment) run on the layer's device.
+#include <algorithm>
 #include <cmath>
 #include <vector>
 
@@ -66,19 +67,42 @@ PD_HD inline float averageScale(AverageStrategy s, int len) {
   return s == kAverage ? 1.0f / len : s == kSum ? 1.0f : 1.0f / sqrtf(static_cast<float>(len));
 }
 
-void averagePool(bool gpu, const int* segs, size_t n, size_t d, AverageStrategy strategy, const float* x, float* y) {
-  forEach2(gpu, n, d, [=] PD_HD(size_t k, size_t j) {
-    float s = 0.0f;
-    for (int r = segs[k]; r < segs[k + 1]; ++r) s += x[r * d + j];
-    y[k * d + j] = s * averageScale(strategy, segs[k + 1] - segs[k]);
-  });
+// Average pooling, one index per (segment, block of kPoolCols columns) like maxPool: it
+// walks the segment's rows once, the CPU vectorising across the block, and the CPU splits
+// the segments across the thread pool (they own disjoint rows). grain: segments per chunk.
+size_t segmentGrain(const int* segs, size_t n, size_t d) {
+  const size_t values = static_cast<size_t>(segs[n] - segs[0]) * d + 1;
+  return std::max<size_t>(1, kParallelGrain * n / values);
 }
 
-void averageUnpool(bool gpu, const int* segs, size_t n, size_t d, AverageStrategy strategy, const float* g, float* gx) {
-  forEach2(gpu, n, d, [=] PD_HD(size_t k, size_t j) {
-    const float v = averageScale(strategy, segs[k + 1] - segs[k]) * g[k * d + j];
-    for (int r = segs[k]; r < segs[k + 1]; ++r) gx[r * d + j] += v;
-  });
+void averagePool(bool gpu, const int* hostSegs, const int* segs, size_t n, size_t d, AverageStrategy strategy,
+                 const float* x, float* y) {
+  const size_t blocks = (d + kPoolCols - 1) / kPoolCols;
+  forEach2Parallel(gpu, n, blocks, [=] PD_HD(size_t k, size_t b) {
+    const size_t j0 = b * kPoolCols, j1 = j0 + kPoolCols < d ? j0 + kPoolCols : d;
+    float* out = y + k * d;
+    for (size_t j = j0; j < j1; ++j) out[j] = 0.0f;
+    for (int r = segs[k]; r < segs[k + 1]; ++r) {
+      const float* xr = x + r * d;
+      for (size_t j = j0; j < j1; ++j) out[j] += xr[j];
+    }
+    const float scale = averageScale(strategy, segs[k + 1] - segs[k]);
+    for (size_t j = j0; j < j1; ++j) out[j] *= scale;
+  }, segmentGrain(hostSegs, n, d) * blocks);
+}
+
+void averageUnpool(bool gpu, const int* hostSegs, const int* segs, size_t n, size_t d, AverageStrategy strategy,
+                   const float* g, float* gx) {
+  const size_t blocks = (d + kPoolCols - 1) / kPoolCols;
+  forEach2Parallel(gpu, n, blocks, [=] PD_HD(size_t k, size_t b) {
+    const size_t j0 = b * kPoolCols, j1 = j0 + kPoolCols < d ? j0 + kPoolCols : d;
+    const float scale = averageScale(strategy, segs[k + 1] - segs[k]);
+    const float* gk = g + k * d;
+    for (int r = segs[k]; r < segs[k + 1]; ++r) {
+      float* gr = gx + r * d;
+      for (size_t j = j0; j < j1; ++j) gr[j] += scale * gk[j];
+    }
+  }, segmentGrain(hostSegs, n, d) * blocks);
 }
 
 // The row segment k takes: its first or its last.
@@ -273,10 +297,10 @@ class AverageSeqPoolLayer : public SequencePoolLayer {
 
  protected:
   void pool(const Matrix& x) override {
-    averagePool(useGpu_, kernelSegs_, numSegments(), size_, strategy_, x.data(), output_.value.data());
+    averagePool(useGpu_, segs_.data(), kernelSegs_, numSegments(), size_, strategy_, x.data(), output_.value.data());
   }
   void unpool(const Matrix& g, Matrix& gx) override {
-    averageUnpool(useGpu_, kernelSegs_, numSegments(), size_, strategy_, g.data(), gx.data());
+    averageUnpool(useGpu_, segs_.data(), kernelSegs_, numSegments(), size_, strategy_, g.data(), gx.data());
   }
 
  private:
@@ -308,18 +332,29 @@ class SeqLastInstanceLayer : public SequencePoolLayer {
 
 namespace {
 // Row k of x over the rows [starts[k], starts[k + 1]) of y, and back: one index per (k, column).
-void expandRows(bool gpu, const int* starts, size_t n, size_t d, const float* x, float* y) {
-  forEach2(gpu, n, d, [=] PD_HD(size_t k, size_t j) {
-    const float v = x[k * d + j];
-    for (int r = starts[k]; r < starts[k + 1]; ++r) y[r * d + j] = v;
-  });
+// One index per (sequence, block of kPoolCols columns), as the pooling kernels.
+void expandRows(bool gpu, const int* hostStarts, const int* starts, size_t n, size_t d, const float* x, float* y) {
+  const size_t blocks = (d + kPoolCols - 1) / kPoolCols;
+  forEach2Parallel(gpu, n, blocks, [=] PD_HD(size_t k, size_t b) {
+    const size_t j0 = b * kPoolCols, j1 = j0 + kPoolCols < d ? j0 + kPoolCols : d;
+    const float* xk = x + k * d;
+    for (int r = starts[k]; r < starts[k + 1]; ++r) {
+      float* yr = y + r * d;
+      for (size_t j = j0; j < j1; ++j) yr[j] = xk[j];
+    }
+  }, segmentGrain(hostStarts, n, d) * blocks);
 }
-void expandRowsBackward(bool gpu, const int* starts, size_t n, size_t d, const float* g, float* gx) {
-  forEach2(gpu, n, d, [=] PD_HD(size_t k, size_t j) {
-    float acc = gx[k * d + j];
-    for (int r = starts[k]; r < starts[k + 1]; ++r) acc += g[r * d + j];
-    gx[k * d + j] = acc;
-  });
+void expandRowsBackward(bool gpu, const int* hostStarts, const int* starts, size_t n, size_t d, const float* g,
+                        float* gx) {
+  const size_t blocks = (d + kPoolCols - 1) / kPoolCols;
+  forEach2Parallel(gpu, n, blocks, [=] PD_HD(size_t k, size_t b) {
+    const size_t j0 = b * kPoolCols, j1 = j0 + kPoolCols < d ? j0 + kPoolCols : d;
+    float* gk = gx + k * d;
+    for (int r = starts[k]; r < starts[k + 1]; ++r) {
+      const float* gr = g + r * d;
+      for (size_t j = j0; j < j1; ++j) gk[j] += gr[j];
+    }
+  }, segmentGrain(hostStarts, n, d) * blocks);
 }
 }  // namespace
 
@@ -356,7 +391,8 @@ class ExpandLayer : public SequenceLayerBase {
                    "': start positions of '", inputs_[1]->name(), "' do not cover its ", rows, " rows");
     resetOutput(rows, size_);
     kernelStarts_ = kernelView(starts, startsScratch_, useGpu_);
-    expandRows(useGpu_, kernelStarts_, n, size_, x.data(), output_.value.data());
+    hostStarts_ = s;
+    expandRows(useGpu_, s, kernelStarts_, n, size_, x.data(), output_.value.data());
     output_.shareSequenceOf(as);
     finishForward();
   }
@@ -365,13 +401,14 @@ class ExpandLayer : public SequenceLayerBase {
     const Matrix& g = startBackward();
     Matrix& gx = input(0).grad;
     if (gx.empty()) return;
-    expandRowsBackward(useGpu_, kernelStarts_, gx.height(), size_, g.data(), gx.data());
+    expandRowsBackward(useGpu_, hostStarts_, kernelStarts_, gx.height(), size_, g.data(), gx.data());
   }
 
  private:
   bool fromSubSeq_ = false;
   IVector startsScratch_;              // the expand_as starts on the device in GPU runs
   const int* kernelStarts_ = nullptr;  // the starts as the kernels read them
+  const int* hostStarts_ = nullptr;    // and on the host (the CPU's split reads them)
 };
 
 namespace {

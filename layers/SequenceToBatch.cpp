@@ -60,13 +60,14 @@ void SequenceToBatch::toBatch(const Matrix& src, Matrix& dst, const Matrix* bias
   const float* s = src.data();
   float* d = dst.data();
   if (!bias) {
-    forEach2(gpu, seqRow_.size(), w, [=] PD_HD(size_t b, size_t j) { d[b * w + j] = s[map[b] * w + j]; });
+    forEach2Parallel(gpu, seqRow_.size(), w, [=] PD_HD(size_t b, size_t j) { d[b * w + j] = s[map[b] * w + j]; });
     return;
   }
   PADDLE_ENFORCE(bias->size() == w && bias->useGpu() == gpu, DataError, "toBatch: bias of ", bias->size(),
                  " values for rows of ", w);
   const float* r = bias->data();
-  forEach2(gpu, seqRow_.size(), w, [=] PD_HD(size_t b, size_t j) { d[b * w + j] = s[map[b] * w + j] + r[j]; });
+  forEach2Parallel(gpu, seqRow_.size(), w,
+                   [=] PD_HD(size_t b, size_t j) { d[b * w + j] = s[map[b] * w + j] + r[j]; });
 }
 
 void SequenceToBatch::toBatch(const IVector& src, IVector& dst) {
@@ -76,7 +77,7 @@ void SequenceToBatch::toBatch(const IVector& src, IVector& dst) {
   const int* map = rowMap(gpu);
   const int* s = src.data();
   int* d = dst.data();
-  forEach(gpu, seqRow_.size(), [=] PD_HD(size_t b) { d[b] = s[map[b]]; });
+  forEachParallel(gpu, seqRow_.size(), [=] PD_HD(size_t b) { d[b] = s[map[b]]; });
 }
 
 void SequenceToBatch::toSequence(const Matrix& src, Matrix& dst, bool accumulate) {
@@ -86,11 +87,12 @@ void SequenceToBatch::toSequence(const Matrix& src, Matrix& dst, bool accumulate
   const int* map = rowMap(gpu);
   const float* s = src.data();
   float* d = dst.data();
-  // batch rows map to distinct sequence rows: every (b, j) owns its destination
+  // batch rows map to distinct sequence rows: every (b, j) owns its destination, so the CPU
+  // splits the rows across the thread pool (as in toBatch)
   if (accumulate) {
-    forEach2(gpu, seqRow_.size(), w, [=] PD_HD(size_t b, size_t j) { d[map[b] * w + j] += s[b * w + j]; });
+    forEach2Parallel(gpu, seqRow_.size(), w, [=] PD_HD(size_t b, size_t j) { d[map[b] * w + j] += s[b * w + j]; });
   } else {
-    forEach2(gpu, seqRow_.size(), w, [=] PD_HD(size_t b, size_t j) { d[map[b] * w + j] = s[b * w + j]; });
+    forEach2Parallel(gpu, seqRow_.size(), w, [=] PD_HD(size_t b, size_t j) { d[map[b] * w + j] = s[b * w + j]; });
   }
 }
 

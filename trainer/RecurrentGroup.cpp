@@ -141,6 +141,13 @@ void RecurrentLayerGroup::init(LayerContext& ctx) {
   for (const Json& l : (*sub)["out_links"].items()) {
     outLinks_.push_back({l.getString("layer_name"), l.getString("link_name")});
   }
+  sharedGrad_.assign(innerConfigs_.size(), false);
+  for (Memory& m : memories_) {
+    m.isStatic = !generating_ && m.boot && copiesOnlyItsAgent(m);
+    for (size_t i = 0; i < innerConfigs_.size(); ++i) {
+      if (m.isStatic && innerConfigs_[i].getString("name") == m.agent) sharedGrad_[i] = true;
+    }
+  }
   for (InLink& in : inLinks_) {  // the group's own buffers live where its layers compute
     for (Matrix* m : {&in.value, &in.grad}) m->setDevice(useGpu_);
     in.ids.setDevice(useGpu_);
@@ -164,6 +171,31 @@ void RecurrentLayerGroup::init(LayerContext& ctx) {
                      m.boot->name(), "' has size ", m.boot->size(), ", expected ", agent->size());
     }
   }
+}
+
+// Whether memory m's layer is a plain copy of its own agent (StaticInput makes one: a mixed
+// layer with one identity projection of the agent, no bias, activation or dropout) that no
+// other layer of the group and no out-link reads.
+bool RecurrentLayerGroup::copiesOnlyItsAgent(const Memory& m) const {
+  for (const OutLink& o : outLinks_) {
+    if (o.layer == m.layer) return false;
+  }
+  bool isCopy = false;
+  for (const Json& lc : innerConfigs_) {
+    const auto& ins = lc["inputs"].items();
+    if (lc.getString("name") != m.layer) {
+      for (const Json& in : ins) {
+        if (in.getString("input_layer_name") == m.layer) return false;
+      }
+      continue;
+    }
+    const std::string act = lc.getString("active_type");
+    isCopy = lc.getString("type") == "mixed" && ins.size() == 1 && ins[0].getString("input_layer_name") == m.agent &&
+             ins[0].has("proj_conf") && ins[0]["proj_conf"].getString("type") == "identity" &&
+             lc.getString("bias_parameter_name").empty() && (act.empty() || act == "linear") &&
+             lc.getDouble("drop_rate") == 0.0;
+  }
+  return isCopy;
 }
 
 void RecurrentLayerGroup::forward(PassType pass) {
@@ -190,9 +222,15 @@ void RecurrentLayerGroup::forward(PassType pass) {
       if (!a.ids.empty()) batch_.toBatch(a.ids, in.ids);
     }
   }
-  for (Memory& m : memories_) prepareBoot(m);
-  while (frames_.size() < T) frames_.push_back(buildFrame());
   const bool training = pass == PASS_TRAIN || pass == PASS_GC;
+  for (Memory& m : memories_) {
+    prepareBoot(m);
+    if (m.isStatic && training) {  // every frame adds into it from backward on
+      m.bootGrad.resize(m.bootValue.height(), m.bootValue.width());
+      m.bootGrad.zero();
+    }
+  }
+  while (frames_.size() < T) frames_.push_back(buildFrame());
   for (size_t t = 0; t < T; ++t) {
     Frame& f = *frames_[t];
     if (training && t >= 2) handGradients(*frames_[t - 2], f, false);
@@ -249,6 +287,7 @@ void RecurrentLayerGroup::backward() {
     in.grad.zero();
   }
   for (Memory& m : memories_) {
+    if (m.isStatic) continue;  // (forward zeroed it, and the frames' agents share it)
     m.bootGrad.resize(m.bootValue.height(), m.bootValue.width());
     m.bootGrad.zero();
   }
@@ -269,6 +308,7 @@ void RecurrentLayerGroup::backward() {
     // the second last) takes its buffers before memory gradients flow into it
     if (t >= 1 && t + 1 < T) handGradients(*frames_[t + 1], *frames_[t - 1], true);
     for (Memory& m : memories_) {
+      if (m.isStatic) continue;
       const Matrix& g = f.agent(m.agent)->output().grad;
       if (g.empty()) continue;
       Matrix& dst = t > 0 ? frames_[t - 1]->get(m.layer)->output().grad : m.bootGrad;
@@ -298,6 +338,7 @@ void RecurrentLayerGroup::backward() {
 
 void RecurrentLayerGroup::handGradients(Frame& from, Frame& to, bool restoreShapes) {
   for (size_t i = 0; i < to.layers.size(); ++i) {
+    if (sharedGrad_[i]) continue;  // a view of bootGrad in every frame
     Matrix& src = from.layers[i]->output().grad;
     Matrix& dst = to.layers[i]->output().grad;
     dst = src;
@@ -337,7 +378,7 @@ std::unique_ptr<RecurrentLayerGroup::Frame> RecurrentLayerGroup::buildFrame() {
     try {
       std::unique_ptr<Layer> l = LayerRegistry::instance().create(lc);
       l->init(ctx);
-      if (!dynamic_cast<AgentLayer*>(l.get())) f->compute.push_back(l.get());
+      if (!dynamic_cast<AgentLayer*>(l.get()) && !isStaticCopy(n)) f->compute.push_back(l.get());
       f->map[n] = l.get();
       f->layers.push_back(std::move(l));
     } catch (const ConfigError& e) {
@@ -392,6 +433,14 @@ void RecurrentLayerGroup::prepareBoot(Memory& m) {
 // Points the memory's agent in frame t at its previous value.
 void RecurrentLayerGroup::connectMemory(Memory& m, size_t t, size_t r) {
   AgentLayer* agent = frames_[t]->agent(m.agent);
+  if (m.isStatic) {  // the boot value (and gradient) itself, in every frame
+    const size_t rows = m.isSequence ? m.bootStarts.data()[r] : r;
+    const IVector prefix = m.isSequence ? IVector::view(const_cast<int*>(m.bootStarts.data()), 1, r + 1, false)
+                                        : IVector();
+    const Matrix grad = m.bootGrad.empty() ? Matrix() : m.bootGrad.rows(0, rows);
+    agent->set(m.bootValue.rows(0, rows), IVector(), prefix, pass_, m.bootGrad.empty() ? nullptr : &grad);
+    return;
+  }
   if (!m.isSequence) {
     const Matrix& src = t == 0 ? m.bootValue : frames_[t - 1]->get(m.layer)->output().value;
     agent->set(src.rows(0, r), IVector(), IVector(), pass_);

@@ -33,14 +33,18 @@ class AgentLayer : public Layer {
   void forward(PassType pass) override { pass_ = pass; }
   void backward() override {}
 
-  // Makes the output `value` (a view; not copied) with a fresh zeroed gradient.
-  void set(const Matrix& value, const IVector& ids, const IVector& seqStarts, PassType pass) {
+  // Makes the output `value` (a view; not copied) with a fresh zeroed gradient, or with
+  // `sharedGrad` (a view the caller zeroed, which other frames add into as well).
+  void set(const Matrix& value, const IVector& ids, const IVector& seqStarts, PassType pass,
+           const Matrix* sharedGrad = nullptr) {
     pass_ = pass;
     output_.value = value;
     output_.ids = ids;
     output_.seqStarts = seqStarts;
     size_t rows = value.height() ? value.height() : ids.size();
-    if (pass == PASS_TRAIN || pass == PASS_GC) {
+    if (sharedGrad && (pass == PASS_TRAIN || pass == PASS_GC)) {
+      output_.grad = *sharedGrad;
+    } else if (pass == PASS_TRAIN || pass == PASS_GC) {
       output_.grad.setDevice(useGpu_);
       output_.grad.resize(rows, size_);
       output_.grad.zero();
@@ -109,6 +113,9 @@ class RecurrentLayerGroup : public Layer {
   struct Memory {
     std::string layer, agent;
     bool isSequence = false;
+    // A StaticInput's memory (not in generation): its layer only copies its agent, so every
+    // frame's agent reads the boot value and adds into bootGrad, and the copy is skipped.
+    bool isStatic = false;
     Layer* boot = nullptr;
     Parameter* bootBias = nullptr;
     act::Kind bootAct = act::kLinear;
@@ -134,6 +141,14 @@ class RecurrentLayerGroup : public Layer {
   AgentLayer* gatherAgent(const std::string& n) const;
 
   std::unique_ptr<Frame> buildFrame();
+  bool copiesOnlyItsAgent(const Memory& m) const;
+  // Whether layer n is a static memory's copy, which the frames skip.
+  bool isStaticCopy(const std::string& n) const {
+    for (const Memory& m : memories_) {
+      if (m.isStatic && m.layer == n) return true;
+    }
+    return false;
+  }
 
   // The memory's value at t = 0, one row (or sequence) per sequence, longest first.
   void prepareBoot(Memory& m);
@@ -144,7 +159,7 @@ class RecurrentLayerGroup : public Layer {
   // live from its backward (or the next frame's, which adds memory gradients into it)
   // until the previous frame's backward ends, so frame `to` takes frame `from`'s buffers
   // (two steps away) and, in backward, zeroes them in the shapes its forward recorded.
-  static void handGradients(Frame& from, Frame& to, bool restoreShapes);
+  void handGradients(Frame& from, Frame& to, bool restoreShapes);
 
   void finishBoot(Memory& m);
 
@@ -210,6 +225,7 @@ class RecurrentLayerGroup : public Layer {
   ParameterMap* params_ = nullptr;
 
   std::vector<Json> innerConfigs_;
+  std::vector<bool> sharedGrad_;  // per layer of a frame: a static memory's agent (bootGrad views)
   bool reversed_ = false;
   std::vector<InLink> inLinks_;
   std::vector<Memory> memories_;

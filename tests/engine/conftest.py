@@ -5,7 +5,7 @@ test_layers_costs.py + test_layers_costs_structured.py (CostLayers.cpp), test_la
 filter layout), test_layers_pool.py (PoolLayers.cpp), test_layers_norm.py (NormLayers.cpp), test_layers_image.py (ImageLayers.cpp),
 test_layers_elementwise.py (ElementwiseLayers.cpp, PReluLayer.cpp), test_layers_mixed.py (MixedLayer.cpp,
 Projections.cpp), test_layers_sequence.py (SequenceLayers.cpp), test_recurrent_layers.py
-(RecurrentLayers.cpp), test_layers_utility.py (UtilityLayers.cpp), test_recurrent_group.py,
+(LstmLayers.cpp, GruLayers.cpp, RecurrentLayers.cpp), test_layers_utility.py (UtilityLayers.cpp), test_recurrent_group.py,
 test_recurrent_group_nested.py and test_generation.py (trainer/RecurrentGroup*.cpp), test_optimizers.py (trainer/Optimizers.cpp),
 test_evaluators.py (trainer/Evaluator.cpp), test_trainer.py (trainer/Trainer.cpp); test_layer_registry.py: every type the parser emits has one."""
 import os

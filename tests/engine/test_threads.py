@@ -68,6 +68,27 @@ gru = simple_gru(input=emb, size=64)
 out = fc_layer(input=pooling_layer(input=gru, pooling_type=MaxPooling()), size=2, act=SoftmaxActivation())
 outputs(classification_cost(input=out, label=data_layer(name='label', size=2)))
 """
+# gated_recurrent (simple_gru2) encoder, attention decoder (expand, sequence softmax, average
+# pooling over the source in every frame of a recurrent_group)
+ATTENTION = """
+settings(batch_size=64, learning_rate=2e-3, learning_method=MomentumOptimizer(0.9))
+words = data_layer(name='words', size=500)
+emb = embedding_layer(input=words, size=32)
+enc = simple_gru2(input=emb, size=32)
+enc_proj = fc_layer(input=enc, size=32, act=LinearActivation(), bias_attr=False)
+
+def step(enc_seq, enc_proj, word):
+    state = memory(name='dec', size=32)
+    context = simple_attention(encoded_sequence=enc_seq, encoded_proj=enc_proj, decoder_state=state)
+    with mixed_layer(size=96) as inputs:
+        inputs += full_matrix_projection(input=context)
+        inputs += full_matrix_projection(input=word)
+    return gru_step_layer(name='dec', input=inputs, output_mem=state, size=32)
+
+dec = recurrent_group(step=step, input=[StaticInput(enc, is_seq=True), StaticInput(enc_proj, is_seq=True), emb])
+out = fc_layer(input=last_seq(dec), size=2, act=SoftmaxActivation())
+outputs(classification_cost(input=out, label=data_layer(name='label', size=2)))
+"""
 
 # Trains 4 batches of a config and saves every parameter value to an .npz.
 RUNNER = r"""
@@ -119,7 +140,7 @@ def train(tmp_path, config, threads, tag, count=1, **env):
     return dict(np.load(str(out)))
 
 
-@pytest.mark.parametrize("name,config", [("conv", CONV), ("lstm", LSTM), ("gru", GRU)])
+@pytest.mark.parametrize("name,config", [("conv", CONV), ("lstm", LSTM), ("gru", GRU), ("attention", ATTENTION)])
 def test_threads_bitwise_repeatable_and_close_to_one_thread(tmp_path, name, config):
     # PADDLE_PARALLEL_ALL=1 splits every loop the pool can split, however small
     first = train(tmp_path, config, 2, "a", PADDLE_PARALLEL_ALL="1")
