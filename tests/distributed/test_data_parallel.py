@@ -73,7 +73,9 @@ def assert_same_parameters(a, b, exact):
         if exact:
             assert a[name].tobytes() == b[name].tobytes(), name
         else:
-            np.testing.assert_allclose(a[name], b[name], rtol=1e-5, atol=1e-6, err_msg=name)
+            # summation orders differ (ranks x threads vs threads): rounding, amplified a little by the
+            # optimizer over a pass
+            np.testing.assert_allclose(a[name], b[name], rtol=1e-5, atol=1e-5, err_msg=name)
 
 
 def pass_numbers(log):
