@@ -65,14 +65,6 @@ class FullyConnectedLayer : public Layer {
  public:
   using Layer::Layer;
 
-  // Every row of m = row (public only because it defines a kernel: an nvcc rule).
-  static void fillRows(Matrix& m, const Matrix& row) {
-    const size_t w = m.width();
-    const float* r = row.data();
-    float* y = m.data();
-    forEach2Parallel(m.useGpu(), m.height(), w, [=] PD_HD(size_t i, size_t j) { y[i * w + j] = r[j]; });
-  }
-
   void init(LayerContext& ctx) override {
     Layer::init(ctx);
     PADDLE_ENFORCE(size_ > 0, ConfigError, "fc layer needs a positive size");
@@ -98,7 +90,7 @@ class FullyConnectedLayer : public Layer {
     resetOutput(rows, size_);
     // With a bias the output starts as the bias rows and every product adds to it: no pass
     // of its own for the bias, and no clearing of the output inside the first GEMM.
-    if (bias_) fillRows(output_.value, bias_->value());
+    if (bias_) math::addRowVector(output_.value, bias_->value(), 1.0f, 0.0f);
     for (size_t i = 0; i < inputs_.size(); ++i) {
       const Argument& in = input(i);
       PADDLE_ENFORCE(in.batchSize() == rows, DataError, "input '", inputs_[i]->name(), "' has ",

@@ -87,10 +87,10 @@ void gemm(const float* A, bool transA, const float* B, bool transB, float* C, in
   math::gemm(hostView(A, transA ? K : M, transA ? M : K), transA, hostView(B, transB ? N : K, transB ? K : N), transB,
              c, alpha, beta);
 }
-void addRowVector(float* m, const float* row, int h, int w, float scale) {
+void addRowVector(float* m, const float* row, int h, int w, float scale, float beta) {
   DeviceWindow open;
   Matrix v = hostView(m, h, w);
-  math::addRowVector(v, hostView(row, 1, w), scale);
+  math::addRowVector(v, hostView(row, 1, w), scale, beta);
 }
 void sumRows(const float* m, float* out, int h, int w, float beta) {
   DeviceWindow open;

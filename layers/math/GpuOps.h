@@ -8,7 +8,7 @@ namespace gpu {
 
 void gemm(const float* A, bool transA, const float* B, bool transB, float* C,
           int M, int N, int K, float alpha, float beta);
-void addRowVector(float* m, const float* row, int h, int w, float scale);
+void addRowVector(float* m, const float* row, int h, int w, float scale, float beta);
 void sumRows(const float* m, float* out, int h, int w, float beta);
 void axpby(float alpha, const float* x, float beta, float* y, size_t n);
 void dotMul(float* y, const float* x, size_t n);

@@ -77,13 +77,13 @@ void gemm(const Matrix& A, bool transA, const Matrix& B, bool transB, Matrix& C,
   cpuGemm(A, transA, B, transB, C, M, N, K, alpha, beta);
 }
 
-void addRowVector(Matrix& m, const Matrix& row, float scale) {
+void addRowVector(Matrix& m, const Matrix& row, float scale, float beta) {
   PADDLE_ENFORCE(row.size() == m.width(), DataError, "addRowVector: row of ", row.size(),
                  " values for a matrix of width ", m.width());
   sameDevice(m, row, "addRowVector");
   if (m.useGpu()) {
 #ifdef WITH_CUDA
-    gpu::addRowVector(m.data(), row.data(), m.height(), m.width(), scale);
+    gpu::addRowVector(m.data(), row.data(), m.height(), m.width(), scale, beta);
 #endif
     return;
   }
@@ -93,7 +93,11 @@ void addRowVector(Matrix& m, const Matrix& row, float scale) {
   parallelFor(m.height(), kParallelGrain / std::max<size_t>(w, 1) + 1, [=](size_t b, size_t e) {
     for (size_t i = b; i < e; ++i) {
       float* __restrict x = data + i * w;
-      for (size_t j = 0; j < w; ++j) x[j] += scale * r[j];
+      if (beta == 0.0f) {
+        for (size_t j = 0; j < w; ++j) x[j] = scale * r[j];
+      } else {
+        for (size_t j = 0; j < w; ++j) x[j] = beta * x[j] + scale * r[j];
+      }
     }
   });
 }

@@ -11,9 +11,9 @@ namespace gpu {
 namespace {
 inline int blocks(size_t n, int threads = 256) { return static_cast<int>((n + threads - 1) / threads); }
 
-__global__ void addRowVectorKernel(float* m, const float* row, int h, int w, float scale) {
+__global__ void addRowVectorKernel(float* m, const float* row, int h, int w, float scale, float beta) {
   size_t i = blockIdx.x * static_cast<size_t>(blockDim.x) + threadIdx.x;
-  if (i < static_cast<size_t>(h) * w) m[i] += scale * row[i % w];
+  if (i < static_cast<size_t>(h) * w) m[i] = (beta == 0.0f ? 0.0f : beta * m[i]) + scale * row[i % w];
 }
 
 // One thread per column walks down the rows: coalesced across the warp.
@@ -35,9 +35,9 @@ __global__ void dotMulKernel(float* y, const float* x, size_t n) {
 }
 }  // namespace
 
-void addRowVector(float* m, const float* row, int h, int w, float scale) {
+void addRowVector(float* m, const float* row, int h, int w, float scale, float beta) {
   size_t n = static_cast<size_t>(h) * w;
-  if (n) addRowVectorKernel<<<blocks(n), 256>>>(m, row, h, w, scale);
+  if (n) addRowVectorKernel<<<blocks(n), 256>>>(m, row, h, w, scale, beta);
 }
 
 void sumRows(const float* m, float* out, int h, int w, float beta) {

@@ -11,8 +11,8 @@ namespace math {
 void gemm(const Matrix& A, bool transA, const Matrix& B, bool transB, Matrix& C,
           float alpha = 1.0f, float beta = 0.0f);
 
-// m[i, :] += scale * row[0, :] for every row i
-void addRowVector(Matrix& m, const Matrix& row, float scale = 1.0f);
+// m[i, :] = beta * m[i, :] + scale * row[0, :] for every row i (beta 0: m is not read)
+void addRowVector(Matrix& m, const Matrix& row, float scale = 1.0f, float beta = 1.0f);
 
 // out[0, :] = beta * out[0, :] + sum_i m[i, :]
 void sumRows(const Matrix& m, Matrix& out, float beta = 1.0f);
