@@ -472,12 +472,13 @@ void Trainer::trainOneBatch(const std::vector<Argument>& inArgs, int64_t numSamp
   lastSkip_.clear();
   // A batch that may be skipped must leave the parameters as they were, and a forward in
   // training writes static ones (batch_norm's moving averages): keep their values.
-  std::vector<std::vector<float>> statics;
   if (skipLimit_ > 0) {
+    size_t i = 0;
     for (auto& p : machines_[0]->parameters()) {
       if (!p->isStatic()) continue;
-      statics.emplace_back(p->value().size());
-      p->value().copyToHost(statics.back().data());
+      if (i == staticBackup_.size()) staticBackup_.emplace_back();
+      staticBackup_[i].resize(p->value().size());  // (allocated once: the sizes do not change)
+      p->value().copyToHost(staticBackup_[i++].data());
     }
   }
   const bool split = collective_ && !options_.shardedData;
@@ -500,7 +501,7 @@ void Trainer::trainOneBatch(const std::vector<Argument>& inArgs, int64_t numSamp
                    " (lower the learning rate, clip gradients, or check the data)");
     size_t i = 0;
     for (auto& p : machines_[0]->parameters()) {
-      if (p->isStatic()) p->value().copyFromHost(statics[i++].data(), p->value().height(), p->value().width());
+      if (p->isStatic()) p->value().copyFromHost(staticBackup_[i++].data(), p->value().height(), p->value().width());
     }
     ++skipped_;
     ++skippedInPass_;

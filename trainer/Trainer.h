@@ -128,6 +128,7 @@ class Trainer {
   int64_t batchesInPass_ = 0;  // trained (updated) ones
   int64_t skippedInPass_ = 0, skipped_ = 0, skipLimit_ = 0;
   std::string lastSkip_;
+  std::vector<std::vector<float>> staticBackup_;  // static values before a batch that may be skipped
 };
 
 // Rows [begin, end) of sequences (or samples) of an argument, as views.
