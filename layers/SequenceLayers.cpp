@@ -32,14 +32,35 @@ void setStarts(IVector& dst, const std::vector<int>& src) {
 // (d columns): one index per output element (k, j). Segments do not overlap,
 // so the backward kernels own the input rows they add into.
 
-// y[k] = the maximum of segment k, arg[k] = the rows the maxima came from
-// One index per (segment, block of kPoolCols columns): it walks the segment's rows, and
-// the CPU vectorises across the block.
+// The kernels below take one index per (segment, block of kPoolCols columns): each walks its
+// segment's rows once, and the CPU vectorises across the block.
 constexpr size_t kPoolCols = 16;
 
+// f(k, j0, j1) for block [j0, j1) of the d columns: what forEach2 runs per (k, block).
+template <typename F>
+struct ColumnBlock {
+  F f;
+  size_t d;
+  PD_HD void operator()(size_t k, size_t b) const {
+    const size_t j0 = b * kPoolCols;
+    f(k, j0, j0 + kPoolCols < d ? j0 + kPoolCols : d);
+  }
+};
+template <typename F>
+ColumnBlock<F> columnBlocks(F f, size_t d) {
+  return ColumnBlock<F>{f, d};
+}
+size_t numColumnBlocks(size_t d) { return (d + kPoolCols - 1) / kPoolCols; }
+
+// Segments per chunk of the CPU's split (they own disjoint rows): about kParallelGrain values.
+size_t segmentGrain(const int* hostSegs, size_t n, size_t d) {
+  const size_t values = static_cast<size_t>(hostSegs[n] - hostSegs[0]) * d + 1;
+  return std::max<size_t>(1, kParallelGrain * n / values);
+}
+
+// y[k] = the maximum of segment k, arg[k] = the rows the maxima came from
 void maxPool(bool gpu, const int* segs, size_t n, size_t d, const float* x, float* y, int* arg) {
-  forEach2(gpu, n, (d + kPoolCols - 1) / kPoolCols, [=] PD_HD(size_t k, size_t b) {
-    const size_t j0 = b * kPoolCols, j1 = j0 + kPoolCols < d ? j0 + kPoolCols : d;
+  forEach2(gpu, n, numColumnBlocks(d), columnBlocks([=] PD_HD(size_t k, size_t j0, size_t j1) {
     float* m = y + k * d;
     int* best = arg + k * d;
     const float* first = x + segs[k] * d;
@@ -54,7 +75,7 @@ void maxPool(bool gpu, const int* segs, size_t n, size_t d, const float* x, floa
         m[j] = xr[j] > m[j] ? xr[j] : m[j];
       }
     }
-  });
+  }, d));
 }
 
 void maxUnpool(bool gpu, size_t n, size_t d, const int* arg, const float* g, float* gx) {
@@ -67,19 +88,11 @@ PD_HD inline float averageScale(AverageStrategy s, int len) {
   return s == kAverage ? 1.0f / len : s == kSum ? 1.0f : 1.0f / sqrtf(static_cast<float>(len));
 }
 
-// Average pooling, one index per (segment, block of kPoolCols columns) like maxPool: it
-// walks the segment's rows once, the CPU vectorising across the block, and the CPU splits
-// the segments across the thread pool (they own disjoint rows). grain: segments per chunk.
-size_t segmentGrain(const int* segs, size_t n, size_t d) {
-  const size_t values = static_cast<size_t>(segs[n] - segs[0]) * d + 1;
-  return std::max<size_t>(1, kParallelGrain * n / values);
-}
-
+// Average pooling and its backward; the CPU splits the segments across the thread pool.
 void averagePool(bool gpu, const int* hostSegs, const int* segs, size_t n, size_t d, AverageStrategy strategy,
                  const float* x, float* y) {
-  const size_t blocks = (d + kPoolCols - 1) / kPoolCols;
-  forEach2Parallel(gpu, n, blocks, [=] PD_HD(size_t k, size_t b) {
-    const size_t j0 = b * kPoolCols, j1 = j0 + kPoolCols < d ? j0 + kPoolCols : d;
+  const size_t blocks = numColumnBlocks(d);
+  forEach2Parallel(gpu, n, blocks, columnBlocks([=] PD_HD(size_t k, size_t j0, size_t j1) {
     float* out = y + k * d;
     for (size_t j = j0; j < j1; ++j) out[j] = 0.0f;
     for (int r = segs[k]; r < segs[k + 1]; ++r) {
@@ -88,21 +101,20 @@ void averagePool(bool gpu, const int* hostSegs, const int* segs, size_t n, size_
     }
     const float scale = averageScale(strategy, segs[k + 1] - segs[k]);
     for (size_t j = j0; j < j1; ++j) out[j] *= scale;
-  }, segmentGrain(hostSegs, n, d) * blocks);
+  }, d), segmentGrain(hostSegs, n, d) * blocks);
 }
 
 void averageUnpool(bool gpu, const int* hostSegs, const int* segs, size_t n, size_t d, AverageStrategy strategy,
                    const float* g, float* gx) {
-  const size_t blocks = (d + kPoolCols - 1) / kPoolCols;
-  forEach2Parallel(gpu, n, blocks, [=] PD_HD(size_t k, size_t b) {
-    const size_t j0 = b * kPoolCols, j1 = j0 + kPoolCols < d ? j0 + kPoolCols : d;
+  const size_t blocks = numColumnBlocks(d);
+  forEach2Parallel(gpu, n, blocks, columnBlocks([=] PD_HD(size_t k, size_t j0, size_t j1) {
     const float scale = averageScale(strategy, segs[k + 1] - segs[k]);
     const float* gk = g + k * d;
     for (int r = segs[k]; r < segs[k + 1]; ++r) {
       float* gr = gx + r * d;
       for (size_t j = j0; j < j1; ++j) gr[j] += scale * gk[j];
     }
-  }, segmentGrain(hostSegs, n, d) * blocks);
+  }, d), segmentGrain(hostSegs, n, d) * blocks);
 }
 
 // The row segment k takes: its first or its last.
@@ -332,29 +344,27 @@ class SeqLastInstanceLayer : public SequencePoolLayer {
 
 namespace {
 // Row k of x over the rows [starts[k], starts[k + 1]) of y, and back: one index per (k, column).
-// One index per (sequence, block of kPoolCols columns), as the pooling kernels.
+// One index per (sequence, column block), as the pooling kernels.
 void expandRows(bool gpu, const int* hostStarts, const int* starts, size_t n, size_t d, const float* x, float* y) {
-  const size_t blocks = (d + kPoolCols - 1) / kPoolCols;
-  forEach2Parallel(gpu, n, blocks, [=] PD_HD(size_t k, size_t b) {
-    const size_t j0 = b * kPoolCols, j1 = j0 + kPoolCols < d ? j0 + kPoolCols : d;
+  const size_t blocks = numColumnBlocks(d);
+  forEach2Parallel(gpu, n, blocks, columnBlocks([=] PD_HD(size_t k, size_t j0, size_t j1) {
     const float* xk = x + k * d;
     for (int r = starts[k]; r < starts[k + 1]; ++r) {
       float* yr = y + r * d;
       for (size_t j = j0; j < j1; ++j) yr[j] = xk[j];
     }
-  }, segmentGrain(hostStarts, n, d) * blocks);
+  }, d), segmentGrain(hostStarts, n, d) * blocks);
 }
 void expandRowsBackward(bool gpu, const int* hostStarts, const int* starts, size_t n, size_t d, const float* g,
                         float* gx) {
-  const size_t blocks = (d + kPoolCols - 1) / kPoolCols;
-  forEach2Parallel(gpu, n, blocks, [=] PD_HD(size_t k, size_t b) {
-    const size_t j0 = b * kPoolCols, j1 = j0 + kPoolCols < d ? j0 + kPoolCols : d;
+  const size_t blocks = numColumnBlocks(d);
+  forEach2Parallel(gpu, n, blocks, columnBlocks([=] PD_HD(size_t k, size_t j0, size_t j1) {
     float* gk = gx + k * d;
     for (int r = starts[k]; r < starts[k + 1]; ++r) {
       const float* gr = g + r * d;
       for (size_t j = j0; j < j1; ++j) gk[j] += gr[j];
     }
-  }, segmentGrain(hostStarts, n, d) * blocks);
+  }, d), segmentGrain(hostStarts, n, d) * blocks);
 }
 }  // namespace
 
