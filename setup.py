@@ -11,6 +11,10 @@ compiled with nvcc; otherwise the engine is CPU-only and GPU entry points raise
   PADDLE_CPU_VARIANTS=avx2,avx512  the extra engines (default both; none in CUDA builds, where
                      each would be a whole nvcc pass more)
   CUBLAS_HOME=DIR    a directory with include/cublas_v2.h and lib/libcublas.so.*
+  WITH_NCCL=0|1      CUDA builds: force NCCL off / require it (default: on when nccl.h and libnccl are
+                     found: NCCL_HOME, the nvidia-nccl-cu13 wheel, the CUDA toolkit or the system; only
+                     trainer/GpuCollective.cpp sees nccl.h). Without it --use_gpu=1 --trainer_count > 1
+                     says "built without NCCL"
   WITH_MPI=0|1       force MPI off / require it (default: on when mpicxx is found, e.g. from
                      `pip install mpich`; only trainer/Collective.cpp and ShardedTables.cpp see mpi.h)
   PADDLE_FAKE_GPU=1  tests only: a CPU build whose GPU paths run on a stand-in GPU that
@@ -43,6 +47,7 @@ CUDA_ARCHS = ["80", "90"]
 ENGINE_LIB = "paddle_engine"  # py_paddle/libpaddle_engine.so: the engine without Python
 FAKE_GPU = os.environ.get("PADDLE_FAKE_GPU") == "1"
 MPI_SOURCES = ("trainer/Collective.cpp", "trainer/ShardedTables.cpp")  # the engine sources that include mpi.h
+NCCL_SOURCES = ("trainer/GpuCollective.cpp",)  # the engine source that includes nccl.h
 SANITIZE = os.environ.get("PADDLE_SANITIZE") == "1"
 SANITIZE_FLAGS = ["-fsanitize=address,undefined", "-fsanitize=float-cast-overflow", "-fno-omit-frame-pointer"]
 
@@ -90,6 +95,37 @@ def cuda_config():
         return None
     print("paddle build: CUDA enabled (nvcc=%s, cuBLAS in %s)" % (nvcc, cublas[1]))
     return nvcc, cublas
+
+
+def find_nccl():
+    """(include dir, lib dir, library file) of NCCL, or None: NCCL_HOME, the nvidia-nccl-cu13 wheel
+    (nvidia/nccl/), the CUDA toolkit, then the system's (Debian's libnccl-dev)."""
+    candidates = [os.environ.get("NCCL_HOME")]
+    try:
+        import nvidia
+        candidates += [os.path.join(p, "nccl") for p in nvidia.__path__]
+    except ImportError:
+        pass
+    candidates += [os.environ.get("CUDA_HOME", "/usr/local/cuda"), "/usr/local", "/usr"]
+    for base in filter(None, candidates):
+        inc = os.path.join(base, "include")
+        if not os.path.exists(os.path.join(inc, "nccl.h")):
+            continue
+        for libdir in ("lib", "lib64", "lib/x86_64-linux-gnu", "lib/aarch64-linux-gnu"):
+            libs = sorted(glob.glob(os.path.join(base, libdir, "libnccl.so*")))
+            if libs:
+                return inc, os.path.join(base, libdir), os.path.basename(libs[-1])
+    return None
+
+
+def nccl_config():
+    """NCCL for a CUDA build (multi-GPU --trainer_count), or None."""
+    wanted = os.environ.get("WITH_NCCL", "auto")
+    nccl = None if wanted == "0" else find_nccl()
+    if wanted == "1" and not nccl:
+        sys.exit("WITH_NCCL=1 but no NCCL was found (pip install nvidia-nccl-cu13, or set NCCL_HOME)")
+    print("paddle build: %s" % ("NCCL in " + nccl[1] if nccl else "without NCCL (one GPU per process)"))
+    return nccl
 
 
 def mpi_config():
@@ -164,7 +200,7 @@ class build_ext(_build_ext):
         cache = ObjectCache(self.build_temp)
         sources = [self.run_swig(src, ext, cache) if src.endswith(".i") else src for src in ext.sources]
         macros = ext.define_macros + [(m,) for m in ext.undef_macros]
-        gpu_sources = []
+        gpu_sources, nccl = [], None
         mpi = mpi_config()
         print("paddle build: %s" % ("MPI from " + mpi[1] if mpi else "without MPI"))
         if mpi:
@@ -180,10 +216,15 @@ class build_ext(_build_ext):
             ext.extra_link_args += ["-L" + cu_lib, "-l:" + soname, "-lcudart_static" if self.has_static_cudart(nvcc) else "-lcudart",
                                     "-Wl,-rpath," + cu_lib, "-Wl,-rpath,$ORIGIN/../nvidia/cu13/lib"]
             ext.library_dirs.append(os.path.join(os.path.dirname(os.path.dirname(nvcc)), "lib64"))
+            nccl = nccl_config()
+            if nccl:  # $ORIGIN/../nvidia/nccl/lib: the nvidia-nccl-cu13 wheel beside an installed py_paddle
+                ext.extra_link_args += ["-L" + nccl[1], "-l:" + nccl[2], "-Wl,-rpath," + nccl[1],
+                                        "-Wl,-rpath,$ORIGIN/../nvidia/nccl/lib"]
 
         def compile_one(src, march=None, temp=self.build_temp):
             if src in gpu_sources:
-                return self.compile_cuda(nvcc, cu_inc, src, ext, cache, march, temp)
+                extra = ["-DWITH_NCCL=1", "-isystem", nccl[0]] if nccl and src in NCCL_SOURCES else []
+                return self.compile_cuda(nvcc, cu_inc, src, ext, cache, march, temp, extra)
             obj = self.compiler.object_filenames([src], output_dir=temp)[0]
             src_macros, includes = macros, ext.include_dirs
             if mpi and src in MPI_SOURCES:
@@ -279,8 +320,8 @@ class build_ext(_build_ext):
         return os.path.exists(os.path.join(lib, "libcudart_static.a")) or os.path.exists(
             "/usr/local/cuda/lib64/libcudart_static.a")
 
-    def compile_cuda(self, nvcc, cublas_inc, src, ext, cache, march=None, temp=None):
-        """One source through nvcc (a .cpp as CUDA C++), when out of date."""
+    def compile_cuda(self, nvcc, cublas_inc, src, ext, cache, march=None, temp=None, extra=()):
+        """One source through nvcc (a .cpp as CUDA C++), when out of date; `extra`: its own flags."""
         temp = temp or self.build_temp
         obj = os.path.join(temp, src.replace("/", "_") + ".o")
         gencode = []
@@ -290,6 +331,7 @@ class build_ext(_build_ext):
         host = ",".join(f for f in compile_flags(march) if f.startswith(("-O", "-march", "-fno-math", "-fno-trapping")))
         cmd = ([nvcc] + NVCC_FLAGS + ["-Xcompiler", "-fPIC," + host, "-isystem", cublas_inc]
                + ["-I" + d for d in ext.include_dirs] + ["-D%s=%s" % m for m in ext.define_macros if len(m) == 2]
+               + list(extra)
                + (["-x", "cu"] if src.endswith(".cpp") else []) + ["-c", src, "-o", obj] + gencode)
         if cache.stale(obj, cmd):
             os.makedirs(temp, exist_ok=True)

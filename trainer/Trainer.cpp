@@ -126,8 +126,7 @@ void Trainer::init(std::shared_ptr<GradientMachine> main) {
     options_.trainerCount = main ? 1 : autoReplicas(config_["model_config"], batchSize_, options_.useGpu,
                                                     options_.distributed);
   }
-  PADDLE_ENFORCE(!(options_.useGpu && options_.trainerCount > 1), UnsupportedError,
-                 "trainer_count > 1 with use_gpu is not supported yet");
+  if (options_.useGpu && options_.trainerCount > 1) gpus_ = std::make_unique<GpuCollective>(options_.trainerCount);
   const Json& model = config_["model_config"];
   if (main) {
     PADDLE_ENFORCE(main->parameters().size() == model["parameters"].size() &&
@@ -136,10 +135,13 @@ void Trainer::init(std::shared_ptr<GradientMachine> main) {
     machines_.push_back(std::move(main));
   }
   for (int i = static_cast<int>(machines_.size()); i < options_.trainerCount; ++i) {
+    if (gpus_) gpus_->select(i);  // replica i lives on GPU i
     machines_.push_back(std::make_shared<GradientMachine>(model, options_.useGpu, options_.seed + i, false));
   }
-  // Replicas compute their own gradients but read the main copy of every value.
-  for (size_t r = 1; r < machines_.size(); ++r) {
+  if (gpus_) gpus_->select(0);
+  // Replicas compute their own gradients but read the main copy of every value (GPU replicas
+  // keep a copy each: a GPU cannot read another's memory).
+  for (size_t r = 1; r < machines_.size() && !gpus_; ++r) {
     for (size_t k = 0; k < machines_[0]->parameters().size(); ++k) {
       machines_[r]->parameters()[k]->shareValueOf(*machines_[0]->parameters()[k]);
     }
@@ -352,6 +354,7 @@ void Trainer::runReplicas(const std::vector<Argument>& inArgs, PassType pass) {
     if (train) machines_[0]->backward();
     return;
   }
+  if (gpus_) copyValuesToGpus();
   // Split by sequences (samples when there are none); gradients are summed after.
   std::vector<std::thread> threads;
   std::vector<std::exception_ptr> errors(k);
@@ -365,10 +368,12 @@ void Trainer::runReplicas(const std::vector<Argument>& inArgs, PassType pass) {
     threads.emplace_back([&, t, b, e] {
       SerialScope oneLevel;  // the replicas are the parallelism: their kernels and GEMMs run serially
       try {
+        if (gpus_) gpus_->select(t);
         std::vector<Argument> part;
         for (const Argument& a : inArgs) part.push_back(sliceArgument(a, b, e));
         machines_[t]->forward(part, pass);
         if (train) machines_[t]->backward();
+        if (gpus_) gpus_->wait();  // done before this thread's stream is left behind
       } catch (...) {
         errors[t] = std::current_exception();
       }
@@ -377,6 +382,10 @@ void Trainer::runReplicas(const std::vector<Argument>& inArgs, PassType pass) {
   for (auto& th : threads) th.join();
   for (auto& e : errors) if (e) std::rethrow_exception(e);
   if (!train) return;
+  if (gpus_) {
+    sumGradientsOntoGpu0();
+    return;
+  }
   auto& main = machines_[0]->parameters();
   for (size_t r = 1; r < k; ++r) {
     if (!active_[r]) continue;
@@ -384,6 +393,37 @@ void Trainer::runReplicas(const std::vector<Argument>& inArgs, PassType pass) {
       if (!main[i]->isStatic()) addGradient(*machines_[r]->parameters()[i], *main[i]);
     }
   }
+}
+
+void Trainer::copyValuesToGpus() {
+  GpuCollective::Buffers values(machines_.size());
+  std::vector<size_t> sizes;
+  for (size_t k = 0; k < machines_[0]->parameters().size(); ++k) {
+    sizes.push_back(machines_[0]->parameters()[k]->value().size());
+    for (size_t r = 0; r < machines_.size(); ++r) values[r].push_back(machines_[r]->parameters()[k]->value().data());
+  }
+  gpus_->copyFromFirst(values, sizes);
+}
+
+void Trainer::sumGradientsOntoGpu0() {
+  // Every GPU takes part in the collective: an idle replica adds zeros.
+  for (size_t r = 1; r < machines_.size(); ++r) {
+    if (active_[r]) continue;
+    gpus_->select(static_cast<int>(r));
+    for (auto& p : machines_[r]->parameters()) {
+      if (!p->isStatic()) p->grad().zero();
+    }
+  }
+  gpus_->select(0);
+  GpuCollective::Buffers grads(machines_.size());
+  std::vector<size_t> sizes;
+  for (size_t k = 0; k < machines_[0]->parameters().size(); ++k) {
+    if (machines_[0]->parameters()[k]->isStatic()) continue;
+    sizes.push_back(machines_[0]->parameters()[k]->grad().size());
+    for (size_t r = 0; r < machines_.size(); ++r) grads[r].push_back(machines_[r]->parameters()[k]->grad().data());
+  }
+  // GPU 0 alone updates (one optimizer state); the next step copies its values to the others.
+  gpus_->sumOntoFirst(grads, sizes);
 }
 
 double Trainer::batchCost() {

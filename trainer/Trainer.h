@@ -9,6 +9,7 @@
 
 #include "Collective.h"
 #include "Evaluator.h"
+#include "GpuCollective.h"
 #include "GradientMachine.h"
 #include "Optimizers.h"
 
@@ -99,6 +100,10 @@ class Trainer {
   // Runs forward (and backward) on every replica over its share of the batch.
   // A batch with fewer sequences than replicas leaves the rest idle (active_[r] false).
   void runReplicas(const std::vector<Argument>& inArgs, PassType pass);
+  // --use_gpu=1 --trainer_count=N: GPU 0's parameter values onto the other GPUs (before each
+  // step), and the replicas' gradients summed onto GPU 0 (after backward).
+  void copyValuesToGpus();
+  void sumGradientsOntoGpu0();
   // The batch's summed cost over the active replicas.
   double batchCost();
   // Names the first layer whose output is not finite, for the non-finite cost error.
@@ -120,6 +125,7 @@ class Trainer {
   int64_t batchSize_;
   std::vector<std::shared_ptr<GradientMachine>> machines_;  // [0] owns the parameter values
   std::vector<char> active_;  // which replicas ran the last batch
+  std::unique_ptr<GpuCollective> gpus_;  // GPU replicas: replica r on GPU r, with its own values
   ParameterUpdater updater_;
   std::unique_ptr<Collective> collective_;
   EvalStats pass_, period_, test_;

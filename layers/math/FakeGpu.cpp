@@ -3,7 +3,8 @@
 // memory is host memory kept inaccessible (mprotect PROT_NONE) except inside a kernel
 // loop, a copy or a device op. PADDLE_TEST_USE_GPU=1 runs of the engine tests on such a
 // build therefore crash at the first host-side read or write of device data: the bug a
-// CPU-only machine otherwise cannot see. Single-threaded use only.
+// CPU-only machine otherwise cannot see. It has kFakeDevices GPUs; their kernels and
+// copies take turns (one lock).
 #ifdef PADDLE_FAKE_GPU
 #include <sys/mman.h>
 #include <unistd.h>
@@ -12,6 +13,8 @@
 #include <cmath>
 #include <cstring>
 #include <map>
+#include <mutex>
+#include <string>
 #include <stdexcept>
 
 #include "../Activation.h"
@@ -22,34 +25,56 @@ namespace paddle {
 namespace gpu {
 
 namespace {
-std::map<void*, size_t>& regions() {
-  static auto* r = new std::map<void*, size_t>;  // never destroyed: blocks may outlive static teardown
+struct Region {
+  size_t len;
+  int device;
+};
+std::map<void*, Region>& regions() {
+  static auto* r = new std::map<void*, Region>;  // never destroyed: blocks may outlive static teardown
   return *r;
 }
+// Replica threads of a multi-GPU trainer use the stand-in at once: one window at a time (a
+// window's owner may open nested ones), and the region table changes only under this lock.
+std::recursive_mutex& lock() {
+  static auto* m = new std::recursive_mutex;
+  return *m;
+}
 int openDepth = 0;
+thread_local int currentDevice = 0;
 MemoryStats stats;
 
-void protectAll(int prot) {
-  for (auto& r : regions()) mprotect(r.first, r.second, prot);
+// Opens (or closes) the memory of one device, or of all (-1).
+void protect(int device, int prot) {
+  for (auto& r : regions()) {
+    if (device < 0 || r.second.device == device) mprotect(r.first, r.second.len, prot);
+  }
 }
 }  // namespace
 
-DeviceWindow::DeviceWindow() {
-  if (openDepth++ == 0) protectAll(PROT_READ | PROT_WRITE);
+// A kernel or device op opens only its own device's memory, so a replica's kernel that
+// reads another GPU's buffer faults here as it would on real GPUs without peer access.
+DeviceWindow::DeviceWindow(bool allDevices) {
+  lock().lock();
+  if (openDepth++ == 0 || allDevices) protect(allDevices ? -1 : currentDevice, PROT_READ | PROT_WRITE);
 }
 DeviceWindow::~DeviceWindow() {
-  if (--openDepth == 0) protectAll(PROT_NONE);
+  if (--openDepth == 0) protect(-1, PROT_NONE);
+  lock().unlock();
 }
 
-int deviceCount() { return 1; }
-void setDevice(int) {}
+int deviceCount() { return kFakeDevices; }
+void setDevice(int id) {
+  if (id < 0 || id >= kFakeDevices) throw std::runtime_error("fake GPU: no device " + std::to_string(id));
+  currentDevice = id;
+}
 
 void* allocate(size_t bytes) {
+  std::lock_guard<std::recursive_mutex> held(lock());
   const size_t page = static_cast<size_t>(sysconf(_SC_PAGESIZE));
   const size_t len = (std::max<size_t>(bytes, 1) + page - 1) / page * page;
   void* p = mmap(nullptr, len, openDepth ? PROT_READ | PROT_WRITE : PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
   if (p == MAP_FAILED) throw std::runtime_error("fake GPU: mmap failed");
-  regions()[p] = len;
+  regions()[p] = {len, currentDevice};
   ++stats.mallocs;
   stats.heldBytes += len;
   stats.peakBytes = std::max(stats.peakBytes, stats.heldBytes);
@@ -57,15 +82,16 @@ void* allocate(size_t bytes) {
 }
 
 void release(void* p) {
+  std::lock_guard<std::recursive_mutex> held(lock());
   auto it = regions().find(p);
   if (it == regions().end()) return;
-  munmap(p, it->second);
-  stats.heldBytes -= it->second;
+  munmap(p, it->second.len);
+  stats.heldBytes -= it->second.len;
   regions().erase(it);
 }
 
 void copy(void* dst, bool, const void* src, bool, size_t bytes) {
-  DeviceWindow open;
+  DeviceWindow open(true);  // (cudaMemcpy copies between GPUs too)
   std::memmove(dst, src, bytes);
 }
 void zero(void* p, size_t bytes) {
@@ -73,7 +99,10 @@ void zero(void* p, size_t bytes) {
   std::memset(p, 0, bytes);
 }
 void synchronize() {}
-MemoryStats memoryStats() { return stats; }
+MemoryStats memoryStats() {
+  std::lock_guard<std::recursive_mutex> held(lock());
+  return stats;
+}
 
 // The device ops run the CPU code of MathOps / Activation on host views of the memory.
 namespace {

@@ -23,28 +23,31 @@ class Pool {
  public:
   void* get(size_t bytes) {
     bytes = roundUp(bytes);
+    int device = 0;
+    check(cudaGetDevice(&device), "cudaGetDevice");
     std::lock_guard<std::mutex> lock(mu_);
-    auto it = free_.find(bytes);
-    if (it != free_.end()) {
+    std::multimap<size_t, void*>& cached = free_[device];
+    auto it = cached.find(bytes);
+    if (it != cached.end()) {
       void* p = it->second;
-      free_.erase(it);
-      used_[p] = bytes;
+      cached.erase(it);
+      used_[p] = {device, bytes};
       return p;
     }
     void* p = nullptr;
-    if (cudaMalloc(&p, bytes) != cudaSuccess) {  // release the cache and retry once
+    if (cudaMalloc(&p, bytes) != cudaSuccess) {  // release this device's cache and retry once
       cudaGetLastError();
-      for (auto& kv : free_) {
+      for (auto& kv : cached) {
         cudaFree(kv.second);
         stats_.heldBytes -= kv.first;
       }
-      free_.clear();
+      cached.clear();
       check(cudaMalloc(&p, bytes), "cudaMalloc");
     }
     ++stats_.mallocs;
     stats_.heldBytes += bytes;
     stats_.peakBytes = std::max(stats_.peakBytes, stats_.heldBytes);
-    used_[p] = bytes;
+    used_[p] = {device, bytes};
     return p;
   }
   MemoryStats stats() {
@@ -55,7 +58,7 @@ class Pool {
     std::lock_guard<std::mutex> lock(mu_);
     auto it = used_.find(p);
     if (it == used_.end()) return;
-    free_.emplace(it->second, p);
+    free_[it->second.first].emplace(it->second.second, p);  // back to its own device's cache
     used_.erase(it);
   }
 
@@ -65,8 +68,9 @@ class Pool {
     return (b + unit - 1) / unit * unit;
   }
   std::mutex mu_;
-  std::multimap<size_t, void*> free_;
-  std::unordered_map<void*, size_t> used_;
+  // by device (--trainer_count GPUs each allocate on their own): a block is reused only there
+  std::map<int, std::multimap<size_t, void*>> free_;
+  std::unordered_map<void*, std::pair<int, size_t>> used_;  // device, bytes
   MemoryStats stats_;
 };
 

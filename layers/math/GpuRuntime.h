@@ -24,11 +24,13 @@ struct MemoryStats {
 MemoryStats memoryStats();
 
 #ifdef PADDLE_FAKE_GPU
-// FakeGpu.cpp: device memory is accessible only while a window is open (kernels, copies).
+// FakeGpu.cpp: device memory is accessible only while a window is open (kernels, copies):
+// the calling thread's device's memory, or every device's (copies, the stand-in collective).
 struct DeviceWindow {
-  DeviceWindow();
+  explicit DeviceWindow(bool allDevices = false);
   ~DeviceWindow();
 };
+constexpr int kFakeDevices = 2;  // enough for a --trainer_count=2 multi-GPU trainer
 #endif
 
 }  // namespace gpu

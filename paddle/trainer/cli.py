@@ -53,7 +53,7 @@ IGNORED_FLAGS = dict(
                                "log_barrier_lowest_nodes")]
     + [
         ("test_all_data_in_one_period", "tests always read all the test data"),
-        ("gpu_id", "the GPU is the one CUDA_VISIBLE_DEVICES shows first"),
+        ("gpu_id", "the GPUs are the first ones CUDA_VISIBLE_DEVICES shows (replica r on the r-th)"),
         ("parallel_nn", "layers have no per-layer device; the whole network runs on one device"),
         ("allow_only_one_model_on_one_gpu", "one model runs per process"),
         ("cudnn_conv_workspace_limit_in_mb", "convolutions do not use cuDNN"),

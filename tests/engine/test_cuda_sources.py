@@ -36,6 +36,19 @@ def cublas_include():
     return None
 
 
+def nccl_include():
+    """nccl.h as setup.py's find_nccl finds it: NCCL_HOME, the nvidia-nccl-cu13 wheel, CUDA, the system."""
+    try:
+        import nvidia
+    except ImportError:
+        nvidia = None
+    bases = [os.environ.get("NCCL_HOME")] + ([os.path.join(p, "nccl") for p in nvidia.__path__] if nvidia else [])
+    for base in filter(None, bases + ["/usr/local/cuda", "/usr/local", "/usr"]):
+        if os.path.exists(os.path.join(base, "include", "nccl.h")):
+            return os.path.join(base, "include")
+    return None
+
+
 def test_cuda_sources_exist():
     names = {os.path.basename(f) for f in CU_FILES}
     assert {"GpuRuntime.cu", "MathOps.cu", "Blas.cu", "Activation.cu"} <= names
@@ -74,6 +87,23 @@ def test_cuda_source_compiles(src, tmp_path):
         cmd[1:1] = ["-isystem", inc]
     p = subprocess.run(cmd, capture_output=True, text=True, cwd=ROOT)
     assert p.returncode == 0, p.stderr[-4000:]
+
+
+@pytest.mark.skipif(NVCC is None, reason="nvcc not found: CUDA sources cannot be compile-checked")
+def test_nccl_source_compiles_with_nccl(tmp_path):
+    """trainer/GpuCollective.cpp as a CUDA build WITH_NCCL compiles it (the test above compiles
+    it without NCCL), against the nccl.h that setup.py would use."""
+    inc = nccl_include()
+    if not inc:
+        pytest.skip("nccl.h not found (pip install nvidia-nccl-cu13, or set NCCL_HOME)")
+    import nlohmann_json
+    cmd = [NVCC, "-std=c++17", "-DWITH_CUDA=1", "-DWITH_NCCL=1", "-isystem", inc, "--extended-lambda",
+           "--default-stream", "per-thread", "-I", ROOT, "-I", str(nlohmann_json.get_include()), "-arch=sm_80",
+           "-c", "-x", "cu", os.path.join(ROOT, "trainer", "GpuCollective.cpp"), "-o", str(tmp_path / "nccl.o")]
+    p = subprocess.run(cmd, capture_output=True, text=True, cwd=ROOT)
+    assert p.returncode == 0, p.stderr[-4000:]
+    undefined = subprocess.run(["nm", "-u", str(tmp_path / "nccl.o")], capture_output=True, text=True).stdout
+    assert "ncclReduce" in undefined and "ncclBroadcast" in undefined and "ncclCommInitAll" in undefined
 
 
 LAMBDA = re.compile(r"\[=\]\s*PD_HD\s*\(")

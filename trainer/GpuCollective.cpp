@@ -1,0 +1,146 @@
+#include "GpuCollective.h"
+
+#include <numeric>
+#include <stdexcept>
+
+#include "../layers/Errors.h"
+#include "../layers/math/Device.h"
+#ifdef WITH_CUDA
+#include "../layers/math/GpuRuntime.h"
+#endif
+#ifdef WITH_NCCL
+#include <cuda_runtime.h>
+#include <nccl.h>
+#endif
+
+namespace paddle {
+
+#ifdef WITH_NCCL
+bool ncclCompiled() { return true; }
+
+struct GpuCollective::Comms {
+  std::vector<ncclComm_t> comms;     // one per GPU, made together (ncclCommInitAll)
+  std::vector<cudaStream_t> streams;  // the collectives' stream on each GPU
+};
+
+namespace {
+void checkCuda(cudaError_t e, const char* what) {
+  if (e != cudaSuccess) throw std::runtime_error(str(what, ": ", cudaGetErrorString(e)));
+}
+void checkNccl(ncclResult_t r, const char* what) {
+  if (r != ncclSuccess) throw std::runtime_error(str(what, ": ", ncclGetErrorString(r)));
+}
+
+// One collective per buffer and GPU, all in one NCCL group (NCCL then runs them as one launch
+// per GPU; a single thread may drive every GPU only inside a group). The replicas' and the
+// update's kernels run on other streams: every GPU is idle first, and done after.
+template <typename Launch>
+void grouped(std::vector<ncclComm_t>& comms, std::vector<cudaStream_t>& streams, size_t buffers, Launch launch) {
+  for (size_t d = 0; d < comms.size(); ++d) {
+    checkCuda(cudaSetDevice(static_cast<int>(d)), "cudaSetDevice");
+    checkCuda(cudaDeviceSynchronize(), "cudaDeviceSynchronize");
+  }
+  checkNccl(ncclGroupStart(), "ncclGroupStart");
+  for (size_t i = 0; i < buffers; ++i) {
+    for (size_t d = 0; d < comms.size(); ++d) launch(i, d, comms[d], streams[d]);
+  }
+  checkNccl(ncclGroupEnd(), "ncclGroupEnd");
+  for (cudaStream_t s : streams) checkCuda(cudaStreamSynchronize(s), "cudaStreamSynchronize");
+  checkCuda(cudaSetDevice(0), "cudaSetDevice");
+}
+}  // namespace
+#else
+bool ncclCompiled() { return false; }
+struct GpuCollective::Comms {};
+#endif
+
+GpuCollective::GpuCollective(int devices) : devices_(devices) {
+#ifndef WITH_CUDA
+  throwNoCuda("--use_gpu=1 with --trainer_count > 1");
+#elif !defined(WITH_NCCL) && !defined(PADDLE_FAKE_GPU)
+  throw UnsupportedError(str("--use_gpu=1 --trainer_count=", devices, ": this engine was built without NCCL, which "
+                             "sums the gradients across GPUs (pip install nvidia-nccl-cu13, or set NCCL_HOME, and "
+                             "rebuild; or train on one GPU with --trainer_count=1)"));
+#else
+  const int visible = gpuDeviceCount();
+  PADDLE_ENFORCE(devices <= visible, UnsupportedError, "--use_gpu=1 --trainer_count=", devices, " puts replica r on GPU r",
+                 " and needs ", devices, " GPUs, but ", visible, " are visible (check CUDA_VISIBLE_DEVICES)");
+  comms_ = std::make_unique<Comms>();
+#ifdef WITH_NCCL
+  comms_->comms.resize(devices);
+  std::vector<int> ids(devices);
+  std::iota(ids.begin(), ids.end(), 0);
+  checkNccl(ncclCommInitAll(comms_->comms.data(), devices, ids.data()), "ncclCommInitAll");
+  for (int d = 0; d < devices; ++d) {
+    cudaStream_t s;
+    checkCuda(cudaSetDevice(d), "cudaSetDevice");
+    checkCuda(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking), "cudaStreamCreate");
+    comms_->streams.push_back(s);
+  }
+  checkCuda(cudaSetDevice(0), "cudaSetDevice");
+#endif
+#endif
+}
+
+GpuCollective::~GpuCollective() {
+#ifdef WITH_NCCL
+  if (!comms_) return;
+  for (size_t d = 0; d < comms_->comms.size(); ++d) {
+    cudaSetDevice(static_cast<int>(d));
+    ncclCommDestroy(comms_->comms[d]);
+    if (d < comms_->streams.size()) cudaStreamDestroy(comms_->streams[d]);
+  }
+  cudaSetDevice(0);
+#endif
+}
+
+void GpuCollective::select(int device) const {
+#ifdef WITH_CUDA
+  gpu::setDevice(device);
+#else
+  (void)device;
+#endif
+}
+
+void GpuCollective::wait() const {
+#ifdef WITH_CUDA
+  gpu::synchronize();
+#endif
+}
+
+void GpuCollective::sumOntoFirst(const Buffers& buffers, const std::vector<size_t>& sizes) {
+#ifdef WITH_NCCL
+  grouped(comms_->comms, comms_->streams, sizes.size(), [&](size_t i, size_t d, ncclComm_t comm, cudaStream_t s) {
+    checkNccl(ncclReduce(buffers[d][i], buffers[d][i], sizes[i], ncclFloat, ncclSum, 0, comm, s), "ncclReduce");
+  });
+#elif defined(PADDLE_FAKE_GPU)
+  gpu::DeviceWindow open(true);
+  for (size_t i = 0; i < sizes.size(); ++i) {
+    float* sum = buffers[0][i];
+    for (int d = 1; d < devices_; ++d) {  // in replica order, as the CPU replicas' gradients add up
+      const float* g = buffers[d][i];
+      for (size_t k = 0; k < sizes[i]; ++k) sum[k] += g[k];
+    }
+  }
+  gpu::setDevice(0);
+#else
+  (void)buffers, (void)sizes;
+#endif
+}
+
+void GpuCollective::copyFromFirst(const Buffers& buffers, const std::vector<size_t>& sizes) {
+#ifdef WITH_NCCL
+  grouped(comms_->comms, comms_->streams, sizes.size(), [&](size_t i, size_t d, ncclComm_t comm, cudaStream_t s) {
+    checkNccl(ncclBroadcast(buffers[d][i], buffers[d][i], sizes[i], ncclFloat, 0, comm, s), "ncclBroadcast");
+  });
+#elif defined(PADDLE_FAKE_GPU)
+  for (int d = 1; d < devices_; ++d) {
+    for (size_t i = 0; i < sizes.size(); ++i) gpu::copy(buffers[d][i], true, buffers[0][i], true, sizes[i] * sizeof(float));
+  }
+  gpu::setDevice(0);
+#else
+  (void)buffers, (void)sizes;
+#endif
+}
+
+}  // namespace paddle

@@ -1,0 +1,43 @@
+// The GPUs of one process (`--use_gpu=1 --trainer_count=N`): replica r of the Trainer runs on
+// GPU r with its own copy of every parameter value. After backward the gradients are summed
+// onto GPU 0, which alone runs the update (one optimizer state); each step starts by copying
+// GPU 0's values to the others, so every copy holds the same bits. NCCL moves the bytes in
+// builds WITH_NCCL (this pair of files is the only one that sees nccl.h); the test build's
+// stand-in GPU (PADDLE_FAKE_GPU) adds host buffers in replica order instead; any other build
+// refuses N > 1 GPUs with "built without NCCL".
+#pragma once
+#include <cstddef>
+#include <memory>
+#include <vector>
+
+namespace paddle {
+
+bool ncclCompiled();  // true when the engine was built WITH_NCCL
+
+class GpuCollective {
+ public:
+  // Over GPUs 0..devices-1 (checked against the visible ones); one NCCL communicator each.
+  explicit GpuCollective(int devices);
+  ~GpuCollective();
+  int devices() const { return devices_; }
+
+  // Makes `device` the calling thread's GPU (its kernels and allocations go there).
+  void select(int device) const;
+  // Waits for the calling thread's work on its GPU (a replica before the trainer reads it).
+  void wait() const;
+
+  // buffers[d][i]: buffer i (sizes[i] floats) on GPU d. Both calls return when done on every GPU,
+  // with GPU 0 selected on the calling thread.
+  using Buffers = std::vector<std::vector<float*>>;
+  // Buffer i of GPU 0 += buffer i of GPUs 1..N-1 (NCCL: one ncclReduce per buffer, one group).
+  void sumOntoFirst(const Buffers& buffers, const std::vector<size_t>& sizes);
+  // Buffer i of GPUs 1..N-1 = buffer i of GPU 0 (one ncclBroadcast per buffer, one group).
+  void copyFromFirst(const Buffers& buffers, const std::vector<size_t>& sizes);
+
+ private:
+  struct Comms;  // the NCCL communicators and streams (WITH_NCCL)
+  int devices_;
+  std::unique_ptr<Comms> comms_;
+};
+
+}  // namespace paddle
