@@ -98,3 +98,16 @@ def test_more_gpu_replicas_than_gpus_is_refused_naming_both(fake_gpu_engine, tmp
                        cwd=os.path.join(ROOT, "demos", "mnist"), env=env, capture_output=True, text=True, timeout=300)
     assert p.returncode != 0
     assert "--trainer_count=3" in p.stderr and "needs 3 GPUs, but 2 are visible" in p.stderr, p.stderr[-2000:]
+
+
+def test_gpu_replicas_without_cuda_or_gpus_are_a_clear_error():
+    """The engine under test (normally the CPU build): --use_gpu=1 --trainer_count=2 says why not."""
+    from py_paddle import swig_paddle as api
+    if api.getGpuCount():
+        pytest.skip("GPUs are visible")
+    env = dict(os.environ, PYTHONPATH=ROOT)
+    p = subprocess.run([sys.executable, "-c", "import sys; from paddle.trainer.cli import main; sys.exit(main())",
+                        "train", "--config=mlp.py", "--num_passes=1", "--use_gpu=1", "--trainer_count=2"],
+                       cwd=os.path.join(ROOT, "demos", "mnist"), env=env, capture_output=True, text=True, timeout=300)
+    reasons = ["needs 2 GPUs, but 0 are visible", "built without NCCL"] if api.isGpuVersion() else ["built without CUDA"]
+    assert p.returncode != 0 and any(r in p.stderr for r in reasons) and "Traceback" not in p.stderr, p.stderr[-2000:]
