@@ -35,14 +35,15 @@ void checkNccl(ncclResult_t r, const char* what) {
 // per GPU; a single thread may drive every GPU only inside a group). The replicas' and the
 // update's kernels run on other streams: every GPU is idle first, and done after.
 template <typename Launch>
-void grouped(std::vector<ncclComm_t>& comms, std::vector<cudaStream_t>& streams, size_t buffers, Launch launch) {
+void grouped(std::vector<ncclComm_t>& comms, std::vector<cudaStream_t>& streams, const GpuCollective::Buffers& buffers,
+             Launch launch) {
   for (size_t d = 0; d < comms.size(); ++d) {
     checkCuda(cudaSetDevice(static_cast<int>(d)), "cudaSetDevice");
     checkCuda(cudaDeviceSynchronize(), "cudaDeviceSynchronize");
   }
   checkNccl(ncclGroupStart(), "ncclGroupStart");
-  for (size_t i = 0; i < buffers; ++i) {
-    for (size_t d = 0; d < comms.size(); ++d) launch(i, d, comms[d], streams[d]);
+  for (size_t i = 0; i < buffers[0].size(); ++i) {
+    for (size_t d = 0; d < comms.size(); ++d) launch(buffers[d][i]->data(), buffers[d][i]->size(), comms[d], streams[d]);
   }
   checkNccl(ncclGroupEnd(), "ncclGroupEnd");
   for (cudaStream_t s : streams) checkCuda(cudaStreamSynchronize(s), "cudaStreamSynchronize");
@@ -108,38 +109,38 @@ void GpuCollective::wait() const {
 #endif
 }
 
-void GpuCollective::sumOntoFirst(const Buffers& buffers, const std::vector<size_t>& sizes) {
+void GpuCollective::sumOntoFirst(const Buffers& buffers) {
 #ifdef WITH_NCCL
-  grouped(comms_->comms, comms_->streams, sizes.size(), [&](size_t i, size_t d, ncclComm_t comm, cudaStream_t s) {
-    checkNccl(ncclReduce(buffers[d][i], buffers[d][i], sizes[i], ncclFloat, ncclSum, 0, comm, s), "ncclReduce");
+  grouped(comms_->comms, comms_->streams, buffers, [](float* b, size_t n, ncclComm_t comm, cudaStream_t s) {
+    checkNccl(ncclReduce(b, b, n, ncclFloat, ncclSum, 0, comm, s), "ncclReduce");
   });
 #elif defined(PADDLE_FAKE_GPU)
   gpu::DeviceWindow open(true);
-  for (size_t i = 0; i < sizes.size(); ++i) {
-    float* sum = buffers[0][i];
+  for (size_t i = 0; i < buffers[0].size(); ++i) {
+    float* sum = buffers[0][i]->data();
     for (int d = 1; d < devices_; ++d) {  // in replica order, as the CPU replicas' gradients add up
-      const float* g = buffers[d][i];
-      for (size_t k = 0; k < sizes[i]; ++k) sum[k] += g[k];
+      const float* g = buffers[d][i]->data();
+      for (size_t k = 0; k < buffers[0][i]->size(); ++k) sum[k] += g[k];
     }
   }
   gpu::setDevice(0);
 #else
-  (void)buffers, (void)sizes;
+  (void)buffers;
 #endif
 }
 
-void GpuCollective::copyFromFirst(const Buffers& buffers, const std::vector<size_t>& sizes) {
+void GpuCollective::copyFromFirst(const Buffers& buffers) {
 #ifdef WITH_NCCL
-  grouped(comms_->comms, comms_->streams, sizes.size(), [&](size_t i, size_t d, ncclComm_t comm, cudaStream_t s) {
-    checkNccl(ncclBroadcast(buffers[d][i], buffers[d][i], sizes[i], ncclFloat, 0, comm, s), "ncclBroadcast");
+  grouped(comms_->comms, comms_->streams, buffers, [](float* b, size_t n, ncclComm_t comm, cudaStream_t s) {
+    checkNccl(ncclBroadcast(b, b, n, ncclFloat, 0, comm, s), "ncclBroadcast");
   });
 #elif defined(PADDLE_FAKE_GPU)
   for (int d = 1; d < devices_; ++d) {
-    for (size_t i = 0; i < sizes.size(); ++i) gpu::copy(buffers[d][i], true, buffers[0][i], true, sizes[i] * sizeof(float));
+    for (size_t i = 0; i < buffers[0].size(); ++i) buffers[d][i]->copyFrom(*buffers[0][i]);
   }
   gpu::setDevice(0);
 #else
-  (void)buffers, (void)sizes;
+  (void)buffers;
 #endif
 }
 

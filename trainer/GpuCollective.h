@@ -6,9 +6,10 @@
 // stand-in GPU (PADDLE_FAKE_GPU) adds host buffers in replica order instead; any other build
 // refuses N > 1 GPUs with "built without NCCL".
 #pragma once
-#include <cstddef>
 #include <memory>
 #include <vector>
+
+#include "../layers/math/Buffer.h"
 
 namespace paddle {
 
@@ -26,13 +27,13 @@ class GpuCollective {
   // Waits for the calling thread's work on its GPU (a replica before the trainer reads it).
   void wait() const;
 
-  // buffers[d][i]: buffer i (sizes[i] floats) on GPU d. Both calls return when done on every GPU,
-  // with GPU 0 selected on the calling thread.
-  using Buffers = std::vector<std::vector<float*>>;
+  // buffers[d][i]: buffer i on GPU d (the same size on every GPU). Both calls return when done
+  // on every GPU, with GPU 0 selected on the calling thread.
+  using Buffers = std::vector<std::vector<Matrix*>>;
   // Buffer i of GPU 0 += buffer i of GPUs 1..N-1 (NCCL: one ncclReduce per buffer, one group).
-  void sumOntoFirst(const Buffers& buffers, const std::vector<size_t>& sizes);
+  void sumOntoFirst(const Buffers& buffers);
   // Buffer i of GPUs 1..N-1 = buffer i of GPU 0 (one ncclBroadcast per buffer, one group).
-  void copyFromFirst(const Buffers& buffers, const std::vector<size_t>& sizes);
+  void copyFromFirst(const Buffers& buffers);
 
  private:
   struct Comms;  // the NCCL communicators and streams (WITH_NCCL)

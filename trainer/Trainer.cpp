@@ -342,6 +342,19 @@ void addGradient(Parameter& src, Parameter& dst) {
 namespace {
 // Sequences [begin, end) of n that part i of k trains on: threads and MPI ranks split alike.
 std::pair<size_t, size_t> shareOf(size_t n, size_t i, size_t k) { return {n * i / k, n * (i + 1) / k}; }
+
+// Per replica (one per GPU), the value or the gradient of every parameter (gradients: of the
+// non-static ones).
+GpuCollective::Buffers gpuBuffers(const std::vector<std::shared_ptr<GradientMachine>>& machines, bool gradients) {
+  GpuCollective::Buffers out(machines.size());
+  for (size_t r = 0; r < machines.size(); ++r) {
+    for (auto& p : machines[r]->parameters()) {
+      if (!gradients) out[r].push_back(&p->value());
+      else if (!p->isStatic()) out[r].push_back(&p->grad());
+    }
+  }
+  return out;
+}
 }  // namespace
 
 void Trainer::runReplicas(const std::vector<Argument>& inArgs, PassType pass) {
@@ -354,7 +367,8 @@ void Trainer::runReplicas(const std::vector<Argument>& inArgs, PassType pass) {
     if (train) machines_[0]->backward();
     return;
   }
-  if (gpus_) copyValuesToGpus();
+  // GPU 0's values (updated, loaded, or ModelAverage's while testing) onto the other GPUs
+  if (gpus_) gpus_->copyFromFirst(gpuBuffers(machines_, false));
   // Split by sequences (samples when there are none); gradients are summed after.
   std::vector<std::thread> threads;
   std::vector<std::exception_ptr> errors(k);
@@ -395,16 +409,6 @@ void Trainer::runReplicas(const std::vector<Argument>& inArgs, PassType pass) {
   }
 }
 
-void Trainer::copyValuesToGpus() {
-  GpuCollective::Buffers values(machines_.size());
-  std::vector<size_t> sizes;
-  for (size_t k = 0; k < machines_[0]->parameters().size(); ++k) {
-    sizes.push_back(machines_[0]->parameters()[k]->value().size());
-    for (size_t r = 0; r < machines_.size(); ++r) values[r].push_back(machines_[r]->parameters()[k]->value().data());
-  }
-  gpus_->copyFromFirst(values, sizes);
-}
-
 void Trainer::sumGradientsOntoGpu0() {
   // Every GPU takes part in the collective: an idle replica adds zeros.
   for (size_t r = 1; r < machines_.size(); ++r) {
@@ -415,15 +419,8 @@ void Trainer::sumGradientsOntoGpu0() {
     }
   }
   gpus_->select(0);
-  GpuCollective::Buffers grads(machines_.size());
-  std::vector<size_t> sizes;
-  for (size_t k = 0; k < machines_[0]->parameters().size(); ++k) {
-    if (machines_[0]->parameters()[k]->isStatic()) continue;
-    sizes.push_back(machines_[0]->parameters()[k]->grad().size());
-    for (size_t r = 0; r < machines_.size(); ++r) grads[r].push_back(machines_[r]->parameters()[k]->grad().data());
-  }
   // GPU 0 alone updates (one optimizer state); the next step copies its values to the others.
-  gpus_->sumOntoFirst(grads, sizes);
+  gpus_->sumOntoFirst(gpuBuffers(machines_, true));
 }
 
 double Trainer::batchCost() {

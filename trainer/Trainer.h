@@ -100,9 +100,7 @@ class Trainer {
   // Runs forward (and backward) on every replica over its share of the batch.
   // A batch with fewer sequences than replicas leaves the rest idle (active_[r] false).
   void runReplicas(const std::vector<Argument>& inArgs, PassType pass);
-  // --use_gpu=1 --trainer_count=N: GPU 0's parameter values onto the other GPUs (before each
-  // step), and the replicas' gradients summed onto GPU 0 (after backward).
-  void copyValuesToGpus();
+  // --use_gpu=1 --trainer_count=N, after backward: the replicas' gradients summed onto GPU 0.
   void sumGradientsOntoGpu0();
   // The batch's summed cost over the active replicas.
   double batchCost();
