@@ -16,8 +16,6 @@
 namespace paddle {
 
 #ifdef WITH_NCCL
-bool ncclCompiled() { return true; }
-
 struct GpuCollective::Comms {
   std::vector<ncclComm_t> comms;     // one per GPU, made together (ncclCommInitAll)
   std::vector<cudaStream_t> streams;  // the collectives' stream on each GPU
@@ -51,7 +49,6 @@ void grouped(std::vector<ncclComm_t>& comms, std::vector<cudaStream_t>& streams,
 }
 }  // namespace
 #else
-bool ncclCompiled() { return false; }
 struct GpuCollective::Comms {};
 #endif
 

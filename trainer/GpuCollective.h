@@ -1,10 +1,12 @@
 // The GPUs of one process (`--use_gpu=1 --trainer_count=N`): replica r of the Trainer runs on
 // GPU r with its own copy of every parameter value. After backward the gradients are summed
-// onto GPU 0, which alone runs the update (one optimizer state); each step starts by copying
-// GPU 0's values to the others, so every copy holds the same bits. NCCL moves the bytes in
-// builds WITH_NCCL (this pair of files is the only one that sees nccl.h); the test build's
-// stand-in GPU (PADDLE_FAKE_GPU) adds host buffers in replica order instead; any other build
-// refuses N > 1 GPUs with "built without NCCL".
+// onto GPU 0, which alone runs the update; each step starts by copying GPU 0's values to the
+// others, so every copy holds the same bits. (MPI ranks each apply the same update to the same
+// sum instead; here a reduce, one update and a broadcast move as many bytes as an all-reduce,
+// and the optimizer state, ModelAverage and saving stay on GPU 0 as on one GPU.) NCCL moves the
+// bytes in builds WITH_NCCL (this pair of files is the only one that sees nccl.h); the test
+// build's stand-in GPU (PADDLE_FAKE_GPU) adds host buffers in replica order instead; a CUDA
+// build without NCCL refuses N > 1 GPUs with "built without NCCL".
 #pragma once
 #include <memory>
 #include <vector>
@@ -12,8 +14,6 @@
 #include "../layers/math/Buffer.h"
 
 namespace paddle {
-
-bool ncclCompiled();  // true when the engine was built WITH_NCCL
 
 class GpuCollective {
  public:
