@@ -213,9 +213,10 @@ class build_ext(_build_ext):
             sources = [s for s in sources if s not in gpu_sources]
             ext.define_macros.append(("WITH_CUDA", "1"))
             macros.append(("WITH_CUDA", "1"))
-            ext.extra_link_args += ["-L" + cu_lib, "-l:" + soname, "-lcudart_static" if self.has_static_cudart(nvcc) else "-lcudart",
+            cudart = self.static_cudart_dir(nvcc)
+            ext.extra_link_args += ["-L" + cu_lib, "-l:" + soname, "-lcudart_static" if cudart else "-lcudart",
                                     "-Wl,-rpath," + cu_lib, "-Wl,-rpath,$ORIGIN/../nvidia/cu13/lib"]
-            ext.library_dirs.append(os.path.join(os.path.dirname(os.path.dirname(nvcc)), "lib64"))
+            ext.library_dirs.append(cudart or os.path.join(os.path.dirname(os.path.dirname(nvcc)), "lib64"))
             nccl = nccl_config()
             if nccl:  # $ORIGIN/../nvidia/nccl/lib: the nvidia-nccl-cu13 wheel beside an installed py_paddle
                 ext.extra_link_args += ["-L" + nccl[1], "-l:" + nccl[2], "-Wl,-rpath," + nccl[1],
@@ -315,10 +316,14 @@ class build_ext(_build_ext):
         return wrapper
 
     @staticmethod
-    def has_static_cudart(nvcc):
-        lib = os.path.join(os.path.dirname(os.path.dirname(os.path.realpath(nvcc))), "lib64")
-        return os.path.exists(os.path.join(lib, "libcudart_static.a")) or os.path.exists(
-            "/usr/local/cuda/lib64/libcudart_static.a")
+    def static_cudart_dir(nvcc):
+        """The lib64 with libcudart_static.a: the toolkit's beside nvcc, else /usr/local/cuda's (an
+        nvcc on PATH may be a wrapper script), or None."""
+        for lib in (os.path.join(os.path.dirname(os.path.dirname(os.path.realpath(nvcc))), "lib64"),
+                    "/usr/local/cuda/lib64"):
+            if os.path.exists(os.path.join(lib, "libcudart_static.a")):
+                return lib
+        return None
 
     def compile_cuda(self, nvcc, cublas_inc, src, ext, cache, march=None, temp=None, extra=()):
         """One source through nvcc (a .cpp as CUDA C++), when out of date; `extra`: its own flags."""
