@@ -301,6 +301,8 @@ class build_ext(_build_ext):
         newest = max(os.path.getmtime(o) for o in objects)
         if cache.stale(target, signature) or os.path.getmtime(target) < newest:
             os.makedirs(out_dir, exist_ok=True)
+            if os.path.exists(target):
+                os.remove(target)  # distutils skips a link whose output is newer than its objects
             self.compiler.link_shared_object(objects, target, extra_postargs=args, target_lang="c++")
             with open(cache.depfile(target), "w") as f:
                 f.write(target + ":\n")
