@@ -14,8 +14,8 @@
 #include <cstring>
 #include <map>
 #include <mutex>
-#include <string>
 #include <stdexcept>
+#include <string>
 
 #include "../Activation.h"
 #include "GpuRuntime.h"
