@@ -41,7 +41,8 @@ def _env(save_dir):
     for var in ("PMI_SIZE", "PMI_RANK", "OMPI_COMM_WORLD_SIZE", "PMIX_SIZE"):
         env.pop(var, None)
     in_place = glob.glob(os.path.join(ROOT, "py_paddle", "_swig_paddle*"))  # a developer build: test it
-    env["PYTHONPATH"] = os.pathsep.join(([ROOT] if in_place else []) + [HERE])
+    engine = os.environ.get("PADDLE_ENGINE_DIR")  # another build (tests/conftest.py), e.g. tools/sanitize.sh's
+    env["PYTHONPATH"] = os.pathsep.join(([engine, ROOT] if engine else [ROOT] if in_place else []) + [HERE])
     return env
 
 
