@@ -187,8 +187,9 @@ def kill_rank_1_mid_pass(tmp_path, cwd, args):
         while not glob.glob(str(out / "rank-1" / "pass-00001" / "done")):
             assert job.poll() is None and time.time() < deadline, "training did not reach pass 1"
             time.sleep(0.2)
+        plain = {k: v for k, v in os.environ.items() if k != "LD_PRELOAD"}  # (pgrep hangs with tools/sanitize.sh's ASan)
         worker = [int(line.split()[0]) for line in subprocess.run(
-            ["pgrep", "-a", "-f", "every_rank_saves.py"], capture_output=True, text=True).stdout.splitlines()
+            ["pgrep", "-a", "-f", "every_rank_saves.py"], capture_output=True, text=True, env=plain).stdout.splitlines()
             if "mpiexec" not in line]
         pmi_ranks = {pid: open("/proc/%d/environ" % pid, "rb").read().split(b"\0") for pid in worker}
         rank1 = [pid for pid, env in pmi_ranks.items() if b"PMI_RANK=1" in env and b"SAVE_DIR=" + bytes(out) in env]
