@@ -82,11 +82,15 @@ def worker(name, ranks, mode, timed_steps):
         steps(timed_steps)
         times.append((time.perf_counter() - t) / timed_steps)
     count, dense, sparse, wait_seconds, dgc, early = trainer.takeCollectiveTraffic()
-    # rows of the sparse tables in memory (all of an unsharded one) and peak memory, by rank
-    sharded = [int(line.split("\t")[2]) for line in trainer.getShardedRows()]
+    # rows of the sparse tables in memory (all of an unsharded one; a sharded one's own rows and
+    # the last batch's fetched rows) and peak memory, by rank
+    sharded = [[int(x) for x in line.split("\t")[2:]] for line in trainer.getShardedRows()]
     tables = [conf.model_config.parameters[i] for i in range(len(conf.model_config.parameters))]
-    resident = sum(sharded) if sharded else sum(p.dims[0] for p in tables if p.sparse_update and len(p.dims) == 2)
+    resident = sum(map(sum, sharded)) if sharded else sum(p.dims[0] for p in tables
+                                                          if p.sparse_update and len(p.dims) == 2)
+    fetched = sum(f for _, f in sharded)
     by_rank = [resident] if comm is None else comm.gather(resident, root=0)
+    fetched_by_rank = [fetched] if comm is None else comm.gather(fetched, root=0)
     peak = [peak_rss_mb()] if comm is None else comm.gather(peak_rss_mb(), root=0)
     if comm is None or comm.Get_rank() == 0:
         step = statistics.median(times)
@@ -97,7 +101,8 @@ def worker(name, ranks, mode, timed_steps):
                           "sparse_bytes_per_step": sparse / max(count, 1),
                           "dgc_bytes_per_step": dgc / max(count, 1),
                           "started_during_backward": early / dense if dense else 0.0,
-                          "table_rows_resident": by_rank, "peak_rss_mb": max(peak)}))
+                          "table_rows_resident": by_rank, "table_rows_fetched": fetched_by_rank,
+                          "peak_rss_mb": max(peak)}))
 
 
 def measure(name, ranks, mode):

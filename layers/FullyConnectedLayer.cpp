@@ -98,7 +98,7 @@ class FullyConnectedLayer : public Layer {
       const float beta = i == 0 && !bias_ ? 0.0f : 1.0f;
       if (in.value.empty() && !in.sparse.empty()) {
         weight(i)->catchUpRows(in.sparse.activeCols(), in.sparse.nnz());  // sparse_update: pending decay
-        math::sparseMul(in.sparse, weight(i)->value(), output_.value, beta);
+        math::sparseMul(in.sparse, weight(i)->valueRows(), output_.value, beta);
       } else {
         PADDLE_ENFORCE(!in.value.empty(), DataError, "layer '", name_, "': input '", inputs_[i]->name(),
                        "' has no dense or sparse value (ids need an embedding/table projection)");

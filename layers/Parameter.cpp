@@ -12,9 +12,6 @@
 
 #ifdef __linux__
 #include <sys/mman.h>
-#else
-#define MADV_NOHUGEPAGE 0
-#define MADV_DONTNEED 0
 #endif
 
 namespace paddle {
@@ -38,6 +35,19 @@ void adviseHugePages(Matrix& m) {
   madvise(reinterpret_cast<void*>(begin), end - begin, MADV_HUGEPAGE);
 #else
   (void)m;
+#endif
+}
+
+// Rows [begin, end) of a sparse table on 4 KB pages (the whole pages inside them), given
+// before the first touch.
+void adviseSmallPages(Matrix& m, size_t begin, size_t end) {
+#if defined(__linux__) && defined(MADV_NOHUGEPAGE)
+  const uintptr_t page = 4096;
+  const uintptr_t b = (reinterpret_cast<uintptr_t>(m.row(begin)) + page - 1) / page * page;
+  const uintptr_t e = reinterpret_cast<uintptr_t>(m.row(end)) / page * page;
+  if (e > b) madvise(reinterpret_cast<void*>(b), e - b, MADV_NOHUGEPAGE);
+#else
+  (void)m, (void)begin, (void)end;
 #endif
 }
 }  // namespace
@@ -115,6 +125,7 @@ GradRows Parameter::gradRows(const int* rows, size_t n) {
 void Parameter::shareValueOf(Parameter& main) {
   value() = main.value();
   if (!sparseUpdate_) return;
+  fetched_ = main.fetched_;
   decay_ = main.decay_;
   decay_->shared = true;
 }
@@ -184,7 +195,7 @@ Matrix Parameter::reserve() {
   reserved_[static_cast<float*>(p)] = std::shared_ptr<void>(p, [bytes](void* q) { munmap(q, bytes); });
   Matrix m = Matrix::view(static_cast<float*>(p), rows_, cols_, false);
   Matrix owned = Matrix::view(m.row(ownedBegin_), ownedEnd_ - ownedBegin_, cols_, false);
-  adviseHugePages(owned);  // (a sharded table's other rows stay on small pages: a fetched row costs 4 KB, not 2 MB)
+  adviseHugePages(owned);
   return m;
 #else
   Matrix m(rows_, cols_, false);  // no reservations: every row takes memory
@@ -201,37 +212,28 @@ void Parameter::shardRows(size_t begin, size_t end) {
   sharded_ = true;
   ownedBegin_ = begin;
   ownedEnd_ = end;
-  forForeignPages(value(), MADV_NOHUGEPAGE);
-  releaseForeignRows();
+  adviseSmallPages(value(), 0, ownedBegin_);  // (no 2 MB page of the owned rows reaches into the others)
+  adviseSmallPages(value(), ownedEnd_, rows_);
+  fetched_ = std::make_shared<FetchedRows>();
+  fetched_->slot.assign(rows_, -1);
 }
 
-void Parameter::markRowsCurrent(const int* rows, size_t n) {
-  for (size_t i = 0; i < n; ++i) decay_->clock[rows[i]] = decay_->updates;
-}
-
-namespace {
-// Page-aligned [begin, end) inside [first, last) bytes: whole pages only.
-std::pair<uintptr_t, uintptr_t> innerPages(const float* first, const float* last) {
-  const uintptr_t page = 4096;
-  const uintptr_t b = (reinterpret_cast<uintptr_t>(first) + page - 1) / page * page;
-  const uintptr_t e = reinterpret_cast<uintptr_t>(last) / page * page;
-  return {b, std::max(b, e)};
-}
-}  // namespace
-
-void Parameter::forForeignPages(Matrix& m, int advice) {
-#ifdef __linux__
-  for (auto range : {innerPages(m.data(), m.row(ownedBegin_)), innerPages(m.row(ownedEnd_), m.data() + m.size())}) {
-    if (range.second > range.first) madvise(reinterpret_cast<void*>(range.first), range.second - range.first, advice);
+float* Parameter::fetchedRows(const int* ids, size_t n) {
+  FetchedRows& f = *fetched_;
+  for (int r : f.ids) f.slot[r] = -1;
+  f.ids.assign(ids, ids + n);
+  for (size_t k = 0; k < n; ++k) {
+    f.slot[ids[k]] = static_cast<int>(k);
+    decay_->clock[ids[k]] = decay_->updates;  // (so that catchUpRows leaves them alone)
   }
-#else
-  (void)m;
-  (void)advice;
-#endif
+  f.values.resize(n * cols_);  // (keeps its capacity: no fresh pages batch after batch)
+  return f.values.data();
 }
 
-void Parameter::releaseForeignRows() {
-  if (sharded_) forForeignPages(value(), MADV_DONTNEED);
+ValueRows Parameter::valueRows() {
+  const Matrix& v = value();
+  if (!fetched_) return {v.data(), nullptr, nullptr, rows_, cols_, v.useGpu()};
+  return {v.data(), fetched_->values.data(), fetched_->slot.data(), rows_, cols_, false};
 }
 
 size_t Parameter::residentRows() const {

@@ -61,6 +61,9 @@ class Parameter {
 
   // Value and gradient as [dims[0], dims[1]] (or [1, size] without 2-D dims).
   Matrix& value() { return bufs_[PARAMETER_VALUE]; }
+  // The value for lookups by row id: a sharded table's rows fetched for this batch are read
+  // from the compact block of fetched rows, the others in place.
+  ValueRows valueRows();
   // The gradient for a dense writer: with sparse_update this marks every row touched
   // (the rows gathered so far move into a dense buffer, kept from then on).
   Matrix& grad();
@@ -71,7 +74,8 @@ class Parameter {
   GradRows gradRows(const int* rows = nullptr, size_t n = 0);
   // sparse_update, some rows touched: row k holds the gradient of touchedRows()[k].
   Matrix touchedGrad() { return Matrix::view(rowGrad_.data(), touched_.size(), cols_, false); }
-  // A thread replica: reads `main`'s value (and catches up its lazy decay with main's clocks).
+  // A thread replica: reads `main`'s value (and catches up its lazy decay with main's clocks,
+  // and reads its fetched rows).
   void shareValueOf(Parameter& main);
 
   // sparse_update (v1 ParamAttr(sparse_update=True)): the optimizer updates
@@ -101,17 +105,19 @@ class Parameter {
   std::vector<int64_t>& stateClock() { return stateClock_; }
   // Sharded table (`paddle train --local=0` under mpiexec; trainer/ShardedTables.cpp): this
   // process owns rows [ownedBegin, ownedEnd) only. The value and state buffers keep an address
-  // for every row (reserved, not allocated), so layers still index them by row id, but only
-  // the owned rows and the rows fetched for the current batch take memory.
+  // for every row (reserved, not allocated) but only the owned rows are ever written; the rows
+  // fetched from other processes for the current batch live in a compact block that
+  // valueRows() reads (row id -> slot, as the compact gradient rows).
   void shardRows(size_t begin, size_t end);
   bool sharded() const { return sharded_; }
   size_t ownedBegin() const { return ownedBegin_; }
   size_t ownedEnd() const { return ownedEnd_; }
-  // Rows fetched from their owner hold its caught-up values: nothing to catch up here.
-  void markRowsCurrent(const int* rows, size_t n);
-  // Gives the memory of the rows fetched from other processes back to the system.
-  void releaseForeignRows();
-  // Rows of the value that take memory now (resident pages), for tests and benchmarks.
+  // Replaces the fetched rows with the n distinct rows `ids` (not owned here) and returns
+  // where their values go, row k at k * cols. They hold their owner's caught-up values, so
+  // they have no lazy decay to catch up here.
+  float* fetchedRows(const int* ids, size_t n);
+  size_t fetchedRowCount() const { return fetched_ ? fetched_->ids.size() : 0; }
+  // Rows of the value's range that take memory now (resident pages), for tests and benchmarks.
   size_t residentRows() const;
   // A sharded table is saved whole by writing a buffer's rows through `writer` (on rank 0,
   // after the header, with the other ranks' rows streamed in; the others get a null `out`).
@@ -176,7 +182,12 @@ class Parameter {
   bool sharded_ = false;
   size_t ownedBegin_ = 0, ownedEnd_ = 0;
   std::map<const float*, std::shared_ptr<void>> reserved_;  // a sparse table's address ranges, by start
-  void forForeignPages(Matrix& m, int advice);  // madvise the pages of rows this process does not own
+  struct FetchedRows {  // a sharded table's rows fetched for this batch (shared with the replicas)
+    std::vector<int> ids;
+    std::vector<int> slot;  // row -> position in values, -1 not fetched
+    std::vector<float> values;
+  };
+  std::shared_ptr<FetchedRows> fetched_;
   ShardWriter shardWriter_;
   int shardRank_ = 0;
   Matrix reserve();  // zeroed [rows, cols] (of a sparse table) that takes memory only where written

@@ -24,7 +24,7 @@ class FullMatrixProjection : public Projection {
   void forward(const Argument& in, Matrix& out) override {
     if (in.value.empty() && !in.sparse.empty()) {
       w_->catchUpRows(in.sparse.activeCols(), in.sparse.nnz());
-      math::sparseMul(in.sparse, w_->value(), out, 1.0f);
+      math::sparseMul(in.sparse, w_->valueRows(), out, 1.0f);
       return;
     }
     needDense(in, layer_, type_);
@@ -161,11 +161,11 @@ class TableProjection : public Projection {
     const bool gpu = out.useGpu();
     const int* ids = checkedIds(in.ids, out.height(), gpu);
     if (!in.ids.useGpu()) w_->catchUpRows(in.ids.data(), out.height());  // sparse_update: pending decay first
-    const float* w = w_->value().data();
+    const ValueRows w = w_->valueRows();
     float* y = out.data();
     const size_t n = outSize_;
     forEach2Parallel(gpu, out.height(), n, [=] PD_HD(size_t r, size_t j) {  // a row owns its output
-      if (ids[r] >= 0) y[r * n + j] += w[ids[r] * n + j];
+      if (ids[r] >= 0) y[r * n + j] += w.row(ids[r])[j];
     });
   }
   void backward(Argument& in, const Matrix& g) override {

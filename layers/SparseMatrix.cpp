@@ -24,15 +24,14 @@ CsrView csrOn(const SparseMatrix& x, bool gpu, CsrScratch& s) {
 }  // namespace
 
 // One kernel index per sample row: y[i] = beta * y[i] + sum_k v_k W[col_k].
-void sparseMul(const SparseMatrix& x, const Matrix& W, Matrix& out, float beta) {
-  const size_t n = x.height(), m = W.width();
-  PADDLE_ENFORCE(x.width == W.height() && out.height() == n && out.width() == m, DataError,
-                 "sparse gemm shape mismatch: ", n, "x", x.width, " (sparse) * ", shapeStr(W), " -> ",
+void sparseMul(const SparseMatrix& x, const ValueRows& W, Matrix& out, float beta) {
+  const size_t n = x.height(), m = W.cols;
+  PADDLE_ENFORCE(x.width == W.rows && out.height() == n && out.width() == m, DataError,
+                 "sparse gemm shape mismatch: ", n, "x", x.width, " (sparse) * ", W.rows, "x", W.cols, " -> ",
                  shapeStr(out));
-  PADDLE_ENFORCE(W.useGpu() == out.useGpu(), DataError, "sparse gemm: W and out live on different devices");
+  PADDLE_ENFORCE(W.gpu == out.useGpu(), DataError, "sparse gemm: W and out live on different devices");
   CsrScratch scratch;  // freed to the pool after queueing: later work on this thread's stream runs after
   const CsrView csr = csrOn(x, out.useGpu(), scratch);
-  const float* w = W.data();
   float* o = out.data();
   // (each index writes its own output row: the CPU splits the rows over its threads)
   forEachParallel(out.useGpu(), n, [=] PD_HD(size_t i) {
@@ -40,7 +39,7 @@ void sparseMul(const SparseMatrix& x, const Matrix& W, Matrix& out, float beta) 
     for (size_t j = 0; j < m; ++j) y[j] = beta == 0.0f ? 0.0f : beta * y[j];
     for (int k = csr.rowStarts[i]; k < csr.rowStarts[i + 1]; ++k) {
       const float a = csr.values ? csr.values[k] : 1.0f;
-      const float* wr = w + static_cast<size_t>(csr.cols[k]) * m;
+      const float* wr = W.row(csr.cols[k]);
       for (size_t j = 0; j < m; ++j) y[j] += a * wr[j];
     }
   }, std::max<size_t>(1, kParallelGrain / std::max<size_t>(x.nnz() / std::max<size_t>(n, 1) * m, 1)));

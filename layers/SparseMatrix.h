@@ -19,6 +19,19 @@ struct GradRows {
   PD_HD float* row(int r) const { return data + static_cast<size_t>(slot ? slot[r] : r) * cols; }
 };
 
+// A table's value read by row id (lookups): rows in place (slot null), or, for a sharded
+// table, the rows fetched from other processes (slot[r] >= 0) from a compact block.
+struct ValueRows {
+  const float* data = nullptr;
+  const float* fetched = nullptr;
+  const int* slot = nullptr;
+  size_t rows = 0, cols = 0;
+  bool gpu = false;
+  PD_HD const float* row(int r) const {
+    return slot && slot[r] >= 0 ? fetched + static_cast<size_t>(slot[r]) * cols : data + static_cast<size_t>(r) * cols;
+  }
+};
+
 struct SparseMatrix {
   IVector rowStarts;  // 1 x (height + 1)
   IVector cols;       // 1 x nnz, each in [0, width)
@@ -40,8 +53,8 @@ struct SparseMatrix {
 };
 
 namespace math {
-// out = x * W + beta * out   (x: [n, k] CSR, W: [k, m] dense, out: [n, m]; on W's device)
-void sparseMul(const SparseMatrix& x, const Matrix& W, Matrix& out, float beta = 1.0f);
+// out = x * W + beta * out   (x: [n, k] CSR, W: [k, m] rows by id, out: [n, m]; on W's device)
+void sparseMul(const SparseMatrix& x, const ValueRows& W, Matrix& out, float beta = 1.0f);
 // Wgrad += x^T * g   (only the rows of Wgrad named by x's columns are touched)
 void sparseTransMulAdd(const SparseMatrix& x, const Matrix& g, const GradRows& Wgrad);
 // Checks offsets and column ids; throws DataError naming `what` and the row.

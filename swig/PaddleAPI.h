@@ -503,7 +503,8 @@ class Trainer {
   // (or none) every rank calls this: rank 0 says saving is over, the others send their rows
   // whenever rank 0 saves until then. (Does nothing without sharded tables.)
   void serveShards();
-  // Sharded tables: each one's name, its rows, and the rows of its value this rank holds in memory.
+  // Sharded tables: each one's name, its rows, the rows of its value's range this rank holds in
+  // memory (its own) and the rows fetched for the last batch, tab-separated.
   std::vector<std::string> getShardedRows() const;
   // Up to `limit` batches with a non-finite cost are skipped (no update) instead of stopping.
   void setSkipNonFiniteBatches(long long limit);

@@ -513,21 +513,19 @@ std::vector<std::string> Trainer::getProfile() const {
 }
 std::vector<std::string> Trainer::getParameterStats() const {
   std::vector<std::string> lines;
-  const auto& grads = t_->updater().gradStats();
+  const auto& stats = t_->updater().gradStats();
   for (auto& p : t_->machine().parameters()) {
-    std::vector<float> v(p->size());
-    p->value().copyToHost(v.data());
-    double avg = 0, mx = 0;
-    for (float x : v) {
-      avg += std::fabs(x);
-      mx = std::max<double>(mx, std::fabs(x));
+    auto it = stats.find(p->name());
+    const paddle::ParameterUpdater::GradStats st = it == stats.end() ? paddle::ParameterUpdater::GradStats() : it->second;
+    paddle::ParameterUpdater::AbsStats value = st.value;  // (a sharded table: every rank's rows)
+    if (!p->sharded()) {
+      std::vector<float> v(p->size());
+      p->value().copyToHost(v.data());
+      value.add(v.data(), v.size());
     }
-    avg /= std::max<size_t>(v.size(), 1);
-    auto g = grads.find(p->name());
     char buf[512];
     std::snprintf(buf, sizeof(buf), "%-20s avg_abs_val=%g max_val=%g avg_abs_grad=%g max_grad=%g",
-                  p->name().c_str(), avg, mx, g == grads.end() ? 0.0 : g->second.avgAbs,
-                  g == grads.end() ? 0.0 : g->second.maxAbs);
+                  p->name().c_str(), value.avg(), value.max, st.grad.avg(), st.grad.max);
     lines.push_back(buf);
   }
   return lines;
@@ -560,7 +558,9 @@ void Trainer::serveShards() { t_->serveShards(); }
 std::vector<std::string> Trainer::getShardedRows() const {
   std::vector<std::string> out;
   for (auto& p : t_->machine().parameters()) {
-    if (p->sharded()) out.push_back(p->name() + "\t" + std::to_string(p->rows()) + "\t" + std::to_string(p->residentRows()));
+    if (p->sharded()) {
+      out.push_back(paddle::str(p->name(), "\t", p->rows(), "\t", p->residentRows(), "\t", p->fetchedRowCount()));
+    }
   }
   return out;
 }

@@ -379,7 +379,7 @@ void Collective::sumGradients(const std::vector<ParameterPtr>& params) {
     }
   }
   sumSparse(params);
-  for (Shard& s : shards_) sendRowsToOwners(*s.param);
+  for (Shard& s : shards_) sendRowsToOwners(s);
 }
 
 void Collective::sumSparse(const std::vector<ParameterPtr>& params) {

@@ -21,6 +21,7 @@
 namespace paddle {
 
 class GradientMachine;
+class ParameterUpdater;
 
 // Adds the time the training thread spends blocked on MPI to the traffic statistics.
 class MpiTimer {
@@ -106,6 +107,10 @@ class Collective {
   // Before a forward on `inArgs` (this rank's share, in data layer order), on every rank at
   // once: each rank fetches the rows its batch reads from their owners (MPI_Alltoallv).
   void fetchRows(const std::vector<Argument>& inArgs);
+  // After the update of a step that records --show_parameter_stats_period's statistics, on
+  // every rank: each sharded table's value and gradient statistics become the whole table's
+  // (every rank's rows), as one process would log them.
+  void reduceShardStats(ParameterUpdater& updater);
   // Saving a sharded table is collective: rank 0 announces each step (the others wait for
   // kListen's answer, or check theirs), kDone ends a saving.
   enum Announcement { kListen = -1, kDone = 0, kSaveParameters = 1, kSaveOptimizerState = 2 };
@@ -139,13 +144,14 @@ class Collective {
   void scaleLocal(const std::vector<ParameterPtr>& params);
   void averageRows(Parameter& p);  // LocalSGD on a sparse_update table
   // Sharded tables: gradient rows go to their owners; the table's file streams into rank 0.
-  void sendRowsToOwners(Parameter& p);
-  void writeShards(const Parameter& p, const Matrix& rows, std::ostream* out);
-  int ownerOf(const Parameter& p, int row) const;
   struct Shard {
     Parameter* param;
     std::vector<size_t> dataLayers;  // the inputs (data layer indices) whose ids it looks up
+    std::vector<float> rows, sums;   // rows sent and gradient rows received (reused step after step)
   };
+  void sendRowsToOwners(Shard& shard);
+  void writeShards(const Parameter& p, const Matrix& rows, std::ostream* out);
+  int ownerOf(const Parameter& p, int row) const;
   std::vector<Shard> shards_;
 
   int rank_ = 0, size_ = 1;

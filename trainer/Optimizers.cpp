@@ -148,6 +148,14 @@ bool supportsSparse(const std::string& method) {
 }
 }  // namespace
 
+void ParameterUpdater::AbsStats::add(const float* x, size_t n) {
+  for (size_t i = 0; i < n; ++i) {
+    sum += std::fabs(x[i]);
+    max = std::max<double>(max, std::fabs(x[i]));
+  }
+  count += static_cast<double>(n);
+}
+
 void ParameterUpdater::update(Parameter& p) {
   if (p.isStatic()) return;
   const bool sparse = p.sparseUpdate();
@@ -161,11 +169,7 @@ void ParameterUpdater::update(Parameter& p) {
     st = GradStats();
     std::vector<float> host(grad.size());
     grad.copyToHost(host.data());
-    for (float x : host) {
-      st.avgAbs += std::fabs(x);
-      st.maxAbs = std::max<double>(st.maxAbs, std::fabs(x));
-    }
-    st.avgAbs /= std::max<size_t>(host.size(), 1);
+    st.grad.add(host.data(), host.size());
   }
   double clip = p.clippingThreshold() > 0 ? p.clippingThreshold() : globalClip_;
   if (clip > 0 && maxAbs(grad) > clip) {

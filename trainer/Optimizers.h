@@ -56,15 +56,24 @@ class ParameterUpdater {
   void apply();
   void restore();
 
-  // --show_parameter_stats_period: record |gradient| statistics at the next updates.
+  // --show_parameter_stats_period: record |gradient| statistics at the next updates, as sums
+  // and counts, so that the parts of a table sharded over ranks add up.
+  struct AbsStats {
+    double sum = 0, max = 0, count = 0;
+    void add(const float* x, size_t n);
+    double avg() const { return count > 0 ? sum / count : 0.0; }
+  };
   struct GradStats {
-    double avgAbs = 0, maxAbs = 0;
+    AbsStats grad;
+    AbsStats value;  // only a sharded table's, over every rank (Collective::reduceShardStats)
   };
   void setRecordGradStats(bool on) { recordGradStats_ = on; }
+  bool recordsGradStats() const { return recordGradStats_; }
   // DGC's momentum correction (trainer/Collective) keeps the momentum locally: while it
   // runs, dense parameters take plain SGD steps on the exchanged sum (Fluid's DGCMomentum).
   void setMomentumOff(bool off) { momentumOff_ = off; }
   const std::unordered_map<std::string, GradStats>& gradStats() const { return gradStats_; }
+  std::unordered_map<std::string, GradStats>& gradStats() { return gradStats_; }
 
   double learningRate() const { return lr_; }
   int64_t numSamplesProcessed() const { return numSamples_; }

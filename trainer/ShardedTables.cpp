@@ -3,7 +3,8 @@
 // Here the ranks themselves hold the blocks: rank r of N owns rows [R r/N, R (r+1)/N) of an
 // R-row table, with their optimizer state, and
 //   * before each forward every rank asks the owners for the rows its share of the batch
-//     reads (ids, then rows: two MPI_Alltoallv), after the owners caught up their lazy decay;
+//     reads (ids, then rows: two MPI_Alltoallv), after the owners caught up their lazy decay,
+//     into the table's compact block of fetched rows (Parameter::fetchedRows);
 //   * after backward the touched rows' gradients go to their owners (MPI_Alltoallv), which
 //     add them in rank order and run the optimizer on their rows alone;
 //   * saving streams every rank's rows into rank 0's v1-format file, chunk by chunk, and
@@ -15,6 +16,7 @@
 #include "../layers/Errors.h"
 #include "Collective.h"
 #include "GradientMachine.h"
+#include "Optimizers.h"
 #ifdef PADDLE_WITH_MPI
 #include <mpi.h>
 #endif
@@ -26,7 +28,8 @@ namespace paddle {
 void Collective::shardTables(GradientMachine&) {}
 void Collective::fetchRows(const std::vector<Argument>&) {}
 int Collective::announce(int what) { return what; }
-void Collective::sendRowsToOwners(Parameter&) {}
+void Collective::sendRowsToOwners(Shard&) {}
+void Collective::reduceShardStats(ParameterUpdater&) {}
 void Collective::writeShards(const Parameter&, const Matrix&, std::ostream*) {}
 int Collective::ownerOf(const Parameter&, int) const { return 0; }
 
@@ -70,16 +73,13 @@ std::vector<int> exchangeIds(const std::vector<int>& ids, const std::vector<int>
   return got;
 }
 
-// Rows of `cols` floats: send[k] goes with sendCounts, the answer comes back by recvCounts.
-std::vector<float> exchangeRows(const std::vector<float>& send, const std::vector<int>& sendCounts,
-                                const std::vector<int>& recvCounts, size_t cols, const Parameter& p) {
+// Rows of `cols` floats: `send` goes by sendCounts, the answer comes back into `got` by recvCounts.
+void exchangeRows(const float* send, const std::vector<int>& sendCounts, const std::vector<int>& recvCounts,
+                  size_t cols, const Parameter& p, float* got) {
   std::vector<int> sc, so, rc, ro;
   layout(sendCounts, cols, p, sc, so);
   layout(recvCounts, cols, p, rc, ro);
-  std::vector<float> got(static_cast<size_t>(ro.back()) + rc.back());
-  MPI_Alltoallv(send.data(), sc.data(), so.data(), MPI_FLOAT, got.data(), rc.data(), ro.data(), MPI_FLOAT,
-                MPI_COMM_WORLD);
-  return got;
+  MPI_Alltoallv(send, sc.data(), so.data(), MPI_FLOAT, got, rc.data(), ro.data(), MPI_FLOAT, MPI_COMM_WORLD);
 }
 }  // namespace
 
@@ -95,7 +95,7 @@ void Collective::shardTables(GradientMachine& gm) {
   for (const ParameterPtr& pp : gm.parameters()) {
     Parameter& p = *pp;
     if (p.isStatic() || !p.sparseUpdate() || !p.config().getBool("sparse_remote_update")) continue;
-    Shard shard{&p, {}};
+    Shard shard{&p, {}, {}, {}};
     for (const Json& lc : gm.config()["layers"].items()) {
       PADDLE_ENFORCE(lc.getString("bias_parameter_name") != p.name(), ConfigError, "layer '", lc.getString("name"),
                      "' uses the sharded table '", p.name(), "' (--local=0) as its bias: only lookups can");
@@ -121,7 +121,6 @@ void Collective::shardTables(GradientMachine& gm) {
 void Collective::fetchRows(const std::vector<Argument>& inArgs) {
   for (Shard& shard : shards_) {
     Parameter& p = *shard.param;
-    p.releaseForeignRows();  // last batch's rows: stale since their owners updated them
     std::vector<int> need;
     for (size_t k : shard.dataLayers) {
       if (k >= inArgs.size()) continue;  // (a rank without data this step)
@@ -143,47 +142,46 @@ void Collective::fetchRows(const std::vector<Argument>& inArgs) {
     for (int id : need) ++counts[ownerOf(p, id)];  // (sorted ids: grouped by owner already)
     const size_t cols = p.cols();
     std::vector<int> asked;
-    std::vector<float> rows;
     {
       MpiTimer t(traffic_.mpiSeconds);
       asked = exchangeIds(need, counts, recvCounts, p);
     }
     p.catchUpRows(asked.data(), asked.size());  // the owner's pending lazy decay first
-    std::vector<float> answer(asked.size() * cols);
+    shard.rows.resize(asked.size() * cols);
     for (size_t i = 0; i < asked.size(); ++i) {
-      std::copy(p.value().row(asked[i]), p.value().row(asked[i]) + cols, answer.data() + i * cols);
+      std::copy(p.value().row(asked[i]), p.value().row(asked[i]) + cols, shard.rows.data() + i * cols);
     }
+    float* fetched = p.fetchedRows(need.data(), need.size());  // (last batch's rows: stale by now)
     {
       MpiTimer t(traffic_.mpiSeconds);
-      rows = exchangeRows(answer, recvCounts, counts, cols, p);
+      exchangeRows(shard.rows.data(), recvCounts, counts, cols, p, fetched);
     }
-    traffic_.sparseBytes += need.size() * sizeof(int) + answer.size() * sizeof(float);
-    for (size_t i = 0; i < need.size(); ++i) std::copy(&rows[i * cols], &rows[(i + 1) * cols], p.value().row(need[i]));
-    p.markRowsCurrent(need.data(), need.size());
+    traffic_.sparseBytes += need.size() * sizeof(int) + shard.rows.size() * sizeof(float);
   }
 }
 
-void Collective::sendRowsToOwners(Parameter& p) {
+void Collective::sendRowsToOwners(Shard& shard) {
+  Parameter& p = *shard.param;
   const std::vector<int>& touched = p.touchedRows();
   std::vector<size_t> order(touched.size());
   for (size_t k = 0; k < order.size(); ++k) order[k] = k;
   std::sort(order.begin(), order.end(), [&](size_t a, size_t b) { return touched[a] < touched[b]; });
   const size_t cols = p.cols();
   std::vector<int> ids(order.size()), counts(size_, 0), recvCounts;
-  std::vector<float> rows(order.size() * cols);
+  shard.rows.resize(order.size() * cols);
   const Matrix g = p.touchedGrad();
   for (size_t i = 0; i < order.size(); ++i) {
     ids[i] = touched[order[i]];
     ++counts[ownerOf(p, ids[i])];
-    std::copy(g.row(order[i]), g.row(order[i]) + cols, rows.data() + i * cols);
+    std::copy(g.row(order[i]), g.row(order[i]) + cols, shard.rows.data() + i * cols);
   }
-  traffic_.sparseBytes += ids.size() * sizeof(int) + rows.size() * sizeof(float);
+  traffic_.sparseBytes += ids.size() * sizeof(int) + shard.rows.size() * sizeof(float);
   std::vector<int> got;
-  std::vector<float> sums;
   {
     MpiTimer t(traffic_.mpiSeconds);
     got = exchangeIds(ids, counts, recvCounts, p);
-    sums = exchangeRows(rows, counts, recvCounts, cols, p);
+    shard.sums.resize(got.size() * cols);
+    exchangeRows(shard.rows.data(), counts, recvCounts, cols, p, shard.sums.data());
   }
   // The owner adds every rank's rows in rank order; only its own rows stay touched.
   p.zeroGrad();
@@ -191,8 +189,37 @@ void Collective::sendRowsToOwners(Parameter& p) {
   p.catchUpRows(got.data(), got.size());
   for (size_t i = 0; i < got.size(); ++i) {
     float* dst = sum.row(got[i]);
-    const float* src = sums.data() + i * cols;
+    const float* src = shard.sums.data() + i * cols;
     for (size_t c = 0; c < cols; ++c) dst[c] += src[c];
+  }
+}
+
+void Collective::reduceShardStats(ParameterUpdater& updater) {
+  if (shards_.empty() || !updater.recordsGradStats()) return;
+  std::vector<ParameterUpdater::AbsStats*> parts;
+  for (Shard& s : shards_) {
+    Parameter& p = *s.param;
+    ParameterUpdater::GradStats& st = updater.gradStats()[p.name()];
+    st.value = ParameterUpdater::AbsStats();
+    st.value.add(p.value().row(p.ownedBegin()), (p.ownedEnd() - p.ownedBegin()) * p.cols());
+    parts.push_back(&st.value);
+    parts.push_back(&st.grad);  // (the owner's rows: the gradients every rank sent it)
+  }
+  std::vector<double> sums, maxes;
+  for (const ParameterUpdater::AbsStats* a : parts) {
+    sums.push_back(a->sum);
+    sums.push_back(a->count);
+    maxes.push_back(a->max);
+  }
+  {
+    MpiTimer t(traffic_.mpiSeconds);
+    MPI_Allreduce(MPI_IN_PLACE, sums.data(), static_cast<int>(sums.size()), MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+    MPI_Allreduce(MPI_IN_PLACE, maxes.data(), static_cast<int>(maxes.size()), MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+  }
+  for (size_t k = 0; k < parts.size(); ++k) {
+    parts[k]->sum = sums[2 * k];
+    parts[k]->count = sums[2 * k + 1];
+    parts[k]->max = maxes[k];
   }
 }
 

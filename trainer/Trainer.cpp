@@ -555,6 +555,7 @@ void Trainer::trainOneBatch(const std::vector<Argument>& inArgs, int64_t numSamp
     for (auto& p : machines_[0]->parameters()) updater_.update(*p);
     updater_.finishBatch();
   }
+  if (collective_) collective_->reduceShardStats(updater_);  // (when recording parameter statistics)
   machines_[0]->gradientsAreZero();  // update() cleared each gradient it used
   averageLocalSgd(false);
   if (collective_) {

@@ -41,7 +41,8 @@ def _env(save_dir):
     for var in ("PMI_SIZE", "PMI_RANK", "OMPI_COMM_WORLD_SIZE", "PMIX_SIZE"):
         env.pop(var, None)
     in_place = glob.glob(os.path.join(ROOT, "py_paddle", "_swig_paddle*"))  # a developer build: test it
-    env["PYTHONPATH"] = os.pathsep.join(([ROOT] if in_place else []) + [HERE])
+    engine = os.environ.get("PADDLE_ENGINE_DIR")  # another build (tests/conftest.py), e.g. tools/sanitize.sh's
+    env["PYTHONPATH"] = os.pathsep.join(([engine, ROOT] if engine else [ROOT] if in_place else []) + [HERE])
     return env
 
 
@@ -186,8 +187,9 @@ def kill_rank_1_mid_pass(tmp_path, cwd, args):
         while not glob.glob(str(out / "rank-1" / "pass-00001" / "done")):
             assert job.poll() is None and time.time() < deadline, "training did not reach pass 1"
             time.sleep(0.2)
+        plain = {k: v for k, v in os.environ.items() if k != "LD_PRELOAD"}  # (pgrep hangs with tools/sanitize.sh's ASan)
         worker = [int(line.split()[0]) for line in subprocess.run(
-            ["pgrep", "-a", "-f", "every_rank_saves.py"], capture_output=True, text=True).stdout.splitlines()
+            ["pgrep", "-a", "-f", "every_rank_saves.py"], capture_output=True, text=True, env=plain).stdout.splitlines()
             if "mpiexec" not in line]
         pmi_ranks = {pid: open("/proc/%d/environ" % pid, "rb").read().split(b"\0") for pid in worker}
         rank1 = [pid for pid, env in pmi_ranks.items() if b"PMI_RANK=1" in env and b"SAVE_DIR=" + bytes(out) in env]

@@ -109,7 +109,7 @@ def last_test_cost(log):
 @needs_mpi
 def test_each_rank_holds_about_half_of_a_million_row_table(tmp_path):
     """sparse_ctr's 1M x 64 table through benchmarks/scaleout.py's worker: sharded, a rank's
-    memory holds its 500k rows plus the pages of the last batch's fetched rows."""
+    memory holds its 500k rows plus the last batch's fetched rows."""
     rows = {}
     for mode in ("overlap", "sharded"):
         p = subprocess.run([MPIEXEC, "-n", "2", sys.executable, os.path.join(ROOT, "benchmarks", "scaleout.py"),
@@ -119,10 +119,82 @@ def test_each_rank_holds_about_half_of_a_million_row_table(tmp_path):
         rows[mode] = json.loads([line for line in p.stdout.splitlines() if line.startswith("{")][-1])
     assert rows["overlap"]["table_rows_resident"] == [1000000, 1000000]
     for resident in rows["sharded"]["table_rows_resident"]:
-        assert 500000 <= resident < 650000  # owned rows + about 5k fetched rows' pages (16 rows a page)
+        assert 500000 <= resident < 650000  # owned rows + about 5k fetched rows
     assert rows["sharded"]["sparse_bytes_per_step"] > 0
 
 
 @needs_mpi
 def test_a_rank_dying_ends_a_sharded_job(tmp_path):
     kill_rank_1_mid_pass(tmp_path, HERE, LSTM + ["--num_passes=400", "--log_period=0", "--local=0"])
+
+
+@needs_mpi
+def test_a_sparse_input_fc_layer_reads_fetched_rows(tmp_path):
+    """fc_layer on sparse binary input (sparse_ctr's lookup): its forward reads the rows fetched
+    for the batch from the compact block of fetched rows, and trains what two threads train."""
+    args = ["--config=ctr.py", "--seed=7", "--dot_period=0", "--log_period=5", "--num_passes=2",
+            "--test_period=5"]
+    sharded = train(2, args + ["--local=0"], HERE, tmp_path / "sharded")
+    threads = train(1, args + ["--trainer_count=2"], HERE, tmp_path / "threads")
+    assert pass_numbers(sharded) == pass_numbers(threads)
+    for p in ("pass-00000", "pass-00001"):
+        assert_same_parameters(parameters(tmp_path / "sharded" / "rank-0" / p),
+                               parameters(tmp_path / "threads" / "rank-0" / p), exact=False)
+
+
+@needs_mpi
+def test_only_owned_rows_of_the_table_range_take_memory(tmp_path):
+    """The rows fetched from other ranks live in a compact block, never in the table's own
+    address range: of the 1M x 64 table a rank's range holds its 500k rows exactly."""
+    p = subprocess.run([MPIEXEC, "-n", "2", sys.executable, os.path.join(ROOT, "benchmarks", "scaleout.py"),
+                        "--worker", "sparse_ctr", "--ranks", "2", "--modes", "sharded", "--steps", "2"],
+                       env=_env(tmp_path), capture_output=True, text=True, timeout=300)
+    assert p.returncode == 0, p.stderr[-2000:]
+    r = json.loads([line for line in p.stdout.splitlines() if line.startswith("{")][-1])
+    for resident, fetched in zip(r["table_rows_resident"], r["table_rows_fetched"]):
+        assert resident - fetched == 500000
+        assert 1000 < fetched < 20000  # the other rank's rows that this rank's 256 samples read
+
+
+def stats_lines(log):
+    """--show_parameter_stats_period's lines: {(parameter, occurrence): [avg_abs_val, max_val, avg_abs_grad, max_grad]}."""
+    out, seen = {}, {}
+    for line in log.splitlines():
+        if " avg_abs_val=" not in line:
+            continue
+        words = line.split("]", 1)[1].split()
+        k = (words[0], seen.get(words[0], 0))
+        seen[words[0]] = k[1] + 1
+        out[k] = [float(w.split("=")[1]) for w in words[1:]]
+    assert out, log[-2000:]
+    return out
+
+
+@needs_mpi
+def test_parameter_stats_of_a_sharded_table_cover_every_rank(tmp_path):
+    """Rank 0 logs the whole table's value and gradient statistics (every rank's rows), as the
+    unsharded run does."""
+    args = LSTM + ["--num_passes=1", "--show_parameter_stats_period=4"]
+    sharded = stats_lines(train(2, args + ["--local=0"], HERE, tmp_path / "sharded"))
+    unsharded = stats_lines(train(2, args, HERE, tmp_path / "unsharded"))
+    assert sorted(sharded) == sorted(unsharded) and ("emb", 2) in sharded
+    for k in unsharded:
+        np.testing.assert_allclose(sharded[k], unsharded[k], rtol=1e-4, err_msg=str(k))
+
+
+@needs_mpi
+def test_sharded_tables_with_each_rank_reading_its_own_files(tmp_path):
+    """--data_sharding=files: 3 files on 2 ranks, so rank 1 runs out first and trains on empty
+    batches (still answering the row requests of rank 0) until rank 0 is done; the sharded
+    table trains what the unsharded one trains on the same files."""
+    (tmp_path / "train.list").write_text("a\nb\nc\n")
+    args = ["--config=" + os.path.join(HERE, "lstm_text.py"), "--config_args=sparse=1", "--num_passes=2",
+            "--seed=7", "--dot_period=0", "--data_sharding=files"]
+    sharded = train(2, args + ["--local=0"], str(tmp_path), tmp_path / "sharded")
+    unsharded = train(2, args, str(tmp_path), tmp_path / "unsharded")
+    assert pass_numbers(sharded) == pass_numbers(unsharded)
+    for p in ("pass-00000", "pass-00001"):
+        rank0 = parameters(tmp_path / "sharded" / "rank-0" / p)
+        assert_same_parameters(rank0, parameters(tmp_path / "unsharded" / "rank-0" / p), exact=True)
+        assert_same_parameters(parameters(tmp_path / "sharded" / "rank-1" / p),
+                               {k: v for k, v in rank0.items() if k != "emb"}, exact=True)
