@@ -125,6 +125,10 @@ void Collective::fetchRows(const std::vector<Argument>& inArgs) {
     for (size_t k : shard.dataLayers) {
       if (k >= inArgs.size()) continue;  // (a rank without data this step)
       const Argument& a = inArgs[k];
+      // a dense input would read every row of the table, most of which live on other ranks
+      PADDLE_ENFORCE(!a.sparse.empty() || !a.ids.empty() || a.value.height() == 0, ConfigError, "the sharded table '",
+                     p.name(), "' (--local=0) is read by a dense input: only integer ids or a sparse slot can look "
+                     "up a sharded table");
       const int* ids = a.sparse.empty() ? a.ids.data() : a.sparse.activeCols();
       const size_t n = a.sparse.empty() ? a.ids.size() : a.sparse.nnz();
       for (size_t i = 0; i < n; ++i) {

@@ -72,6 +72,25 @@ def test_what_needs_every_row_on_every_rank_is_refused(tmp_path):
     assert p.returncode != 0 and "not with sharded tables (--local=0)" in p.stderr, p.stderr[-2000:]
 
 
+@needs_mpi
+def test_a_dense_input_reading_a_sharded_table_is_refused(tmp_path):
+    """A dense input would read rows that live on the other rank (zeros here): a clear error, in
+    the first forward, not a silently wrong test pass."""
+    shutil.copy(os.path.join(HERE, "train.list"), str(tmp_path))
+    (tmp_path / "ctr.py").write_text(open(os.path.join(HERE, "ctr.py")).read().replace("'ctr_provider'", "'dense'"))
+    (tmp_path / "dense.py").write_text(
+        "from paddle.trainer.PyDataProvider2 import *\n"
+        "@provider(input_types={'features': dense_vector(200), 'label': integer_value(2)})\n"
+        "def process(settings, filename):\n"
+        "    for i in range(32):\n"
+        "        yield [0.5] * 200, i % 2\n")
+    p = subprocess.run([MPIEXEC, "-n", "2", sys.executable, os.path.join(HERE, "every_rank_saves.py"), "train",
+                        "--config=ctr.py", "--local=0", "--num_passes=1"],
+                       cwd=str(tmp_path), env=_env(tmp_path), capture_output=True, text=True, timeout=120)
+    assert p.returncode != 0 and "the sharded table 'table' (--local=0) is read by a dense input" in p.stderr, \
+        p.stderr[-2000:]
+
+
 def test_one_process_has_nothing_to_shard():
     class Args(object):
         local = "0"
