@@ -5,7 +5,10 @@
 #pragma once
 #include <cstddef>
 #include <algorithm>
+#include <array>
 #include <cstdint>
+#include <stdexcept>
+#include <utility>
 #if defined(__AVX512F__) && !defined(__CUDA_ARCH__)
 #include <immintrin.h>
 #endif
@@ -208,6 +211,220 @@ inline void col2im(const float* col, int C, int H, int W, int fh, int fw, int sy
   if (sx == 1 && W <= 16 && fw <= kNarrowMaxFilter) return col2imNarrow(col, C, H, W, fh, fw, sy, py, px, oh, ow, img, ld);
 #endif
   col2imBatch(false, col, ld, 1, {C, H, W, fh, fw, sy, sx, py, px, oh, ow}, img, 0, true);
+}
+
+// Direct convolution on the CPU (AVX-512 engine) where im2col + GEMM fits poorly: few
+// image-side values per filter (K = C/groups * fh * fw, e.g. a first layer over 1 or 3
+// channels: the GEMM's inner dimension is tiny and unfolding costs as much as multiplying),
+// stride-1 columns and rows of at most 64 outputs. Outputs are cut into 16-lane chunks of a
+// row; masked loads read zeros outside the image (padding) and never fault. No col buffer:
+// forward writes the layer's [filters, oh, ow] planes in place, the weight gradient reads
+// the output gradient where it lies.
+#if defined(__AVX512F__) && !defined(__CUDA_ARCH__)
+constexpr int kDirectMaxK = 64, kDirectMaxOw = 64, kDirectMaxFw = 16;
+constexpr int kDirectFilters = 12;             // forward: accumulators of a filter block
+constexpr int kGradFilters = 4, kGradTaps = 5;  // weight gradient: a 4 x 5 block of (filter, kx)
+
+// Per 16-lane chunk of an output row: its lanes inside the row, and per kx the lanes whose
+// input column ox - px + kx lies inside the image.
+struct DirectMasks {
+  __mmask16 out[kDirectMaxOw / 16];
+  __mmask16 in[kDirectMaxOw / 16][kDirectMaxFw];
+  int chunks;
+  explicit DirectMasks(const Patches& g) : chunks((g.ow + 15) / 16) {
+    for (int ch = 0; ch < chunks; ++ch) {
+      const int ox0 = ch * 16, n = std::min(16, g.ow - ox0);
+      out[ch] = laneMask(0, n);
+      for (int kx = 0; kx < g.fw; ++kx) {
+        const int off = ox0 + kx - g.px;  // lane j reads input column off + j
+        in[ch][kx] = laneMask(std::max(0, -off), std::min(n, g.W - off));
+      }
+    }
+  }
+};
+// 16 floats from row + off (off may lie outside the row: masked-out lanes are not read).
+inline __m512 loadShifted(__mmask16 m, const float* row, int off) {
+  return _mm512_maskz_loadu_ps(m, reinterpret_cast<const float*>(reinterpret_cast<uintptr_t>(row) + off * 4L));
+}
+
+// The sum of v's lanes, in lane order (GCC 12 warns inside _mm512_reduce_add_ps).
+inline float sumLanes(__m512 v) {
+  alignas(64) float t[16];
+  _mm512_store_ps(t, v);
+  float s = 0;
+  for (int j = 0; j < 16; ++j) s += t[j];
+  return s;
+}
+
+// NF filters of one sample: y[f] (+)= conv(x, w[f]) (+ bias), relu'd when asked.
+template <int NF>
+void directForwardBlock(const float* x, const Patches& g, const DirectMasks& mk, const float* w, size_t K,
+                        const float* b, bool bPerOutput, bool add, bool relu, float* y) {
+  const size_t N = g.positions();
+  for (int oy = 0; oy < g.oh; ++oy) {
+    for (int ch = 0; ch < mk.chunks; ++ch) {
+      const int ox0 = ch * 16;
+      const __mmask16 om = mk.out[ch];
+      const size_t o = static_cast<size_t>(oy) * g.ow + ox0;
+      __m512 acc[NF];  // (loops over f unrolled: acc stays in registers)
+#pragma GCC unroll 16
+      for (int f = 0; f < NF; ++f)
+        acc[f] = add ? _mm512_maskz_loadu_ps(om, y + f * N + o)
+                     : !b ? _mm512_setzero_ps()
+                          : bPerOutput ? _mm512_maskz_loadu_ps(om, b + f * N + o) : _mm512_set1_ps(b[f]);
+      for (int c = 0; c < g.C; ++c) {
+        for (int ky = 0; ky < g.fh; ++ky) {
+          const int iy = oy * g.sy - g.py + ky;
+          if (iy < 0 || iy >= g.H) continue;
+          const float* row = x + (static_cast<size_t>(c) * g.H + iy) * g.W;
+          const float* wk = w + static_cast<size_t>(c * g.fh + ky) * g.fw;
+          for (int kx = 0; kx < g.fw; ++kx) {
+            const __m512 v = loadShifted(mk.in[ch][kx], row, ox0 + kx - g.px);
+#pragma GCC unroll 16
+            for (int f = 0; f < NF; ++f) acc[f] = _mm512_fmadd_ps(_mm512_set1_ps(wk[f * K + kx]), v, acc[f]);
+          }
+        }
+      }
+#pragma GCC unroll 16
+      for (int f = 0; f < NF; ++f)
+        _mm512_mask_storeu_ps(y + f * N + o, om, relu ? _mm512_maskz_mov_ps(_mm512_cmp_ps_mask(acc[f], _mm512_setzero_ps(), _CMP_GT_OQ), acc[f]) : acc[f]);
+    }
+  }
+}
+
+// gw[f*K + t] += sum over the samples, rows and columns of gy[f] * x shifted by (c, ky, kx0 + t),
+// for NF filters and TB consecutive kx: NF * TB accumulators stay in registers. With gb, also
+// gb[f] += the sum of gy[f] (the bias gradient, from the loads the weights need anyway).
+template <int NF, int TB>
+void directWeightGradBlock(const float* x, size_t xStride, const float* gy, size_t gyStride, size_t samples,
+                           const Patches& g, const DirectMasks& mk, int c, int ky, int kx0, float* gw, size_t K,
+                           float* gb) {
+  const size_t N = g.positions();
+  // (every loop over f and t unrolled, so that acc lives in registers, not on the stack)
+  __m512 acc[NF][TB], bacc[NF];
+#pragma GCC unroll 8
+  for (int f = 0; f < NF; ++f) {
+    bacc[f] = _mm512_setzero_ps();
+#pragma GCC unroll 8
+    for (int t = 0; t < TB; ++t) acc[f][t] = _mm512_setzero_ps();
+  }
+  for (size_t s = 0; s < samples; ++s) {
+    for (int oy = 0; oy < g.oh; ++oy) {
+      const int iy = oy * g.sy - g.py + ky;
+      const bool inside = iy >= 0 && iy < g.H;
+      if (!inside && !gb) continue;
+      const float* row = x + s * xStride + (static_cast<size_t>(c) * g.H + (inside ? iy : 0)) * g.W;
+      const float* grow = gy + s * gyStride + static_cast<size_t>(oy) * g.ow;
+      for (int ch = 0; ch < mk.chunks; ++ch) {
+        const int ox0 = ch * 16;
+        __m512 gv[NF];
+#pragma GCC unroll 8
+        for (int f = 0; f < NF; ++f) gv[f] = _mm512_maskz_loadu_ps(mk.out[ch], grow + f * N + ox0);
+        if (gb) {
+#pragma GCC unroll 8
+          for (int f = 0; f < NF; ++f) bacc[f] = _mm512_add_ps(bacc[f], gv[f]);
+        }
+        if (!inside) continue;
+#pragma GCC unroll 8
+        for (int t = 0; t < TB; ++t) {
+          const __m512 v = loadShifted(mk.in[ch][kx0 + t], row, ox0 + kx0 + t - g.px);
+#pragma GCC unroll 8
+          for (int f = 0; f < NF; ++f) acc[f][t] = _mm512_fmadd_ps(gv[f], v, acc[f][t]);
+        }
+      }
+    }
+  }
+#pragma GCC unroll 8
+  for (int f = 0; f < NF; ++f) {
+#pragma GCC unroll 8
+    for (int t = 0; t < TB; ++t) gw[f * K + t] += sumLanes(acc[f][t]);
+    if (gb) gb[f] += sumLanes(bacc[f]);
+  }
+}
+
+using DirectForwardFn = void (*)(const float*, const Patches&, const DirectMasks&, const float*, size_t,
+                                 const float*, bool, bool, bool, float*);
+using DirectGradFn = void (*)(const float*, size_t, const float*, size_t, size_t, const Patches&,
+                              const DirectMasks&, int, int, int, float*, size_t, float*);
+template <int... I>
+constexpr std::array<DirectForwardFn, sizeof...(I)> directForwardTable(std::integer_sequence<int, I...>) {
+  return {&directForwardBlock<I + 1>...};
+}
+template <int... I>
+constexpr std::array<DirectGradFn, sizeof...(I)> directGradTable(std::integer_sequence<int, I...>) {
+  return {&directWeightGradBlock<I / kGradTaps + 1, I % kGradTaps + 1>...};
+}
+// Cuts n into ceil(n / most) near-equal blocks: block b is [begin(b), begin(b + 1)).
+struct EvenBlocks {
+  int n, count;
+  EvenBlocks(int n_, int most) : n(n_), count((n_ + most - 1) / most) {}
+  int begin(int b) const { return static_cast<int>(static_cast<long>(n) * b / count); }
+};
+#endif
+
+// Whether the direct kernels below take this geometry (never without AVX-512).
+inline bool directConvFits(const Patches& g) {
+#if defined(__AVX512F__) && !defined(__CUDA_ARCH__)
+  return g.sx == 1 && g.ow <= kDirectMaxOw && g.fw <= kDirectMaxFw && g.rows() <= static_cast<size_t>(kDirectMaxK);
+#else
+  (void)g;
+  return false;
+#endif
+}
+
+// One sample, one group of M filters: y [M, oh, ow] (+)= conv(x [C, H, W], w [M, K]), plus the
+// bias b (per filter, or per output when bPerOutput; none when null), relu'd when asked.
+inline void directConvForward(const float* x, const Patches& g, const float* w, int M, const float* b,
+                              bool bPerOutput, bool add, bool relu, float* y) {
+#if defined(__AVX512F__) && !defined(__CUDA_ARCH__)
+  static constexpr auto kBlocks = directForwardTable(std::make_integer_sequence<int, kDirectFilters>{});
+  const DirectMasks mk(g);
+  const size_t K = g.rows(), N = g.positions();
+  const EvenBlocks fb(M, kDirectFilters);
+  for (int b0 = 0; b0 < fb.count; ++b0) {
+    const int f0 = fb.begin(b0), nf = fb.begin(b0 + 1) - f0;
+    const float* bb = !b ? nullptr : bPerOutput ? b + f0 * N : b + f0;
+    kBlocks[nf - 1](x, g, mk, w + f0 * K, K, bb, bPerOutput, add, relu, y + f0 * N);
+  }
+#else
+  (void)x, (void)g, (void)w, (void)M, (void)b, (void)bPerOutput, (void)add, (void)relu, (void)y;
+  throw std::logic_error("directConvForward needs the AVX-512 engine");
+#endif
+}
+
+// One group of M filters over `samples` samples: gw [M, K] += the weight gradient, from images
+// x (rows xStride apart, at the group's first channel) and output gradients gy (rows gyStride
+// apart, at the group's first filter); gb [M] (when given) += the shared bias's. Work units (filter block, c, ky, kx block) own their
+// gw entries and run across the pool; samples go in blocks that stay in cache, each unit adding
+// its block's sums in sample order: the same bits at any thread count.
+inline void directConvWeightGrad(const float* x, size_t xStride, const float* gy, size_t gyStride, size_t samples,
+                                 const Patches& g, int M, float* gw, float* gb) {
+#if defined(__AVX512F__) && !defined(__CUDA_ARCH__)
+  static constexpr auto kBlocks = directGradTable(std::make_integer_sequence<int, kGradFilters * kGradTaps>{});
+  const DirectMasks mk(g);
+  const size_t K = g.rows(), N = g.positions();
+  const EvenBlocks fb(M, kGradFilters), tb(g.fw, kGradTaps);
+  const size_t units = static_cast<size_t>(fb.count) * g.C * g.fh * tb.count;
+  const size_t perSample = M * N + static_cast<size_t>(g.C) * g.H * g.W;
+  const size_t block = std::max<size_t>(1, (size_t(1) << 16) / perSample);  // ~256 KB of x and gy
+  for (size_t s0 = 0; s0 < samples; s0 += block) {
+    const size_t n = std::min(block, samples - s0);
+    parallelFor(units, 1, [&](size_t u0, size_t u1) {
+      for (size_t u = u0; u < u1; ++u) {
+        const int kb = static_cast<int>(u % tb.count), ky = static_cast<int>(u / tb.count % g.fh);
+        const int c = static_cast<int>(u / tb.count / g.fh % g.C), b0 = static_cast<int>(u / tb.count / g.fh / g.C);
+        const int f0 = fb.begin(b0), nf = fb.begin(b0 + 1) - f0, kx0 = tb.begin(kb), nt = tb.begin(kb + 1) - kx0;
+        float* gbUnit = gb && c == 0 && ky == 0 && kb == 0 ? gb + f0 : nullptr;  // one unit per filter block
+        kBlocks[(nf - 1) * kGradTaps + nt - 1](x + s0 * xStride, xStride, gy + s0 * gyStride + f0 * N, gyStride, n,
+                                               g, mk, c, ky, kx0, gw + f0 * K + (c * g.fh + ky) * g.fw + kx0, K,
+                                               gbUnit);
+      }
+    });
+  }
+#else
+  (void)x, (void)xStride, (void)gy, (void)gyStride, (void)samples, (void)g, (void)M, (void)gw, (void)gb;
+  throw std::logic_error("directConvWeightGrad needs the AVX-512 engine");
+#endif
 }
 
 // v1's output-size rule: 1 + floor((2p + img - f) / s) in caffe mode, ceil otherwise.
