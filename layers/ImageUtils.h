@@ -217,20 +217,60 @@ inline void col2im(const float* col, int C, int H, int W, int fh, int fw, int sy
 // image-side values per filter (K = C/groups * fh * fw, e.g. a first layer over 1 or 3
 // channels: the GEMM's inner dimension is tiny and unfolding costs as much as multiplying),
 // stride-1 columns and rows of at most 64 outputs. Outputs are cut into 16-lane chunks of a
-// row; masked loads read zeros outside the image (padding) and never fault. No col buffer:
-// forward writes the layer's [filters, oh, ow] planes in place, the weight gradient reads
-// the output gradient where it lies.
-#if defined(__AVX512F__) && !defined(__CUDA_ARCH__)
+// row, a last chunk of at most 8 in 8-lane registers (which cost half); masked loads read
+// zeros outside the image (padding) and never fault. No col buffer: forward writes the
+// layer's [filters, oh, ow] planes in place, the weight gradient reads the output gradient
+// where it lies.
+#if defined(__AVX512F__) && defined(__AVX512VL__) && !defined(__CUDA_ARCH__)
+#define PADDLE_DIRECT_CONV 1
 constexpr int kDirectMaxK = 64, kDirectMaxOw = 64, kDirectMaxFw = 16;
 constexpr int kDirectFilters = 12;             // forward: accumulators of a filter block
 constexpr int kGradFilters = 4, kGradTaps = 5;  // weight gradient: a 4 x 5 block of (filter, kx)
 
+// The operations of the kernels on 16 or 8 lanes (masks: a chunk's low lanes).
+struct Lanes16 {
+  using V = __m512;
+  static V zero() { return _mm512_setzero_ps(); }
+  static V set1(float v) { return _mm512_set1_ps(v); }
+  static V load(__mmask16 m, const float* p) { return _mm512_maskz_loadu_ps(m, p); }
+  static void store(float* p, __mmask16 m, V v) { _mm512_mask_storeu_ps(p, m, v); }
+  static V fma(V a, V b, V c) { return _mm512_fmadd_ps(a, b, c); }
+  static V add(V a, V b) { return _mm512_add_ps(a, b); }
+  static V relu(V v) { return _mm512_maskz_mov_ps(_mm512_cmp_ps_mask(v, zero(), _CMP_GT_OQ), v); }
+  static void spill(float* t, V v) { _mm512_storeu_ps(t, v); }
+};
+struct Lanes8 {
+  using V = __m256;
+  static V zero() { return _mm256_setzero_ps(); }
+  static V set1(float v) { return _mm256_set1_ps(v); }
+  static V load(__mmask16 m, const float* p) { return _mm256_maskz_loadu_ps(static_cast<__mmask8>(m), p); }
+  static void store(float* p, __mmask16 m, V v) { _mm256_mask_storeu_ps(p, static_cast<__mmask8>(m), v); }
+  static V fma(V a, V b, V c) { return _mm256_fmadd_ps(a, b, c); }
+  static V add(V a, V b) { return _mm256_add_ps(a, b); }
+  static V relu(V v) { return _mm256_maskz_mov_ps(_mm256_cmp_ps_mask(v, zero(), _CMP_GT_OQ), v); }
+  static void spill(float* t, V v) { _mm256_storeu_ps(t, v); }
+};
+// The sum of v's lanes, in lane order (GCC 12 warns inside _mm512_reduce_add_ps).
+template <class L>
+float sumLanes(typename L::V v) {
+  float t[16] = {0};
+  L::spill(t, v);
+  float s = 0;
+  for (int j = 0; j < 16; ++j) s += t[j];
+  return s;
+}
+// L's lanes from row + off (off may lie outside the row: masked-out lanes are not read).
+template <class L>
+typename L::V loadShifted(__mmask16 m, const float* row, int off) {
+  return L::load(m, reinterpret_cast<const float*>(reinterpret_cast<uintptr_t>(row) + off * 4L));
+}
+
 // Per 16-lane chunk of an output row: its lanes inside the row, and per kx the lanes whose
-// input column ox - px + kx lies inside the image.
+// input column ox - px + kx lies inside the image. Chunks [0, wide) take 16 lanes, the rest 8.
 struct DirectMasks {
   __mmask16 out[kDirectMaxOw / 16];
   __mmask16 in[kDirectMaxOw / 16][kDirectMaxFw];
-  int chunks;
+  int chunks, wide;
   explicit DirectMasks(const Patches& g) : chunks((g.ow + 15) / 16) {
     for (int ch = 0; ch < chunks; ++ch) {
       const int ox0 = ch * 16, n = std::min(16, g.ow - ox0);
@@ -240,38 +280,26 @@ struct DirectMasks {
         in[ch][kx] = laneMask(std::max(0, -off), std::min(n, g.W - off));
       }
     }
+    wide = g.ow - (chunks - 1) * 16 <= 8 ? chunks - 1 : chunks;
   }
 };
-// 16 floats from row + off (off may lie outside the row: masked-out lanes are not read).
-inline __m512 loadShifted(__mmask16 m, const float* row, int off) {
-  return _mm512_maskz_loadu_ps(m, reinterpret_cast<const float*>(reinterpret_cast<uintptr_t>(row) + off * 4L));
-}
 
-// The sum of v's lanes, in lane order (GCC 12 warns inside _mm512_reduce_add_ps).
-inline float sumLanes(__m512 v) {
-  alignas(64) float t[16];
-  _mm512_store_ps(t, v);
-  float s = 0;
-  for (int j = 0; j < 16; ++j) s += t[j];
-  return s;
-}
-
-// NF filters of one sample: y[f] (+)= conv(x, w[f]) (+ bias), relu'd when asked.
-template <int NF>
-void directForwardBlock(const float* x, const Patches& g, const DirectMasks& mk, const float* w, size_t K,
-                        const float* b, bool bPerOutput, bool add, bool relu, float* y) {
+// NF filters of one sample, chunks [ch0, ch1) of every row: y[f] (+)= conv(x, w[f]) (+ bias),
+// relu'd when asked.
+template <class L, int NF>
+void directForwardBlock(const float* x, const Patches& g, const DirectMasks& mk, int ch0, int ch1, const float* w,
+                        size_t K, const float* b, bool bPerOutput, bool add, bool relu, float* y) {
+  using V = typename L::V;
   const size_t N = g.positions();
   for (int oy = 0; oy < g.oh; ++oy) {
-    for (int ch = 0; ch < mk.chunks; ++ch) {
+    for (int ch = ch0; ch < ch1; ++ch) {
       const int ox0 = ch * 16;
       const __mmask16 om = mk.out[ch];
       const size_t o = static_cast<size_t>(oy) * g.ow + ox0;
-      __m512 acc[NF];  // (loops over f unrolled: acc stays in registers)
+      V acc[NF];  // (loops over f unrolled: acc stays in registers)
 #pragma GCC unroll 16
       for (int f = 0; f < NF; ++f)
-        acc[f] = add ? _mm512_maskz_loadu_ps(om, y + f * N + o)
-                     : !b ? _mm512_setzero_ps()
-                          : bPerOutput ? _mm512_maskz_loadu_ps(om, b + f * N + o) : _mm512_set1_ps(b[f]);
+        acc[f] = add ? L::load(om, y + f * N + o) : !b ? L::zero() : bPerOutput ? L::load(om, b + f * N + o) : L::set1(b[f]);
       for (int c = 0; c < g.C; ++c) {
         for (int ky = 0; ky < g.fh; ++ky) {
           const int iy = oy * g.sy - g.py + ky;
@@ -279,34 +307,35 @@ void directForwardBlock(const float* x, const Patches& g, const DirectMasks& mk,
           const float* row = x + (static_cast<size_t>(c) * g.H + iy) * g.W;
           const float* wk = w + static_cast<size_t>(c * g.fh + ky) * g.fw;
           for (int kx = 0; kx < g.fw; ++kx) {
-            const __m512 v = loadShifted(mk.in[ch][kx], row, ox0 + kx - g.px);
+            const V v = loadShifted<L>(mk.in[ch][kx], row, ox0 + kx - g.px);
 #pragma GCC unroll 16
-            for (int f = 0; f < NF; ++f) acc[f] = _mm512_fmadd_ps(_mm512_set1_ps(wk[f * K + kx]), v, acc[f]);
+            for (int f = 0; f < NF; ++f) acc[f] = L::fma(L::set1(wk[f * K + kx]), v, acc[f]);
           }
         }
       }
 #pragma GCC unroll 16
-      for (int f = 0; f < NF; ++f)
-        _mm512_mask_storeu_ps(y + f * N + o, om, relu ? _mm512_maskz_mov_ps(_mm512_cmp_ps_mask(acc[f], _mm512_setzero_ps(), _CMP_GT_OQ), acc[f]) : acc[f]);
+      for (int f = 0; f < NF; ++f) L::store(y + f * N + o, om, relu ? L::relu(acc[f]) : acc[f]);
     }
   }
 }
 
-// gw[f*K + t] += sum over the samples, rows and columns of gy[f] * x shifted by (c, ky, kx0 + t),
-// for NF filters and TB consecutive kx: NF * TB accumulators stay in registers. With gb, also
-// gb[f] += the sum of gy[f] (the bias gradient, from the loads the weights need anyway).
-template <int NF, int TB>
+// gw[f*K + t] += sum over the samples, rows and chunks [ch0, ch1) of gy[f] * x shifted by
+// (c, ky, kx0 + t), for NF filters and TB consecutive kx: NF * TB accumulators stay in
+// registers. With gb, also gb[f] += the sum of gy[f] (the bias gradient, from the loads the
+// weights need anyway).
+template <class L, int NF, int TB>
 void directWeightGradBlock(const float* x, size_t xStride, const float* gy, size_t gyStride, size_t samples,
-                           const Patches& g, const DirectMasks& mk, int c, int ky, int kx0, float* gw, size_t K,
-                           float* gb) {
+                           const Patches& g, const DirectMasks& mk, int ch0, int ch1, int c, int ky, int kx0,
+                           float* gw, size_t K, float* gb) {
+  using V = typename L::V;
   const size_t N = g.positions();
   // (every loop over f and t unrolled, so that acc lives in registers, not on the stack)
-  __m512 acc[NF][TB], bacc[NF];
+  V acc[NF][TB], bacc[NF];
 #pragma GCC unroll 8
   for (int f = 0; f < NF; ++f) {
-    bacc[f] = _mm512_setzero_ps();
+    bacc[f] = L::zero();
 #pragma GCC unroll 8
-    for (int t = 0; t < TB; ++t) acc[f][t] = _mm512_setzero_ps();
+    for (int t = 0; t < TB; ++t) acc[f][t] = L::zero();
   }
   for (size_t s = 0; s < samples; ++s) {
     for (int oy = 0; oy < g.oh; ++oy) {
@@ -315,21 +344,21 @@ void directWeightGradBlock(const float* x, size_t xStride, const float* gy, size
       if (!inside && !gb) continue;
       const float* row = x + s * xStride + (static_cast<size_t>(c) * g.H + (inside ? iy : 0)) * g.W;
       const float* grow = gy + s * gyStride + static_cast<size_t>(oy) * g.ow;
-      for (int ch = 0; ch < mk.chunks; ++ch) {
+      for (int ch = ch0; ch < ch1; ++ch) {
         const int ox0 = ch * 16;
-        __m512 gv[NF];
+        V gv[NF];
 #pragma GCC unroll 8
-        for (int f = 0; f < NF; ++f) gv[f] = _mm512_maskz_loadu_ps(mk.out[ch], grow + f * N + ox0);
+        for (int f = 0; f < NF; ++f) gv[f] = L::load(mk.out[ch], grow + f * N + ox0);
         if (gb) {
 #pragma GCC unroll 8
-          for (int f = 0; f < NF; ++f) bacc[f] = _mm512_add_ps(bacc[f], gv[f]);
+          for (int f = 0; f < NF; ++f) bacc[f] = L::add(bacc[f], gv[f]);
         }
         if (!inside) continue;
 #pragma GCC unroll 8
         for (int t = 0; t < TB; ++t) {
-          const __m512 v = loadShifted(mk.in[ch][kx0 + t], row, ox0 + kx0 + t - g.px);
+          const V v = loadShifted<L>(mk.in[ch][kx0 + t], row, ox0 + kx0 + t - g.px);
 #pragma GCC unroll 8
-          for (int f = 0; f < NF; ++f) acc[f][t] = _mm512_fmadd_ps(gv[f], v, acc[f][t]);
+          for (int f = 0; f < NF; ++f) acc[f][t] = L::fma(gv[f], v, acc[f][t]);
         }
       }
     }
@@ -337,22 +366,22 @@ void directWeightGradBlock(const float* x, size_t xStride, const float* gy, size
 #pragma GCC unroll 8
   for (int f = 0; f < NF; ++f) {
 #pragma GCC unroll 8
-    for (int t = 0; t < TB; ++t) gw[f * K + t] += sumLanes(acc[f][t]);
-    if (gb) gb[f] += sumLanes(bacc[f]);
+    for (int t = 0; t < TB; ++t) gw[f * K + t] += sumLanes<L>(acc[f][t]);
+    if (gb) gb[f] += sumLanes<L>(bacc[f]);
   }
 }
 
-using DirectForwardFn = void (*)(const float*, const Patches&, const DirectMasks&, const float*, size_t,
+using DirectForwardFn = void (*)(const float*, const Patches&, const DirectMasks&, int, int, const float*, size_t,
                                  const float*, bool, bool, bool, float*);
 using DirectGradFn = void (*)(const float*, size_t, const float*, size_t, size_t, const Patches&,
-                              const DirectMasks&, int, int, int, float*, size_t, float*);
-template <int... I>
+                              const DirectMasks&, int, int, int, int, int, float*, size_t, float*);
+template <class L, int... I>
 constexpr std::array<DirectForwardFn, sizeof...(I)> directForwardTable(std::integer_sequence<int, I...>) {
-  return {&directForwardBlock<I + 1>...};
+  return {&directForwardBlock<L, I + 1>...};
 }
-template <int... I>
+template <class L, int... I>
 constexpr std::array<DirectGradFn, sizeof...(I)> directGradTable(std::integer_sequence<int, I...>) {
-  return {&directWeightGradBlock<I / kGradTaps + 1, I % kGradTaps + 1>...};
+  return {&directWeightGradBlock<L, I / kGradTaps + 1, I % kGradTaps + 1>...};
 }
 // Cuts n into ceil(n / most) near-equal blocks: block b is [begin(b), begin(b + 1)).
 struct EvenBlocks {
@@ -364,7 +393,7 @@ struct EvenBlocks {
 
 // Whether the direct kernels below take this geometry (never without AVX-512).
 inline bool directConvFits(const Patches& g) {
-#if defined(__AVX512F__) && !defined(__CUDA_ARCH__)
+#ifdef PADDLE_DIRECT_CONV
   return g.sx == 1 && g.ow <= kDirectMaxOw && g.fw <= kDirectMaxFw && g.rows() <= static_cast<size_t>(kDirectMaxK);
 #else
   (void)g;
@@ -376,15 +405,18 @@ inline bool directConvFits(const Patches& g) {
 // bias b (per filter, or per output when bPerOutput; none when null), relu'd when asked.
 inline void directConvForward(const float* x, const Patches& g, const float* w, int M, const float* b,
                               bool bPerOutput, bool add, bool relu, float* y) {
-#if defined(__AVX512F__) && !defined(__CUDA_ARCH__)
-  static constexpr auto kBlocks = directForwardTable(std::make_integer_sequence<int, kDirectFilters>{});
+#ifdef PADDLE_DIRECT_CONV
+  static constexpr auto kWide = directForwardTable<Lanes16>(std::make_integer_sequence<int, kDirectFilters>{});
+  static constexpr auto kNarrow = directForwardTable<Lanes8>(std::make_integer_sequence<int, kDirectFilters>{});
   const DirectMasks mk(g);
   const size_t K = g.rows(), N = g.positions();
   const EvenBlocks fb(M, kDirectFilters);
   for (int b0 = 0; b0 < fb.count; ++b0) {
     const int f0 = fb.begin(b0), nf = fb.begin(b0 + 1) - f0;
     const float* bb = !b ? nullptr : bPerOutput ? b + f0 * N : b + f0;
-    kBlocks[nf - 1](x, g, mk, w + f0 * K, K, bb, bPerOutput, add, relu, y + f0 * N);
+    if (mk.wide > 0) kWide[nf - 1](x, g, mk, 0, mk.wide, w + f0 * K, K, bb, bPerOutput, add, relu, y + f0 * N);
+    if (mk.wide < mk.chunks)
+      kNarrow[nf - 1](x, g, mk, mk.wide, mk.chunks, w + f0 * K, K, bb, bPerOutput, add, relu, y + f0 * N);
   }
 #else
   (void)x, (void)g, (void)w, (void)M, (void)b, (void)bPerOutput, (void)add, (void)relu, (void)y;
@@ -394,13 +426,15 @@ inline void directConvForward(const float* x, const Patches& g, const float* w, 
 
 // One group of M filters over `samples` samples: gw [M, K] += the weight gradient, from images
 // x (rows xStride apart, at the group's first channel) and output gradients gy (rows gyStride
-// apart, at the group's first filter); gb [M] (when given) += the shared bias's. Work units (filter block, c, ky, kx block) own their
-// gw entries and run across the pool; samples go in blocks that stay in cache, each unit adding
-// its block's sums in sample order: the same bits at any thread count.
+// apart, at the group's first filter); gb [M] (when given) += the shared bias's. Work units
+// (filter block, c, ky, kx block) own their gw entries and run across the pool; samples go in
+// blocks that stay in cache, each unit adding its block's sums in sample order: the same bits
+// at any thread count.
 inline void directConvWeightGrad(const float* x, size_t xStride, const float* gy, size_t gyStride, size_t samples,
                                  const Patches& g, int M, float* gw, float* gb) {
-#if defined(__AVX512F__) && !defined(__CUDA_ARCH__)
-  static constexpr auto kBlocks = directGradTable(std::make_integer_sequence<int, kGradFilters * kGradTaps>{});
+#ifdef PADDLE_DIRECT_CONV
+  static constexpr auto kWide = directGradTable<Lanes16>(std::make_integer_sequence<int, kGradFilters * kGradTaps>{});
+  static constexpr auto kNarrow = directGradTable<Lanes8>(std::make_integer_sequence<int, kGradFilters * kGradTaps>{});
   const DirectMasks mk(g);
   const size_t K = g.rows(), N = g.positions();
   const EvenBlocks fb(M, kGradFilters), tb(g.fw, kGradTaps);
@@ -415,9 +449,13 @@ inline void directConvWeightGrad(const float* x, size_t xStride, const float* gy
         const int c = static_cast<int>(u / tb.count / g.fh % g.C), b0 = static_cast<int>(u / tb.count / g.fh / g.C);
         const int f0 = fb.begin(b0), nf = fb.begin(b0 + 1) - f0, kx0 = tb.begin(kb), nt = tb.begin(kb + 1) - kx0;
         float* gbUnit = gb && c == 0 && ky == 0 && kb == 0 ? gb + f0 : nullptr;  // one unit per filter block
-        kBlocks[(nf - 1) * kGradTaps + nt - 1](x + s0 * xStride, xStride, gy + s0 * gyStride + f0 * N, gyStride, n,
-                                               g, mk, c, ky, kx0, gw + f0 * K + (c * g.fh + ky) * g.fw + kx0, K,
-                                               gbUnit);
+        const float* xs = x + s0 * xStride;
+        const float* gys = gy + s0 * gyStride + f0 * N;
+        float* gwUnit = gw + f0 * K + (c * g.fh + ky) * g.fw + kx0;
+        const int fn = (nf - 1) * kGradTaps + nt - 1;
+        if (mk.wide > 0) kWide[fn](xs, xStride, gys, gyStride, n, g, mk, 0, mk.wide, c, ky, kx0, gwUnit, K, gbUnit);
+        if (mk.wide < mk.chunks)
+          kNarrow[fn](xs, xStride, gys, gyStride, n, g, mk, mk.wide, mk.chunks, c, ky, kx0, gwUnit, K, gbUnit);
       }
     });
   }
