@@ -89,8 +89,9 @@ class ConvLayerBase : public Layer {
       PADDLE_ENFORCE(bias_->size() == want, ConfigError, "bias '", bias_->name(), "' has ", bias_->size(),
                      " values, expected ", want, sharedBias_ ? " (one per filter)" : " (one per output)");
     }
-    // the direct kernel applies relu as it stores (one pass less over the output)
-    fuseRelu_ = inputs_.size() == 1 && direct_[0] && activation_->type() == "relu" && dropRate_ == 0;
+    // relu is applied as the output is stored (direct kernels, or the scatter of the GEMM's
+    // output): one pass less over it
+    fuseRelu_ = !trans_ && inputs_.size() == 1 && activation_->type() == "relu" && dropRate_ == 0;
   }
 
   void forward(PassType pass) override {
@@ -266,9 +267,10 @@ class ConvLayerBase : public Layer {
       dst[c * L + s * N + p] = src[s * width + c * N + p];
     });
   }
-  // The reverse: m rows [s0, s0+cs) (+)= buf [C, cs*N], plus the conv bias b when given.
+  // The reverse: m rows [s0, s0+cs) (+)= buf [C, cs*N], plus the conv bias b when given, relu'd
+  // when asked (not when adding).
   void scatter(const Matrix& buf, size_t s0, size_t cs, size_t C, size_t N, Matrix& m, bool add,
-               const float* b = nullptr) {
+               const float* b = nullptr, bool relu = false) {
     const size_t L = cs * N, width = m.width();
     const float* src = buf.data();
     float* dst = m.row(s0);
@@ -279,15 +281,18 @@ class ConvLayerBase : public Layer {
       });
     } else if (!b) {
       forEach2Parallel(useGpu_, cs * C, N, [=] PD_HD(size_t r, size_t p) {
-        dst[r / C * width + r % C * N + p] = src[r % C * L + r / C * N + p];
+        const float v = src[r % C * L + r / C * N + p];
+        dst[r / C * width + r % C * N + p] = relu ? act::Relu{}.fwd(v) : v;
       });
     } else if (sharedBias_) {
       forEach2Parallel(useGpu_, cs * C, N, [=] PD_HD(size_t r, size_t p) {
-        dst[r / C * width + r % C * N + p] = src[r % C * L + r / C * N + p] + b[r % C];
+        const float v = src[r % C * L + r / C * N + p] + b[r % C];
+        dst[r / C * width + r % C * N + p] = relu ? act::Relu{}.fwd(v) : v;
       });
     } else {
       forEach2Parallel(useGpu_, cs * C, N, [=] PD_HD(size_t r, size_t p) {
-        dst[r / C * width + r % C * N + p] = src[r % C * L + r / C * N + p] + b[r % C * N + p];
+        const float v = src[r % C * L + r / C * N + p] + b[r % C * N + p];
+        dst[r / C * width + r % C * N + p] = relu ? act::Relu{}.fwd(v) : v;
       });
     }
   }
@@ -321,7 +326,8 @@ class ConvLayerBase : public Layer {
       Matrix Y = view(tmp_.data() + gr * M * L, M, L);
       math::gemm(W, false, C, false, Y, 1.0f, 0.0f);
     }
-    scatter(tmp_, s0, cs, M * g.groups, N, output_.value, !first, first && bias_ ? bias_->value().data() : nullptr);
+    scatter(tmp_, s0, cs, M * g.groups, N, output_.value, !first, first && bias_ ? bias_->value().data() : nullptr,
+            fuseRelu_);
   }
 
   void backwardConv(size_t i, size_t s0, size_t cs) {

@@ -227,7 +227,8 @@ constexpr int kDirectMaxK = 64, kDirectMaxOw = 64, kDirectMaxFw = 16;
 constexpr int kDirectFilters = 12;             // forward: accumulators of a filter block
 constexpr int kGradFilters = 4, kGradTaps = 5;  // weight gradient: a 4 x 5 block of (filter, kx)
 
-// The operations of the kernels on 16 or 8 lanes (masks: a chunk's low lanes).
+// The operations of the kernels on 16 or 8 lanes (masks: a chunk's low lanes); relu as act::Relu
+// (x < 0 ? 0 : x: a NaN passes, for the non-finite guard).
 struct Lanes16 {
   using V = __m512;
   static V zero() { return _mm512_setzero_ps(); }
@@ -236,7 +237,7 @@ struct Lanes16 {
   static void store(float* p, __mmask16 m, V v) { _mm512_mask_storeu_ps(p, m, v); }
   static V fma(V a, V b, V c) { return _mm512_fmadd_ps(a, b, c); }
   static V add(V a, V b) { return _mm512_add_ps(a, b); }
-  static V relu(V v) { return _mm512_maskz_mov_ps(_mm512_cmp_ps_mask(v, zero(), _CMP_GT_OQ), v); }
+  static V relu(V v) { return _mm512_mask_mov_ps(v, _mm512_cmp_ps_mask(v, zero(), _CMP_LT_OQ), zero()); }
   static void spill(float* t, V v) { _mm512_storeu_ps(t, v); }
 };
 struct Lanes8 {
@@ -247,7 +248,7 @@ struct Lanes8 {
   static void store(float* p, __mmask16 m, V v) { _mm256_mask_storeu_ps(p, static_cast<__mmask8>(m), v); }
   static V fma(V a, V b, V c) { return _mm256_fmadd_ps(a, b, c); }
   static V add(V a, V b) { return _mm256_add_ps(a, b); }
-  static V relu(V v) { return _mm256_maskz_mov_ps(_mm256_cmp_ps_mask(v, zero(), _CMP_GT_OQ), v); }
+  static V relu(V v) { return _mm256_mask_mov_ps(v, _mm256_cmp_ps_mask(v, zero(), _CMP_LT_OQ), zero()); }
   static void spill(float* t, V v) { _mm256_storeu_ps(t, v); }
 };
 // The sum of v's lanes, in lane order (GCC 12 warns inside _mm512_reduce_add_ps).

@@ -119,6 +119,8 @@ def test_conv_with_relu_direct_and_gemm(spec):
     gw, gb = np_conv_weight_grad(slots[0], gy, C, H, W, fy, fx, sy, sx, py, px, groups, nf)
     np.testing.assert_allclose(got["_c.w0.grad"], gw, rtol=1e-4, atol=1e-4)
     np.testing.assert_allclose(got["_c.wbias.grad"], gb, rtol=1e-4, atol=1e-4)
+    slots[0][0, 0] = np.nan  # relu lets a NaN through, for the non-finite guard
+    assert np.isnan(forward_values(gm, slots, c)[0]).any()
 
 
 def test_cudnn_conv_is_the_cpu_conv_on_cpu():
