@@ -46,10 +46,30 @@ inline void im2colNarrow(const float* img, int C, int H, int W, int fh, int fw, 
   const __mmask16 outMask = laneMask(0, ow);
   __mmask16 masks[kNarrowMaxFilter];  // per kx: the output lanes whose input column is inside the row
   for (int kx = 0; kx < fw; ++kx) masks[kx] = laneMask(std::max(0, px - kx), std::min(ow, W - kx + px));
+  // Rows of at most 8 outputs go two at a time: lanes [0, ow) from output row oy, [ow, 2*ow)
+  // from oy + 1 (a merge-masked load of its shifted row), one store for both.
+  const int pairs = ow <= 8 ? oh / 2 : 0;
+  const __mmask16 pairMask = laneMask(0, 2 * ow);
   for (int c = 0; c < C; ++c) {
     for (int ky = 0; ky < fh; ++ky) {
       float* rowBase = col + static_cast<size_t>((c * fh + ky) * fw) * ld;
-      for (int oy = 0; oy < oh; ++oy) {
+      for (int pr = 0; pr < pairs; ++pr) {
+        const int oy = 2 * pr, y0 = oy * sy - py + ky, y1 = y0 + sy;
+        const bool in0 = y0 >= 0 && y0 < H, in1 = y1 >= 0 && y1 < H;
+        const float* src0 = img + (static_cast<size_t>(c) * H + (in0 ? y0 : 0)) * W;
+        const float* src1 = img + (static_cast<size_t>(c) * H + (in1 ? y1 : 0)) * W;
+        float* d = rowBase + oy * ow;
+        for (int kx = 0; kx < fw; ++kx) {
+          const long off = kx - px;
+          const __m512 lo = _mm512_maskz_loadu_ps(in0 ? masks[kx] : 0, reinterpret_cast<const float*>(
+                                                      reinterpret_cast<uintptr_t>(src0) + off * 4L));
+          const __m512 v = _mm512_mask_loadu_ps(lo, in1 ? static_cast<__mmask16>(masks[kx] << ow) : 0,
+                                                reinterpret_cast<const float*>(
+                                                    reinterpret_cast<uintptr_t>(src1) + (off - ow) * 4L));
+          _mm512_mask_storeu_ps(d + kx * ld, pairMask, v);
+        }
+      }
+      for (int oy = 2 * pairs; oy < oh; ++oy) {
         const int y = oy * sy - py + ky;
         float* d = rowBase + oy * ow;
         if (y < 0 || y >= H) {
