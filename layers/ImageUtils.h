@@ -237,57 +237,51 @@ inline void col2im(const float* col, int C, int H, int W, int fh, int fw, int sy
 // image-side values per filter (K = C/groups * fh * fw, e.g. a first layer over 1 or 3
 // channels: the GEMM's inner dimension is tiny and unfolding costs as much as multiplying),
 // stride-1 columns and rows of at most 64 outputs. Outputs are cut into 16-lane chunks of a
-// row, a last chunk of at most 8 in 8-lane registers (which cost half); masked loads read
-// zeros outside the image (padding) and never fault. No col buffer: forward writes the
-// layer's [filters, oh, ow] planes in place, the weight gradient reads the output gradient
-// where it lies.
-#if defined(__AVX512F__) && defined(__AVX512VL__) && !defined(__CUDA_ARCH__)
+// row; a last chunk of at most 8 shares its register with the same chunk of the next row
+// (lanes 8-15). Masked loads read zeros outside the image (padding) and never fault. No col
+// buffer: forward writes the layer's [filters, oh, ow] planes in place, the weight gradient
+// reads the output gradient where it lies.
+#if defined(__AVX512F__) && !defined(__CUDA_ARCH__)
 #define PADDLE_DIRECT_CONV 1
 constexpr int kDirectMaxK = 64, kDirectMaxOw = 64, kDirectMaxFw = 16;
 constexpr int kDirectFilters = 12;             // forward: accumulators of a filter block
 constexpr int kGradFilters = 4, kGradTaps = 5;  // weight gradient: a 4 x 5 block of (filter, kx)
 
-// The operations of the kernels on 16 or 8 lanes (masks: a chunk's low lanes); relu as act::Relu
-// (x < 0 ? 0 : x: a NaN passes, for the non-finite guard).
-struct Lanes16 {
-  using V = __m512;
-  static V zero() { return _mm512_setzero_ps(); }
-  static V set1(float v) { return _mm512_set1_ps(v); }
-  static V load(__mmask16 m, const float* p) { return _mm512_maskz_loadu_ps(m, p); }
-  static void store(float* p, __mmask16 m, V v) { _mm512_mask_storeu_ps(p, m, v); }
-  static V fma(V a, V b, V c) { return _mm512_fmadd_ps(a, b, c); }
-  static V add(V a, V b) { return _mm512_add_ps(a, b); }
-  static V relu(V v) { return _mm512_mask_mov_ps(v, _mm512_cmp_ps_mask(v, zero(), _CMP_LT_OQ), zero()); }
-  static void spill(float* t, V v) { _mm512_storeu_ps(t, v); }
-};
-struct Lanes8 {
-  using V = __m256;
-  static V zero() { return _mm256_setzero_ps(); }
-  static V set1(float v) { return _mm256_set1_ps(v); }
-  static V load(__mmask16 m, const float* p) { return _mm256_maskz_loadu_ps(static_cast<__mmask8>(m), p); }
-  static void store(float* p, __mmask16 m, V v) { _mm256_mask_storeu_ps(p, static_cast<__mmask8>(m), v); }
-  static V fma(V a, V b, V c) { return _mm256_fmadd_ps(a, b, c); }
-  static V add(V a, V b) { return _mm256_add_ps(a, b); }
-  static V relu(V v) { return _mm256_mask_mov_ps(v, _mm256_cmp_ps_mask(v, zero(), _CMP_LT_OQ), zero()); }
-  static void spill(float* t, V v) { _mm256_storeu_ps(t, v); }
+// p + off floats, for masked loads and stores only (the address may lie outside the array).
+inline const float* shifted(const float* p, long off) {
+  return reinterpret_cast<const float*>(reinterpret_cast<uintptr_t>(p) + off * 4L);
+}
+// How the kernels fill a register: one row's 16-lane chunk (Rows = 1), or the same chunk of at
+// most 8 lanes of two rows, p0's in lanes 0-7 and p1's in 8-15 (Rows = 2). m0/m1: each row's
+// lanes of the chunk; a row that is not there has mask 0. relu is act::Relu's (x < 0 ? 0 : x:
+// a NaN passes, for the non-finite guard).
+template <int Rows>
+struct ChunkRows {
+  static constexpr int kRows = Rows;
+  static __m512 load(__mmask16 m0, const float* p0, __mmask16 m1, const float* p1) {
+    const __m512 v = _mm512_maskz_loadu_ps(m0, p0);
+    return Rows == 1 ? v : _mm512_mask_loadu_ps(v, static_cast<__mmask16>(m1 << 8), shifted(p1, -8));
+  }
+  static void store(float* p0, __mmask16 m0, float* p1, __mmask16 m1, __m512 v) {
+    _mm512_mask_storeu_ps(p0, m0, v);
+    if (Rows == 2) _mm512_mask_storeu_ps(const_cast<float*>(shifted(p1, -8)), static_cast<__mmask16>(m1 << 8), v);
+  }
+  static __m512 relu(__m512 v) {
+    return _mm512_mask_mov_ps(v, _mm512_cmp_ps_mask(v, _mm512_setzero_ps(), _CMP_LT_OQ), _mm512_setzero_ps());
+  }
 };
 // The sum of v's lanes, in lane order (GCC 12 warns inside _mm512_reduce_add_ps).
-template <class L>
-float sumLanes(typename L::V v) {
-  float t[16] = {0};
-  L::spill(t, v);
+inline float sumLanes(__m512 v) {
+  alignas(64) float t[16];
+  _mm512_store_ps(t, v);
   float s = 0;
   for (int j = 0; j < 16; ++j) s += t[j];
   return s;
 }
-// L's lanes from row + off (off may lie outside the row: masked-out lanes are not read).
-template <class L>
-typename L::V loadShifted(__mmask16 m, const float* row, int off) {
-  return L::load(m, reinterpret_cast<const float*>(reinterpret_cast<uintptr_t>(row) + off * 4L));
-}
 
 // Per 16-lane chunk of an output row: its lanes inside the row, and per kx the lanes whose
-// input column ox - px + kx lies inside the image. Chunks [0, wide) take 16 lanes, the rest 8.
+// input column ox - px + kx lies inside the image. Chunks [0, wide) take a register each; a
+// last chunk of at most 8 lanes goes two rows to a register.
 struct DirectMasks {
   __mmask16 out[kDirectMaxOw / 16];
   __mmask16 in[kDirectMaxOw / 16][kDirectMaxFw];
@@ -305,37 +299,43 @@ struct DirectMasks {
   }
 };
 
-// NF filters of one sample, chunks [ch0, ch1) of every row: y[f] (+)= conv(x, w[f]) (+ bias),
-// relu'd when asked.
+// NF filters of one sample, chunks [ch0, ch1) of every row (L::kRows rows at a time):
+// y[f] (+)= conv(x, w[f]) (+ bias), relu'd when asked.
 template <class L, int NF>
 void directForwardBlock(const float* x, const Patches& g, const DirectMasks& mk, int ch0, int ch1, const float* w,
                         size_t K, const float* b, bool bPerOutput, bool add, bool relu, float* y) {
-  using V = typename L::V;
   const size_t N = g.positions();
-  for (int oy = 0; oy < g.oh; ++oy) {
+  for (int oy = 0; oy < g.oh; oy += L::kRows) {
+    const bool two = L::kRows == 2 && oy + 1 < g.oh;
     for (int ch = ch0; ch < ch1; ++ch) {
       const int ox0 = ch * 16;
-      const __mmask16 om = mk.out[ch];
-      const size_t o = static_cast<size_t>(oy) * g.ow + ox0;
-      V acc[NF];  // (loops over f unrolled: acc stays in registers)
+      const __mmask16 om = mk.out[ch], om1 = two ? om : 0;
+      const size_t o = static_cast<size_t>(oy) * g.ow + ox0, o1 = two ? o + g.ow : o;
+      __m512 acc[NF];  // (loops over f unrolled: acc stays in registers)
 #pragma GCC unroll 16
       for (int f = 0; f < NF; ++f)
-        acc[f] = add ? L::load(om, y + f * N + o) : !b ? L::zero() : bPerOutput ? L::load(om, b + f * N + o) : L::set1(b[f]);
+        acc[f] = add ? L::load(om, y + f * N + o, om1, y + f * N + o1)
+                     : !b ? _mm512_setzero_ps()
+                          : bPerOutput ? L::load(om, b + f * N + o, om1, b + f * N + o1) : _mm512_set1_ps(b[f]);
       for (int c = 0; c < g.C; ++c) {
         for (int ky = 0; ky < g.fh; ++ky) {
-          const int iy = oy * g.sy - g.py + ky;
-          if (iy < 0 || iy >= g.H) continue;
-          const float* row = x + (static_cast<size_t>(c) * g.H + iy) * g.W;
+          const int iy = oy * g.sy - g.py + ky, iy1 = iy + g.sy;
+          const bool in0 = iy >= 0 && iy < g.H, in1 = two && iy1 >= 0 && iy1 < g.H;
+          if (!in0 && !in1) continue;
+          const float* row = x + (static_cast<size_t>(c) * g.H + (in0 ? iy : 0)) * g.W;
+          const float* row1 = x + (static_cast<size_t>(c) * g.H + (in1 ? iy1 : 0)) * g.W;
           const float* wk = w + static_cast<size_t>(c * g.fh + ky) * g.fw;
           for (int kx = 0; kx < g.fw; ++kx) {
-            const V v = loadShifted<L>(mk.in[ch][kx], row, ox0 + kx - g.px);
+            const __mmask16 m = mk.in[ch][kx];
+            const long off = ox0 + kx - g.px;
+            const __m512 v = L::load(in0 ? m : 0, shifted(row, off), in1 ? m : 0, shifted(row1, off));
 #pragma GCC unroll 16
-            for (int f = 0; f < NF; ++f) acc[f] = L::fma(L::set1(wk[f * K + kx]), v, acc[f]);
+            for (int f = 0; f < NF; ++f) acc[f] = _mm512_fmadd_ps(_mm512_set1_ps(wk[f * K + kx]), v, acc[f]);
           }
         }
       }
 #pragma GCC unroll 16
-      for (int f = 0; f < NF; ++f) L::store(y + f * N + o, om, relu ? L::relu(acc[f]) : acc[f]);
+      for (int f = 0; f < NF; ++f) L::store(y + f * N + o, om, y + f * N + o1, om1, relu ? L::relu(acc[f]) : acc[f]);
     }
   }
 }
@@ -348,38 +348,43 @@ template <class L, int NF, int TB>
 void directWeightGradBlock(const float* x, size_t xStride, const float* gy, size_t gyStride, size_t samples,
                            const Patches& g, const DirectMasks& mk, int ch0, int ch1, int c, int ky, int kx0,
                            float* gw, size_t K, float* gb) {
-  using V = typename L::V;
   const size_t N = g.positions();
   // (every loop over f and t unrolled, so that acc lives in registers, not on the stack)
-  V acc[NF][TB], bacc[NF];
+  __m512 acc[NF][TB], bacc[NF];
 #pragma GCC unroll 8
   for (int f = 0; f < NF; ++f) {
-    bacc[f] = L::zero();
+    bacc[f] = _mm512_setzero_ps();
 #pragma GCC unroll 8
-    for (int t = 0; t < TB; ++t) acc[f][t] = L::zero();
+    for (int t = 0; t < TB; ++t) acc[f][t] = _mm512_setzero_ps();
   }
   for (size_t s = 0; s < samples; ++s) {
-    for (int oy = 0; oy < g.oh; ++oy) {
-      const int iy = oy * g.sy - g.py + ky;
-      const bool inside = iy >= 0 && iy < g.H;
-      if (!inside && !gb) continue;
-      const float* row = x + s * xStride + (static_cast<size_t>(c) * g.H + (inside ? iy : 0)) * g.W;
+    for (int oy = 0; oy < g.oh; oy += L::kRows) {
+      const bool two = L::kRows == 2 && oy + 1 < g.oh;
+      const int iy = oy * g.sy - g.py + ky, iy1 = iy + g.sy;
+      const bool in0 = iy >= 0 && iy < g.H, in1 = two && iy1 >= 0 && iy1 < g.H;
+      if (!in0 && !in1 && !gb) continue;
+      const float* row = x + s * xStride + (static_cast<size_t>(c) * g.H + (in0 ? iy : 0)) * g.W;
+      const float* row1 = x + s * xStride + (static_cast<size_t>(c) * g.H + (in1 ? iy1 : 0)) * g.W;
       const float* grow = gy + s * gyStride + static_cast<size_t>(oy) * g.ow;
+      const float* grow1 = two ? grow + g.ow : grow;
       for (int ch = ch0; ch < ch1; ++ch) {
         const int ox0 = ch * 16;
-        V gv[NF];
+        const __mmask16 om = mk.out[ch], om1 = two ? om : 0;
+        __m512 gv[NF];
 #pragma GCC unroll 8
-        for (int f = 0; f < NF; ++f) gv[f] = L::load(mk.out[ch], grow + f * N + ox0);
+        for (int f = 0; f < NF; ++f) gv[f] = L::load(om, grow + f * N + ox0, om1, grow1 + f * N + ox0);
         if (gb) {
 #pragma GCC unroll 8
-          for (int f = 0; f < NF; ++f) bacc[f] = L::add(bacc[f], gv[f]);
+          for (int f = 0; f < NF; ++f) bacc[f] = _mm512_add_ps(bacc[f], gv[f]);
         }
-        if (!inside) continue;
+        if (!in0 && !in1) continue;
 #pragma GCC unroll 8
         for (int t = 0; t < TB; ++t) {
-          const V v = loadShifted<L>(mk.in[ch][kx0 + t], row, ox0 + kx0 + t - g.px);
+          const __mmask16 m = mk.in[ch][kx0 + t];
+          const long off = ox0 + kx0 + t - g.px;
+          const __m512 v = L::load(in0 ? m : 0, shifted(row, off), in1 ? m : 0, shifted(row1, off));
 #pragma GCC unroll 8
-          for (int f = 0; f < NF; ++f) acc[f][t] = L::fma(gv[f], v, acc[f][t]);
+          for (int f = 0; f < NF; ++f) acc[f][t] = _mm512_fmadd_ps(gv[f], v, acc[f][t]);
         }
       }
     }
@@ -387,8 +392,8 @@ void directWeightGradBlock(const float* x, size_t xStride, const float* gy, size
 #pragma GCC unroll 8
   for (int f = 0; f < NF; ++f) {
 #pragma GCC unroll 8
-    for (int t = 0; t < TB; ++t) gw[f * K + t] += sumLanes<L>(acc[f][t]);
-    if (gb) gb[f] += sumLanes<L>(bacc[f]);
+    for (int t = 0; t < TB; ++t) gw[f * K + t] += sumLanes(acc[f][t]);
+    if (gb) gb[f] += sumLanes(bacc[f]);
   }
 }
 
@@ -427,8 +432,8 @@ inline bool directConvFits(const Patches& g) {
 inline void directConvForward(const float* x, const Patches& g, const float* w, int M, const float* b,
                               bool bPerOutput, bool add, bool relu, float* y) {
 #ifdef PADDLE_DIRECT_CONV
-  static constexpr auto kWide = directForwardTable<Lanes16>(std::make_integer_sequence<int, kDirectFilters>{});
-  static constexpr auto kNarrow = directForwardTable<Lanes8>(std::make_integer_sequence<int, kDirectFilters>{});
+  static constexpr auto kWide = directForwardTable<ChunkRows<1>>(std::make_integer_sequence<int, kDirectFilters>{});
+  static constexpr auto kNarrow = directForwardTable<ChunkRows<2>>(std::make_integer_sequence<int, kDirectFilters>{});
   const DirectMasks mk(g);
   const size_t K = g.rows(), N = g.positions();
   const EvenBlocks fb(M, kDirectFilters);
@@ -454,8 +459,8 @@ inline void directConvForward(const float* x, const Patches& g, const float* w, 
 inline void directConvWeightGrad(const float* x, size_t xStride, const float* gy, size_t gyStride, size_t samples,
                                  const Patches& g, int M, float* gw, float* gb) {
 #ifdef PADDLE_DIRECT_CONV
-  static constexpr auto kWide = directGradTable<Lanes16>(std::make_integer_sequence<int, kGradFilters * kGradTaps>{});
-  static constexpr auto kNarrow = directGradTable<Lanes8>(std::make_integer_sequence<int, kGradFilters * kGradTaps>{});
+  static constexpr auto kWide = directGradTable<ChunkRows<1>>(std::make_integer_sequence<int, kGradFilters * kGradTaps>{});
+  static constexpr auto kNarrow = directGradTable<ChunkRows<2>>(std::make_integer_sequence<int, kGradFilters * kGradTaps>{});
   const DirectMasks mk(g);
   const size_t K = g.rows(), N = g.positions();
   const EvenBlocks fb(M, kGradFilters), tb(g.fw, kGradTaps);
