@@ -3,13 +3,15 @@
 
     python benchmarks/conv_bench.py                 # 1 thread
     python benchmarks/conv_bench.py --threads 2
+    python benchmarks/conv_bench.py --layer conv1   # LeNet's first convolution instead
 
 The convolution is LeNet's second one (20 -> 50 channels, 5x5 filters, 12x12 input,
 no padding, batch 128), run through the engine's exconv layer: forward, then backward
 for the filter gradient and the input gradient. Its FLOPs are those of the three GEMMs
 an im2col implementation performs (3 x 2 x filters x (channels*5*5) x 8*8 per sample);
 the bias, the (sum) cost layer, zeroing gradients and im2col/col2im are overhead that
-counts against us.
+counts against us. `--layer conv1` times LeNet's first one (1 -> 20 channels over 28x28,
+the direct kernels of the AVX-512 engine), which needs no input gradient: two GEMMs' FLOPs.
 
 The SGEMM rate is a 1024^3 float32 GEMM, through NumPy's OpenBLAS and through the
 engine's own OpenBLAS (an fc layer's forward pass, whose time is one GEMM). Acceptance
@@ -43,7 +45,11 @@ def best_time(fn, repeats=5, min_s=0.3):
     return min(times), statistics.median(times)
 
 
-def measure(threads, batch=128, C=20, F=50, H=12, k=5):
+LAYERS = {"conv2": dict(C=20, F=50, H=12, k=5, input_grad=True),
+          "conv1": dict(C=1, F=20, H=28, k=5, input_grad=False)}
+
+
+def measure(threads, batch=128, C=20, F=50, H=12, k=5, input_grad=True):
     os.environ["OPENBLAS_NUM_THREADS"] = str(threads)
     import numpy as np
     from py_paddle import swig_paddle as api
@@ -83,29 +89,33 @@ def measure(threads, batch=128, C=20, F=50, H=12, k=5):
                 bias_dims=[F, 1], num_filters=F, shared_biases=True)
     net.output(net.layer("cost", "sum_cost", 1, ["conv"], coeff=1.0))  # the cheapest way to seed gradients
     gm = net.build()
-    gm.setNeedInputGradient(True)  # LeNet's second conv computes its input gradient
+    gm.setNeedInputGradient(input_grad)  # LeNet's second conv computes its input gradient, the first not
     args = make_args([rng.rand(batch, C * H * H).astype(np.float32)])
     t_fwd, _ = best_time(lambda: gm.forward(args, out, api.PASS_TRAIN))
     t_fb, t_fb_med = best_time(lambda: gm.forwardBackward(args, out, api.PASS_TRAIN))
-    flops = 3 * 2.0 * F * (C * k * k) * oh * oh * batch
+    gemms = 3 if input_grad else 2
+    flops = gemms * 2.0 * F * (C * k * k) * oh * oh * batch
     return {"threads": threads, "sgemm_numpy_gflops": sgemm_numpy, "sgemm_engine_gflops": sgemm_engine,
             "conv_fwd_ms": t_fwd * 1e3, "conv_fwd_bwd_ms": t_fb * 1e3, "conv_fwd_bwd_ms_median": t_fb_med * 1e3,
-            "conv_gflops": flops / t_fb / 1e9, "conv_fwd_gflops": flops / 3 / t_fwd / 1e9}
+            "conv_gflops": flops / t_fb / 1e9, "conv_fwd_gflops": flops / gemms / t_fwd / 1e9}
 
 
 def main():
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     p.add_argument("--threads", type=int, default=1)
+    p.add_argument("--layer", choices=sorted(LAYERS), default="conv2", help="LeNet's convolution to time (conv2)")
     p.add_argument("--json", help="also write the result here")
     args = p.parse_args()
-    r = measure(args.threads)
+    spec = LAYERS[args.layer]
+    r = measure(args.threads, **spec)
     sgemm = max(r["sgemm_numpy_gflops"], r["sgemm_engine_gflops"])
     r["ratio_to_sgemm"] = r["conv_gflops"] / sgemm
     print("threads %d" % r["threads"])
     print("SGEMM 1024^3      numpy %.1f GFLOP/s   engine %.1f GFLOP/s" % (r["sgemm_numpy_gflops"],
                                                                            r["sgemm_engine_gflops"]))
-    print("conv 20->50 5x5 12x12 batch 128: forward %.2f ms (%.1f GFLOP/s), forward+backward %.2f ms "
-          "(median %.2f) = %.1f GFLOP/s" % (r["conv_fwd_ms"], r["conv_fwd_gflops"], r["conv_fwd_bwd_ms"],
+    print("conv %d->%d %dx%d %dx%d batch 128: forward %.2f ms (%.1f GFLOP/s), forward+backward %.2f ms "
+          "(median %.2f) = %.1f GFLOP/s" % (spec["C"], spec["F"], spec["k"], spec["k"], spec["H"], spec["H"],
+                                            r["conv_fwd_ms"], r["conv_fwd_gflops"], r["conv_fwd_bwd_ms"],
                                             r["conv_fwd_bwd_ms_median"], r["conv_gflops"]))
     print("conv / SGEMM = %.2f (acceptance >= 0.5)" % r["ratio_to_sgemm"])
     if args.json:

@@ -79,6 +79,7 @@ class ConvLayerBase : public Layer {
                      (w ? "'" + w->name() + "' has " + std::to_string(w->size()) + " values" : "missing"),
                      ", expected ", K * M * g.groups);
       geoms_.push_back(g);
+      direct_.push_back(!useGpu_ && !trans_ && image::directConvFits(groupPatches(g)));
     }
     const ConvGeom& g0 = geoms_[0];
     outPixels_ = trans_ ? g0.imgH * g0.imgW : g0.outH * g0.outW;
@@ -88,6 +89,9 @@ class ConvLayerBase : public Layer {
       PADDLE_ENFORCE(bias_->size() == want, ConfigError, "bias '", bias_->name(), "' has ", bias_->size(),
                      " values, expected ", want, sharedBias_ ? " (one per filter)" : " (one per output)");
     }
+    // relu is applied as the output is stored (direct kernels, or the scatter of the GEMM's
+    // output): one pass less over it
+    fuseRelu_ = !trans_ && inputs_.size() == 1 && activation_->type() == "relu" && dropRate_ == 0;
   }
 
   void forward(PassType pass) override {
@@ -99,6 +103,10 @@ class ConvLayerBase : public Layer {
       PADDLE_ENFORCE(in.value.height() == rows && in.value.width() == inputs_[i]->size(), DataError, "layer '",
                      name_, "': input '", inputs_[i]->name(), "' is ", shapeStr(in.value), ", expected ", rows,
                      "x", inputs_[i]->size());
+      if (direct_[i]) {
+        forwardDirect(i, rows, i == 0);
+        continue;
+      }
       const size_t S = chunkSize(geoms_[i], rows);
       for (size_t s0 = 0; s0 < rows; s0 += S) {
         const size_t cs = std::min(S, rows - s0);
@@ -109,14 +117,16 @@ class ConvLayerBase : public Layer {
     const ConvGeom& g = geoms_[0];
     output_.frameHeight = trans_ ? g.imgH : g.outH;
     output_.frameWidth = trans_ ? g.imgW : g.outW;
-    forwardActivation();
+    if (!fuseRelu_) forwardActivation();
   }
 
   void backward() override {
     backwardActivation();
     const size_t rows = output_.grad.height();
-    if (bias_ && !bias_->isStatic() && trans_) transBiasGrad();  // conv sums it per chunk
+    if (bias_ && !bias_->isStatic() && (trans_ || direct_[0]) && !directBiasGrad()) wholeBiasGrad();
     for (size_t i = 0; i < inputs_.size(); ++i) {
+      if (direct_[i]) backwardDirect(i, rows);
+      if (direct_[i] && input(i).grad.empty()) continue;
       const size_t S = chunkSize(geoms_[i], rows);
       for (size_t s0 = 0; s0 < rows; s0 += S) {
         const size_t cs = std::min(S, rows - s0);
@@ -139,8 +149,8 @@ class ConvLayerBase : public Layer {
     const size_t F = numFilters_, P = outPixels_;
     forEach2(useGpu_, y.height() * F, P, [=] PD_HD(size_t r, size_t p) { out[r * P + p] += b[r % F]; });
   }
-  // Transposed conv: gb += the bias gradient of the batch.
-  void transBiasGrad() {
+  // gb += the bias gradient of the batch, from the whole output gradient.
+  void wholeBiasGrad() {
     const Matrix& g = output_.grad;
     if (!sharedBias_) {
       math::sumRows(g, bias_->grad(), 1.0f);
@@ -207,6 +217,44 @@ class ConvLayerBase : public Layer {
   static image::Patches patches(const ConvGeom& g, int C) {
     return {C, g.imgH, g.imgW, g.fh, g.fw, g.sy, g.sx, g.py, g.px, g.outH, g.outW};
   }
+  static image::Patches groupPatches(const ConvGeom& g) { return patches(g, g.filterChannels); }
+
+  // The direct kernels (CPU, conv only): every sample, each group at its own channels and filters.
+  void forwardDirect(size_t i, size_t rows, bool first) {
+    const ConvGeom& g = geoms_[i];
+    const image::Patches p = groupPatches(g);
+    const size_t M = numFilters_ / g.groups, K = p.rows(), N = p.positions(), groupIn = K / (g.fh * g.fw) * g.imgH * g.imgW;
+    const size_t inWidth = input(i).value.width(), outWidth = size_;
+    const float* x = input(i).value.data();
+    const float* w = weight(i)->value().data();
+    const float* b = first && bias_ ? bias_->value().data() : nullptr;
+    float* y = output_.value.data();
+    const bool perOutput = !sharedBias_, relu = fuseRelu_;
+    parallelFor(rows, kParallelGrain / (M * g.groups * N * K) + 1, [&](size_t s0, size_t s1) {
+      for (size_t s = s0; s < s1; ++s)
+        for (int gr = 0; gr < g.groups; ++gr)
+          image::directConvForward(x + s * inWidth + gr * groupIn, p, w + gr * M * K, static_cast<int>(M),
+                                   b ? b + gr * M * (perOutput ? N : 1) : nullptr, perOutput, !first, relu,
+                                   y + s * outWidth + gr * M * N);
+    });
+  }
+  // The weight gradient of input i (and the shared bias's, when directBiasGrad()).
+  void backwardDirect(size_t i, size_t rows) {
+    Parameter* wp = weight(i);
+    if (wp->isStatic()) return;
+    const ConvGeom& g = geoms_[i];
+    const image::Patches p = groupPatches(g);
+    const size_t M = numFilters_ / g.groups, K = p.rows(), N = p.positions(), groupIn = K / (g.fh * g.fw) * g.imgH * g.imgW;
+    const Matrix& x = input(i).value;
+    float* gb = i == 0 && directBiasGrad() ? bias_->grad().data() : nullptr;
+    for (int gr = 0; gr < g.groups; ++gr)
+      image::directConvWeightGrad(x.data() + gr * groupIn, x.width(), output_.grad.data() + gr * M * N, size_, rows, p,
+                                  static_cast<int>(M), wp->grad().data() + gr * M * K, gb ? gb + gr * M : nullptr);
+  }
+  // The direct weight gradient of input 0 sums a shared bias's gradient too.
+  bool directBiasGrad() const {
+    return !trans_ && direct_[0] && bias_ && !bias_->isStatic() && sharedBias_ && !weights_[0]->isStatic();
+  }
 
   // Small-side images of samples [s0, s0+cs) of `m` ([rows, C*N]) -> buf [C, cs*N].
   void gather(const Matrix& m, size_t s0, size_t cs, size_t C, size_t N, Matrix& buf) {
@@ -219,9 +267,10 @@ class ConvLayerBase : public Layer {
       dst[c * L + s * N + p] = src[s * width + c * N + p];
     });
   }
-  // The reverse: m rows [s0, s0+cs) (+)= buf [C, cs*N], plus the conv bias b when given.
+  // The reverse: m rows [s0, s0+cs) (+)= buf [C, cs*N], plus the conv bias b when given, relu'd
+  // when asked (not when adding).
   void scatter(const Matrix& buf, size_t s0, size_t cs, size_t C, size_t N, Matrix& m, bool add,
-               const float* b = nullptr) {
+               const float* b = nullptr, bool relu = false) {
     const size_t L = cs * N, width = m.width();
     const float* src = buf.data();
     float* dst = m.row(s0);
@@ -232,15 +281,18 @@ class ConvLayerBase : public Layer {
       });
     } else if (!b) {
       forEach2Parallel(useGpu_, cs * C, N, [=] PD_HD(size_t r, size_t p) {
-        dst[r / C * width + r % C * N + p] = src[r % C * L + r / C * N + p];
+        const float v = src[r % C * L + r / C * N + p];
+        dst[r / C * width + r % C * N + p] = relu ? act::Relu{}.fwd(v) : v;
       });
     } else if (sharedBias_) {
       forEach2Parallel(useGpu_, cs * C, N, [=] PD_HD(size_t r, size_t p) {
-        dst[r / C * width + r % C * N + p] = src[r % C * L + r / C * N + p] + b[r % C];
+        const float v = src[r % C * L + r / C * N + p] + b[r % C];
+        dst[r / C * width + r % C * N + p] = relu ? act::Relu{}.fwd(v) : v;
       });
     } else {
       forEach2Parallel(useGpu_, cs * C, N, [=] PD_HD(size_t r, size_t p) {
-        dst[r / C * width + r % C * N + p] = src[r % C * L + r / C * N + p] + b[r % C * N + p];
+        const float v = src[r % C * L + r / C * N + p] + b[r % C * N + p];
+        dst[r / C * width + r % C * N + p] = relu ? act::Relu{}.fwd(v) : v;
       });
     }
   }
@@ -274,15 +326,17 @@ class ConvLayerBase : public Layer {
       Matrix Y = view(tmp_.data() + gr * M * L, M, L);
       math::gemm(W, false, C, false, Y, 1.0f, 0.0f);
     }
-    scatter(tmp_, s0, cs, M * g.groups, N, output_.value, !first, first && bias_ ? bias_->value().data() : nullptr);
+    scatter(tmp_, s0, cs, M * g.groups, N, output_.value, !first, first && bias_ ? bias_->value().data() : nullptr,
+            fuseRelu_);
   }
 
   void backwardConv(size_t i, size_t s0, size_t cs) {
     const ConvGeom& g = geoms_[i];
     Argument& in = input(i);
     Parameter* wp = weight(i);
-    const bool needW = !wp->isStatic(), needX = !in.grad.empty();
-    float* gb = i == 0 && bias_ && !bias_->isStatic() ? bias_->grad().data() : nullptr;
+    // the direct path has done the weight and bias gradients: only the input's is left
+    const bool needW = !wp->isStatic() && !direct_[i], needX = !in.grad.empty();
+    float* gb = i == 0 && bias_ && !bias_->isStatic() && !direct_[i] ? bias_->grad().data() : nullptr;
     if (!needW && !needX && !gb) return;
     size_t K, M, N;
     dims(g, K, M, N);
@@ -365,6 +419,8 @@ class ConvLayerBase : public Layer {
   int numFilters_ = 0, outPixels_ = 0;
   bool sharedBias_ = false;
   std::vector<ConvGeom> geoms_;
+  std::vector<bool> direct_;  // per input: the direct kernels instead of im2col + GEMM
+  bool fuseRelu_ = false;
   Matrix col_, tmp_;  // [K*groups, S*P] unfolded images; [channels, S*P] small-side images
 };
 

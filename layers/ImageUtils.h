@@ -5,7 +5,10 @@
 #pragma once
 #include <cstddef>
 #include <algorithm>
+#include <array>
 #include <cstdint>
+#include <stdexcept>
+#include <utility>
 #if defined(__AVX512F__) && !defined(__CUDA_ARCH__)
 #include <immintrin.h>
 #endif
@@ -43,10 +46,30 @@ inline void im2colNarrow(const float* img, int C, int H, int W, int fh, int fw, 
   const __mmask16 outMask = laneMask(0, ow);
   __mmask16 masks[kNarrowMaxFilter];  // per kx: the output lanes whose input column is inside the row
   for (int kx = 0; kx < fw; ++kx) masks[kx] = laneMask(std::max(0, px - kx), std::min(ow, W - kx + px));
+  // Rows of at most 8 outputs go two at a time: lanes [0, ow) from output row oy, [ow, 2*ow)
+  // from oy + 1 (a merge-masked load of its shifted row), one store for both.
+  const int pairs = ow <= 8 ? oh / 2 : 0;
+  const __mmask16 pairMask = laneMask(0, 2 * ow);
   for (int c = 0; c < C; ++c) {
     for (int ky = 0; ky < fh; ++ky) {
       float* rowBase = col + static_cast<size_t>((c * fh + ky) * fw) * ld;
-      for (int oy = 0; oy < oh; ++oy) {
+      for (int pr = 0; pr < pairs; ++pr) {
+        const int oy = 2 * pr, y0 = oy * sy - py + ky, y1 = y0 + sy;
+        const bool in0 = y0 >= 0 && y0 < H, in1 = y1 >= 0 && y1 < H;
+        const float* src0 = img + (static_cast<size_t>(c) * H + (in0 ? y0 : 0)) * W;
+        const float* src1 = img + (static_cast<size_t>(c) * H + (in1 ? y1 : 0)) * W;
+        float* d = rowBase + oy * ow;
+        for (int kx = 0; kx < fw; ++kx) {
+          const long off = kx - px;
+          const __m512 lo = _mm512_maskz_loadu_ps(in0 ? masks[kx] : 0, reinterpret_cast<const float*>(
+                                                      reinterpret_cast<uintptr_t>(src0) + off * 4L));
+          const __m512 v = _mm512_mask_loadu_ps(lo, in1 ? static_cast<__mmask16>(masks[kx] << ow) : 0,
+                                                reinterpret_cast<const float*>(
+                                                    reinterpret_cast<uintptr_t>(src1) + (off - ow) * 4L));
+          _mm512_mask_storeu_ps(d + kx * ld, pairMask, v);
+        }
+      }
+      for (int oy = 2 * pairs; oy < oh; ++oy) {
         const int y = oy * sy - py + ky;
         float* d = rowBase + oy * ow;
         if (y < 0 || y >= H) {
@@ -208,6 +231,264 @@ inline void col2im(const float* col, int C, int H, int W, int fh, int fw, int sy
   if (sx == 1 && W <= 16 && fw <= kNarrowMaxFilter) return col2imNarrow(col, C, H, W, fh, fw, sy, py, px, oh, ow, img, ld);
 #endif
   col2imBatch(false, col, ld, 1, {C, H, W, fh, fw, sy, sx, py, px, oh, ow}, img, 0, true);
+}
+
+// Direct convolution on the CPU (AVX-512 engine) where im2col + GEMM fits poorly: few
+// image-side values per filter (K = C/groups * fh * fw, e.g. a first layer over 1 or 3
+// channels: the GEMM's inner dimension is tiny and unfolding costs as much as multiplying),
+// stride-1 columns and rows of at most 64 outputs. Outputs are cut into 16-lane chunks of a
+// row; a last chunk of at most 8 shares its register with the same chunk of the next row
+// (lanes 8-15). Masked loads read zeros outside the image (padding) and never fault. No col
+// buffer: forward writes the layer's [filters, oh, ow] planes in place, the weight gradient
+// reads the output gradient where it lies.
+#if defined(__AVX512F__) && !defined(__CUDA_ARCH__)
+#define PADDLE_DIRECT_CONV 1
+constexpr int kDirectMaxK = 64, kDirectMaxOw = 64, kDirectMaxFw = 16;
+constexpr int kDirectFilters = 12;             // forward: accumulators of a filter block
+constexpr int kGradFilters = 4, kGradTaps = 5;  // weight gradient: a 4 x 5 block of (filter, kx)
+
+// p + off floats, for masked loads and stores only (the address may lie outside the array).
+inline const float* shifted(const float* p, long off) {
+  return reinterpret_cast<const float*>(reinterpret_cast<uintptr_t>(p) + off * 4L);
+}
+// How the kernels fill a register: one row's 16-lane chunk (Rows = 1), or the same chunk of at
+// most 8 lanes of two rows, p0's in lanes 0-7 and p1's in 8-15 (Rows = 2). m0/m1: each row's
+// lanes of the chunk; a row that is not there has mask 0. relu is act::Relu's (x < 0 ? 0 : x:
+// a NaN passes, for the non-finite guard).
+template <int Rows>
+struct ChunkRows {
+  static constexpr int kRows = Rows;
+  static __m512 load(__mmask16 m0, const float* p0, __mmask16 m1, const float* p1) {
+    const __m512 v = _mm512_maskz_loadu_ps(m0, p0);
+    return Rows == 1 ? v : _mm512_mask_loadu_ps(v, static_cast<__mmask16>(m1 << 8), shifted(p1, -8));
+  }
+  static void store(float* p0, __mmask16 m0, float* p1, __mmask16 m1, __m512 v) {
+    _mm512_mask_storeu_ps(p0, m0, v);
+    if (Rows == 2) _mm512_mask_storeu_ps(const_cast<float*>(shifted(p1, -8)), static_cast<__mmask16>(m1 << 8), v);
+  }
+  static __m512 relu(__m512 v) {
+    return _mm512_mask_mov_ps(v, _mm512_cmp_ps_mask(v, _mm512_setzero_ps(), _CMP_LT_OQ), _mm512_setzero_ps());
+  }
+};
+// The sum of v's lanes, in lane order (GCC 12 warns inside _mm512_reduce_add_ps).
+inline float sumLanes(__m512 v) {
+  alignas(64) float t[16];
+  _mm512_store_ps(t, v);
+  float s = 0;
+  for (int j = 0; j < 16; ++j) s += t[j];
+  return s;
+}
+
+// Per 16-lane chunk of an output row: its lanes inside the row, and per kx the lanes whose
+// input column ox - px + kx lies inside the image. Chunks [0, wide) take a register each; a
+// last chunk of at most 8 lanes goes two rows to a register.
+struct DirectMasks {
+  __mmask16 out[kDirectMaxOw / 16];
+  __mmask16 in[kDirectMaxOw / 16][kDirectMaxFw];
+  int chunks, wide;
+  explicit DirectMasks(const Patches& g) : chunks((g.ow + 15) / 16) {
+    for (int ch = 0; ch < chunks; ++ch) {
+      const int ox0 = ch * 16, n = std::min(16, g.ow - ox0);
+      out[ch] = laneMask(0, n);
+      for (int kx = 0; kx < g.fw; ++kx) {
+        const int off = ox0 + kx - g.px;  // lane j reads input column off + j
+        in[ch][kx] = laneMask(std::max(0, -off), std::min(n, g.W - off));
+      }
+    }
+    wide = g.ow - (chunks - 1) * 16 <= 8 ? chunks - 1 : chunks;
+  }
+};
+
+// NF filters of one sample, chunks [ch0, ch1) of every row (L::kRows rows at a time):
+// y[f] (+)= conv(x, w[f]) (+ bias), relu'd when asked.
+template <class L, int NF>
+void directForwardBlock(const float* x, const Patches& g, const DirectMasks& mk, int ch0, int ch1, const float* w,
+                        size_t K, const float* b, bool bPerOutput, bool add, bool relu, float* y) {
+  const size_t N = g.positions();
+  for (int oy = 0; oy < g.oh; oy += L::kRows) {
+    const bool two = L::kRows == 2 && oy + 1 < g.oh;
+    for (int ch = ch0; ch < ch1; ++ch) {
+      const int ox0 = ch * 16;
+      const __mmask16 om = mk.out[ch], om1 = two ? om : 0;
+      const size_t o = static_cast<size_t>(oy) * g.ow + ox0, o1 = two ? o + g.ow : o;
+      __m512 acc[NF];  // (loops over f unrolled: acc stays in registers)
+#pragma GCC unroll 16
+      for (int f = 0; f < NF; ++f)
+        acc[f] = add ? L::load(om, y + f * N + o, om1, y + f * N + o1)
+                     : !b ? _mm512_setzero_ps()
+                          : bPerOutput ? L::load(om, b + f * N + o, om1, b + f * N + o1) : _mm512_set1_ps(b[f]);
+      for (int c = 0; c < g.C; ++c) {
+        for (int ky = 0; ky < g.fh; ++ky) {
+          const int iy = oy * g.sy - g.py + ky, iy1 = iy + g.sy;
+          const bool in0 = iy >= 0 && iy < g.H, in1 = two && iy1 >= 0 && iy1 < g.H;
+          if (!in0 && !in1) continue;
+          const float* row = x + (static_cast<size_t>(c) * g.H + (in0 ? iy : 0)) * g.W;
+          const float* row1 = x + (static_cast<size_t>(c) * g.H + (in1 ? iy1 : 0)) * g.W;
+          const float* wk = w + static_cast<size_t>(c * g.fh + ky) * g.fw;
+          for (int kx = 0; kx < g.fw; ++kx) {
+            const __mmask16 m = mk.in[ch][kx];
+            const long off = ox0 + kx - g.px;
+            const __m512 v = L::load(in0 ? m : 0, shifted(row, off), in1 ? m : 0, shifted(row1, off));
+#pragma GCC unroll 16
+            for (int f = 0; f < NF; ++f) acc[f] = _mm512_fmadd_ps(_mm512_set1_ps(wk[f * K + kx]), v, acc[f]);
+          }
+        }
+      }
+#pragma GCC unroll 16
+      for (int f = 0; f < NF; ++f) L::store(y + f * N + o, om, y + f * N + o1, om1, relu ? L::relu(acc[f]) : acc[f]);
+    }
+  }
+}
+
+// gw[f*K + t] += sum over the samples, rows and chunks [ch0, ch1) of gy[f] * x shifted by
+// (c, ky, kx0 + t), for NF filters and TB consecutive kx: NF * TB accumulators stay in
+// registers. With gb, also gb[f] += the sum of gy[f] (the bias gradient, from the loads the
+// weights need anyway).
+template <class L, int NF, int TB>
+void directWeightGradBlock(const float* x, size_t xStride, const float* gy, size_t gyStride, size_t samples,
+                           const Patches& g, const DirectMasks& mk, int ch0, int ch1, int c, int ky, int kx0,
+                           float* gw, size_t K, float* gb) {
+  const size_t N = g.positions();
+  // (every loop over f and t unrolled, so that acc lives in registers, not on the stack)
+  __m512 acc[NF][TB], bacc[NF];
+#pragma GCC unroll 8
+  for (int f = 0; f < NF; ++f) {
+    bacc[f] = _mm512_setzero_ps();
+#pragma GCC unroll 8
+    for (int t = 0; t < TB; ++t) acc[f][t] = _mm512_setzero_ps();
+  }
+  for (size_t s = 0; s < samples; ++s) {
+    for (int oy = 0; oy < g.oh; oy += L::kRows) {
+      const bool two = L::kRows == 2 && oy + 1 < g.oh;
+      const int iy = oy * g.sy - g.py + ky, iy1 = iy + g.sy;
+      const bool in0 = iy >= 0 && iy < g.H, in1 = two && iy1 >= 0 && iy1 < g.H;
+      if (!in0 && !in1 && !gb) continue;
+      const float* row = x + s * xStride + (static_cast<size_t>(c) * g.H + (in0 ? iy : 0)) * g.W;
+      const float* row1 = x + s * xStride + (static_cast<size_t>(c) * g.H + (in1 ? iy1 : 0)) * g.W;
+      const float* grow = gy + s * gyStride + static_cast<size_t>(oy) * g.ow;
+      const float* grow1 = two ? grow + g.ow : grow;
+      for (int ch = ch0; ch < ch1; ++ch) {
+        const int ox0 = ch * 16;
+        const __mmask16 om = mk.out[ch], om1 = two ? om : 0;
+        __m512 gv[NF];
+#pragma GCC unroll 8
+        for (int f = 0; f < NF; ++f) gv[f] = L::load(om, grow + f * N + ox0, om1, grow1 + f * N + ox0);
+        if (gb) {
+#pragma GCC unroll 8
+          for (int f = 0; f < NF; ++f) bacc[f] = _mm512_add_ps(bacc[f], gv[f]);
+        }
+        if (!in0 && !in1) continue;
+#pragma GCC unroll 8
+        for (int t = 0; t < TB; ++t) {
+          const __mmask16 m = mk.in[ch][kx0 + t];
+          const long off = ox0 + kx0 + t - g.px;
+          const __m512 v = L::load(in0 ? m : 0, shifted(row, off), in1 ? m : 0, shifted(row1, off));
+#pragma GCC unroll 8
+          for (int f = 0; f < NF; ++f) acc[f][t] = _mm512_fmadd_ps(gv[f], v, acc[f][t]);
+        }
+      }
+    }
+  }
+#pragma GCC unroll 8
+  for (int f = 0; f < NF; ++f) {
+#pragma GCC unroll 8
+    for (int t = 0; t < TB; ++t) gw[f * K + t] += sumLanes(acc[f][t]);
+    if (gb) gb[f] += sumLanes(bacc[f]);
+  }
+}
+
+using DirectForwardFn = void (*)(const float*, const Patches&, const DirectMasks&, int, int, const float*, size_t,
+                                 const float*, bool, bool, bool, float*);
+using DirectGradFn = void (*)(const float*, size_t, const float*, size_t, size_t, const Patches&,
+                              const DirectMasks&, int, int, int, int, int, float*, size_t, float*);
+template <class L, int... I>
+constexpr std::array<DirectForwardFn, sizeof...(I)> directForwardTable(std::integer_sequence<int, I...>) {
+  return {&directForwardBlock<L, I + 1>...};
+}
+template <class L, int... I>
+constexpr std::array<DirectGradFn, sizeof...(I)> directGradTable(std::integer_sequence<int, I...>) {
+  return {&directWeightGradBlock<L, I / kGradTaps + 1, I % kGradTaps + 1>...};
+}
+// Cuts n into ceil(n / most) near-equal blocks: block b is [begin(b), begin(b + 1)).
+struct EvenBlocks {
+  int n, count;
+  EvenBlocks(int n_, int most) : n(n_), count((n_ + most - 1) / most) {}
+  int begin(int b) const { return static_cast<int>(static_cast<long>(n) * b / count); }
+};
+#endif
+
+// Whether the direct kernels below take this geometry (never without AVX-512).
+inline bool directConvFits(const Patches& g) {
+#ifdef PADDLE_DIRECT_CONV
+  return g.sx == 1 && g.ow <= kDirectMaxOw && g.fw <= kDirectMaxFw && g.rows() <= static_cast<size_t>(kDirectMaxK);
+#else
+  (void)g;
+  return false;
+#endif
+}
+
+// One sample, one group of M filters: y [M, oh, ow] (+)= conv(x [C, H, W], w [M, K]), plus the
+// bias b (per filter, or per output when bPerOutput; none when null), relu'd when asked.
+inline void directConvForward(const float* x, const Patches& g, const float* w, int M, const float* b,
+                              bool bPerOutput, bool add, bool relu, float* y) {
+#ifdef PADDLE_DIRECT_CONV
+  static constexpr auto kWide = directForwardTable<ChunkRows<1>>(std::make_integer_sequence<int, kDirectFilters>{});
+  static constexpr auto kNarrow = directForwardTable<ChunkRows<2>>(std::make_integer_sequence<int, kDirectFilters>{});
+  const DirectMasks mk(g);
+  const size_t K = g.rows(), N = g.positions();
+  const EvenBlocks fb(M, kDirectFilters);
+  for (int b0 = 0; b0 < fb.count; ++b0) {
+    const int f0 = fb.begin(b0), nf = fb.begin(b0 + 1) - f0;
+    const float* bb = !b ? nullptr : bPerOutput ? b + f0 * N : b + f0;
+    if (mk.wide > 0) kWide[nf - 1](x, g, mk, 0, mk.wide, w + f0 * K, K, bb, bPerOutput, add, relu, y + f0 * N);
+    if (mk.wide < mk.chunks)
+      kNarrow[nf - 1](x, g, mk, mk.wide, mk.chunks, w + f0 * K, K, bb, bPerOutput, add, relu, y + f0 * N);
+  }
+#else
+  (void)x, (void)g, (void)w, (void)M, (void)b, (void)bPerOutput, (void)add, (void)relu, (void)y;
+  throw std::logic_error("directConvForward needs the AVX-512 engine");
+#endif
+}
+
+// One group of M filters over `samples` samples: gw [M, K] += the weight gradient, from images
+// x (rows xStride apart, at the group's first channel) and output gradients gy (rows gyStride
+// apart, at the group's first filter); gb [M] (when given) += the shared bias's. Work units
+// (filter block, c, ky, kx block) own their gw entries and run across the pool; samples go in
+// blocks that stay in cache, each unit adding its block's sums in sample order: the same bits
+// at any thread count.
+inline void directConvWeightGrad(const float* x, size_t xStride, const float* gy, size_t gyStride, size_t samples,
+                                 const Patches& g, int M, float* gw, float* gb) {
+#ifdef PADDLE_DIRECT_CONV
+  static constexpr auto kWide = directGradTable<ChunkRows<1>>(std::make_integer_sequence<int, kGradFilters * kGradTaps>{});
+  static constexpr auto kNarrow = directGradTable<ChunkRows<2>>(std::make_integer_sequence<int, kGradFilters * kGradTaps>{});
+  const DirectMasks mk(g);
+  const size_t K = g.rows(), N = g.positions();
+  const EvenBlocks fb(M, kGradFilters), tb(g.fw, kGradTaps);
+  const size_t units = static_cast<size_t>(fb.count) * g.C * g.fh * tb.count;
+  const size_t perSample = M * N + static_cast<size_t>(g.C) * g.H * g.W;
+  const size_t block = std::max<size_t>(1, (size_t(1) << 16) / perSample);  // ~256 KB of x and gy
+  for (size_t s0 = 0; s0 < samples; s0 += block) {
+    const size_t n = std::min(block, samples - s0);
+    parallelFor(units, 1, [&](size_t u0, size_t u1) {
+      for (size_t u = u0; u < u1; ++u) {
+        const int kb = static_cast<int>(u % tb.count), ky = static_cast<int>(u / tb.count % g.fh);
+        const int c = static_cast<int>(u / tb.count / g.fh % g.C), b0 = static_cast<int>(u / tb.count / g.fh / g.C);
+        const int f0 = fb.begin(b0), nf = fb.begin(b0 + 1) - f0, kx0 = tb.begin(kb), nt = tb.begin(kb + 1) - kx0;
+        float* gbUnit = gb && c == 0 && ky == 0 && kb == 0 ? gb + f0 : nullptr;  // one unit per filter block
+        const float* xs = x + s0 * xStride;
+        const float* gys = gy + s0 * gyStride + f0 * N;
+        float* gwUnit = gw + f0 * K + (c * g.fh + ky) * g.fw + kx0;
+        const int fn = (nf - 1) * kGradTaps + nt - 1;
+        if (mk.wide > 0) kWide[fn](xs, xStride, gys, gyStride, n, g, mk, 0, mk.wide, c, ky, kx0, gwUnit, K, gbUnit);
+        if (mk.wide < mk.chunks)
+          kNarrow[fn](xs, xStride, gys, gyStride, n, g, mk, mk.wide, mk.chunks, c, ky, kx0, gwUnit, K, gbUnit);
+      }
+    });
+  }
+#else
+  (void)x, (void)xStride, (void)gy, (void)gyStride, (void)samples, (void)g, (void)M, (void)gw, (void)gb;
+  throw std::logic_error("directConvWeightGrad needs the AVX-512 engine");
+#endif
 }
 
 // v1's output-size rule: 1 + floor((2p + img - f) / s) in caffe mode, ceil otherwise.

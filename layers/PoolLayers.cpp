@@ -116,12 +116,128 @@ void poolInteriorCpu(const PoolGeom& g, const float* in, size_t inWidth, size_t 
   });
 }
 
+#if defined(__AVX512F__) && !defined(__CUDA_ARCH__)
+// 2x2 windows at stride 2 inside the image (LeNet's pools, and most CNNs'): output row oy reads
+// image rows 2oy and 2oy+1; 16 outputs take 32 floats of each, split into even and odd
+// columns by two permutes. The max and its offset (or the sum) follow the window's row-major
+// order with poolStrip's comparisons and sums: the same bits. Backward, whose windows do not
+// overlap, interleaves each output's gradient back into its window's four places (zeros
+// elsewhere) and adds two image rows at once: no scatter.
+bool isPool2x2(const PoolGeom& g) {
+  return g.sizeX == 2 && g.sizeY == 2 && g.strideX == 2 && g.strideY == 2 && windowsInside(g);
+}
+inline __mmask16 lanesBelow(int n) { return static_cast<__mmask16>(n >= 16 ? 0xFFFF : n <= 0 ? 0 : (1u << n) - 1); }
+
+// f(n, plane, x0, o, ox0, count) for every 16-output chunk of every output row (n: sample,
+// plane: (channel, oy) of the sample, x0: offset of the window row 0 in the image row, o: of
+// the output in its row), across the pool by output rows.
+template <typename F>
+void forEach2x2Chunk(const PoolGeom& g, size_t rows, F&& f) {
+  const size_t planes = static_cast<size_t>(g.C) * g.outH;
+  parallelFor(rows * planes, kParallelGrain / (4 * static_cast<size_t>(g.outW)) + 1, [&](size_t b, size_t e) {
+    for (size_t r = b; r < e; ++r) {
+      const size_t n = r / planes;
+      const int plane = static_cast<int>(r - n * planes), c = plane / g.outH, oy = plane % g.outH;
+      const int x0 = (c * g.H + 2 * oy) * g.W;
+      for (int ox0 = 0; ox0 < g.outW; ox0 += 16)
+        f(n, static_cast<size_t>(plane) * g.outW + ox0, x0 + 2 * ox0, std::min(16, g.outW - ox0));
+    }
+  });
+}
+// Lane indices: even and odd columns of a 32-float pair of registers, and back.
+inline __m512i evenLanes() { return _mm512_setr_epi32(0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30); }
+inline __m512i oddLanes() { return _mm512_setr_epi32(1, 3, 5, 7, 9, 11, 13, 15, 17, 19, 21, 23, 25, 27, 29, 31); }
+inline __m512i interleaveLo() { return _mm512_setr_epi32(0, 16, 1, 17, 2, 18, 3, 19, 4, 20, 5, 21, 6, 22, 7, 23); }
+inline __m512i interleaveHi() { return _mm512_setr_epi32(8, 24, 9, 25, 10, 26, 11, 27, 12, 28, 13, 29, 14, 30, 15, 31); }
+
+void pool2x2Forward(const PoolGeom& g, const float* in, size_t inWidth, size_t rows, float* out, int* idx,
+                    size_t outWidth, size_t off) {
+  const int W = g.W;
+  const bool isMax = g.isMax;
+  forEach2x2Chunk(g, rows, [&](size_t n, size_t o, int x0, int count) {
+    const float* r0 = in + n * inWidth + x0;
+    const __mmask16 lo = lanesBelow(2 * count), hi = lanesBelow(2 * count - 16), om = lanesBelow(count);
+    __m512 v[4];  // the window's (0,0), (0,1), (1,0), (1,1) of 16 outputs
+    for (int y = 0; y < 2; ++y) {
+      const __m512 a = _mm512_maskz_loadu_ps(lo, r0 + y * W), b = _mm512_maskz_loadu_ps(hi, r0 + y * W + 16);
+      v[2 * y] = _mm512_permutex2var_ps(a, evenLanes(), b);
+      v[2 * y + 1] = _mm512_permutex2var_ps(a, oddLanes(), b);
+    }
+    float* dst = out + n * outWidth + off + o;
+    if (!isMax) {
+      __m512 sum = _mm512_setzero_ps();
+      for (int k = 0; k < 4; ++k) sum = _mm512_add_ps(sum, v[k]);
+      _mm512_mask_storeu_ps(dst, om, _mm512_div_ps(sum, _mm512_set1_ps(4.0f)));
+      return;
+    }
+    const __m512i base = _mm512_add_epi32(_mm512_set1_epi32(x0), evenLanes());
+    const int offsets[4] = {0, 1, W, W + 1};
+    __m512 m = _mm512_set1_ps(-FLT_MAX);
+    __m512i at = _mm512_set1_epi32(-1);
+    for (int k = 0; k < 4; ++k) {
+      const __mmask16 more = _mm512_cmp_ps_mask(v[k], m, _CMP_GT_OQ);
+      m = _mm512_mask_mov_ps(m, more, v[k]);
+      at = _mm512_mask_mov_epi32(at, more, _mm512_add_epi32(base, _mm512_set1_epi32(offsets[k])));
+    }
+    const __mmask16 found = _mm512_cmpge_epi32_mask(at, _mm512_setzero_si512());
+    _mm512_mask_storeu_ps(dst, om, _mm512_maskz_mov_ps(found, m));
+    _mm512_mask_storeu_epi32(idx + n * outWidth + off + o, om, at);
+  });
+}
+
+// r[0, n) += v[0, n): whole registers where n allows, since a masked store stalls a later
+// load of the same 64 bytes (the next image row's; LeNet's rows are 24 and 8 floats).
+inline void addPart(float* r, __m512 v, int n) {
+  if (n >= 16) {
+    _mm512_storeu_ps(r, _mm512_add_ps(_mm512_loadu_ps(r), v));
+#ifdef __AVX512DQ__
+  } else if (n == 8) {  // (GCC 12 warns inside _mm512_castps512_ps256)
+    _mm256_storeu_ps(r, _mm256_add_ps(_mm256_loadu_ps(r), _mm512_extractf32x8_ps(v, 0)));
+#endif
+  } else if (n > 0) {
+    const __mmask16 m = lanesBelow(n);
+    _mm512_mask_storeu_ps(r, m, _mm512_add_ps(_mm512_maskz_loadu_ps(m, r), v));
+  }
+}
+
+// gin += the gradient of a pool2x2Forward (max: at the recorded offsets; average: a quarter each).
+void pool2x2Backward(const PoolGeom& g, const float* gout, const int* idx, size_t rows, size_t outWidth, float* gin,
+                     size_t inWidth) {
+  const int W = g.W;
+  const bool isMax = g.isMax;
+  forEach2x2Chunk(g, rows, [&](size_t n, size_t o, int x0, int count) {
+    const __mmask16 om = lanesBelow(count);
+    const __m512 gv = _mm512_maskz_loadu_ps(om, gout + n * outWidth + o);
+    __m512 v[4];  // what each of the window's four places gets
+    if (isMax) {
+      const __m512i at = _mm512_maskz_loadu_epi32(om, idx + n * outWidth + o);
+      const __m512i base = _mm512_add_epi32(_mm512_set1_epi32(x0), evenLanes());
+      const int offsets[4] = {0, 1, W, W + 1};
+      for (int k = 0; k < 4; ++k)
+        v[k] = _mm512_maskz_mov_ps(_mm512_cmpeq_epi32_mask(at, _mm512_add_epi32(base, _mm512_set1_epi32(offsets[k]))),
+                                   gv);
+    } else {
+      v[0] = v[1] = v[2] = v[3] = _mm512_div_ps(gv, _mm512_set1_ps(4.0f));
+    }
+    float* r0 = gin + n * inWidth + x0;
+    for (int y = 0; y < 2; ++y) {
+      float* r = r0 + y * W;
+      addPart(r, _mm512_permutex2var_ps(v[2 * y], interleaveLo(), v[2 * y + 1]), 2 * count);
+      addPart(r + 16, _mm512_permutex2var_ps(v[2 * y], interleaveHi(), v[2 * y + 1]), 2 * count - 16);
+    }
+  });
+}
+#endif
+
 // One pooling of every sample: in [rows, inWidth] (images [C, H, W]) -> the block of
 // columns [off, off + outSize) of out [rows, outWidth] ([C, outH, outW]). Max pooling
 // records in idx (laid out like out) each maximum's offset in the input row (the first
 // maximum of the window; -1 for an empty window).
 void poolForward(bool gpu, const PoolGeom& geom, const float* in, size_t inWidth, size_t rows, float* out, int* idx,
                  size_t outWidth, size_t off) {
+#if defined(__AVX512F__) && !defined(__CUDA_ARCH__)
+  if (!gpu && !reverseKernelOrder() && isPool2x2(geom)) return pool2x2Forward(geom, in, inWidth, rows, out, idx, outWidth, off);
+#endif
   if (!gpu && !reverseKernelOrder() && windowsInside(geom))
     return poolInteriorCpu(geom, in, inWidth, rows, out, idx, outWidth, off);
   const PoolGeom g = geom;
@@ -210,6 +326,12 @@ class PoolingLayerBase : public Layer {
     Argument& in = input(0);
     if (in.grad.empty()) return;
     const size_t rows = output_.grad.height();
+#if defined(__AVX512F__) && !defined(__CUDA_ARCH__)
+    if (!useGpu_ && !reverseKernelOrder() && geoms_.size() == 1 && isPool2x2(geoms_[0])) {
+      pool2x2Backward(geoms_[0], output_.grad.data(), idx_.data(), rows, size_, in.grad.data(), in.grad.width());
+      return;
+    }
+#endif
     if (geoms_[0].isMax) {  // the poolings of a layer share their type
       maxPoolBackward(useGpu_, output_.grad.data(), idx_.data(), rows, size_, in.grad.data(), in.grad.width());
       return;

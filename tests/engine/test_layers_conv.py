@@ -3,7 +3,7 @@ NumPy forward references, transposed-conv adjointness and config errors."""
 import numpy as np
 import pytest
 
-from netbuilder import Net, forward_values, gradient_check, out_size, rand, sum_cost_net_output
+from netbuilder import Net, _run_and_collect, forward_values, gradient_check, out_size, rand, sum_cost_net_output
 
 B = 3
 
@@ -45,6 +45,14 @@ CONVS = [  # C, H, W, fy, fx, sy, sx, py, px, groups, nf, shared_biases
     (2, 7, 7, 3, 3, 2, 2, 1, 1, 1, 2, False),
     (2, 6, 7, 3, 3, 2, 1, 2, 1, 1, 3, True),  # stride-1 columns with padding (narrow-row path)
     (1, 3, 17, 3, 5, 1, 1, 1, 2, 1, 2, False),  # rows wider than 16 floats (generic path)
+    # the direct kernels (AVX-512 engine; K = C/groups*fh*fw <= 64 and stride-1 columns), whose
+    # rows are 16-lane chunks and a last one of at most 8 lanes in 8-lane registers:
+    (1, 5, 28, 5, 5, 1, 1, 0, 0, 1, 3, True),  # a row of LeNet's first conv (24 outputs): 16 + 8 lanes
+    (1, 2, 20, 2, 3, 1, 1, 0, 1, 1, 2, False),  # padded columns, 16 + 4 lanes (masked), unshared bias
+    (2, 1, 6, 1, 3, 1, 1, 0, 1, 1, 13, True),  # 13 filters: blocks of 7 + 6 forward, 4 + 3 + 3 + 3 backward
+    (4, 6, 18, 3, 3, 2, 1, 1, 1, 2, 6, True),  # groups, row stride 2
+    (8, 5, 6, 3, 3, 1, 1, 1, 1, 1, 3, True),  # K = 72 > 64: im2col + GEMM again
+    (8, 7, 6, 3, 3, 2, 1, 2, 1, 1, 2, True),  # im2col of rows <= 8 two at a time: odd oh, rows off the image
 ]
 
 
@@ -74,6 +82,46 @@ def test_conv_gradients_and_values(spec):
     want = np_conv(slots[0], w, C, H, W, fy, fx, sy, sx, py, px, groups, nf)
     want += np.repeat(b, size // nf) if shared else b
     np.testing.assert_allclose(forward_values(gm, slots, c), np.tanh(want), rtol=1e-4, atol=1e-5)
+
+
+def np_conv_weight_grad(x, gy, C, H, W, fy, fx, sy, sx, py, px, groups, nf):
+    """The filter and shared-bias gradients of np_conv for output gradients gy [B, nf*oh*ow]."""
+    oh, ow = out_size(H, fy, py, sy), out_size(W, fx, px, sx)
+    xi = np.pad(x.reshape(-1, C, H, W).astype(np.float64), ((0, 0), (0, 0), (py, py), (px, px)))
+    g = gy.reshape(-1, nf, oh, ow).astype(np.float64)
+    cg, mg = C // groups, nf // groups
+    gw = np.zeros((nf, cg, fy, fx))
+    for f in range(nf):
+        gr = f // mg
+        for i in range(fy):
+            for j in range(fx):
+                patch = xi[:, gr * cg:(gr + 1) * cg, i:i + sy * (oh - 1) + 1:sy, j:j + sx * (ow - 1) + 1:sx]
+                gw[f, :, i, j] = (patch * g[:, f][:, None]).sum(axis=(0, 2, 3))
+    return gw.reshape(-1), g.sum(axis=(0, 2, 3))
+
+
+@pytest.mark.parametrize("spec", [(1, 6, 28, 5, 5, 1, 1, 0, 0, 1, 20, True), (2, 7, 7, 3, 3, 2, 2, 1, 1, 1, 2, True)])
+def test_conv_with_relu_direct_and_gemm(spec):
+    """relu (which the direct kernels apply as they store): values, and the gradients against NumPy
+    (finite differences would cross relu's kink); LeNet's first conv on two rows, and a GEMM conv."""
+    rng = np.random.RandomState(3)
+    net, c, size = conv_net(spec, act="relu")
+    target = sum_cost_net_output(net, c, size)
+    gm = net.build()
+    C, H, W, fy, fx, sy, sx, py, px, groups, nf, shared = spec
+    slots = [rand(rng, B, C * H * W), rand(rng, B, size)]
+    got = _run_and_collect(gm, slots, [c])
+    w = gm.getParameterByName("_c.w0").getBuf(0).copyToNumpyArray()
+    b = gm.getParameterByName("_c.wbias").getBuf(0).copyToNumpyArray()
+    y = np.maximum(np_conv(slots[0], w, C, H, W, fy, fx, sy, sx, py, px, groups, nf) + np.repeat(b, size // nf), 0)
+    np.testing.assert_allclose(got["c.value"], y, rtol=1e-4, atol=1e-5)
+    gy = 2 * (got["c.value"] - slots[1]) * (got["c.value"] > 0)  # square_error, then relu's derivative
+    np.testing.assert_allclose(got["c.grad"], gy, rtol=1e-5, atol=1e-5)
+    gw, gb = np_conv_weight_grad(slots[0], gy, C, H, W, fy, fx, sy, sx, py, px, groups, nf)
+    np.testing.assert_allclose(got["_c.w0.grad"], gw, rtol=1e-4, atol=1e-4)
+    np.testing.assert_allclose(got["_c.wbias.grad"], gb, rtol=1e-4, atol=1e-4)
+    slots[0][0, 0] = np.nan  # relu lets a NaN through, for the non-finite guard
+    assert np.isnan(forward_values(gm, slots, c)[0]).any()
 
 
 def test_cudnn_conv_is_the_cpu_conv_on_cpu():
@@ -127,15 +175,18 @@ def np_convt(x, w, C_in, oh, ow, nf, H, W, fy, fx, sy, sx, py, px, groups):
     return out[:, :, py:py + H, px:px + W].reshape(B, -1)
 
 
-@pytest.mark.parametrize("trans", [False, True])
-def test_conv_with_two_inputs_and_unshared_bias(trans):
+@pytest.mark.parametrize("trans, reverse", [(False, False), (False, True), (True, False)])
+def test_conv_with_two_inputs_and_unshared_bias(trans, reverse):
     """Several inputs are summed (the second adds to the first's output); one bias per output value."""
     rng = np.random.RandomState(14)
     nf = 4
     # C, H, W (the image side), fy, fx, sy, sx, py, px, groups: both give a 6x5 small side (conv)
-    # or a 6x5 image (convt)
+    # or a 6x5 image (convt); a conv's first input takes the direct kernels (where the engine has
+    # them), the second im2col + GEMM, or the reverse
     specs = [(2, 6, 5, 3, 3, 1, 1, 1, 1, 1), (4, 12, 10, 2, 2, 2, 2, 0, 0, 2)] if not trans else \
             [(2, 6, 5, 3, 3, 1, 1, 1, 1, 1), (4, 6, 5, 2, 3, 2, 2, 0, 1, 2)]
+    if reverse:
+        specs = specs[::-1]
     net = Net()
     inputs, params, smalls = [], [], []
     for i, (C, H, W, fy, fx, sy, sx, py, px, groups) in enumerate(specs):

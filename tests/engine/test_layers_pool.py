@@ -2,7 +2,7 @@
 import numpy as np
 import pytest
 
-from netbuilder import Net, forward_values, gradient_check, out_size, rand, sum_cost_net_output
+from netbuilder import Net, _run_and_collect, forward_values, gradient_check, out_size, rand, sum_cost_net_output
 
 B = 3
 
@@ -29,6 +29,12 @@ POOLS = [  # C, H, W, size_y, size_x, stride_y, stride_x, pad_y, pad_x, ceil_mod
     # and at stride 2 with the last image row and column left out
     (2, 5, 6, 3, 2, 1, 1, 0, 0, False),
     (3, 7, 7, 2, 2, 2, 2, 0, 0, False),
+    # 2x2 windows at stride 2 inside the image (the AVX-512 path): 20 outputs a row (a full and a
+    # partial 16-output chunk), and 16 with the last image row and column left out; with padding
+    # they take the general path
+    (1, 2, 40, 2, 2, 2, 2, 0, 0, False),
+    (1, 5, 33, 2, 2, 2, 2, 0, 0, False),
+    (2, 6, 6, 2, 2, 2, 2, 1, 1, True),
 ]
 
 
@@ -49,6 +55,39 @@ def test_pool_gradients_and_values(ptype, spec):
     gradient_check(gm, slots, input_slots=[0], samples=30)
     want = np_pool(slots[0], C, H, W, sy, sx, st_y, st_x, py, px, oh, ow, "max" in ptype)
     np.testing.assert_allclose(forward_values(gm, slots, p), want, rtol=1e-5, atol=1e-6)
+
+
+@pytest.mark.parametrize("is_max", [True, False])
+@pytest.mark.parametrize("H, W", [(4, 36), (8, 8), (5, 25)])
+def test_pool_2x2_ties_send_the_gradient_to_the_first_maximum(is_max, H, W):
+    # inputs from {0, 1, 2}: most windows hold ties, which the finite differences cannot check;
+    # the maximum (and its gradient) is the window's first in row-major order
+    rng = np.random.RandomState(7)
+    C, oh, ow = 3, H // 2, W // 2
+    conf = {"pool_type": "max-projection" if is_max else "avg-projection", "channels": C, "size_x": 2,
+            "size_y": 2, "stride": 2, "stride_y": 2, "padding": 0, "padding_y": 0, "output_x": ow,
+            "output_y": oh, "img_size": W, "img_size_y": H}
+    net = Net()
+    x = net.data("x", C * H * W)
+    p = net.layer_p("p", "pool", C * oh * ow, [(x, {"pool_conf": conf})])
+    sum_cost_net_output(net, p, C * oh * ow)
+    gm = net.build()
+    slots = [rng.randint(0, 3, (B, C * H * W)).astype(np.float32), rand(rng, B, C * oh * ow)]
+    got = _run_and_collect(gm, slots, ["x", "p"])
+    win = slots[0].reshape(B, C, H, W)[:, :, :2 * oh, :2 * ow].reshape(B, C, oh, 2, ow, 2)
+    win = win.transpose(0, 1, 2, 4, 3, 5).reshape(B, C, oh, ow, 4)  # each window in row-major order
+    gy = got["p.grad"].reshape(B, C, oh, ow)
+    want = np.zeros((B, C, oh, ow, 4), np.float32)
+    if is_max:
+        np.testing.assert_array_equal(got["p.value"].reshape(B, C, oh, ow), win.max(-1))
+        np.put_along_axis(want, win.argmax(-1)[..., None], gy[..., None], axis=-1)
+    else:
+        np.testing.assert_allclose(got["p.value"].reshape(B, C, oh, ow), win.mean(-1), rtol=1e-6)
+        want[:] = (gy / 4)[..., None]
+    gx = np.zeros((B, C, H, W), np.float32)
+    gx[:, :, :2 * oh, :2 * ow] = want.reshape(B, C, oh, ow, 2, 2).transpose(0, 1, 2, 4, 3, 5).reshape(
+        B, C, 2 * oh, 2 * ow)
+    np.testing.assert_array_equal(got["x.grad"], gx.reshape(B, -1))
 
 
 @pytest.mark.parametrize("ptype", ["max-projection", "avg-projection"])
