@@ -2,6 +2,8 @@
 
 #include <cblas.h>
 
+#include <cstring>
+
 #include "../Errors.h"
 #include "GpuOps.h"
 #include "Kernel.h"
@@ -126,6 +128,13 @@ void sumRows(const Matrix& m, Matrix& out, float beta) {
       for (size_t j = 0; j < cols; ++j) oj[j] += x[j];
     }
   });
+}
+
+void zero(Matrix& m) {
+  if (m.useGpu()) return m.zero();
+  float* d = m.data();
+  // memset moves ~10 GB/s per core: a chunk of 1 MB is ~100 us
+  parallelFor(m.size(), size_t(1) << 18, [=](size_t b, size_t e) { std::memset(d + b, 0, (e - b) * sizeof(float)); });
 }
 
 void axpby(float alpha, const Matrix& x, float beta, Matrix& y) {

@@ -17,6 +17,9 @@ void addRowVector(Matrix& m, const Matrix& row, float scale = 1.0f, float beta =
 // out[0, :] = beta * out[0, :] + sum_i m[i, :]
 void sumRows(const Matrix& m, Matrix& out, float beta = 1.0f);
 
+// m = 0 (on the CPU a large m is cleared in chunks across the pool)
+void zero(Matrix& m);
+
 // y = alpha * x + beta * y (element-wise; equal sizes)
 void axpby(float alpha, const Matrix& x, float beta, Matrix& y);
 
