@@ -107,7 +107,8 @@ class DotMulProjection : public Projection {
     const float* w = w_->value().data();
     const float* x = in.value.data();
     float* y = out.data();
-    forEach2(out.useGpu(), out.height(), n, [=] PD_HD(size_t r, size_t j) { y[r * n + j] += x[r * n + j] * w[j]; });
+    forEach2Parallel(out.useGpu(), out.height(), n,
+                     [=] PD_HD(size_t r, size_t j) { y[r * n + j] += x[r * n + j] * w[j]; });
   }
   void backward(Argument& in, const Matrix& g) override {
     const size_t n = outSize_, rows = g.height();
@@ -125,7 +126,7 @@ class DotMulProjection : public Projection {
     }
     if (!in.grad.empty()) {
       float* gx = in.grad.data();
-      forEach2(gpu, rows, n, [=] PD_HD(size_t r, size_t j) { gx[r * n + j] += gy[r * n + j] * w[j]; });
+      forEach2Parallel(gpu, rows, n, [=] PD_HD(size_t r, size_t j) { gx[r * n + j] += gy[r * n + j] * w[j]; });
     }
   }
 };
@@ -151,7 +152,7 @@ class ScalingProjection : public Projection {
     const float* w = w_->value().data();
     const float* a = x.data();
     float* b = y.data();
-    forEach(y.useGpu(), y.size(), [=] PD_HD(size_t i) { b[i] += w[0] * a[i]; });
+    forEachParallel(y.useGpu(), y.size(), [=] PD_HD(size_t i) { b[i] += w[0] * a[i]; });
   }
 };
 

@@ -193,6 +193,31 @@ void addColumns(Matrix& dst, size_t dstCol, const Matrix& src, size_t srcCol, si
   });
 }
 
+void addRowDots(const Matrix& x, const Matrix& y, float* out) {
+  PADDLE_ENFORCE(x.height() == y.height() && x.width() == y.width(), DataError, "addRowDots: shapes differ (",
+                 shapeStr(x), " vs ", shapeStr(y), ")");
+  sameDevice(x, y, "addRowDots");
+  const size_t w = x.width();
+  const float* a = x.data();
+  const float* b = y.data();
+  // interleaved partial sums, combined in a fixed order: GCC vectorises them, where one
+  // running sum is a chain of dependent adds
+  constexpr size_t kLanes = 16;
+  forEachParallel(x.useGpu(), x.height(), [=] PD_HD(size_t r) {
+    const float* ar = a + r * w;
+    const float* br = b + r * w;
+    float lane[kLanes];
+    for (size_t k = 0; k < kLanes; ++k) lane[k] = 0.0f;
+    size_t j = 0;
+    for (; j + kLanes <= w; j += kLanes)
+      for (size_t k = 0; k < kLanes; ++k) lane[k] += ar[j + k] * br[j + k];
+    float s = 0.0f;
+    for (size_t k = 0; k < kLanes; ++k) s += lane[k];
+    for (; j < w; ++j) s += ar[j] * br[j];
+    out[r] += s;
+  }, kParallelGrain / (w + 1) + 1);
+}
+
 void addDot(const Matrix& x, const Matrix& y, float* out) {
   PADDLE_ENFORCE(x.size() == y.size(), DataError, "addDot: sizes differ (", x.size(), " vs ", y.size(), ")");
   sameDevice(x, y, "addDot");

@@ -29,6 +29,10 @@ void dotMul(Matrix& y, const Matrix& x);
 // dst[:, dstCol, +width) = beta * dst[:, dstCol, +width) + src[:, srcCol, +width) (equal heights)
 void addColumns(Matrix& dst, size_t dstCol, const Matrix& src, size_t srcCol, size_t width, float beta = 1.0f);
 
+// out[r] += x[r, :] . y[r, :] for every row r, where out points into memory on the operands'
+// device (per-row scalar weights' gradients). Each row sums in 16 interleaved lanes.
+void addRowDots(const Matrix& x, const Matrix& y, float* out);
+
 // *out += sum_i x_i * y_i, where out points into memory on the operands' device
 // (a scalar weight's gradient, a squared norm). Sums in double, chunk by chunk.
 void addDot(const Matrix& x, const Matrix& y, float* out);
