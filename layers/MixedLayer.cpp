@@ -295,13 +295,12 @@ class ConcatLayer : public Layer {
     pass_ = pass;
     size_t rows = input(0).batchSize();
     resetOutput(rows, size_);
-    output_.value.zero();
-    size_t off = 0;
+    size_t off = 0;  // the inputs' column ranges tile the output: each is set once
     for (size_t i = 0; i < inputs_.size(); ++i) {
       checkRows(input(i), rows, name_, inputs_[i]->name());
       PADDLE_ENFORCE(!input(i).value.empty(), DataError, "layer '", name_, "': input '", inputs_[i]->name(),
                      "' has no dense value");
-      math::addColumns(output_.value, off, input(i).value, 0, inputs_[i]->size());
+      math::addColumns(output_.value, off, input(i).value, 0, inputs_[i]->size(), 0.0f);
       off += inputs_[i]->size();
     }
     passSequence(output_, input(0));

@@ -319,10 +319,10 @@ def test_table_projection_skips_the_ignored_id_and_checks_the_table():
 
 
 def test_first_projection_overwrites_what_the_last_batch_left():
-    """A layer's first projection sets its output (no clearing pass before it): a batch run
-    in buffers that a previous batch left full of other values must read none of them, in
-    the rows of ignored ids, of context padding, or of concat2's pieces. Gradients stay
-    right too (each projection still adds its part)."""
+    """A layer's first projection sets its output (no clearing pass before it), as concat2's
+    and concat's pieces do: a batch run in buffers that a previous batch left full of other
+    values must read none of them, in the rows of ignored ids, of context padding, or of the
+    pieces. Gradients stay right too (each projection still adds its part)."""
     from test_layers_sequence import context_ref
     rng = np.random.RandomState(11)
     net = Net()
@@ -332,8 +332,9 @@ def test_first_projection_overwrites_what_the_last_batch_left():
                                (emb, 3, "fc", 6, {})], act="tanh")
     cat = net.concat2("cat", 9, [(emb, 3, "identity", 3, {}),
                                  (emb, 3, "context", 6, {"context_start": 0, "context_length": 2})])
+    cc = net.layer("cc", "concat", 12, [emb, cat])
     sum_cost_net_output(net, ctx, 6)
-    sum_cost_net_output(net, cat, 9)
+    sum_cost_net_output(net, cc, 12)
     gm = net.build()
     P = lambda n: gm.getParameterByName(n).getBuf(0).copyToNumpyArray()
     table, wfc = P("_emb.w0").reshape(7, 3), P("_ctx.w1").reshape(3, 6)
@@ -341,10 +342,10 @@ def test_first_projection_overwrites_what_the_last_batch_left():
         ids = seq_of_lengths(rng, lengths, vocab=7)
         ids.data[ignored] = -1
         e = np.where(ids.data[:, None] >= 0, table[np.maximum(ids.data, 0)], 0).astype(np.float32)
-        slots = [ids, rand(rng, sum(lengths), 6), rand(rng, sum(lengths), 9)]
+        slots = [ids, rand(rng, sum(lengths), 6), rand(rng, sum(lengths), 12)]
         np.testing.assert_allclose(forward_values(gm, slots, emb), e, rtol=1e-6)
         np.testing.assert_allclose(forward_values(gm, slots, ctx),
                                    np.tanh(context_ref(e, ids.starts, -1, 2) + e @ wfc), rtol=1e-5, atol=1e-6)
-        np.testing.assert_allclose(forward_values(gm, slots, cat),
-                                   np.hstack([e, context_ref(e, ids.starts, 0, 2)]), rtol=1e-6)
+        np.testing.assert_allclose(forward_values(gm, slots, cc),
+                                   np.hstack([e, e, context_ref(e, ids.starts, 0, 2)]), rtol=1e-6)
     gradient_check(gm, slots, samples=21)
