@@ -178,8 +178,33 @@ class TableProjection : public Projection {
     if (!in.ids.useGpu()) w_->catchUpRows(in.ids.data(), out.height());  // sparse_update: pending decay first
     const float* w = w_->value().data();
     float* y = out.data();
-    const size_t n = outSize_;
-    forEach2Parallel(gpu, out.height(), n, [=] PD_HD(size_t r, size_t j) {  // a row owns its output
+    const size_t n = outSize_, rows = out.height();
+    if (!gpu && !reverseKernelOrder()) {
+      // The table rows are scattered over memory that the update streamed out of the caches:
+      // each row's lines are requested a few lookups ahead, so the misses overlap.
+      constexpr size_t kAhead = 4;
+      parallelFor(rows, kParallelGrain / (n + 1) + 1, [=](size_t b, size_t e) {
+        for (size_t r = b; r < e; ++r) {
+          if (r + kAhead < e && ids[r + kAhead] >= 0) {
+            const char* next = reinterpret_cast<const char*>(w + ids[r + kAhead] * n);
+            for (size_t byte = 0; byte < n * sizeof(float); byte += 64) __builtin_prefetch(next + byte);
+          }
+          float* __restrict dst = y + r * n;
+          if (ids[r] < 0) {  // the ignored id: a zero row
+            if (!add) std::fill(dst, dst + n, 0.0f);
+            continue;
+          }
+          const float* __restrict src = w + ids[r] * n;
+          if (add) {
+            for (size_t j = 0; j < n; ++j) dst[j] += src[j];
+          } else {
+            std::copy(src, src + n, dst);
+          }
+        }
+      });
+      return;
+    }
+    forEach2Parallel(gpu, rows, n, [=] PD_HD(size_t r, size_t j) {  // a row owns its output
       const float v = ids[r] >= 0 ? w[ids[r] * n + j] : 0.0f;
       y[r * n + j] = add ? y[r * n + j] + v : v;
     });

@@ -333,19 +333,24 @@ def test_first_projection_overwrites_what_the_last_batch_left():
     cat = net.concat2("cat", 9, [(emb, 3, "identity", 3, {}),
                                  (emb, 3, "context", 6, {"context_start": 0, "context_length": 2})])
     cc = net.layer("cc", "concat", 12, [emb, cat])
+    two = net.mixed("two", 3, [(w, 7, "table", 3, {}), (w, 7, "table", 3, {})])  # the second table adds
     sum_cost_net_output(net, ctx, 6)
     sum_cost_net_output(net, cc, 12)
+    sum_cost_net_output(net, two, 3)
     gm = net.build()
     P = lambda n: gm.getParameterByName(n).getBuf(0).copyToNumpyArray()
     table, wfc = P("_emb.w0").reshape(7, 3), P("_ctx.w1").reshape(3, 6)
+    lookup = lambda t, ids: np.where(ids[:, None] >= 0, t.reshape(7, 3)[np.maximum(ids, 0)], 0).astype(np.float32)
     for lengths, ignored in (([4, 2, 3], []), ([2, 5, 1], [0, 4])):  # the second batch leaves stale rows
         ids = seq_of_lengths(rng, lengths, vocab=7)
         ids.data[ignored] = -1
-        e = np.where(ids.data[:, None] >= 0, table[np.maximum(ids.data, 0)], 0).astype(np.float32)
-        slots = [ids, rand(rng, sum(lengths), 6), rand(rng, sum(lengths), 12)]
+        e = lookup(table, ids.data)
+        slots = [ids, rand(rng, sum(lengths), 6), rand(rng, sum(lengths), 12), rand(rng, sum(lengths), 3)]
         np.testing.assert_allclose(forward_values(gm, slots, emb), e, rtol=1e-6)
         np.testing.assert_allclose(forward_values(gm, slots, ctx),
                                    np.tanh(context_ref(e, ids.starts, -1, 2) + e @ wfc), rtol=1e-5, atol=1e-6)
         np.testing.assert_allclose(forward_values(gm, slots, cc),
                                    np.hstack([e, e, context_ref(e, ids.starts, 0, 2)]), rtol=1e-6)
-    gradient_check(gm, slots, samples=21)
+        np.testing.assert_allclose(forward_values(gm, slots, two),
+                                   lookup(P("_two.w0"), ids.data) + lookup(P("_two.w1"), ids.data), rtol=1e-6)
+    gradient_check(gm, slots, samples=30)
