@@ -145,7 +145,7 @@ class ScalingLayer : public WeightedLayer {
     const float* w = input(0).value.data();
     const float* x = input(1).value.data();
     float* y = output_.value.data();
-    forEach2(useGpu_, rows, n, [=] PD_HD(size_t r, size_t j) { y[r * n + j] = w[r] * x[r * n + j]; });
+    forEach2Parallel(useGpu_, rows, n, [=] PD_HD(size_t r, size_t j) { y[r * n + j] = w[r] * x[r * n + j]; });
     output_.shareSequenceOf(input(1));
     forwardActivation();
   }
@@ -154,16 +154,9 @@ class ScalingLayer : public WeightedLayer {
     const size_t rows = output_.grad.height(), n = size_;
     const float* g = output_.grad.data();
     const float* w = input(0).value.data();
-    const float* x = input(1).value.data();
-    if (float* gw = gradOf(0)) {
-      forEach(useGpu_, rows, [=] PD_HD(size_t r) {
-        float s = 0;
-        for (size_t j = 0; j < n; ++j) s += g[r * n + j] * x[r * n + j];
-        gw[r] += s;
-      });
-    }
+    if (float* gw = gradOf(0)) math::addRowDots(output_.grad, input(1).value, gw);
     if (float* gx = gradOf(1))
-      forEach2(useGpu_, rows, n, [=] PD_HD(size_t r, size_t j) { gx[r * n + j] += w[r] * g[r * n + j]; });
+      forEach2Parallel(useGpu_, rows, n, [=] PD_HD(size_t r, size_t j) { gx[r * n + j] += w[r] * g[r * n + j]; });
   }
 
  private:

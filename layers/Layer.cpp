@@ -79,7 +79,7 @@ void Layer::resetOutput(size_t rows, size_t cols) {
   if (pass_ == PASS_TRAIN || pass_ == PASS_GC) {
     output_.grad.setDevice(useGpu_);
     output_.grad.resize(rows, cols);
-    output_.grad.zero();
+    math::zero(output_.grad);
   }
 }
 

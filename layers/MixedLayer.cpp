@@ -138,10 +138,17 @@ class MixedLayer : public ProjectionLayerBase {
     pass_ = pass;
     size_t rows = batchRows();
     resetOutput(rows, size_);
-    output_.value.zero();
+    bool written = false;  // the first projection sets the output, the others add to it
     for (size_t i = 0; i < inputs_.size(); ++i) {
-      if (projections_[i]) projections_[i]->forward(input(i), output_.value);
+      if (!projections_[i]) continue;
+      if (written) {
+        projections_[i]->forward(input(i), output_.value);
+      } else {
+        projections_[i]->forwardOverwrite(input(i), output_.value);
+        written = true;
+      }
     }
+    if (!written) output_.value.zero();  // operators only: they add
     for (size_t k = 0; k < operators_.size(); ++k) {
       opArgs_[k].clear();
       for (int64_t j : operators_[k]->inputIndices()) opArgs_[k].push_back(&input(j));
@@ -204,14 +211,12 @@ class Concat2Layer : public ProjectionLayerBase {
     pass_ = pass;
     size_t rows = batchRows();
     resetOutput(rows, size_);
-    output_.value.zero();
-    size_t off = 0;
+    size_t off = 0;  // the projections' column ranges tile the output: each is set once
     for (size_t i = 0; i < inputs_.size(); ++i) {
       Matrix& t = tmp_[i];
       t.resize(rows, projections_[i]->outputSize());
-      t.zero();
-      projections_[i]->forward(input(i), t);
-      math::addColumns(output_.value, off, t, 0, t.width());
+      projections_[i]->forwardOverwrite(input(i), t);
+      math::addColumns(output_.value, off, t, 0, t.width(), 0.0f);
       off += t.width();
     }
     if (bias_) addBias();
@@ -290,13 +295,12 @@ class ConcatLayer : public Layer {
     pass_ = pass;
     size_t rows = input(0).batchSize();
     resetOutput(rows, size_);
-    output_.value.zero();
-    size_t off = 0;
+    size_t off = 0;  // the inputs' column ranges tile the output: each is set once
     for (size_t i = 0; i < inputs_.size(); ++i) {
       checkRows(input(i), rows, name_, inputs_[i]->name());
       PADDLE_ENFORCE(!input(i).value.empty(), DataError, "layer '", name_, "': input '", inputs_[i]->name(),
                      "' has no dense value");
-      math::addColumns(output_.value, off, input(i).value, 0, inputs_[i]->size());
+      math::addColumns(output_.value, off, input(i).value, 0, inputs_[i]->size(), 0.0f);
       off += inputs_[i]->size();
     }
     passSequence(output_, input(0));

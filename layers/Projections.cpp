@@ -21,15 +21,8 @@ class FullMatrixProjection : public Projection {
   FullMatrixProjection(const Json& c, Parameter* w, size_t in, const std::string& l) : Projection(c, w, in, l) {
     needWeight(inSize_, outSize_);
   }
-  void forward(const Argument& in, Matrix& out) override {
-    if (in.value.empty() && !in.sparse.empty()) {
-      w_->catchUpRows(in.sparse.activeCols(), in.sparse.nnz());
-      math::sparseMul(in.sparse, w_->valueRows(), out, 1.0f);
-      return;
-    }
-    needDense(in, layer_, type_);
-    math::gemm(in.value, false, w_->value(), false, out, 1.0f, 1.0f);
-  }
+  void forward(const Argument& in, Matrix& out) override { project(in, out, 1.0f); }
+  void forwardOverwrite(const Argument& in, Matrix& out) override { project(in, out, 0.0f); }
   void backward(Argument& in, const Matrix& g) override {
     if (in.value.empty() && !in.sparse.empty()) {
       if (!w_->isStatic()) math::sparseTransMulAdd(in.sparse, g, w_->gradRows(in.sparse.activeCols(), in.sparse.nnz()));
@@ -37,6 +30,18 @@ class FullMatrixProjection : public Projection {
     }
     if (!w_->isStatic()) math::gemm(in.value, true, g, false, w_->grad(), 1.0f, 1.0f);
     if (!in.grad.empty()) math::gemm(g, false, w_->value(), true, in.grad, 1.0f, 1.0f);
+  }
+
+ private:
+  // out = x . W + beta * out
+  void project(const Argument& in, Matrix& out, float beta) {
+    if (in.value.empty() && !in.sparse.empty()) {
+      w_->catchUpRows(in.sparse.activeCols(), in.sparse.nnz());
+      math::sparseMul(in.sparse, w_->valueRows(), out, beta);
+      return;
+    }
+    needDense(in, layer_, type_);
+    math::gemm(in.value, false, w_->value(), false, out, 1.0f, beta);
   }
 };
 
@@ -47,13 +52,17 @@ class TransFullMatrixProjection : public Projection {
       : Projection(c, w, in, l) {
     needWeight(outSize_, inSize_);
   }
-  void forward(const Argument& in, Matrix& out) override {
-    needDense(in, layer_, type_);
-    math::gemm(in.value, false, w_->value(), true, out, 1.0f, 1.0f);
-  }
+  void forward(const Argument& in, Matrix& out) override { project(in, out, 1.0f); }
+  void forwardOverwrite(const Argument& in, Matrix& out) override { project(in, out, 0.0f); }
   void backward(Argument& in, const Matrix& g) override {
     if (!w_->isStatic()) math::gemm(g, true, in.value, false, w_->grad(), 1.0f, 1.0f);
     if (!in.grad.empty()) math::gemm(g, false, w_->value(), false, in.grad, 1.0f, 1.0f);
+  }
+
+ private:
+  void project(const Argument& in, Matrix& out, float beta) {
+    needDense(in, layer_, type_);
+    math::gemm(in.value, false, w_->value(), true, out, 1.0f, beta);
   }
 };
 
@@ -70,15 +79,17 @@ class IdentityProjection : public Projection {
     PADDLE_ENFORCE(offset_ + outSize_ <= inSize_, ConfigError, "identity_offset projection: offset ",
                    offset_, " + output_size ", outSize_, " exceeds input_size ", inSize_);
   }
-  void forward(const Argument& in, Matrix& out) override {
-    needDense(in, layer_, type_);
-    math::addColumns(out, 0, in.value, offset_, outSize_);
-  }
+  void forward(const Argument& in, Matrix& out) override { project(in, out, 1.0f); }
+  void forwardOverwrite(const Argument& in, Matrix& out) override { project(in, out, 0.0f); }
   void backward(Argument& in, const Matrix& g) override {
     if (!in.grad.empty()) math::addColumns(in.grad, offset_, g, 0, outSize_);
   }
 
  private:
+  void project(const Argument& in, Matrix& out, float beta) {
+    needDense(in, layer_, type_);
+    math::addColumns(out, 0, in.value, offset_, outSize_, beta);
+  }
   size_t offset_;
 };
 
@@ -96,7 +107,8 @@ class DotMulProjection : public Projection {
     const float* w = w_->value().data();
     const float* x = in.value.data();
     float* y = out.data();
-    forEach2(out.useGpu(), out.height(), n, [=] PD_HD(size_t r, size_t j) { y[r * n + j] += x[r * n + j] * w[j]; });
+    forEach2Parallel(out.useGpu(), out.height(), n,
+                     [=] PD_HD(size_t r, size_t j) { y[r * n + j] += x[r * n + j] * w[j]; });
   }
   void backward(Argument& in, const Matrix& g) override {
     const size_t n = outSize_, rows = g.height();
@@ -114,7 +126,7 @@ class DotMulProjection : public Projection {
     }
     if (!in.grad.empty()) {
       float* gx = in.grad.data();
-      forEach2(gpu, rows, n, [=] PD_HD(size_t r, size_t j) { gx[r * n + j] += gy[r * n + j] * w[j]; });
+      forEach2Parallel(gpu, rows, n, [=] PD_HD(size_t r, size_t j) { gx[r * n + j] += gy[r * n + j] * w[j]; });
     }
   }
 };
@@ -140,7 +152,7 @@ class ScalingProjection : public Projection {
     const float* w = w_->value().data();
     const float* a = x.data();
     float* b = y.data();
-    forEach(y.useGpu(), y.size(), [=] PD_HD(size_t i) { b[i] += w[0] * a[i]; });
+    forEachParallel(y.useGpu(), y.size(), [=] PD_HD(size_t i) { b[i] += w[0] * a[i]; });
   }
 };
 
@@ -153,7 +165,10 @@ class TableProjection : public Projection {
   TableProjection(const Json& c, Parameter* w, size_t in, const std::string& l) : Projection(c, w, in, l) {
     needWeight(inSize_, outSize_);
   }
-  void forward(const Argument& in, Matrix& out) override {
+  void forward(const Argument& in, Matrix& out) override { lookup(in, out, true); }
+  void forwardOverwrite(const Argument& in, Matrix& out) override { lookup(in, out, false); }
+  // out[i] = W[ids[i]] (+ out[i] when add)
+  void lookup(const Argument& in, Matrix& out, bool add) {
     PADDLE_ENFORCE(!in.ids.empty(), DataError, "layer '", layer_,
                    "': table projection needs integer ids (integer_value input)");
     PADDLE_ENFORCE(in.ids.size() == out.height(), DataError, "layer '", layer_, "': ", in.ids.size(),
@@ -163,9 +178,35 @@ class TableProjection : public Projection {
     if (!in.ids.useGpu()) w_->catchUpRows(in.ids.data(), out.height());  // sparse_update: pending decay first
     const ValueRows w = w_->valueRows();
     float* y = out.data();
-    const size_t n = outSize_;
-    forEach2Parallel(gpu, out.height(), n, [=] PD_HD(size_t r, size_t j) {  // a row owns its output
-      if (ids[r] >= 0) y[r * n + j] += w.row(ids[r])[j];
+    const size_t n = outSize_, rows = out.height();
+    if (!gpu && !reverseKernelOrder()) {
+      // The table rows are scattered over memory that the update streamed out of the caches:
+      // each row's lines are requested a few lookups ahead, so the misses overlap.
+      constexpr size_t kAhead = 4;
+      parallelFor(rows, kParallelGrain / (n + 1) + 1, [=](size_t b, size_t e) {
+        for (size_t r = b; r < e; ++r) {
+          if (r + kAhead < e && ids[r + kAhead] >= 0) {
+            const char* next = reinterpret_cast<const char*>(w.row(ids[r + kAhead]));
+            for (size_t byte = 0; byte < n * sizeof(float); byte += 64) __builtin_prefetch(next + byte);
+          }
+          float* __restrict dst = y + r * n;
+          if (ids[r] < 0) {  // the ignored id: a zero row
+            if (!add) std::fill(dst, dst + n, 0.0f);
+            continue;
+          }
+          const float* __restrict src = w.row(ids[r]);
+          if (add) {
+            for (size_t j = 0; j < n; ++j) dst[j] += src[j];
+          } else {
+            std::copy(src, src + n, dst);
+          }
+        }
+      });
+      return;
+    }
+    forEach2Parallel(gpu, rows, n, [=] PD_HD(size_t r, size_t j) {  // a row owns its output
+      const float v = ids[r] >= 0 ? w.row(ids[r])[j] : 0.0f;
+      y[r * n + j] = add ? y[r * n + j] + v : v;
     });
   }
   void backward(Argument& in, const Matrix& g) override {
@@ -235,7 +276,10 @@ class ContextProjection : public Projection {
     trainable_ = conf_.getBool("trainable_padding");
     if (trainable_) needWeight(static_cast<size_t>(beginPad_ + endPad), inSize_);
   }
-  void forward(const Argument& in, Matrix& out) override {
+  void forward(const Argument& in, Matrix& out) override { gather(in, out, true); }
+  void forwardOverwrite(const Argument& in, Matrix& out) override { gather(in, out, false); }
+  // out = the context rows (+ out when add)
+  void gather(const Argument& in, Matrix& out, bool add) {
     needDense(in, layer_, type_);
     PADDLE_ENFORCE(in.hasSeq(), DataError, "layer '", layer_, "': context projection needs a sequence input");
     const bool gpu = out.useGpu();
@@ -246,16 +290,23 @@ class ContextProjection : public Projection {
     float* y = out.data();
     const int64_t start = start_, beginPad = beginPad_;
     const size_t d = inSize_, outW = out.width();
-    forEach2(gpu, out.height(), static_cast<size_t>(length_), [=] PD_HD(size_t r, size_t j) {
+    // (row r, block j) owns d values of the output
+    forEach2Parallel(gpu, out.height(), static_cast<size_t>(length_), [=] PD_HD(size_t r, size_t j) {
       const int64_t b = starts[seqOf[r]], len = starts[seqOf[r] + 1] - b;
       const int64_t rel = static_cast<int64_t>(r) - b + start + static_cast<int64_t>(j);
       const float* src = rel >= 0 && rel < len ? x + (b + rel) * d
                          : pad                ? pad + (beginPad + (rel < 0 ? rel : rel - len)) * d
                                               : nullptr;
-      if (!src) return;  // zero padding
       float* dst = y + r * outW + j * d;
-      for (size_t k = 0; k < d; ++k) dst[k] += src[k];
-    });
+      if (!src) {  // zero padding
+        if (!add)
+          for (size_t k = 0; k < d; ++k) dst[k] = 0.0f;
+      } else if (add) {
+        for (size_t k = 0; k < d; ++k) dst[k] += src[k];
+      } else {
+        for (size_t k = 0; k < d; ++k) dst[k] = src[k];
+      }
+    }, kParallelGrain / d + 1);
   }
   void backward(Argument& in, const Matrix& g) override {
     const bool padGrad = trainable_ && !w_->isStatic();
@@ -268,7 +319,7 @@ class ContextProjection : public Projection {
     const size_t d = inSize_, outW = g.width();
     if (!in.grad.empty()) {  // gather: input row u feeds output row t = u - start - j at block j
       float* gx = in.grad.data();
-      forEach(gpu, g.height(), [=] PD_HD(size_t u) {
+      forEachParallel(gpu, g.height(), [=] PD_HD(size_t u) {  // u owns its input gradient row
         const int64_t b = starts[seqOf[u]], len = starts[seqOf[u] + 1] - b;
         for (int64_t j = 0; j < length; ++j) {
           const int64_t t = static_cast<int64_t>(u) - b - start - j;
@@ -276,7 +327,7 @@ class ContextProjection : public Projection {
           const float* src = gy + (b + t) * outW + j * d;
           for (size_t k = 0; k < d; ++k) gx[u * d + k] += src[k];
         }
-      });
+      }, kParallelGrain / outW + 1);
     }
     if (padGrad) {  // padding rows are shared by many positions
       float* gw = w_->grad().data();

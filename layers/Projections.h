@@ -1,8 +1,9 @@
 // Projections and operators: the inputs of a "mixed" (summed) or "concat2"
 // (side by side) layer. A projection maps one input layer (with an optional
 // weight) to output_size columns; an operator combines several input layers
-// without weights. Both accumulate: forward adds into `out`, backward adds
-// into the inputs' and weights' gradients. They run on the device of `out`.
+// without weights. Both accumulate: forward adds into `out` (a projection's
+// forwardOverwrite sets it instead), backward adds into the inputs' and weights'
+// gradients. They run on the device of `out`.
 #pragma once
 #include <memory>
 #include <string>
@@ -22,6 +23,12 @@ class Projection {
   size_t outputSize() const { return outSize_; }
   // out[rows, outputSize] += P(in)
   virtual void forward(const Argument& in, Matrix& out) = 0;
+  // out = P(in), out's old contents never read: a layer's first projection writes its
+  // output whole, so the layer skips a clearing pass. The default clears, then adds.
+  virtual void forwardOverwrite(const Argument& in, Matrix& out) {
+    out.zero();
+    forward(in, out);
+  }
   // in.grad += dP/din^T g (when in.grad is kept), w.grad += ... (unless static)
   virtual void backward(Argument& in, const Matrix& g) = 0;
 

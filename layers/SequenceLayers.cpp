@@ -58,9 +58,11 @@ size_t segmentGrain(const int* hostSegs, size_t n, size_t d) {
   return std::max<size_t>(1, kParallelGrain * n / values);
 }
 
-// y[k] = the maximum of segment k, arg[k] = the rows the maxima came from
-void maxPool(bool gpu, const int* segs, size_t n, size_t d, const float* x, float* y, int* arg) {
-  forEach2(gpu, n, numColumnBlocks(d), columnBlocks([=] PD_HD(size_t k, size_t j0, size_t j1) {
+// y[k] = the maximum of segment k, arg[k] = the rows the maxima came from; the CPU splits
+// the segments across the thread pool
+void maxPool(bool gpu, const int* hostSegs, const int* segs, size_t n, size_t d, const float* x, float* y, int* arg) {
+  const size_t blocks = numColumnBlocks(d);
+  forEach2Parallel(gpu, n, blocks, columnBlocks([=] PD_HD(size_t k, size_t j0, size_t j1) {
     float* m = y + k * d;
     int* best = arg + k * d;
     const float* first = x + segs[k] * d;
@@ -75,7 +77,7 @@ void maxPool(bool gpu, const int* segs, size_t n, size_t d, const float* x, floa
         m[j] = xr[j] > m[j] ? xr[j] : m[j];
       }
     }
-  }, d));
+  }, d), segmentGrain(hostSegs, n, d) * blocks);
 }
 
 void maxUnpool(bool gpu, size_t n, size_t d, const int* arg, const float* g, float* gx) {
@@ -285,7 +287,7 @@ class MaxSeqPoolLayer : public SequencePoolLayer {
  protected:
   void pool(const Matrix& x) override {
     argmax_.resize(numSegments(), size_);
-    maxPool(useGpu_, kernelSegs_, numSegments(), size_, x.data(), output_.value.data(), argmax_.data());
+    maxPool(useGpu_, segs_.data(), kernelSegs_, numSegments(), size_, x.data(), output_.value.data(), argmax_.data());
   }
   void unpool(const Matrix& g, Matrix& gx) override {
     maxUnpool(useGpu_, g.height(), size_, argmax_.data(), g.data(), gx.data());

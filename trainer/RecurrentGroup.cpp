@@ -30,7 +30,7 @@ void gatherRows(Matrix& dst, const Matrix& src, const std::vector<int>& rows, IV
   const int* idx = kernelView(hostView(rows), scratch, src.useGpu());
   const float* s = src.data();
   float* d = dst.data();
-  forEach2(src.useGpu(), rows.size(), w, [=] PD_HD(size_t i, size_t j) { d[i * w + j] = s[idx[i] * w + j]; });
+  forEach2Parallel(src.useGpu(), rows.size(), w, [=] PD_HD(size_t i, size_t j) { d[i * w + j] = s[idx[i] * w + j]; });
 }
 
 void gatherElements(IVector& dst, const IVector& src, const std::vector<int>& order, IVector& scratch) {
@@ -47,7 +47,8 @@ void scatterAddRows(Matrix& dst, const Matrix& src, const std::vector<int>& rows
   const int* idx = kernelView(hostView(rows), scratch, src.useGpu());
   const float* s = src.data();
   float* d = dst.data();
-  forEach2(src.useGpu(), rows.size(), w, [=] PD_HD(size_t i, size_t j) { d[idx[i] * w + j] += s[i * w + j]; });
+  // (the rows are distinct: each index owns its destination)
+  forEach2Parallel(src.useGpu(), rows.size(), w, [=] PD_HD(size_t i, size_t j) { d[idx[i] * w + j] += s[i * w + j]; });
 }
 
 void fillActivatedBias(Matrix& dst, Parameter& bias, act::Kind kind, size_t rows) {
@@ -284,7 +285,7 @@ void RecurrentLayerGroup::backward() {
   }
   for (InLink& in : inLinks_) {
     in.grad.resize(rows, in.parent->size());
-    in.grad.zero();
+    math::zero(in.grad);
   }
   for (Memory& m : memories_) {
     if (m.isStatic) continue;  // (forward zeroed it, and the frames' agents share it)

@@ -17,6 +17,9 @@ void addRowVector(Matrix& m, const Matrix& row, float scale = 1.0f, float beta =
 // out[0, :] = beta * out[0, :] + sum_i m[i, :]
 void sumRows(const Matrix& m, Matrix& out, float beta = 1.0f);
 
+// m = 0 (on the CPU a large m is cleared in chunks across the pool)
+void zero(Matrix& m);
+
 // y = alpha * x + beta * y (element-wise; equal sizes)
 void axpby(float alpha, const Matrix& x, float beta, Matrix& y);
 
@@ -25,6 +28,10 @@ void dotMul(Matrix& y, const Matrix& x);
 
 // dst[:, dstCol, +width) = beta * dst[:, dstCol, +width) + src[:, srcCol, +width) (equal heights)
 void addColumns(Matrix& dst, size_t dstCol, const Matrix& src, size_t srcCol, size_t width, float beta = 1.0f);
+
+// out[r] += x[r, :] . y[r, :] for every row r, where out points into memory on the operands'
+// device (per-row scalar weights' gradients). Each row sums in 16 interleaved lanes.
+void addRowDots(const Matrix& x, const Matrix& y, float* out);
 
 // *out += sum_i x_i * y_i, where out points into memory on the operands' device
 // (a scalar weight's gradient, a squared norm). Sums in double, chunk by chunk.

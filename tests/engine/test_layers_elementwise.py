@@ -22,6 +22,7 @@ def conv_shift(a, k):
 CASES = [
     ("slope_intercept", [4], 4, {"slope": 1.5, "intercept": -0.3}, "normal", lambda x: 1.5 * x - 0.3),
     ("scaling", [1, 4], 4, {}, "normal", lambda w, x: w * x),
+    ("scaling", [1, 37], 37, {}, "normal", lambda w, x: w * x),  # the weight's gradient: 2 x 16 lanes + 5
     ("power", [1, 4], 4, {}, "positive", lambda w, x: x ** w),
     ("interpolation", [1, 4, 4], 4, {}, "normal", lambda w, a, b: w * a + (1 - w) * b),
     ("cos", [4, 4], 1, {"cos_scale": 3.0}, "normal", lambda a, b: 3 * cos(a, b)[:, None]),

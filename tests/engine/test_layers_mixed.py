@@ -3,7 +3,7 @@ finite-difference checks of inputs and parameters, plus forward values against N
 import numpy as np
 import pytest
 
-from netbuilder import Net, forward_values, gradient_check, make_args, sum_cost_net_output
+from netbuilder import Net, forward_values, gradient_check, make_args, seq_of_lengths, sum_cost_net_output
 from py_paddle import swig_paddle as api
 
 B = 6
@@ -316,3 +316,41 @@ def test_table_projection_skips_the_ignored_id_and_checks_the_table():
     assert np.abs(grad[[1, 3]]).sum() == 0 and np.abs(grad[[0, 2]]).sum() > 0
     with pytest.raises(ValueError, match="layer 'emb': sample 1 has id 4, outside the table"):
         forward_values(gm, [np.array([0, 4, 1], np.int32), target], emb)
+
+
+def test_first_projection_overwrites_what_the_last_batch_left():
+    """A layer's first projection sets its output (no clearing pass before it), as concat2's
+    and concat's pieces do: a batch run in buffers that a previous batch left full of other
+    values must read none of them, in the rows of ignored ids, of context padding, or of the
+    pieces. Gradients stay right too (each projection still adds its part)."""
+    from test_layers_sequence import context_ref
+    rng = np.random.RandomState(11)
+    net = Net()
+    w = net.data("w", 7)
+    emb = net.mixed("emb", 3, [(w, 7, "table", 3, {})])
+    ctx = net.mixed("ctx", 6, [(emb, 3, "context", 6, {"context_start": -1, "context_length": 2}),
+                               (emb, 3, "fc", 6, {})], act="tanh")
+    cat = net.concat2("cat", 9, [(emb, 3, "identity", 3, {}),
+                                 (emb, 3, "context", 6, {"context_start": 0, "context_length": 2})])
+    cc = net.layer("cc", "concat", 12, [emb, cat])
+    two = net.mixed("two", 3, [(w, 7, "table", 3, {}), (w, 7, "table", 3, {})])  # the second table adds
+    sum_cost_net_output(net, ctx, 6)
+    sum_cost_net_output(net, cc, 12)
+    sum_cost_net_output(net, two, 3)
+    gm = net.build()
+    P = lambda n: gm.getParameterByName(n).getBuf(0).copyToNumpyArray()
+    table, wfc = P("_emb.w0").reshape(7, 3), P("_ctx.w1").reshape(3, 6)
+    lookup = lambda t, ids: np.where(ids[:, None] >= 0, t.reshape(7, 3)[np.maximum(ids, 0)], 0).astype(np.float32)
+    for lengths, ignored in (([4, 2, 3], []), ([2, 5, 1], [0, 4])):  # the second batch leaves stale rows
+        ids = seq_of_lengths(rng, lengths, vocab=7)
+        ids.data[ignored] = -1
+        e = lookup(table, ids.data)
+        slots = [ids, rand(rng, sum(lengths), 6), rand(rng, sum(lengths), 12), rand(rng, sum(lengths), 3)]
+        np.testing.assert_allclose(forward_values(gm, slots, emb), e, rtol=1e-6)
+        np.testing.assert_allclose(forward_values(gm, slots, ctx),
+                                   np.tanh(context_ref(e, ids.starts, -1, 2) + e @ wfc), rtol=1e-5, atol=1e-6)
+        np.testing.assert_allclose(forward_values(gm, slots, cc),
+                                   np.hstack([e, e, context_ref(e, ids.starts, 0, 2)]), rtol=1e-6)
+        np.testing.assert_allclose(forward_values(gm, slots, two),
+                                   lookup(P("_two.w0"), ids.data) + lookup(P("_two.w1"), ids.data), rtol=1e-6)
+    gradient_check(gm, slots, samples=30)
