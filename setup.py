@@ -60,11 +60,23 @@ def find_nvcc():
     return None
 
 
+def find_installed(prefixes, header, library, libdirs=("lib", "lib64")):
+    """(include dir, lib dir, library file) under the first prefix that has include/HEADER and
+    LIBDIR/LIBRARY.so*, or None."""
+    for base in filter(None, prefixes):
+        inc = os.path.join(base, "include")
+        if not os.path.exists(os.path.join(inc, header)):
+            continue
+        for libdir in libdirs:
+            libs = sorted(glob.glob(os.path.join(base, libdir, library + ".so*")))
+            if libs:
+                return inc, os.path.join(base, libdir), os.path.basename(libs[-1])
+    return None
+
+
 def find_cublas():
     """Returns (include_dir, lib_dir, soname) of cuBLAS, or None."""
-    candidates = []
-    if os.environ.get("CUBLAS_HOME"):
-        candidates.append(os.environ["CUBLAS_HOME"])
+    candidates = [os.environ.get("CUBLAS_HOME")]
     try:
         import nvidia
         candidates += [os.path.join(p, "cu13") for p in nvidia.__path__]
@@ -72,15 +84,7 @@ def find_cublas():
     except ImportError:
         pass
     candidates.append(os.environ.get("CUDA_HOME", "/usr/local/cuda"))
-    for base in candidates:
-        inc = os.path.join(base, "include")
-        if not os.path.exists(os.path.join(inc, "cublas_v2.h")):
-            continue
-        for libdir in ("lib", "lib64"):
-            libs = sorted(glob.glob(os.path.join(base, libdir, "libcublas.so*")))
-            if libs:
-                return inc, os.path.join(base, libdir), os.path.basename(libs[-1])
-    return None
+    return find_installed(candidates, "cublas_v2.h", "libcublas")
 
 
 def cuda_config():
@@ -107,15 +111,8 @@ def find_nccl():
     except ImportError:
         pass
     candidates += [os.environ.get("CUDA_HOME", "/usr/local/cuda"), "/usr/local", "/usr"]
-    for base in filter(None, candidates):
-        inc = os.path.join(base, "include")
-        if not os.path.exists(os.path.join(inc, "nccl.h")):
-            continue
-        for libdir in ("lib", "lib64", "lib/x86_64-linux-gnu", "lib/aarch64-linux-gnu"):
-            libs = sorted(glob.glob(os.path.join(base, libdir, "libnccl.so*")))
-            if libs:
-                return inc, os.path.join(base, libdir), os.path.basename(libs[-1])
-    return None
+    return find_installed(candidates, "nccl.h", "libnccl",
+                          ("lib", "lib64", "lib/x86_64-linux-gnu", "lib/aarch64-linux-gnu"))
 
 
 def nccl_config():
