@@ -37,7 +37,9 @@ PD_HD inline void validRange(int ow, int sx, int px, int kx, int W, int& lo, int
 // im2col; col2im sums every shifted column row of an image row in a register. Masked-out lanes are never touched (no faults), so the shifted
 // addresses may lie outside the row.
 constexpr int kNarrowMaxFilter = 64;
-inline __mmask16 laneMask(int lo, int hi) {  // lanes [lo, hi)
+inline __mmask16 laneMask(int lo, int hi) {  // lanes [lo, hi), clipped to [0, 16)
+  lo = std::max(lo, 0);
+  hi = std::min(hi, 16);
   if (hi <= lo) return 0;
   return static_cast<__mmask16>(((1u << hi) - 1) & ~((1u << lo) - 1));
 }

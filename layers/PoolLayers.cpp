@@ -126,7 +126,6 @@ void poolInteriorCpu(const PoolGeom& g, const float* in, size_t inWidth, size_t 
 bool isPool2x2(const PoolGeom& g) {
   return g.sizeX == 2 && g.sizeY == 2 && g.strideX == 2 && g.strideY == 2 && windowsInside(g);
 }
-inline __mmask16 lanesBelow(int n) { return static_cast<__mmask16>(n >= 16 ? 0xFFFF : n <= 0 ? 0 : (1u << n) - 1); }
 
 // f(n, plane, x0, o, ox0, count) for every 16-output chunk of every output row (n: sample,
 // plane: (channel, oy) of the sample, x0: offset of the window row 0 in the image row, o: of
@@ -156,7 +155,7 @@ void pool2x2Forward(const PoolGeom& g, const float* in, size_t inWidth, size_t r
   const bool isMax = g.isMax;
   forEach2x2Chunk(g, rows, [&](size_t n, size_t o, int x0, int count) {
     const float* r0 = in + n * inWidth + x0;
-    const __mmask16 lo = lanesBelow(2 * count), hi = lanesBelow(2 * count - 16), om = lanesBelow(count);
+    const __mmask16 lo = image::laneMask(0, 2 * count), hi = image::laneMask(0, 2 * count - 16), om = image::laneMask(0, count);
     __m512 v[4];  // the window's (0,0), (0,1), (1,0), (1,1) of 16 outputs
     for (int y = 0; y < 2; ++y) {
       const __m512 a = _mm512_maskz_loadu_ps(lo, r0 + y * W), b = _mm512_maskz_loadu_ps(hi, r0 + y * W + 16);
@@ -195,7 +194,7 @@ inline void addPart(float* r, __m512 v, int n) {
     _mm256_storeu_ps(r, _mm256_add_ps(_mm256_loadu_ps(r), _mm512_extractf32x8_ps(v, 0)));
 #endif
   } else if (n > 0) {
-    const __mmask16 m = lanesBelow(n);
+    const __mmask16 m = image::laneMask(0, n);
     _mm512_mask_storeu_ps(r, m, _mm512_add_ps(_mm512_maskz_loadu_ps(m, r), v));
   }
 }
@@ -206,7 +205,7 @@ void pool2x2Backward(const PoolGeom& g, const float* gout, const int* idx, size_
   const int W = g.W;
   const bool isMax = g.isMax;
   forEach2x2Chunk(g, rows, [&](size_t n, size_t o, int x0, int count) {
-    const __mmask16 om = lanesBelow(count);
+    const __mmask16 om = image::laneMask(0, count);
     const __m512 gv = _mm512_maskz_loadu_ps(om, gout + n * outWidth + o);
     __m512 v[4];  // what each of the window's four places gets
     if (isMax) {
