@@ -60,6 +60,17 @@ class Layer {
   // Data layers are fed from outside; other layers whose grads nobody needs skip them.
   void setNeedGradient(bool need) { needGrad_ = need; }
   bool needGradient() const { return needGrad_; }
+  // Whether this layer's backward can set (rather than add to) the whole gradient of its one
+  // input, applying that input's relu derivative too when `relu`. The GradientMachine asks
+  // where this layer is the input's only reader; then handOverInputGradient(relu) makes the
+  // input skip clearing its gradient (and its relu pass): one or two passes less over it.
+  virtual bool canSetInputGradient(bool relu) const {
+    (void)relu;
+    return false;
+  }
+  void handOverInputGradient(bool relu);
+  // Whether the relu derivative of this layer's output could be applied by its reader.
+  bool reluGradientMovable() const;
 
  protected:
   Argument& input(size_t i) { return inputs_[i]->output(); }
@@ -97,6 +108,9 @@ class Layer {
   Matrix dropMask_;
   std::vector<float> hostMask_;
   std::mt19937* rng_ = nullptr;
+  // handOverInputGradient's pact, on the reader's side and on its input's
+  bool setsInputGrad_ = false, appliesInputRelu_ = false;
+  bool gradSetByReader_ = false, reluByReader_ = false;
 };
 
 using LayerFactory = std::function<std::unique_ptr<Layer>(const Json&)>;

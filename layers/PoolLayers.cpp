@@ -184,29 +184,36 @@ void pool2x2Forward(const PoolGeom& g, const float* in, size_t inWidth, size_t r
   });
 }
 
-// r[0, n) += v[0, n): whole registers where n allows, since a masked store stalls a later
-// load of the same 64 bytes (the next image row's; LeNet's rows are 24 and 8 floats).
-inline void addPart(float* r, __m512 v, int n) {
+// r[0, n) += v[0, n), or = when set: whole registers where n allows, since a masked store
+// stalls a later load of the same 64 bytes (the next image row's; LeNet's rows are 24 and 8 floats).
+inline void writePart(float* r, __m512 v, int n, bool set) {
   if (n >= 16) {
-    _mm512_storeu_ps(r, _mm512_add_ps(_mm512_loadu_ps(r), v));
+    _mm512_storeu_ps(r, set ? v : _mm512_add_ps(_mm512_loadu_ps(r), v));
 #ifdef __AVX512DQ__
   } else if (n == 8) {  // (GCC 12 warns inside _mm512_castps512_ps256)
-    _mm256_storeu_ps(r, _mm256_add_ps(_mm256_loadu_ps(r), _mm512_extractf32x8_ps(v, 0)));
+    const __m256 h = _mm512_extractf32x8_ps(v, 0);
+    _mm256_storeu_ps(r, set ? h : _mm256_add_ps(_mm256_loadu_ps(r), h));
 #endif
   } else if (n > 0) {
     const __mmask16 m = image::laneMask(0, n);
-    _mm512_mask_storeu_ps(r, m, _mm512_add_ps(_mm512_maskz_loadu_ps(m, r), v));
+    _mm512_mask_storeu_ps(r, m, set ? v : _mm512_add_ps(_mm512_maskz_loadu_ps(m, r), v));
   }
 }
 
-// gin += the gradient of a pool2x2Forward (max: at the recorded offsets; average: a quarter each).
-void pool2x2Backward(const PoolGeom& g, const float* gout, const int* idx, size_t rows, size_t outWidth, float* gin,
-                     size_t inWidth) {
+// gin += the gradient of a pool2x2Forward (max: at the recorded offsets; average: a quarter
+// each); gin = it when `set` (the windows tile the image). With yOut (the max pooling's output),
+// each gradient is first multiplied by the input's relu derivative there, y > 0 ? 1 : 0.
+void pool2x2Backward(const PoolGeom& g, const float* gout, const int* idx, const float* yOut, size_t rows,
+                     size_t outWidth, float* gin, size_t inWidth, bool set) {
   const int W = g.W;
   const bool isMax = g.isMax;
   forEach2x2Chunk(g, rows, [&](size_t n, size_t o, int x0, int count) {
     const __mmask16 om = image::laneMask(0, count);
-    const __m512 gv = _mm512_maskz_loadu_ps(om, gout + n * outWidth + o);
+    __m512 gv = _mm512_maskz_loadu_ps(om, gout + n * outWidth + o);
+    if (yOut) {
+      const __mmask16 live = _mm512_cmp_ps_mask(_mm512_maskz_loadu_ps(om, yOut + n * outWidth + o), _mm512_setzero_ps(), _CMP_GT_OQ);
+      gv = _mm512_mul_ps(gv, _mm512_maskz_mov_ps(live, _mm512_set1_ps(1.0f)));
+    }
     __m512 v[4];  // what each of the window's four places gets
     if (isMax) {
       const __m512i at = _mm512_maskz_loadu_epi32(om, idx + n * outWidth + o);
@@ -221,8 +228,8 @@ void pool2x2Backward(const PoolGeom& g, const float* gout, const int* idx, size_
     float* r0 = gin + n * inWidth + x0;
     for (int y = 0; y < 2; ++y) {
       float* r = r0 + y * W;
-      addPart(r, _mm512_permutex2var_ps(v[2 * y], interleaveLo(), v[2 * y + 1]), 2 * count);
-      addPart(r + 16, _mm512_permutex2var_ps(v[2 * y], interleaveHi(), v[2 * y + 1]), 2 * count - 16);
+      writePart(r, _mm512_permutex2var_ps(v[2 * y], interleaveLo(), v[2 * y + 1]), 2 * count, set);
+      writePart(r + 16, _mm512_permutex2var_ps(v[2 * y], interleaveHi(), v[2 * y + 1]), 2 * count - 16, set);
     }
   });
 }
@@ -327,7 +334,8 @@ class PoolingLayerBase : public Layer {
     const size_t rows = output_.grad.height();
 #if defined(__AVX512F__) && !defined(__CUDA_ARCH__)
     if (!useGpu_ && !reverseKernelOrder() && geoms_.size() == 1 && isPool2x2(geoms_[0])) {
-      pool2x2Backward(geoms_[0], output_.grad.data(), idx_.data(), rows, size_, in.grad.data(), in.grad.width());
+      pool2x2Backward(geoms_[0], output_.grad.data(), idx_.data(), appliesInputRelu_ ? output_.value.data() : nullptr,
+                      rows, size_, in.grad.data(), in.grad.width(), setsInputGrad_);
       return;
     }
 #endif
@@ -340,6 +348,19 @@ class PoolingLayerBase : public Layer {
       avgPoolBackward(useGpu_, g, output_.grad.data(), size_, off, rows, in.grad.data(), in.grad.width());
       off += g.outSize();
     }
+  }
+
+ // The 2x2 path sets the whole input gradient where the windows tile the image; a max pool
+  // knows the relu derivative of each place it writes from its own output (the maximum).
+  bool canSetInputGradient(bool relu) const override {
+#if defined(__AVX512F__) && !defined(__CUDA_ARCH__)
+    const PoolGeom& g = geoms_[0];
+    return !useGpu_ && !reverseKernelOrder() && geoms_.size() == 1 && isPool2x2(g) && 2 * g.outW == g.W &&
+           2 * g.outH == g.H && (!relu || (g.isMax && activation_->isLinear() && dropRate_ == 0));
+#else
+    (void)relu;
+    return false;
+#endif
   }
 
  protected:

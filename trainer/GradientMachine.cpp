@@ -9,6 +9,30 @@
 
 namespace paddle {
 
+namespace {
+// How often `name` appears as a value in `j`, apart from layers' own names and the root
+// sub-model's list of layers: an input of a layer, a memory's link, an output, an evaluator's
+// input... each one a reader.
+int readersOf(const Json& j, const std::string& name, const std::string& key = "") {
+  switch (j.type()) {
+    case Json::Type::String:
+      return key != "name" && key != "layer_names" && j.asString() == name ? 1 : 0;
+    case Json::Type::Array: {
+      int n = 0;
+      for (const Json& e : j.items()) n += readersOf(e, name, key);
+      return n;
+    }
+    case Json::Type::Object: {
+      int n = 0;
+      for (const auto& kv : j.members()) n += readersOf(kv.second, name, kv.first);
+      return n;
+    }
+    default:
+      return 0;
+  }
+}
+}  // namespace
+
 ProfileScope::ProfileScope(Timed* timed, bool sync) : timed_(timed), sync_(sync) {
   if (!timed_) return;
 #ifdef WITH_CUDA
@@ -92,7 +116,18 @@ GradientMachine::GradientMachine(const Json& config, bool useGpu, uint64_t seed,
     dataLayers_.push_back(d);
   }
   for (const std::string& n : config.getStrings("output_layer_names")) outputLayers_.push_back(layer(n));
+  handOverInputGradients();
   if (randomize) randomizeParameters();
+}
+
+void GradientMachine::handOverInputGradients() {
+  for (auto& reader : layers_) {
+    if (reader->inputLayers().size() != 1) continue;
+    const Layer* in = reader->inputLayers()[0];
+    if (in->type() == "data" || readersOf(config_, in->name()) != 1) continue;
+    const bool relu = in->reluGradientMovable() && reader->canSetInputGradient(true);
+    if (relu || reader->canSetInputGradient(false)) reader->handOverInputGradient(relu);
+  }
 }
 
 Layer* GradientMachine::layer(const std::string& name) const {

@@ -81,6 +81,10 @@ class GradientMachine {
   Timed* updateTimer() { return profile_ ? &profile_->update : nullptr; }
 
  private:
+  // Where a layer is the only reader of its input and can set that input's whole gradient
+  // (Layer::canSetInputGradient), the input stops clearing it.
+  void handOverInputGradients();
+
   Json config_;
   bool useGpu_;
   std::mt19937 rng_;

@@ -129,3 +129,44 @@ def test_maxout_gradients_and_values():
     gradient_check(gm, slots, input_slots=[0], samples=30)
     want = slots[0].reshape(B, C // groups, groups, H * W).max(2).reshape(B, -1)
     np.testing.assert_allclose(forward_values(gm, slots, m), want)
+
+
+@pytest.mark.parametrize("act", ["relu", "tanh", ""])
+@pytest.mark.parametrize("ptype", ["max-projection", "avg-projection"])
+@pytest.mark.parametrize("H, W", [(8, 8), (4, 24), (5, 10)])
+def test_a_pool_that_alone_reads_a_conv_sets_its_gradient(act, ptype, H, W):
+    # Where a 2x2 pool tiles the image and is the conv's only reader, it sets the conv's whole
+    # output gradient (the conv skips clearing it) and a max pool applies a relu's derivative too
+    # (the conv skips that pass). The same net with a second, unused reader of the conv keeps the
+    # usual clear-add-multiply order: both must give the same gradients, also in a second batch,
+    # where a place the pool failed to set would still hold the first batch's gradient. (5 rows
+    # are not tiled: that net keeps the usual order too.) The smooth nets pass finite differences.
+    from test_layers_conv import conv_conf
+
+    rng = np.random.RandomState(11)
+    C, nf = 2, 3
+    conf, (oh, ow) = conv_conf(C, H, W, 3, 3, 1, 1, 1, 1, 1, nf)
+    psize = nf * (oh // 2) * (ow // 2)
+    pool = {"pool_type": ptype, "channels": nf, "size_x": 2, "size_y": 2, "stride": 2, "stride_y": 2,
+            "padding": 0, "padding_y": 0, "output_x": ow // 2, "output_y": oh // 2, "img_size": ow,
+            "img_size_y": oh}
+    results = []
+    for second_reader in (False, True):
+        net = Net()
+        x = net.data("x", C * H * W)
+        c = net.layer_p("c", "exconv", nf * oh * ow, [(x, {"conv_conf": conf})], params=[([nf * C * 9], {"std": 0.3})],
+                        bias_dims=[nf, 1], act=act, num_filters=nf, shared_biases=True)
+        p = net.layer_p("p", "pool", psize, [(c, {"pool_conf": pool})])
+        if second_reader:
+            net.layer_p("unused", "pool", psize, [(c, {"pool_conf": pool})])
+        sum_cost_net_output(net, p, psize)
+        gm = net.build()
+        batches = [[rand(np.random.RandomState(s), B, C * H * W), rand(np.random.RandomState(s + 1), B, psize)]
+                   for s in (1, 3)]
+        results.append([_run_and_collect(gm, b, ["c"]) for b in batches])
+        if not second_reader and act != "relu" and ptype.startswith("avg"):  # (max and relu: kinks)
+            gradient_check(gm, batches[0], input_slots=[0], samples=20, eps=1e-2)
+    for alone, shared in zip(*results):
+        assert alone.keys() == shared.keys()
+        for k in alone:
+            np.testing.assert_array_equal(alone[k], shared[k], err_msg=k)
