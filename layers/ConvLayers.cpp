@@ -135,6 +135,10 @@ class ConvLayerBase : public Layer {
     }
   }
 
+  // A conv sets its one input's gradient with the col2im of each chunk (in the cache right after
+  // the chunk's GEMM) rather than adding it into a cleared one.
+  bool canSetInputGradient(bool relu) const override { return !trans_ && !relu && inputs_.size() == 1; }
+
   // The helpers below are public only because kernels are defined in them (an nvcc rule).
 
   // Transposed conv: y += b (per filter when shared).
@@ -206,12 +210,11 @@ class ConvLayerBase : public Layer {
       image::col2imBatch(true, col_.data(), 0, cs, patches(g, C), m.row(s0), m.width(), add);
       return;
     }
-    if (!add) m.rows(s0, s0 + cs).zero();
     const float* col = col_.data();
     parallelFor(cs, kParallelGrain / std::max<size_t>(L / cs * g.fh * g.fw * C, 1) + 1, [&](size_t b, size_t e) {
       for (size_t s = b; s < e; ++s)
         image::col2im(col + s * N, C, g.imgH, g.imgW, g.fh, g.fw, g.sy, g.sx, g.py, g.px, g.outH, g.outW,
-                      m.row(s0 + s), L);
+                      m.row(s0 + s), L, add);
     });
   }
   static image::Patches patches(const ConvGeom& g, int C) {
@@ -358,7 +361,7 @@ class ConvLayerBase : public Layer {
         Matrix C = view(col_.data() + gr * K * L, K, L);
         math::gemm(W, true, G, false, C, 1.0f, 0.0f);
       }
-      fold(g, g.channels, in.grad, s0, cs, true);
+      fold(g, g.channels, in.grad, s0, cs, !setsInputGrad_);
     }
   }
 

@@ -90,7 +90,7 @@ inline void im2colNarrow(const float* img, int C, int H, int W, int fh, int fw, 
   }
 }
 inline void col2imNarrow(const float* col, int C, int H, int W, int fh, int fw, int sy, int py, int px, int oh, int ow,
-                         float* img, size_t ld) {
+                         float* img, size_t ld, bool add) {
   const __mmask16 rowMask = laneMask(0, W);
   __mmask16 masks[kNarrowMaxFilter];  // per kx: the image lanes some output column of this kx touches
   for (int kx = 0; kx < fw; ++kx) masks[kx] = laneMask(std::max(0, kx - px), std::min(W, ow + kx - px));
@@ -100,7 +100,7 @@ inline void col2imNarrow(const float* col, int C, int H, int W, int fh, int fw, 
   for (int c = 0; c < C; ++c) {
     for (int y = 0; y < H; ++y) {
       float* dst = img + (static_cast<size_t>(c) * H + y) * W;
-      __m512 acc = _mm512_maskz_loadu_ps(rowMask, dst);
+      __m512 acc = add ? _mm512_maskz_loadu_ps(rowMask, dst) : _mm512_setzero_ps();
       // image row y is filter row ky of output row oy when y + py = oy*sy + ky
       for (int ky = (y + py) % sy; ky < fh && ky <= y + py; ky += sy) {
         const int oy = (y + py - ky) / sy;
@@ -225,14 +225,15 @@ inline void im2col(const float* img, int C, int H, int W, int fh, int fw, int sy
   im2colBatch(false, img, 0, 1, {C, H, W, fh, fw, sy, sx, py, px, oh, ow}, col, ld);
 }
 
-// The adjoint: img += col2im(col) (same `ld` convention).
+// The adjoint: img += col2im(col), or = when !add (same `ld` convention).
 inline void col2im(const float* col, int C, int H, int W, int fh, int fw, int sy, int sx, int py, int px, int oh,
-                   int ow, float* img, size_t ld = 0) {
+                   int ow, float* img, size_t ld, bool add) {
   if (ld == 0) ld = static_cast<size_t>(oh) * ow;
 #if defined(__AVX512F__) && !defined(__CUDA_ARCH__)
-  if (sx == 1 && W <= 16 && fw <= kNarrowMaxFilter) return col2imNarrow(col, C, H, W, fh, fw, sy, py, px, oh, ow, img, ld);
+  if (sx == 1 && W <= 16 && fw <= kNarrowMaxFilter)
+    return col2imNarrow(col, C, H, W, fh, fw, sy, py, px, oh, ow, img, ld, add);
 #endif
-  col2imBatch(false, col, ld, 1, {C, H, W, fh, fw, sy, sx, py, px, oh, ow}, img, 0, true);
+  col2imBatch(false, col, ld, 1, {C, H, W, fh, fw, sy, sx, py, px, oh, ow}, img, 0, add);
 }
 
 // Direct convolution on the CPU (AVX-512 engine) where im2col + GEMM fits poorly: few

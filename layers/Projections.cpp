@@ -504,7 +504,7 @@ struct SampleConv {
     if (gpu) {
       image::col2imBatch(true, col.data(), 0, 1, patches(), img, 0, true);
     } else {
-      image::col2im(col.data(), bigC, g.imgH, g.imgW, g.fh, g.fw, g.sy, g.sx, g.py, g.px, g.outH, g.outW, img);
+      image::col2im(col.data(), bigC, g.imgH, g.imgW, g.fh, g.fw, g.sy, g.sx, g.py, g.px, g.outH, g.outW, img, 0, true);
     }
   }
 };

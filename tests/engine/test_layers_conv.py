@@ -124,6 +124,33 @@ def test_conv_with_relu_direct_and_gemm(spec):
     assert np.isnan(forward_values(gm, slots, c)[0]).any()
 
 
+@pytest.mark.parametrize("spec", [CONVS[0], CONVS[5], CONVS[6], CONVS[2]])
+def test_a_conv_that_alone_reads_a_layer_sets_its_gradient(spec):
+    """A conv that is the only reader of a (non-data) layer writes that layer's whole gradient with
+    its col2im (narrow rows, rows wider than 16, behind the direct kernels, groups), which then
+    skips clearing it: the same gradients as with a second reader, in a second batch too."""
+    C, H, W = spec[:3]
+    results = []
+    for second_reader in (False, True):
+        net, c, size = conv_net(spec)
+        x = net.layers[0]["name"]
+        net.layers[0]["name"] = "x0"  # x becomes an fc layer over a data layer x0
+        net.inputs[0] = "x0"
+        net.layers.insert(1, {"name": x, "type": "fc", "size": C * H * W, "active_type": "tanh", "inputs": [
+            {"input_layer_name": "x0", "input_parameter_name": net.param("_x.w0", [C * H * W, C * H * W], 0.3)}]})
+        if second_reader:
+            net.layer("unused", "slope_intercept", C * H * W, [x], slope=2.0, intercept=0.0)
+        sum_cost_net_output(net, c, size)
+        gm = net.build()
+        batches = [[rand(np.random.RandomState(s), B, C * H * W), rand(np.random.RandomState(s + 1), B, size)]
+                   for s in (1, 3)]
+        results.append([_run_and_collect(gm, b, [x, c]) for b in batches])
+    for alone, shared in zip(*results):
+        assert alone.keys() == shared.keys()
+        for k in alone:
+            np.testing.assert_array_equal(alone[k], shared[k], err_msg=k)
+
+
 def test_cudnn_conv_is_the_cpu_conv_on_cpu():
     rng = np.random.RandomState(2)
     net, c, size = conv_net(CONVS[1], type_="cudnn_conv")
