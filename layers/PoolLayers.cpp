@@ -119,27 +119,40 @@ void poolInteriorCpu(const PoolGeom& g, const float* in, size_t inWidth, size_t 
 #if defined(__AVX512F__) && !defined(__CUDA_ARCH__)
 // 2x2 windows at stride 2 inside the image (LeNet's pools, and most CNNs'): output row oy reads
 // image rows 2oy and 2oy+1; 16 outputs take 32 floats of each, split into even and odd
-// columns by two permutes. The max and its offset (or the sum) follow the window's row-major
-// order with poolStrip's comparisons and sums: the same bits. Backward, whose windows do not
-// overlap, interleaves each output's gradient back into its window's four places (zeros
-// elsewhere) and adds two image rows at once: no scatter.
+// columns by two permutes. Images 8 wide (LeNet's second pool) go four output rows to a
+// register instead: their eight image rows are four registers of two rows each. The max and its
+// offset (or the sum) follow the window's row-major order with poolStrip's comparisons and sums:
+// the same bits. Backward, whose windows do not overlap, interleaves each output's gradient back
+// into its window's four places (zeros elsewhere) and writes whole image rows: no scatter.
 bool isPool2x2(const PoolGeom& g) {
   return g.sizeX == 2 && g.sizeY == 2 && g.strideX == 2 && g.strideY == 2 && windowsInside(g);
 }
+bool isPool2x2Width8(const PoolGeom& g) { return isPool2x2(g) && g.W == 8 && g.outW == 4; }
 
-// f(n, plane, x0, o, ox0, count) for every 16-output chunk of every output row (n: sample,
-// plane: (channel, oy) of the sample, x0: offset of the window row 0 in the image row, o: of
-// the output in its row), across the pool by output rows.
+// f(n, o, x0, count, lanes) for every 16-output chunk (n: sample, o: offset of its first output
+// in the sample's output, x0: of that output's window in the image row, count: outputs, lanes:
+// per lane the offset of its window from x0), across the pool: chunks of one output row, or of
+// four when the image is 8 wide.
 template <typename F>
 void forEach2x2Chunk(const PoolGeom& g, size_t rows, F&& f) {
-  const size_t planes = static_cast<size_t>(g.C) * g.outH;
-  parallelFor(rows * planes, kParallelGrain / (4 * static_cast<size_t>(g.outW)) + 1, [&](size_t b, size_t e) {
+  const bool quads = isPool2x2Width8(g);
+  const int perPlane = quads ? (g.outH + 3) / 4 : g.outH;  // (channel, chunk row) units of a sample
+  const size_t units = static_cast<size_t>(g.C) * perPlane;
+  const __m512i lanes = quads ? _mm512_setr_epi32(0, 2, 4, 6, 16, 18, 20, 22, 32, 34, 36, 38, 48, 50, 52, 54)
+                              : _mm512_setr_epi32(0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30);
+  parallelFor(rows * units, kParallelGrain / (quads ? 64 : 4 * static_cast<size_t>(g.outW)) + 1,
+              [&](size_t b, size_t e) {
     for (size_t r = b; r < e; ++r) {
-      const size_t n = r / planes;
-      const int plane = static_cast<int>(r - n * planes), c = plane / g.outH, oy = plane % g.outH;
-      const int x0 = (c * g.H + 2 * oy) * g.W;
+      const size_t n = r / units;
+      const int unit = static_cast<int>(r - n * units), c = unit / perPlane, row = unit % perPlane;
+      if (quads) {
+        const int oy = 4 * row;
+        f(n, static_cast<size_t>(c * g.outH + oy) * 4, (c * g.H + 2 * oy) * 8, 4 * std::min(4, g.outH - oy), lanes);
+        continue;
+      }
+      const int x0 = (c * g.H + 2 * row) * g.W;
       for (int ox0 = 0; ox0 < g.outW; ox0 += 16)
-        f(n, static_cast<size_t>(plane) * g.outW + ox0, x0 + 2 * ox0, std::min(16, g.outW - ox0));
+        f(n, static_cast<size_t>(c * g.outH + row) * g.outW + ox0, x0 + 2 * ox0, std::min(16, g.outW - ox0), lanes);
     }
   });
 }
@@ -148,41 +161,6 @@ inline __m512i evenLanes() { return _mm512_setr_epi32(0, 2, 4, 6, 8, 10, 12, 14,
 inline __m512i oddLanes() { return _mm512_setr_epi32(1, 3, 5, 7, 9, 11, 13, 15, 17, 19, 21, 23, 25, 27, 29, 31); }
 inline __m512i interleaveLo() { return _mm512_setr_epi32(0, 16, 1, 17, 2, 18, 3, 19, 4, 20, 5, 21, 6, 22, 7, 23); }
 inline __m512i interleaveHi() { return _mm512_setr_epi32(8, 24, 9, 25, 10, 26, 11, 27, 12, 28, 13, 29, 14, 30, 15, 31); }
-
-void pool2x2Forward(const PoolGeom& g, const float* in, size_t inWidth, size_t rows, float* out, int* idx,
-                    size_t outWidth, size_t off) {
-  const int W = g.W;
-  const bool isMax = g.isMax;
-  forEach2x2Chunk(g, rows, [&](size_t n, size_t o, int x0, int count) {
-    const float* r0 = in + n * inWidth + x0;
-    const __mmask16 lo = image::laneMask(0, 2 * count), hi = image::laneMask(0, 2 * count - 16), om = image::laneMask(0, count);
-    __m512 v[4];  // the window's (0,0), (0,1), (1,0), (1,1) of 16 outputs
-    for (int y = 0; y < 2; ++y) {
-      const __m512 a = _mm512_maskz_loadu_ps(lo, r0 + y * W), b = _mm512_maskz_loadu_ps(hi, r0 + y * W + 16);
-      v[2 * y] = _mm512_permutex2var_ps(a, evenLanes(), b);
-      v[2 * y + 1] = _mm512_permutex2var_ps(a, oddLanes(), b);
-    }
-    float* dst = out + n * outWidth + off + o;
-    if (!isMax) {
-      __m512 sum = _mm512_setzero_ps();
-      for (int k = 0; k < 4; ++k) sum = _mm512_add_ps(sum, v[k]);
-      _mm512_mask_storeu_ps(dst, om, _mm512_div_ps(sum, _mm512_set1_ps(4.0f)));
-      return;
-    }
-    const __m512i base = _mm512_add_epi32(_mm512_set1_epi32(x0), evenLanes());
-    const int offsets[4] = {0, 1, W, W + 1};
-    __m512 m = _mm512_set1_ps(-FLT_MAX);
-    __m512i at = _mm512_set1_epi32(-1);
-    for (int k = 0; k < 4; ++k) {
-      const __mmask16 more = _mm512_cmp_ps_mask(v[k], m, _CMP_GT_OQ);
-      m = _mm512_mask_mov_ps(m, more, v[k]);
-      at = _mm512_mask_mov_epi32(at, more, _mm512_add_epi32(base, _mm512_set1_epi32(offsets[k])));
-    }
-    const __mmask16 found = _mm512_cmpge_epi32_mask(at, _mm512_setzero_si512());
-    _mm512_mask_storeu_ps(dst, om, _mm512_maskz_mov_ps(found, m));
-    _mm512_mask_storeu_epi32(idx + n * outWidth + off + o, om, at);
-  });
-}
 
 // r[0, n) += v[0, n), or = when set: whole registers where n allows, since a masked store
 // stalls a later load of the same 64 bytes (the next image row's; LeNet's rows are 24 and 8 floats).
@@ -200,14 +178,85 @@ inline void writePart(float* r, __m512 v, int n, bool set) {
   }
 }
 
+// v[0..3] = the window places (0,0), (0,1), (1,0), (1,1) of a chunk: `rows` registers of two image
+// rows each (8 wide) from r0, or two rows of 2 * count floats at r0 and r0 + W.
+inline void loadWindows(const float* r0, int W, int count, bool quads, __m512 v[4]) {
+  if (quads) {
+    __m512 z[4];
+    for (int k = 0; k < 4; ++k) z[k] = _mm512_maskz_loadu_ps(k < count / 4 ? 0xffff : 0, r0 + 16 * k);
+    // per pair of registers: the even (then odd) columns of the upper rows, then of the lower
+    const __m512i even = _mm512_setr_epi32(0, 2, 4, 6, 16, 18, 20, 22, 8, 10, 12, 14, 24, 26, 28, 30);
+    const __m512i odd = _mm512_add_epi32(even, _mm512_set1_epi32(1));
+    const __m512 e01 = _mm512_permutex2var_ps(z[0], even, z[1]), e23 = _mm512_permutex2var_ps(z[2], even, z[3]);
+    const __m512 o01 = _mm512_permutex2var_ps(z[0], odd, z[1]), o23 = _mm512_permutex2var_ps(z[2], odd, z[3]);
+    v[0] = _mm512_shuffle_f32x4(e01, e23, 0x44), v[2] = _mm512_shuffle_f32x4(e01, e23, 0xee);
+    v[1] = _mm512_shuffle_f32x4(o01, o23, 0x44), v[3] = _mm512_shuffle_f32x4(o01, o23, 0xee);
+    return;
+  }
+  const __mmask16 lo = image::laneMask(0, 2 * count), hi = image::laneMask(0, 2 * count - 16);
+  for (int y = 0; y < 2; ++y) {
+    const __m512 a = _mm512_maskz_loadu_ps(lo, r0 + y * W), b = _mm512_maskz_loadu_ps(hi, r0 + y * W + 16);
+    v[2 * y] = _mm512_permutex2var_ps(a, evenLanes(), b);
+    v[2 * y + 1] = _mm512_permutex2var_ps(a, oddLanes(), b);
+  }
+}
+// The reverse of loadWindows: the image rows (+)= the window places v[0..3].
+inline void storeWindows(float* r0, int W, int count, bool quads, const __m512 v[4], bool set) {
+  if (quads) {
+    const __m512 e01 = _mm512_shuffle_f32x4(v[0], v[2], 0x44), e23 = _mm512_shuffle_f32x4(v[0], v[2], 0xee);
+    const __m512 o01 = _mm512_shuffle_f32x4(v[1], v[3], 0x44), o23 = _mm512_shuffle_f32x4(v[1], v[3], 0xee);
+    const __m512i first = _mm512_setr_epi32(0, 16, 1, 17, 2, 18, 3, 19, 8, 24, 9, 25, 10, 26, 11, 27);
+    const __m512i second = _mm512_add_epi32(first, _mm512_set1_epi32(4));
+    const __m512 z[4] = {_mm512_permutex2var_ps(e01, first, o01), _mm512_permutex2var_ps(e01, second, o01),
+                         _mm512_permutex2var_ps(e23, first, o23), _mm512_permutex2var_ps(e23, second, o23)};
+    for (int k = 0; k < count / 4; ++k) writePart(r0 + 16 * k, z[k], 16, set);
+    return;
+  }
+  for (int y = 0; y < 2; ++y) {
+    float* r = r0 + y * W;
+    writePart(r, _mm512_permutex2var_ps(v[2 * y], interleaveLo(), v[2 * y + 1]), 2 * count, set);
+    writePart(r + 16, _mm512_permutex2var_ps(v[2 * y], interleaveHi(), v[2 * y + 1]), 2 * count - 16, set);
+  }
+}
+
+void pool2x2Forward(const PoolGeom& g, const float* in, size_t inWidth, size_t rows, float* out, int* idx,
+                    size_t outWidth, size_t off) {
+  const int W = g.W;
+  const bool isMax = g.isMax, quads = isPool2x2Width8(g);
+  forEach2x2Chunk(g, rows, [&](size_t n, size_t o, int x0, int count, __m512i lanes) {
+    const __mmask16 om = image::laneMask(0, count);
+    __m512 v[4];
+    loadWindows(in + n * inWidth + x0, W, count, quads, v);
+    float* dst = out + n * outWidth + off + o;
+    if (!isMax) {
+      __m512 sum = _mm512_setzero_ps();
+      for (int k = 0; k < 4; ++k) sum = _mm512_add_ps(sum, v[k]);
+      _mm512_mask_storeu_ps(dst, om, _mm512_div_ps(sum, _mm512_set1_ps(4.0f)));
+      return;
+    }
+    const __m512i base = _mm512_add_epi32(_mm512_set1_epi32(x0), lanes);
+    const int offsets[4] = {0, 1, W, W + 1};
+    __m512 m = _mm512_set1_ps(-FLT_MAX);
+    __m512i at = _mm512_set1_epi32(-1);
+    for (int k = 0; k < 4; ++k) {
+      const __mmask16 more = _mm512_cmp_ps_mask(v[k], m, _CMP_GT_OQ);
+      m = _mm512_mask_mov_ps(m, more, v[k]);
+      at = _mm512_mask_mov_epi32(at, more, _mm512_add_epi32(base, _mm512_set1_epi32(offsets[k])));
+    }
+    const __mmask16 found = _mm512_cmpge_epi32_mask(at, _mm512_setzero_si512());
+    _mm512_mask_storeu_ps(dst, om, _mm512_maskz_mov_ps(found, m));
+    _mm512_mask_storeu_epi32(idx + n * outWidth + off + o, om, at);
+  });
+}
+
 // gin += the gradient of a pool2x2Forward (max: at the recorded offsets; average: a quarter
 // each); gin = it when `set` (the windows tile the image). With yOut (the max pooling's output),
 // each gradient is first multiplied by the input's relu derivative there, y > 0 ? 1 : 0.
 void pool2x2Backward(const PoolGeom& g, const float* gout, const int* idx, const float* yOut, size_t rows,
                      size_t outWidth, float* gin, size_t inWidth, bool set) {
   const int W = g.W;
-  const bool isMax = g.isMax;
-  forEach2x2Chunk(g, rows, [&](size_t n, size_t o, int x0, int count) {
+  const bool isMax = g.isMax, quads = isPool2x2Width8(g);
+  forEach2x2Chunk(g, rows, [&](size_t n, size_t o, int x0, int count, __m512i lanes) {
     const __mmask16 om = image::laneMask(0, count);
     __m512 gv = _mm512_maskz_loadu_ps(om, gout + n * outWidth + o);
     if (yOut) {
@@ -217,7 +266,7 @@ void pool2x2Backward(const PoolGeom& g, const float* gout, const int* idx, const
     __m512 v[4];  // what each of the window's four places gets
     if (isMax) {
       const __m512i at = _mm512_maskz_loadu_epi32(om, idx + n * outWidth + o);
-      const __m512i base = _mm512_add_epi32(_mm512_set1_epi32(x0), evenLanes());
+      const __m512i base = _mm512_add_epi32(_mm512_set1_epi32(x0), lanes);
       const int offsets[4] = {0, 1, W, W + 1};
       for (int k = 0; k < 4; ++k)
         v[k] = _mm512_maskz_mov_ps(_mm512_cmpeq_epi32_mask(at, _mm512_add_epi32(base, _mm512_set1_epi32(offsets[k]))),
@@ -225,12 +274,7 @@ void pool2x2Backward(const PoolGeom& g, const float* gout, const int* idx, const
     } else {
       v[0] = v[1] = v[2] = v[3] = _mm512_div_ps(gv, _mm512_set1_ps(4.0f));
     }
-    float* r0 = gin + n * inWidth + x0;
-    for (int y = 0; y < 2; ++y) {
-      float* r = r0 + y * W;
-      writePart(r, _mm512_permutex2var_ps(v[2 * y], interleaveLo(), v[2 * y + 1]), 2 * count, set);
-      writePart(r + 16, _mm512_permutex2var_ps(v[2 * y], interleaveHi(), v[2 * y + 1]), 2 * count - 16, set);
-    }
+    storeWindows(gin + n * inWidth + x0, W, count, quads, v, set);
   });
 }
 #endif

@@ -34,6 +34,8 @@ POOLS = [  # C, H, W, size_y, size_x, stride_y, stride_x, pad_y, pad_x, ceil_mod
     # they take the general path
     (1, 2, 40, 2, 2, 2, 2, 0, 0, False),
     (1, 5, 33, 2, 2, 2, 2, 0, 0, False),
+    # 8 wide (four output rows to a register): 5 output rows, the last image row left out
+    (3, 11, 8, 2, 2, 2, 2, 0, 0, False),
     (2, 6, 6, 2, 2, 2, 2, 1, 1, True),
 ]
 
@@ -58,7 +60,7 @@ def test_pool_gradients_and_values(ptype, spec):
 
 
 @pytest.mark.parametrize("is_max", [True, False])
-@pytest.mark.parametrize("H, W", [(4, 36), (8, 8), (5, 25)])
+@pytest.mark.parametrize("H, W", [(4, 36), (8, 8), (5, 25), (14, 8)])
 def test_pool_2x2_ties_send_the_gradient_to_the_first_maximum(is_max, H, W):
     # inputs from {0, 1, 2}: most windows hold ties, which the finite differences cannot check;
     # the maximum (and its gradient) is the window's first in row-major order
@@ -133,7 +135,7 @@ def test_maxout_gradients_and_values():
 
 @pytest.mark.parametrize("act", ["relu", "tanh", ""])
 @pytest.mark.parametrize("ptype", ["max-projection", "avg-projection"])
-@pytest.mark.parametrize("H, W", [(8, 8), (4, 24), (5, 10)])
+@pytest.mark.parametrize("H, W", [(8, 8), (12, 8), (4, 24), (5, 10)])
 def test_a_pool_that_alone_reads_a_conv_sets_its_gradient(act, ptype, H, W):
     # Where a 2x2 pool tiles the image and is the conv's only reader, it sets the conv's whole
     # output gradient (the conv skips clearing it) and a max pool applies a relu's derivative too
