@@ -52,6 +52,8 @@ inline void im2colNarrow(const float* img, int C, int H, int W, int fh, int fw, 
   // from oy + 1 (a merge-masked load of its shifted row), one store for both.
   const int pairs = ow <= 8 ? oh / 2 : 0;
   const __mmask16 pairMask = laneMask(0, 2 * ow);
+  bool full8 = true;  // every kx reads 8 whole floats of a row (no padding or edge in the way)
+  for (int kx = 0; kx < fw; ++kx) full8 = full8 && masks[kx] == 0xff;
   for (int c = 0; c < C; ++c) {
     for (int ky = 0; ky < fh; ++ky) {
       float* rowBase = col + static_cast<size_t>((c * fh + ky) * fw) * ld;
@@ -61,6 +63,14 @@ inline void im2colNarrow(const float* img, int C, int H, int W, int fh, int fw, 
         const float* src0 = img + (static_cast<size_t>(c) * H + (in0 ? y0 : 0)) * W;
         const float* src1 = img + (static_cast<size_t>(c) * H + (in1 ? y1 : 0)) * W;
         float* d = rowBase + oy * ow;
+        if (ow == 8 && in0 && in1 && full8) {  // (masked loads cost more than the two halves)
+          for (int kx = 0; kx < fw; ++kx) {
+            const __m512d lo = _mm512_castps_pd(_mm512_castps256_ps512(_mm256_loadu_ps(src0 + kx - px)));
+            const __m256d hi = _mm256_castps_pd(_mm256_loadu_ps(src1 + kx - px));
+            _mm512_storeu_ps(d + kx * ld, _mm512_castpd_ps(_mm512_insertf64x4(lo, hi, 1)));
+          }
+          continue;
+        }
         for (int kx = 0; kx < fw; ++kx) {
           const long off = kx - px;
           const __m512 lo = _mm512_maskz_loadu_ps(in0 ? masks[kx] : 0, reinterpret_cast<const float*>(

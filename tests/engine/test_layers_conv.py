@@ -53,6 +53,7 @@ CONVS = [  # C, H, W, fy, fx, sy, sx, py, px, groups, nf, shared_biases
     (4, 6, 18, 3, 3, 2, 1, 1, 1, 2, 6, True),  # groups, row stride 2
     (8, 5, 6, 3, 3, 1, 1, 1, 1, 1, 3, True),  # K = 72 > 64: im2col + GEMM again
     (8, 7, 6, 3, 3, 2, 1, 2, 1, 1, 2, True),  # im2col of rows <= 8 two at a time: odd oh, rows off the image
+    (8, 5, 10, 3, 3, 1, 1, 0, 0, 1, 2, True),  # rows of 8 inside the image (two whole halves a register), odd oh
 ]
 
 
