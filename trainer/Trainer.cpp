@@ -370,30 +370,40 @@ void Trainer::runReplicas(const std::vector<Argument>& inArgs, PassType pass) {
   // GPU 0's values (updated, loaded, or ModelAverage's while testing) onto the other GPUs
   if (gpus_) gpus_->copyFromFirst(gpuBuffers(machines_, false));
   // Split by sequences (samples when there are none); gradients are summed after.
-  std::vector<std::thread> threads;
   std::vector<std::exception_ptr> errors(k);
-  for (size_t t = 0; t < k; ++t) {
+  auto runReplica = [&](size_t t) {
     const std::pair<size_t, size_t> share = shareOf(n, t, k);
-    const size_t b = share.first, e = share.second;  // (a lambda cannot capture structured bindings in C++17)
-    if (b == e) {  // fewer sequences than replicas (a last, partial batch): this one idles
+    if (share.first == share.second) {  // fewer sequences than replicas (a last, partial batch): this one idles
       active_[t] = 0;
-      continue;
+      return;
     }
-    threads.emplace_back([&, t, b, e] {
-      SerialScope oneLevel;  // the replicas are the parallelism: their kernels and GEMMs run serially
-      try {
-        if (gpus_) gpus_->select(t);
-        std::vector<Argument> part;
-        for (const Argument& a : inArgs) part.push_back(sliceArgument(a, b, e));
-        machines_[t]->forward(part, pass);
-        if (train) machines_[t]->backward();
-        if (gpus_) gpus_->wait();  // done before this thread's stream is left behind
-      } catch (...) {
-        errors[t] = std::current_exception();
-      }
+    try {
+      if (gpus_) gpus_->select(static_cast<int>(t));
+      std::vector<Argument> part;
+      for (const Argument& a : inArgs) part.push_back(sliceArgument(a, share.first, share.second));
+      machines_[t]->forward(part, pass);
+      if (train) machines_[t]->backward();
+      if (gpus_) gpus_->wait();  // done before this thread's stream is left behind
+    } catch (...) {
+      errors[t] = std::current_exception();
+    }
+  };
+  if (gpus_) {  // a thread per GPU, each feeding its own device
+    std::vector<std::thread> threads;
+    for (size_t t = 0; t < k; ++t) {
+      threads.emplace_back([&, t] {
+        SerialScope oneLevel;  // the replicas are the parallelism: their kernels run serially
+        runReplica(t);
+      });
+    }
+    for (auto& th : threads) th.join();
+  } else {
+    // CPU replicas take the engine's pool (its threads stay warm between batches); inside a
+    // replica, kernels and GEMMs run serially
+    parallelFor(k, 1, [&](size_t b, size_t e) {
+      for (size_t t = b; t < e; ++t) runReplica(t);
     });
   }
-  for (auto& th : threads) th.join();
   for (auto& e : errors) if (e) std::rethrow_exception(e);
   if (!train) return;
   if (gpus_) {
