@@ -178,6 +178,9 @@ inline void writePart(float* r, __m512 v, int n, bool set) {
   }
 }
 
+// 128-bit blocks (kImm as _mm512_shuffle_f32x4's, whose undefined pass-through GCC 12 warns about).
+template <int kImm>
+inline __m512 shuffleBlocks(__m512 a, __m512 b) { return _mm512_maskz_shuffle_f32x4(0xffff, a, b, kImm); }
 // v[0..3] = the window places (0,0), (0,1), (1,0), (1,1) of a chunk: `rows` registers of two image
 // rows each (8 wide) from r0, or two rows of 2 * count floats at r0 and r0 + W.
 inline void loadWindows(const float* r0, int W, int count, bool quads, __m512 v[4]) {
@@ -189,8 +192,8 @@ inline void loadWindows(const float* r0, int W, int count, bool quads, __m512 v[
     const __m512i odd = _mm512_add_epi32(even, _mm512_set1_epi32(1));
     const __m512 e01 = _mm512_permutex2var_ps(z[0], even, z[1]), e23 = _mm512_permutex2var_ps(z[2], even, z[3]);
     const __m512 o01 = _mm512_permutex2var_ps(z[0], odd, z[1]), o23 = _mm512_permutex2var_ps(z[2], odd, z[3]);
-    v[0] = _mm512_shuffle_f32x4(e01, e23, 0x44), v[2] = _mm512_shuffle_f32x4(e01, e23, 0xee);
-    v[1] = _mm512_shuffle_f32x4(o01, o23, 0x44), v[3] = _mm512_shuffle_f32x4(o01, o23, 0xee);
+    v[0] = shuffleBlocks<0x44>(e01, e23), v[2] = shuffleBlocks<0xee>(e01, e23);
+    v[1] = shuffleBlocks<0x44>(o01, o23), v[3] = shuffleBlocks<0xee>(o01, o23);
     return;
   }
   const __mmask16 lo = image::laneMask(0, 2 * count), hi = image::laneMask(0, 2 * count - 16);
@@ -203,8 +206,8 @@ inline void loadWindows(const float* r0, int W, int count, bool quads, __m512 v[
 // The reverse of loadWindows: the image rows (+)= the window places v[0..3].
 inline void storeWindows(float* r0, int W, int count, bool quads, const __m512 v[4], bool set) {
   if (quads) {
-    const __m512 e01 = _mm512_shuffle_f32x4(v[0], v[2], 0x44), e23 = _mm512_shuffle_f32x4(v[0], v[2], 0xee);
-    const __m512 o01 = _mm512_shuffle_f32x4(v[1], v[3], 0x44), o23 = _mm512_shuffle_f32x4(v[1], v[3], 0xee);
+    const __m512 e01 = shuffleBlocks<0x44>(v[0], v[2]), e23 = shuffleBlocks<0xee>(v[0], v[2]);
+    const __m512 o01 = shuffleBlocks<0x44>(v[1], v[3]), o23 = shuffleBlocks<0xee>(v[1], v[3]);
     const __m512i first = _mm512_setr_epi32(0, 16, 1, 17, 2, 18, 3, 19, 8, 24, 9, 25, 10, 26, 11, 27);
     const __m512i second = _mm512_add_epi32(first, _mm512_set1_epi32(4));
     const __m512 z[4] = {_mm512_permutex2var_ps(e01, first, o01), _mm512_permutex2var_ps(e01, second, o01),
