@@ -32,24 +32,39 @@ void blasGemm(bool transA, bool transB, size_t M, size_t N, size_t K, float alph
                     alpha, A, lda, B, ldb, beta, C, ldc);
 }
 
+// OpenBLAS multiplies a product of at most kSmallGemm multiply-adds (in which B is not
+// transposed) with its small-matrix kernels, which skip packing the operands: for a short A
+// (a conv layer's filters, LeNet's [50 x 500]; a recurrent step's rows) columns of C in blocks
+// that small run ~10-25% faster than the packed product of the whole (0.3.31, AVX-512).
+constexpr double kSmallGemm = 1e6;
+// Columns per OpenBLAS call of a product with A [M, K] (a multiple of 32), or 0: the whole.
+size_t smallGemmColumns(bool transB, size_t M, size_t N, size_t K) {
+  const double mk = static_cast<double>(M) * static_cast<double>(K);
+  if (transB || mk * static_cast<double>(N) <= kSmallGemm) return 0;
+  return static_cast<size_t>(kSmallGemm / (mk * 32)) * 32;
+}
+
 // A large product splits C into blocks of columns (of 16, whole vectors) or of rows,
-// whichever side is longer; each block is one OpenBLAS call on its own thread.
+// whichever side is longer; each block is one OpenBLAS call on its own thread (or several
+// small ones: smallGemmColumns).
 void cpuGemm(const Matrix& A, bool transA, const Matrix& B, bool transB, Matrix& C, size_t M, size_t N,
              size_t K, float alpha, float beta) {
   const float *a = A.data(), *b = B.data();
   float* c = C.data();
   const size_t lda = A.width(), ldb = B.width(), ldc = C.width();
+  // rows [i0, i1) x columns [j0, j1) of C
+  auto block = [&](size_t i0, size_t i1, size_t j0, size_t j1) {
+    const size_t m = i1 - i0, small = smallGemmColumns(transB, m, j1 - j0, K), width = small ? small : j1 - j0;
+    for (; j0 < j1; j0 += width) {
+      blasGemm(transA, transB, m, std::min(width, j1 - j0), K, alpha, transA ? a + i0 : a + i0 * lda, lda,
+               transB ? b + j0 * ldb : b + j0, ldb, beta, c + i0 * ldc + j0, ldc);
+    }
+  };
   if (N >= M) {
-    const size_t units = (N + 15) / 16;
-    parallelFor(units, kGemmGrain / (M * K * 16) + 1, [&](size_t u0, size_t u1) {
-      const size_t j0 = u0 * 16, j1 = std::min(N, u1 * 16);
-      blasGemm(transA, transB, M, j1 - j0, K, alpha, a, lda, transB ? b + j0 * ldb : b + j0, ldb, beta, c + j0, ldc);
-    });
+    parallelFor((N + 15) / 16, kGemmGrain / (M * K * 16) + 1,
+                [&](size_t u0, size_t u1) { block(0, M, u0 * 16, std::min(N, u1 * 16)); });
   } else {
-    parallelFor(M, kGemmGrain / (N * K) + 1, [&](size_t i0, size_t i1) {
-      blasGemm(transA, transB, i1 - i0, N, K, alpha, transA ? a + i0 : a + i0 * lda, lda, b, ldb, beta,
-               c + i0 * ldc, ldc);
-    });
+    parallelFor(M, kGemmGrain / (N * K) + 1, [&](size_t i0, size_t i1) { block(i0, i1, 0, N); });
   }
 }
 }  // namespace
