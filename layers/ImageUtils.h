@@ -67,7 +67,8 @@ inline void im2colNarrow(const float* img, int C, int H, int W, int fh, int fw, 
           for (int kx = 0; kx < fw; ++kx) {
             const __m512d lo = _mm512_castps_pd(_mm512_castps256_ps512(_mm256_loadu_ps(src0 + kx - px)));
             const __m256d hi = _mm256_castps_pd(_mm256_loadu_ps(src1 + kx - px));
-            _mm512_storeu_ps(d + kx * ld, _mm512_castpd_ps(_mm512_insertf64x4(lo, hi, 1)));
+            // (the masked form: GCC 12 warns about the plain one's undefined pass-through)
+            _mm512_storeu_ps(d + kx * ld, _mm512_castpd_ps(_mm512_mask_insertf64x4(lo, 0xff, lo, hi, 1)));
           }
           continue;
         }
