@@ -35,12 +35,14 @@ void blasGemm(bool transA, bool transB, size_t M, size_t N, size_t K, float alph
 // OpenBLAS multiplies a product of at most kSmallGemm multiply-adds (in which B is not
 // transposed) with its small-matrix kernels, which skip packing the operands: for a short A
 // (a conv layer's filters, LeNet's [50 x 500]; a recurrent step's rows) columns of C in blocks
-// that small run ~10-25% faster than the packed product of the whole (0.3.31, AVX-512).
+// that small run ~10-25% faster than the packed product of the whole (0.3.31, AVX-512), while
+// K <= 2048 (at K = 4000, 32-column blocks ran 3x slower).
 constexpr double kSmallGemm = 1e6;
+constexpr size_t kSmallGemmMaxK = 2048;
 // Columns per OpenBLAS call of a product with A [M, K] (a multiple of 32), or 0: the whole.
 size_t smallGemmColumns(bool transB, size_t M, size_t N, size_t K) {
   const double mk = static_cast<double>(M) * static_cast<double>(K);
-  if (transB || mk * static_cast<double>(N) <= kSmallGemm) return 0;
+  if (transB || K > kSmallGemmMaxK || mk * static_cast<double>(N) <= kSmallGemm) return 0;
   return static_cast<size_t>(kSmallGemm / (mk * 32)) * 32;
 }
 
