@@ -247,9 +247,10 @@ inline void col2im(const float* col, int C, int H, int W, int fh, int fw, int sy
 #define PADDLE_DIRECT_CONV 1
 constexpr int kDirectMaxK = 64, kDirectMaxOw = 64, kDirectMaxFw = 16;
 constexpr int kDirectFilters = 12;             // forward: accumulators of a filter block
-constexpr int kGradFilters = 4, kGradTaps = 5;  // weight gradient: a 4 x 5 block of (filter, kx)
+constexpr int kGradFilters = 5, kGradTaps = 5;  // weight gradient: a 5 x 5 block of (filter, kx)
 
-// p + off floats, for masked loads and stores only (the address may lie outside the array).
+// p + off floats, for masked loads and stores (the address may lie outside the array), or plain
+// ones whose lanes all lie inside.
 inline const float* shifted(const float* p, long off) {
   return reinterpret_cast<const float*>(reinterpret_cast<uintptr_t>(p) + off * 4L);
 }
@@ -342,51 +343,107 @@ void directForwardBlock(const float* x, const Patches& g, const DirectMasks& mk,
   }
 }
 
-// gw[f*K + t] += sum over the samples, rows and chunks [ch0, ch1) of gy[f] * x shifted by
-// (c, ky, kx0 + t), for NF filters and TB consecutive kx: NF * TB accumulators stay in
-// registers. With gb, also gb[f] += the sum of gy[f] (the bias gradient, from the loads the
-// weights need anyway).
-template <class L, int NF, int TB>
+// The weight gradient reads output rows in spans: when a row ends in a chunk of at most 8
+// lanes, rows oy and oy + 1 are one span of 2*ow positions, contiguous in gy, so that row's
+// tail and the next row's head share a register (else a span is one row). A span is cut into
+// 16-lane chunks, every gy load a plain one but at the span's end. Lane j of chunk ch is
+// position q0 + j of the span (q0 = 16*ch): lanes [0, split) lie in its first row, [split, n)
+// in the second. Masked loads cost about twice plain ones here (AMD Zen 4), so a chunk whose
+// lanes all read inside the image for every kx loads plainly: `whole` (one row, 16 lanes) or
+// `halves` (8 + 8 lanes: two 256-bit loads).
+struct DirectSpans {
+  static constexpr int kMaxChunks = 2 * kDirectMaxOw / 16;
+  struct Chunk {
+    int q0, n, split;               // n: lanes inside the span
+    __mmask16 out;                  // lanes [0, n)
+    __mmask16 in[2][kDirectMaxFw];  // per row and kx: that row's lanes whose input column lies in the image
+    bool whole, halves;
+  };
+  Chunk chunk[kMaxChunks];
+  int rows, chunks, lastChunks;  // rows per span, chunks of a span, of a last row alone (odd oh)
+  explicit DirectSpans(const Patches& g)
+      : rows(g.ow % 16 != 0 && g.ow % 16 <= 8 ? 2 : 1), chunks((rows * g.ow + 15) / 16), lastChunks((g.ow + 15) / 16) {
+    for (int ch = 0; ch < chunks; ++ch) {
+      Chunk& k = chunk[ch];
+      k.q0 = ch * 16;
+      const int n = k.n = std::min(16, rows * g.ow - k.q0);
+      k.split = std::clamp(g.ow - k.q0, 0, n);
+      k.out = laneMask(0, n);
+      bool inside = true;
+      for (int kx = 0; kx < g.fw; ++kx) {
+        const int off = k.q0 + kx - g.px;  // lane j of the first row reads input column off + j
+        k.in[0][kx] = laneMask(std::max(0, -off), std::min(k.split, g.W - off));
+        k.in[1][kx] = laneMask(std::max(k.split, g.ow - off), std::min(n, g.ow + g.W - off));
+        inside = inside && (k.in[0][kx] | k.in[1][kx]) == k.out;
+      }
+      k.whole = inside && n == 16 && (k.split == 0 || k.split == 16);
+      k.halves = inside && n == 16 && k.split == 8;
+    }
+  }
+};
+
+// gw[f*K + t] += sum over the samples and output rows of gy[f] * x shifted by (c, ky, kx0 + t),
+// for NF filters and TB consecutive kx: NF * TB accumulators stay in registers (5 x 5 with the
+// NF gy chunks and one x chunk: 31 of the 32).
+template <int NF, int TB>
 void directWeightGradBlock(const float* x, size_t xStride, const float* gy, size_t gyStride, size_t samples,
-                           const Patches& g, const DirectMasks& mk, int ch0, int ch1, int c, int ky, int kx0,
-                           float* gw, size_t K, float* gb) {
+                           const Patches& g, const DirectSpans& sp, int c, int ky, int kx0, float* gw, size_t K) {
   const size_t N = g.positions();
   // (every loop over f and t unrolled, so that acc lives in registers, not on the stack)
-  __m512 acc[NF][TB], bacc[NF];
+  __m512 acc[NF][TB];
 #pragma GCC unroll 8
   for (int f = 0; f < NF; ++f) {
-    bacc[f] = _mm512_setzero_ps();
 #pragma GCC unroll 8
     for (int t = 0; t < TB; ++t) acc[f][t] = _mm512_setzero_ps();
   }
   for (size_t s = 0; s < samples; ++s) {
-    for (int oy = 0; oy < g.oh; oy += L::kRows) {
-      const bool two = L::kRows == 2 && oy + 1 < g.oh;
+    for (int oy = 0; oy < g.oh; oy += sp.rows) {
+      const bool two = sp.rows == 2 && oy + 1 < g.oh;
       const int iy = oy * g.sy - g.py + ky, iy1 = iy + g.sy;
       const bool in0 = iy >= 0 && iy < g.H, in1 = two && iy1 >= 0 && iy1 < g.H;
-      if (!in0 && !in1 && !gb) continue;
+      if (!in0 && !in1) continue;
+      // rows outside the image (padding) are never read; row1 is where lane 0 of the second row would read
       const float* row = x + s * xStride + (static_cast<size_t>(c) * g.H + (in0 ? iy : 0)) * g.W;
       const float* row1 = x + s * xStride + (static_cast<size_t>(c) * g.H + (in1 ? iy1 : 0)) * g.W;
-      const float* grow = gy + s * gyStride + static_cast<size_t>(oy) * g.ow;
-      const float* grow1 = two ? grow + g.ow : grow;
-      for (int ch = ch0; ch < ch1; ++ch) {
-        const int ox0 = ch * 16;
-        const __mmask16 om = mk.out[ch], om1 = two ? om : 0;
+      const long off0 = kx0 - g.px, off1 = off0 - g.ow;
+      const float* span = gy + s * gyStride + static_cast<size_t>(oy) * g.ow;
+      const int chunks = two || sp.rows == 1 ? sp.chunks : sp.lastChunks;
+      for (int ch = 0; ch < chunks; ++ch) {
+        const DirectSpans::Chunk& k = sp.chunk[ch];
+        const __mmask16 out = two ? k.out : k.out & laneMask(0, k.split);
         __m512 gv[NF];
 #pragma GCC unroll 8
-        for (int f = 0; f < NF; ++f) gv[f] = L::load(om, grow + f * N + ox0, om1, grow1 + f * N + ox0);
-        if (gb) {
+        for (int f = 0; f < NF; ++f)
+          gv[f] = out == 0xFFFF ? _mm512_loadu_ps(span + f * N + k.q0) : _mm512_maskz_loadu_ps(out, span + f * N + k.q0);
+        const float* p0 = shifted(row, off0 + k.q0);  // (plain loads only where every lane reads inside)
+        const float* p1 = shifted(row1, off1 + k.q0);
+        auto taps = [&](auto load) {
 #pragma GCC unroll 8
-          for (int f = 0; f < NF; ++f) bacc[f] = _mm512_add_ps(bacc[f], gv[f]);
-        }
-        if (!in0 && !in1) continue;
+          for (int t = 0; t < TB; ++t) {
+            const __m512 v = load(t);
 #pragma GCC unroll 8
-        for (int t = 0; t < TB; ++t) {
-          const __mmask16 m = mk.in[ch][kx0 + t];
-          const long off = ox0 + kx0 + t - g.px;
-          const __m512 v = L::load(in0 ? m : 0, shifted(row, off), in1 ? m : 0, shifted(row1, off));
-#pragma GCC unroll 8
-          for (int f = 0; f < NF; ++f) acc[f][t] = _mm512_fmadd_ps(gv[f], v, acc[f][t]);
+            for (int f = 0; f < NF; ++f) acc[f][t] = _mm512_fmadd_ps(gv[f], v, acc[f][t]);
+          }
+        };
+        const bool first = k.split > 0 && in0, second = two && k.split < k.n && in1;  // rows this chunk reads
+        if (first && second) {
+          if (k.halves) {
+            taps([p0, p1](int t) {
+              return _mm512_insertf32x8(_mm512_castps256_ps512(_mm256_loadu_ps(p0 + t)), _mm256_loadu_ps(p1 + t + 8), 1);
+            });
+          } else {
+            taps([&k, kx0, p0, p1](int t) {
+              const __m512 v = _mm512_maskz_loadu_ps(k.in[0][kx0 + t], shifted(p0, t));
+              return _mm512_mask_loadu_ps(v, k.in[1][kx0 + t], shifted(p1, t));
+            });
+          }
+        } else if (first || second) {
+          const float* p = first ? p0 : p1;
+          const __mmask16* m = k.in[first ? 0 : 1] + kx0;
+          if (k.whole)
+            taps([p](int t) { return _mm512_loadu_ps(p + t); });
+          else
+            taps([p, m](int t) { return _mm512_maskz_loadu_ps(m[t], shifted(p, t)); });
         }
       }
     }
@@ -395,21 +452,35 @@ void directWeightGradBlock(const float* x, size_t xStride, const float* gy, size
   for (int f = 0; f < NF; ++f) {
 #pragma GCC unroll 8
     for (int t = 0; t < TB; ++t) gw[f * K + t] += sumLanes(acc[f][t]);
-    if (gb) gb[f] += sumLanes(bacc[f]);
+  }
+}
+
+// gb[f] += the sum of gy[f] over the samples (the shared bias's gradient), f < nf.
+inline void directBiasGradBlock(const float* gy, size_t gyStride, size_t samples, size_t N, int nf, float* gb) {
+  const __mmask16 tail = laneMask(0, static_cast<int>(N % 16));
+  for (int f = 0; f < nf; ++f) {
+    __m512 acc = _mm512_setzero_ps();
+    for (size_t s = 0; s < samples; ++s) {
+      const float* p = gy + s * gyStride + f * N;
+      size_t q = 0;
+      for (; q + 16 <= N; q += 16) acc = _mm512_add_ps(acc, _mm512_loadu_ps(p + q));
+      if (tail) acc = _mm512_add_ps(acc, _mm512_maskz_loadu_ps(tail, p + q));
+    }
+    gb[f] += sumLanes(acc);
   }
 }
 
 using DirectForwardFn = void (*)(const float*, const Patches&, const DirectMasks&, int, int, const float*, size_t,
                                  const float*, bool, bool, bool, float*);
 using DirectGradFn = void (*)(const float*, size_t, const float*, size_t, size_t, const Patches&,
-                              const DirectMasks&, int, int, int, int, int, float*, size_t, float*);
+                              const DirectSpans&, int, int, int, float*, size_t);
 template <class L, int... I>
 constexpr std::array<DirectForwardFn, sizeof...(I)> directForwardTable(std::integer_sequence<int, I...>) {
   return {&directForwardBlock<L, I + 1>...};
 }
-template <class L, int... I>
+template <int... I>
 constexpr std::array<DirectGradFn, sizeof...(I)> directGradTable(std::integer_sequence<int, I...>) {
-  return {&directWeightGradBlock<L, I / kGradTaps + 1, I % kGradTaps + 1>...};
+  return {&directWeightGradBlock<I / kGradTaps + 1, I % kGradTaps + 1>...};
 }
 // Cuts n into ceil(n / most) near-equal blocks: block b is [begin(b), begin(b + 1)).
 struct EvenBlocks {
@@ -461,9 +532,8 @@ inline void directConvForward(const float* x, const Patches& g, const float* w, 
 inline void directConvWeightGrad(const float* x, size_t xStride, const float* gy, size_t gyStride, size_t samples,
                                  const Patches& g, int M, float* gw, float* gb) {
 #ifdef PADDLE_DIRECT_CONV
-  static constexpr auto kWide = directGradTable<ChunkRows<1>>(std::make_integer_sequence<int, kGradFilters * kGradTaps>{});
-  static constexpr auto kNarrow = directGradTable<ChunkRows<2>>(std::make_integer_sequence<int, kGradFilters * kGradTaps>{});
-  const DirectMasks mk(g);
+  static constexpr auto kBlocks = directGradTable(std::make_integer_sequence<int, kGradFilters * kGradTaps>{});
+  const DirectSpans sp(g);
   const size_t K = g.rows(), N = g.positions();
   const EvenBlocks fb(M, kGradFilters), tb(g.fw, kGradTaps);
   const size_t units = static_cast<size_t>(fb.count) * g.C * g.fh * tb.count;
@@ -476,14 +546,10 @@ inline void directConvWeightGrad(const float* x, size_t xStride, const float* gy
         const int kb = static_cast<int>(u % tb.count), ky = static_cast<int>(u / tb.count % g.fh);
         const int c = static_cast<int>(u / tb.count / g.fh % g.C), b0 = static_cast<int>(u / tb.count / g.fh / g.C);
         const int f0 = fb.begin(b0), nf = fb.begin(b0 + 1) - f0, kx0 = tb.begin(kb), nt = tb.begin(kb + 1) - kx0;
-        float* gbUnit = gb && c == 0 && ky == 0 && kb == 0 ? gb + f0 : nullptr;  // one unit per filter block
-        const float* xs = x + s0 * xStride;
         const float* gys = gy + s0 * gyStride + f0 * N;
-        float* gwUnit = gw + f0 * K + (c * g.fh + ky) * g.fw + kx0;
-        const int fn = (nf - 1) * kGradTaps + nt - 1;
-        if (mk.wide > 0) kWide[fn](xs, xStride, gys, gyStride, n, g, mk, 0, mk.wide, c, ky, kx0, gwUnit, K, gbUnit);
-        if (mk.wide < mk.chunks)
-          kNarrow[fn](xs, xStride, gys, gyStride, n, g, mk, mk.wide, mk.chunks, c, ky, kx0, gwUnit, K, gbUnit);
+        kBlocks[(nf - 1) * kGradTaps + nt - 1](x + s0 * xStride, xStride, gys, gyStride, n, g, sp, c, ky, kx0,
+                                                gw + f0 * K + (c * g.fh + ky) * g.fw + kx0, K);
+        if (gb && c == 0 && ky == 0 && kb == 0) directBiasGradBlock(gys, gyStride, n, N, nf, gb + f0);  // one unit per filter block
       }
     });
   }
