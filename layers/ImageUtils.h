@@ -254,25 +254,10 @@ constexpr int kGradFilters = 5, kGradTaps = 5;  // weight gradient: a 5 x 5 bloc
 inline const float* shifted(const float* p, long off) {
   return reinterpret_cast<const float*>(reinterpret_cast<uintptr_t>(p) + off * 4L);
 }
-// How the kernels fill a register: one row's 16-lane chunk (Rows = 1), or the same chunk of at
-// most 8 lanes of two rows, p0's in lanes 0-7 and p1's in 8-15 (Rows = 2). m0/m1: each row's
-// lanes of the chunk; a row that is not there has mask 0. relu is act::Relu's (x < 0 ? 0 : x:
-// a NaN passes, for the non-finite guard).
-template <int Rows>
-struct ChunkRows {
-  static constexpr int kRows = Rows;
-  static __m512 load(__mmask16 m0, const float* p0, __mmask16 m1, const float* p1) {
-    const __m512 v = _mm512_maskz_loadu_ps(m0, p0);
-    return Rows == 1 ? v : _mm512_mask_loadu_ps(v, static_cast<__mmask16>(m1 << 8), shifted(p1, -8));
-  }
-  static void store(float* p0, __mmask16 m0, float* p1, __mmask16 m1, __m512 v) {
-    _mm512_mask_storeu_ps(p0, m0, v);
-    if (Rows == 2) _mm512_mask_storeu_ps(const_cast<float*>(shifted(p1, -8)), static_cast<__mmask16>(m1 << 8), v);
-  }
-  static __m512 relu(__m512 v) {
-    return _mm512_mask_mov_ps(v, _mm512_cmp_ps_mask(v, _mm512_setzero_ps(), _CMP_LT_OQ), _mm512_setzero_ps());
-  }
-};
+// act::Relu's x < 0 ? 0 : x (a NaN passes, for the non-finite guard).
+inline __m512 reluLanes(__m512 v) {
+  return _mm512_mask_mov_ps(v, _mm512_cmp_ps_mask(v, _mm512_setzero_ps(), _CMP_LT_OQ), _mm512_setzero_ps());
+}
 // The sum of v's lanes, in lane order (GCC 12 warns inside _mm512_reduce_add_ps).
 inline float sumLanes(__m512 v) {
   alignas(64) float t[16];
@@ -282,71 +267,10 @@ inline float sumLanes(__m512 v) {
   return s;
 }
 
-// Per 16-lane chunk of an output row: its lanes inside the row, and per kx the lanes whose
-// input column ox - px + kx lies inside the image. Chunks [0, wide) take a register each; a
-// last chunk of at most 8 lanes goes two rows to a register.
-struct DirectMasks {
-  __mmask16 out[kDirectMaxOw / 16];
-  __mmask16 in[kDirectMaxOw / 16][kDirectMaxFw];
-  int chunks, wide;
-  explicit DirectMasks(const Patches& g) : chunks((g.ow + 15) / 16) {
-    for (int ch = 0; ch < chunks; ++ch) {
-      const int ox0 = ch * 16, n = std::min(16, g.ow - ox0);
-      out[ch] = laneMask(0, n);
-      for (int kx = 0; kx < g.fw; ++kx) {
-        const int off = ox0 + kx - g.px;  // lane j reads input column off + j
-        in[ch][kx] = laneMask(std::max(0, -off), std::min(n, g.W - off));
-      }
-    }
-    wide = g.ow - (chunks - 1) * 16 <= 8 ? chunks - 1 : chunks;
-  }
-};
-
-// NF filters of one sample, chunks [ch0, ch1) of every row (L::kRows rows at a time):
-// y[f] (+)= conv(x, w[f]) (+ bias), relu'd when asked.
-template <class L, int NF>
-void directForwardBlock(const float* x, const Patches& g, const DirectMasks& mk, int ch0, int ch1, const float* w,
-                        size_t K, const float* b, bool bPerOutput, bool add, bool relu, float* y) {
-  const size_t N = g.positions();
-  for (int oy = 0; oy < g.oh; oy += L::kRows) {
-    const bool two = L::kRows == 2 && oy + 1 < g.oh;
-    for (int ch = ch0; ch < ch1; ++ch) {
-      const int ox0 = ch * 16;
-      const __mmask16 om = mk.out[ch], om1 = two ? om : 0;
-      const size_t o = static_cast<size_t>(oy) * g.ow + ox0, o1 = two ? o + g.ow : o;
-      __m512 acc[NF];  // (loops over f unrolled: acc stays in registers)
-#pragma GCC unroll 16
-      for (int f = 0; f < NF; ++f)
-        acc[f] = add ? L::load(om, y + f * N + o, om1, y + f * N + o1)
-                     : !b ? _mm512_setzero_ps()
-                          : bPerOutput ? L::load(om, b + f * N + o, om1, b + f * N + o1) : _mm512_set1_ps(b[f]);
-      for (int c = 0; c < g.C; ++c) {
-        for (int ky = 0; ky < g.fh; ++ky) {
-          const int iy = oy * g.sy - g.py + ky, iy1 = iy + g.sy;
-          const bool in0 = iy >= 0 && iy < g.H, in1 = two && iy1 >= 0 && iy1 < g.H;
-          if (!in0 && !in1) continue;
-          const float* row = x + (static_cast<size_t>(c) * g.H + (in0 ? iy : 0)) * g.W;
-          const float* row1 = x + (static_cast<size_t>(c) * g.H + (in1 ? iy1 : 0)) * g.W;
-          const float* wk = w + static_cast<size_t>(c * g.fh + ky) * g.fw;
-          for (int kx = 0; kx < g.fw; ++kx) {
-            const __mmask16 m = mk.in[ch][kx];
-            const long off = ox0 + kx - g.px;
-            const __m512 v = L::load(in0 ? m : 0, shifted(row, off), in1 ? m : 0, shifted(row1, off));
-#pragma GCC unroll 16
-            for (int f = 0; f < NF; ++f) acc[f] = _mm512_fmadd_ps(_mm512_set1_ps(wk[f * K + kx]), v, acc[f]);
-          }
-        }
-      }
-#pragma GCC unroll 16
-      for (int f = 0; f < NF; ++f) L::store(y + f * N + o, om, y + f * N + o1, om1, relu ? L::relu(acc[f]) : acc[f]);
-    }
-  }
-}
-
-// The weight gradient reads output rows in spans: when a row ends in a chunk of at most 8
-// lanes, rows oy and oy + 1 are one span of 2*ow positions, contiguous in gy, so that row's
-// tail and the next row's head share a register (else a span is one row). A span is cut into
-// 16-lane chunks, every gy load a plain one but at the span's end. Lane j of chunk ch is
+// The kernels take output rows in spans: when a row ends in a chunk of at most 8 lanes, rows
+// oy and oy + 1 are one span of 2*ow positions, contiguous in y and gy, so that row's tail and
+// the next row's head share a register (else a span is one row). A span is cut into 16-lane
+// chunks, every y and gy access a plain one but at the span's end. Lane j of chunk ch is
 // position q0 + j of the span (q0 = 16*ch): lanes [0, split) lie in its first row, [split, n)
 // in the second. Masked loads cost about twice plain ones here (AMD Zen 4), so a chunk whose
 // lanes all read inside the image for every kx loads plainly: `whole` (one row, 16 lanes) or
@@ -381,6 +305,90 @@ struct DirectSpans {
     }
   }
 };
+
+// NF filters of one sample: y[f] (+)= conv(x, w[f]) (+ bias), relu'd when asked.
+template <int NF>
+void directForwardBlock(const float* x, const Patches& g, const DirectSpans& sp, const float* w, size_t K,
+                        const float* b, bool bPerOutput, bool add, bool relu, float* y) {
+  const size_t N = g.positions();
+  for (int oy = 0; oy < g.oh; oy += sp.rows) {
+    const bool two = sp.rows == 2 && oy + 1 < g.oh;
+    const int chunks = two || sp.rows == 1 ? sp.chunks : sp.lastChunks;
+    for (int ch = 0; ch < chunks; ++ch) {
+      const DirectSpans::Chunk& k = sp.chunk[ch];
+      const __mmask16 out = two ? k.out : k.out & laneMask(0, k.split);
+      const size_t o = static_cast<size_t>(oy) * g.ow + k.q0;
+      auto load = [out](const float* p) { return out == 0xFFFF ? _mm512_loadu_ps(p) : _mm512_maskz_loadu_ps(out, p); };
+      __m512 acc[NF];  // (loops over f unrolled: acc stays in registers)
+#pragma GCC unroll 16
+      for (int f = 0; f < NF; ++f)
+        acc[f] = add ? load(y + f * N + o) : !b ? _mm512_setzero_ps() : bPerOutput ? load(b + f * N + o) : _mm512_set1_ps(b[f]);
+      auto taps = [&](const float* wk, auto loadX) {
+        for (int kx = 0; kx < g.fw; ++kx) {
+          const __m512 v = loadX(kx);
+#pragma GCC unroll 16
+          for (int f = 0; f < NF; ++f) acc[f] = _mm512_fmadd_ps(_mm512_set1_ps(wk[f * K + kx]), v, acc[f]);
+        }
+      };
+      // Where all the chunk's rows lie inside the image for every ky, and its lanes for every kx,
+      // x loads plainly (rows W floats apart, p0/p1: lane 0 of each row); masked else.
+      const int top = oy * g.sy - g.py, bottom = top + (two ? g.sy : 0) + g.fh - 1;
+      const bool first = k.split > 0, second = two && k.split < k.n;  // rows this chunk reads
+      const bool inside = top >= 0 && bottom < g.H && (k.whole || (first && second && k.halves));
+      if (inside) {
+        const long lane0 = static_cast<long>(top) * g.W + k.q0 - g.px;
+        const long rowStart = first ? lane0 : lane0 + static_cast<long>(g.sy) * g.W - g.ow;
+        const long pairStart = lane0 + static_cast<long>(g.sy) * g.W - g.ow;  // the second row's, for halves
+        const float* wk = w;
+        for (int c = 0; c < g.C; ++c) {
+          for (int ky = 0; ky < g.fh; ++ky, wk += g.fw) {
+            const long at = (static_cast<long>(c) * g.H + ky) * g.W;
+            if (first && second) {
+              const float* p0 = shifted(x, lane0 + at);
+              const float* p1 = shifted(x, pairStart + at);
+              taps(wk, [p0, p1](int kx) {
+                return _mm512_insertf32x8(_mm512_castps256_ps512(_mm256_loadu_ps(p0 + kx)), _mm256_loadu_ps(p1 + kx + 8), 1);
+              });
+            } else {
+              const float* p = shifted(x, rowStart + at);
+              taps(wk, [p](int kx) { return _mm512_maskz_loadu_ps(0xFFFF, p + kx); });
+            }
+          }
+        }
+      } else {
+        for (int c = 0; c < g.C; ++c) {
+          for (int ky = 0; ky < g.fh; ++ky) {
+            const int iy = top + ky, iy1 = iy + g.sy;
+            const bool in0 = iy >= 0 && iy < g.H, in1 = two && iy1 >= 0 && iy1 < g.H;
+            if (!in0 && !in1) continue;
+            const float* p0 = shifted(x + (static_cast<size_t>(c) * g.H + (in0 ? iy : 0)) * g.W, k.q0 - g.px);
+            const float* p1 = shifted(x + (static_cast<size_t>(c) * g.H + (in1 ? iy1 : 0)) * g.W, k.q0 - g.px - g.ow);
+            const float* wk = w + static_cast<size_t>(c * g.fh + ky) * g.fw;
+            if (first && in0 && second && in1) {
+              taps(wk, [&k, p0, p1](int kx) {
+                const __m512 v = _mm512_maskz_loadu_ps(k.in[0][kx], shifted(p0, kx));
+                return _mm512_mask_loadu_ps(v, k.in[1][kx], shifted(p1, kx));
+              });
+            } else {  // one row
+              const bool one0 = first && in0;
+              const float* p = one0 ? p0 : p1;
+              const __mmask16* m = k.in[one0 ? 0 : 1];
+              taps(wk, [p, m](int kx) { return _mm512_maskz_loadu_ps(m[kx], shifted(p, kx)); });
+            }
+          }
+        }
+      }
+#pragma GCC unroll 16
+      for (int f = 0; f < NF; ++f) {
+        const __m512 v = relu ? reluLanes(acc[f]) : acc[f];
+        if (out == 0xFFFF)
+          _mm512_storeu_ps(y + f * N + o, v);
+        else
+          _mm512_mask_storeu_ps(y + f * N + o, out, v);
+      }
+    }
+  }
+}
 
 // gw[f*K + t] += sum over the samples and output rows of gy[f] * x shifted by (c, ky, kx0 + t),
 // for NF filters and TB consecutive kx: NF * TB accumulators stay in registers (5 x 5 with the
@@ -470,13 +478,13 @@ inline void directBiasGradBlock(const float* gy, size_t gyStride, size_t samples
   }
 }
 
-using DirectForwardFn = void (*)(const float*, const Patches&, const DirectMasks&, int, int, const float*, size_t,
-                                 const float*, bool, bool, bool, float*);
+using DirectForwardFn = void (*)(const float*, const Patches&, const DirectSpans&, const float*, size_t, const float*,
+                                 bool, bool, bool, float*);
 using DirectGradFn = void (*)(const float*, size_t, const float*, size_t, size_t, const Patches&,
                               const DirectSpans&, int, int, int, float*, size_t);
-template <class L, int... I>
+template <int... I>
 constexpr std::array<DirectForwardFn, sizeof...(I)> directForwardTable(std::integer_sequence<int, I...>) {
-  return {&directForwardBlock<L, I + 1>...};
+  return {&directForwardBlock<I + 1>...};
 }
 template <int... I>
 constexpr std::array<DirectGradFn, sizeof...(I)> directGradTable(std::integer_sequence<int, I...>) {
@@ -505,17 +513,14 @@ inline bool directConvFits(const Patches& g) {
 inline void directConvForward(const float* x, const Patches& g, const float* w, int M, const float* b,
                               bool bPerOutput, bool add, bool relu, float* y) {
 #ifdef PADDLE_DIRECT_CONV
-  static constexpr auto kWide = directForwardTable<ChunkRows<1>>(std::make_integer_sequence<int, kDirectFilters>{});
-  static constexpr auto kNarrow = directForwardTable<ChunkRows<2>>(std::make_integer_sequence<int, kDirectFilters>{});
-  const DirectMasks mk(g);
+  static constexpr auto kBlocks = directForwardTable(std::make_integer_sequence<int, kDirectFilters>{});
+  const DirectSpans sp(g);
   const size_t K = g.rows(), N = g.positions();
   const EvenBlocks fb(M, kDirectFilters);
   for (int b0 = 0; b0 < fb.count; ++b0) {
     const int f0 = fb.begin(b0), nf = fb.begin(b0 + 1) - f0;
     const float* bb = !b ? nullptr : bPerOutput ? b + f0 * N : b + f0;
-    if (mk.wide > 0) kWide[nf - 1](x, g, mk, 0, mk.wide, w + f0 * K, K, bb, bPerOutput, add, relu, y + f0 * N);
-    if (mk.wide < mk.chunks)
-      kNarrow[nf - 1](x, g, mk, mk.wide, mk.chunks, w + f0 * K, K, bb, bPerOutput, add, relu, y + f0 * N);
+    kBlocks[nf - 1](x, g, sp, w + f0 * K, K, bb, bPerOutput, add, relu, y + f0 * N);
   }
 #else
   (void)x, (void)g, (void)w, (void)M, (void)b, (void)bPerOutput, (void)add, (void)relu, (void)y;
