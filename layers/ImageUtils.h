@@ -336,45 +336,43 @@ void directForwardBlock(const float* x, const Patches& g, const DirectSpans& sp,
       const bool first = k.split > 0, second = two && k.split < k.n;  // rows this chunk reads
       const bool inside = top >= 0 && bottom < g.H && (k.whole || (first && second && k.halves));
       if (inside) {
-        const long lane0 = static_cast<long>(top) * g.W + k.q0 - g.px;
-        const long rowStart = first ? lane0 : lane0 + static_cast<long>(g.sy) * g.W - g.ow;
-        const long pairStart = lane0 + static_cast<long>(g.sy) * g.W - g.ow;  // the second row's, for halves
-        const float* wk = w;
-        for (int c = 0; c < g.C; ++c) {
-          for (int ky = 0; ky < g.fh; ++ky, wk += g.fw) {
-            const long at = (static_cast<long>(c) * g.H + ky) * g.W;
-            if (first && second) {
-              const float* p0 = shifted(x, lane0 + at);
-              const float* p1 = shifted(x, pairStart + at);
-              taps(wk, [p0, p1](int kx) {
-                return _mm512_insertf32x8(_mm512_castps256_ps512(_mm256_loadu_ps(p0 + kx)), _mm256_loadu_ps(p1 + kx + 8), 1);
-              });
-            } else {
-              const float* p = shifted(x, rowStart + at);
-              taps(wk, [p](int kx) { return _mm512_maskz_loadu_ps(0xFFFF, p + kx); });
-            }
-          }
-        }
+        // p: lane 0 of the chunk's (first) row at (c, ky); the second row of a pair lies d further
+        const long lane0 = static_cast<long>(top) * g.W + k.q0 - g.px, d = static_cast<long>(g.sy) * g.W - g.ow;
+        const float* p0 = x + (first ? lane0 : lane0 + d);
+        auto walk = [&](auto loadX) {
+          const float* p = p0;
+          const float* wk = w;
+          for (int c = 0; c < g.C; ++c, p += static_cast<long>(g.H - g.fh) * g.W)
+            for (int ky = 0; ky < g.fh; ++ky, p += g.W, wk += g.fw) taps(wk, [&loadX, p](int kx) { return loadX(p + kx); });
+        };
+        if (first && second)
+          walk([d](const float* q) {
+            return _mm512_insertf32x8(_mm512_castps256_ps512(_mm256_loadu_ps(q)), _mm256_loadu_ps(q + d + 8), 1);
+          });
+        else
+          walk([](const float* q) { return _mm512_loadu_ps(q); });
       } else {
-        for (int c = 0; c < g.C; ++c) {
-          for (int ky = 0; ky < g.fh; ++ky) {
-            const int iy = top + ky, iy1 = iy + g.sy;
-            const bool in0 = iy >= 0 && iy < g.H, in1 = two && iy1 >= 0 && iy1 < g.H;
-            if (!in0 && !in1) continue;
-            const float* p0 = shifted(x + (static_cast<size_t>(c) * g.H + (in0 ? iy : 0)) * g.W, k.q0 - g.px);
-            const float* p1 = shifted(x + (static_cast<size_t>(c) * g.H + (in1 ? iy1 : 0)) * g.W, k.q0 - g.px - g.ow);
-            const float* wk = w + static_cast<size_t>(c * g.fh + ky) * g.fw;
-            if (first && in0 && second && in1) {
-              taps(wk, [&k, p0, p1](int kx) {
-                const __m512 v = _mm512_maskz_loadu_ps(k.in[0][kx], shifted(p0, kx));
-                return _mm512_mask_loadu_ps(v, k.in[1][kx], shifted(p1, kx));
-              });
-            } else {  // one row
-              const bool one0 = first && in0;
-              const float* p = one0 ? p0 : p1;
-              const __mmask16* m = k.in[one0 ? 0 : 1];
-              taps(wk, [p, m](int kx) { return _mm512_maskz_loadu_ps(m[kx], shifted(p, kx)); });
-            }
+        const long plane = static_cast<long>(g.H) * g.W;
+        for (int ky = 0; ky < g.fh; ++ky) {
+          const int iy = top + ky, iy1 = iy + g.sy;
+          const bool in0 = first && iy >= 0 && iy < g.H, in1 = second && iy1 >= 0 && iy1 < g.H;
+          if (!in0 && !in1) continue;
+          // lane 0 of each row at channel 0 (masked loads only: the addresses may lie outside x)
+          const long r0 = static_cast<long>(in0 ? iy : 0) * g.W + k.q0 - g.px;
+          const long r1 = static_cast<long>(in1 ? iy1 : 0) * g.W + k.q0 - g.px - g.ow;
+          auto channels = [&](auto loadX) {
+            for (int c = 0; c < g.C; ++c)
+              taps(w + static_cast<size_t>(c * g.fh + ky) * g.fw, [&loadX, c](int kx) { return loadX(c, kx); });
+          };
+          if (in0 && in1) {
+            channels([&](int c, int kx) {
+              const __m512 v = _mm512_maskz_loadu_ps(k.in[0][kx], shifted(x, r0 + c * plane + kx));
+              return _mm512_mask_loadu_ps(v, k.in[1][kx], shifted(x, r1 + c * plane + kx));
+            });
+          } else {
+            const long r = in0 ? r0 : r1;
+            const __mmask16* m = k.in[in0 ? 0 : 1];
+            channels([&, r, m](int c, int kx) { return _mm512_maskz_loadu_ps(m[kx], shifted(x, r + c * plane + kx)); });
           }
         }
       }
@@ -395,10 +393,12 @@ void directForwardBlock(const float* x, const Patches& g, const DirectSpans& sp,
 // NF gy chunks and one x chunk: 31 of the 32).
 template <int NF, int TB>
 void directWeightGradBlock(const float* x, size_t xStride, const float* gy, size_t gyStride, size_t samples,
-                           const Patches& g, const DirectSpans& sp, int c, int ky, int kx0, float* gw, size_t K) {
+                           const Patches& g, const DirectSpans& sp, int c, int ky, int kx0, float* gw, size_t K,
+                           float* gb) {
   const size_t N = g.positions();
   // (every loop over f and t unrolled, so that acc lives in registers, not on the stack)
   __m512 acc[NF][TB];
+  alignas(64) float bias[NF][16] = {};  // with gb: the lanes of gy's sums, summed after each sample while in cache
 #pragma GCC unroll 8
   for (int f = 0; f < NF; ++f) {
 #pragma GCC unroll 8
@@ -455,33 +455,33 @@ void directWeightGradBlock(const float* x, size_t xStride, const float* gy, size
         }
       }
     }
+    if (gb) {
+      const float* gs = gy + s * gyStride;
+      const __mmask16 tail = laneMask(0, static_cast<int>(N % 16));
+      __m512 b[NF];
+#pragma GCC unroll 8
+      for (int f = 0; f < NF; ++f) b[f] = _mm512_load_ps(bias[f]);
+      size_t q = 0;
+      for (; q + 16 <= N; q += 16) {
+#pragma GCC unroll 8
+        for (int f = 0; f < NF; ++f) b[f] = _mm512_add_ps(b[f], _mm512_loadu_ps(gs + f * N + q));
+      }
+#pragma GCC unroll 8
+      for (int f = 0; f < NF; ++f) _mm512_store_ps(bias[f], _mm512_add_ps(b[f], _mm512_maskz_loadu_ps(tail, gs + f * N + q)));
+    }
   }
 #pragma GCC unroll 8
   for (int f = 0; f < NF; ++f) {
 #pragma GCC unroll 8
     for (int t = 0; t < TB; ++t) gw[f * K + t] += sumLanes(acc[f][t]);
-  }
-}
-
-// gb[f] += the sum of gy[f] over the samples (the shared bias's gradient), f < nf.
-inline void directBiasGradBlock(const float* gy, size_t gyStride, size_t samples, size_t N, int nf, float* gb) {
-  const __mmask16 tail = laneMask(0, static_cast<int>(N % 16));
-  for (int f = 0; f < nf; ++f) {
-    __m512 acc = _mm512_setzero_ps();
-    for (size_t s = 0; s < samples; ++s) {
-      const float* p = gy + s * gyStride + f * N;
-      size_t q = 0;
-      for (; q + 16 <= N; q += 16) acc = _mm512_add_ps(acc, _mm512_loadu_ps(p + q));
-      if (tail) acc = _mm512_add_ps(acc, _mm512_maskz_loadu_ps(tail, p + q));
-    }
-    gb[f] += sumLanes(acc);
+    if (gb) gb[f] += sumLanes(_mm512_load_ps(bias[f]));
   }
 }
 
 using DirectForwardFn = void (*)(const float*, const Patches&, const DirectSpans&, const float*, size_t, const float*,
                                  bool, bool, bool, float*);
 using DirectGradFn = void (*)(const float*, size_t, const float*, size_t, size_t, const Patches&,
-                              const DirectSpans&, int, int, int, float*, size_t);
+                              const DirectSpans&, int, int, int, float*, size_t, float*);
 template <int... I>
 constexpr std::array<DirectForwardFn, sizeof...(I)> directForwardTable(std::integer_sequence<int, I...>) {
   return {&directForwardBlock<I + 1>...};
@@ -551,10 +551,9 @@ inline void directConvWeightGrad(const float* x, size_t xStride, const float* gy
         const int kb = static_cast<int>(u % tb.count), ky = static_cast<int>(u / tb.count % g.fh);
         const int c = static_cast<int>(u / tb.count / g.fh % g.C), b0 = static_cast<int>(u / tb.count / g.fh / g.C);
         const int f0 = fb.begin(b0), nf = fb.begin(b0 + 1) - f0, kx0 = tb.begin(kb), nt = tb.begin(kb + 1) - kx0;
-        const float* gys = gy + s0 * gyStride + f0 * N;
-        kBlocks[(nf - 1) * kGradTaps + nt - 1](x + s0 * xStride, xStride, gys, gyStride, n, g, sp, c, ky, kx0,
-                                                gw + f0 * K + (c * g.fh + ky) * g.fw + kx0, K);
-        if (gb && c == 0 && ky == 0 && kb == 0) directBiasGradBlock(gys, gyStride, n, N, nf, gb + f0);  // one unit per filter block
+        float* gbUnit = gb && c == 0 && ky == 0 && kb == 0 ? gb + f0 : nullptr;  // one unit per filter block
+        kBlocks[(nf - 1) * kGradTaps + nt - 1](x + s0 * xStride, xStride, gy + s0 * gyStride + f0 * N, gyStride, n, g,
+                                                sp, c, ky, kx0, gw + f0 * K + (c * g.fh + ky) * g.fw + kx0, K, gbUnit);
       }
     });
   }
