@@ -239,10 +239,9 @@ inline void col2im(const float* col, int C, int H, int W, int fh, int fw, int sy
 // image-side values per filter (K = C/groups * fh * fw, e.g. a first layer over 1 or 3
 // channels: the GEMM's inner dimension is tiny and unfolding costs as much as multiplying),
 // stride-1 columns and rows of at most 64 outputs. Outputs are cut into 16-lane chunks of a
-// row; a last chunk of at most 8 shares its register with the same chunk of the next row
-// (lanes 8-15). Masked loads read zeros outside the image (padding) and never fault. No col
-// buffer: forward writes the layer's [filters, oh, ow] planes in place, the weight gradient
-// reads the output gradient where it lies.
+// span of rows (DirectSpans). Masked loads read zeros outside the image (padding) and never
+// fault. No col buffer: forward writes the layer's [filters, oh, ow] planes in place, the
+// weight gradient reads the output gradient where it lies.
 #if defined(__AVX512F__) && !defined(__CUDA_ARCH__)
 #define PADDLE_DIRECT_CONV 1
 constexpr int kDirectMaxK = 64, kDirectMaxOw = 64, kDirectMaxFw = 16;

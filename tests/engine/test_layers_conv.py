@@ -46,8 +46,8 @@ CONVS = [  # C, H, W, fy, fx, sy, sx, py, px, groups, nf, shared_biases
     (2, 6, 7, 3, 3, 2, 1, 2, 1, 1, 3, True),  # stride-1 columns with padding (narrow-row path)
     (1, 3, 17, 3, 5, 1, 1, 1, 2, 1, 2, False),  # rows wider than 16 floats (generic path)
     # the direct kernels (AVX-512 engine; K = C/groups*fh*fw <= 64 and stride-1 columns), whose
-    # rows are 16-lane chunks and a last one of at most 8 lanes in 8-lane registers (forward) or
-    # sharing a register with the next row's head (weight gradient: rows in pairs):
+    # rows are 16-lane chunks, a row ending in at most 8 lanes sharing that chunk with the next
+    # row's head (rows in pairs):
     (1, 5, 28, 5, 5, 1, 1, 0, 0, 1, 3, True),  # a row of LeNet's first conv (24 outputs): 16 + 8 lanes
     (1, 7, 28, 5, 5, 1, 1, 0, 0, 1, 1, True),  # 3 such rows: a pair (16 | 8 + 8 | 16 lanes), a last row alone
     (2, 3, 22, 3, 3, 1, 1, 1, 2, 1, 2, True),  # 24 padded outputs a row: masked chunks, pairs half off the image
