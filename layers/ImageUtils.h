@@ -530,9 +530,9 @@ inline void directConvForward(const float* x, const Patches& g, const float* w, 
 // One group of M filters over `samples` samples: gw [M, K] += the weight gradient, from images
 // x (rows xStride apart, at the group's first channel) and output gradients gy (rows gyStride
 // apart, at the group's first filter); gb [M] (when given) += the shared bias's. Work units
-// (filter block, c, ky, kx block) own their gw entries and run across the pool; samples go in
-// blocks that stay in cache, each unit adding its block's sums in sample order: the same bits
-// at any thread count.
+// (filter block, c, ky, kx block) own their gw entries and are split across the pool (one
+// fork per call); each thread runs its units block by block over samples that stay in cache, a
+// unit adding its blocks' sums in sample order: the same bits at any thread count.
 inline void directConvWeightGrad(const float* x, size_t xStride, const float* gy, size_t gyStride, size_t samples,
                                  const Patches& g, int M, float* gw, float* gb) {
 #ifdef PADDLE_DIRECT_CONV
@@ -543,9 +543,9 @@ inline void directConvWeightGrad(const float* x, size_t xStride, const float* gy
   const size_t units = static_cast<size_t>(fb.count) * g.C * g.fh * tb.count;
   const size_t perSample = M * N + static_cast<size_t>(g.C) * g.H * g.W;
   const size_t block = std::max<size_t>(1, (size_t(1) << 16) / perSample);  // ~256 KB of x and gy
-  for (size_t s0 = 0; s0 < samples; s0 += block) {
-    const size_t n = std::min(block, samples - s0);
-    parallelFor(units, 1, [&](size_t u0, size_t u1) {
+  parallelFor(units, 1, [&](size_t u0, size_t u1) {
+    for (size_t s0 = 0; s0 < samples; s0 += block) {
+      const size_t n = std::min(block, samples - s0);
       for (size_t u = u0; u < u1; ++u) {
         const int kb = static_cast<int>(u % tb.count), ky = static_cast<int>(u / tb.count % g.fh);
         const int c = static_cast<int>(u / tb.count / g.fh % g.C), b0 = static_cast<int>(u / tb.count / g.fh / g.C);
@@ -554,8 +554,8 @@ inline void directConvWeightGrad(const float* x, size_t xStride, const float* gy
         kBlocks[(nf - 1) * kGradTaps + nt - 1](x + s0 * xStride, xStride, gy + s0 * gyStride + f0 * N, gyStride, n, g,
                                                 sp, c, ky, kx0, gw + f0 * K + (c * g.fh + ky) * g.fw + kx0, K, gbUnit);
       }
-    });
-  }
+    }
+  });
 #else
   (void)x, (void)xStride, (void)gy, (void)gyStride, (void)samples, (void)g, (void)M, (void)gw, (void)gb;
   throw std::logic_error("directConvWeightGrad needs the AVX-512 engine");
