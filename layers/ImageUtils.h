@@ -305,6 +305,57 @@ struct DirectSpans {
   }
 };
 
+// How a chunk that reads rows `first` and/or `second` of its span loads x at tap kx0 + t
+// (p0, p1: where lane 0 of each row reads at kx0).
+struct DirectTapLoad {
+  enum Kind { kWhole, kHalves, kTwoRows, kOneRow } kind;
+  const float *p0, *p1;
+  const __mmask16 *m0, *m1;
+  DirectTapLoad(const DirectSpans::Chunk& k, bool first, bool second, const float* q0, const float* q1, int kx0)
+      : kind(first && second ? (k.halves ? kHalves : kTwoRows) : k.whole ? kWhole : kOneRow),
+        p0(first ? q0 : q1), p1(q1), m0(k.in[first ? 0 : 1] + kx0), m1(k.in[1] + kx0) {}
+  __m512 operator()(int t) const {
+    switch (kind) {
+      case kWhole: return _mm512_loadu_ps(p0 + t);
+      case kHalves: return _mm512_insertf32x8(_mm512_castps256_ps512(_mm256_loadu_ps(p0 + t)), _mm256_loadu_ps(p1 + t + 8), 1);
+      case kTwoRows: return _mm512_mask_loadu_ps(_mm512_maskz_loadu_ps(m0[t], shifted(p0, t)), m1[t], shifted(p1, t));
+      default: return _mm512_maskz_loadu_ps(m0[t], shifted(p0, t));
+    }
+  }
+};
+
+// acc[f][t] += gy[f] * x at tap t over `spans` spans of rows that all lie inside the image, one
+// chunk of each with a fixed way of loading x (Kind, DirectTapLoad's): gy at g (+ f*N), x lane 0
+// at offset xo from x (the second row's lane 0 `second` further), both stepping a span at a time.
+template <int NF, int TB, int Kind>
+inline void directGradSpans(__m512 (&acc)[NF][TB], const float* g, size_t N, size_t gStep, const float* x, long xo,
+                            long xStep, long second, int spans, __mmask16 out, const __mmask16* m0,
+                            const __mmask16* m1) {
+  for (int i = 0; i < spans; ++i, g += gStep, xo += xStep) {
+    __m512 gv[NF];
+#pragma GCC unroll 8
+    for (int f = 0; f < NF; ++f)
+      gv[f] = Kind == DirectTapLoad::kWhole || Kind == DirectTapLoad::kHalves ? _mm512_loadu_ps(g + f * N)
+                                                                           : _mm512_maskz_loadu_ps(out, g + f * N);
+    const float* p0 = shifted(x, xo);
+    const float* p1 = shifted(x, xo + second);
+#pragma GCC unroll 8
+    for (int t = 0; t < TB; ++t) {
+      __m512 v;
+      if (Kind == DirectTapLoad::kWhole)
+        v = _mm512_loadu_ps(p0 + t);
+      else if (Kind == DirectTapLoad::kHalves)
+        v = _mm512_insertf32x8(_mm512_castps256_ps512(_mm256_loadu_ps(p0 + t)), _mm256_loadu_ps(p1 + t + 8), 1);
+      else if (Kind == DirectTapLoad::kTwoRows)
+        v = _mm512_mask_loadu_ps(_mm512_maskz_loadu_ps(m0[t], shifted(p0, t)), m1[t], shifted(p1, t));
+      else
+        v = _mm512_maskz_loadu_ps(m0[t], shifted(p0, t));
+#pragma GCC unroll 8
+      for (int f = 0; f < NF; ++f) acc[f][t] = _mm512_fmadd_ps(gv[f], v, acc[f][t]);
+    }
+  }
+}
+
 // NF filters of one sample: y[f] (+)= conv(x, w[f]) (+ bias), relu'd when asked.
 template <int NF>
 void directForwardBlock(const float* x, const Patches& g, const DirectSpans& sp, const float* w, size_t K,
@@ -403,8 +454,50 @@ void directWeightGradBlock(const float* x, size_t xStride, const float* gy, size
 #pragma GCC unroll 8
     for (int t = 0; t < TB; ++t) acc[f][t] = _mm512_setzero_ps();
   }
+  // the spans [lo, hi) have all their rows inside the image at this ky; the rest go row by row
+  const int spans = (g.oh + sp.rows - 1) / sp.rows;
+  int lo = 0, hi = 0;
+  for (int i = 0; i < spans; ++i) {
+    const int top = i * sp.rows * g.sy - g.py + ky, bottom = top + (sp.rows - 1) * g.sy;
+    const bool inside = top >= 0 && bottom < g.H && (i + 1) * sp.rows <= g.oh;
+    if (inside && hi == lo) lo = hi = i;  // (the inside spans are consecutive)
+    if (inside) hi = i + 1;
+  }
+  const long spanX = static_cast<long>(sp.rows) * g.sy * g.W, secondX = static_cast<long>(g.sy) * g.W - g.ow;
   for (size_t s = 0; s < samples; ++s) {
-    for (int oy = 0; oy < g.oh; oy += sp.rows) {
+    const float* xs = x + s * xStride + static_cast<size_t>(c) * g.H * g.W;
+    const float* gs = gy + s * gyStride;
+    for (int ch = 0; ch < sp.chunks && hi > lo; ++ch) {
+      const DirectSpans::Chunk& k = sp.chunk[ch];
+      const int oy = lo * sp.rows;
+      const float* g0 = gs + static_cast<size_t>(oy) * g.ow + k.q0;
+      const long xo = static_cast<long>(oy * g.sy - g.py + ky) * g.W + k.q0 + kx0 - g.px;
+      const bool first = k.split > 0, second = sp.rows == 2 && k.split < k.n;
+      const DirectTapLoad kind(k, first, second, nullptr, nullptr, kx0);
+      const long at = first ? xo : xo + secondX;
+      const size_t gStep = static_cast<size_t>(sp.rows) * g.ow;
+      switch (kind.kind) {
+        case DirectTapLoad::kWhole:
+          directGradSpans<NF, TB, DirectTapLoad::kWhole>(acc, g0, N, gStep, xs, at, spanX, secondX, hi - lo, k.out,
+                                                         kind.m0, kind.m1);
+          break;
+        case DirectTapLoad::kHalves:
+          directGradSpans<NF, TB, DirectTapLoad::kHalves>(acc, g0, N, gStep, xs, at, spanX, secondX, hi - lo, k.out,
+                                                          kind.m0, kind.m1);
+          break;
+        case DirectTapLoad::kTwoRows:
+          directGradSpans<NF, TB, DirectTapLoad::kTwoRows>(acc, g0, N, gStep, xs, at, spanX, secondX, hi - lo, k.out,
+                                                           kind.m0, kind.m1);
+          break;
+        default:
+          directGradSpans<NF, TB, DirectTapLoad::kOneRow>(acc, g0, N, gStep, xs, at, spanX, secondX, hi - lo, k.out,
+                                                          kind.m0, kind.m1);
+      }
+    }
+    for (int i = 0; i < spans; ++i) {
+      if (i == lo && hi > lo) i = hi;
+      if (i >= spans) break;
+      const int oy = i * sp.rows;
       const bool two = sp.rows == 2 && oy + 1 < g.oh;
       const int iy = oy * g.sy - g.py + ky, iy1 = iy + g.sy;
       const bool in0 = iy >= 0 && iy < g.H, in1 = two && iy1 >= 0 && iy1 < g.H;
@@ -418,44 +511,27 @@ void directWeightGradBlock(const float* x, size_t xStride, const float* gy, size
       for (int ch = 0; ch < chunks; ++ch) {
         const DirectSpans::Chunk& k = sp.chunk[ch];
         const __mmask16 out = two ? k.out : k.out & laneMask(0, k.split);
-        __m512 gv[NF];
-#pragma GCC unroll 8
-        for (int f = 0; f < NF; ++f)
-          gv[f] = out == 0xFFFF ? _mm512_loadu_ps(span + f * N + k.q0) : _mm512_maskz_loadu_ps(out, span + f * N + k.q0);
-        const float* p0 = shifted(row, off0 + k.q0);  // (plain loads only where every lane reads inside)
-        const float* p1 = shifted(row1, off1 + k.q0);
-        auto taps = [&](auto load) {
-#pragma GCC unroll 8
-          for (int t = 0; t < TB; ++t) {
-            const __m512 v = load(t);
-#pragma GCC unroll 8
-            for (int f = 0; f < NF; ++f) acc[f][t] = _mm512_fmadd_ps(gv[f], v, acc[f][t]);
-          }
-        };
         const bool first = k.split > 0 && in0, second = two && k.split < k.n && in1;  // rows this chunk reads
-        if (first && second) {
-          if (k.halves) {
-            taps([p0, p1](int t) {
-              return _mm512_insertf32x8(_mm512_castps256_ps512(_mm256_loadu_ps(p0 + t)), _mm256_loadu_ps(p1 + t + 8), 1);
-            });
-          } else {
-            taps([&k, kx0, p0, p1](int t) {
-              const __m512 v = _mm512_maskz_loadu_ps(k.in[0][kx0 + t], shifted(p0, t));
-              return _mm512_mask_loadu_ps(v, k.in[1][kx0 + t], shifted(p1, t));
-            });
-          }
-        } else if (first || second) {
-          const float* p = first ? p0 : p1;
-          const __mmask16* m = k.in[first ? 0 : 1] + kx0;
-          if (k.whole)
-            taps([p](int t) { return _mm512_loadu_ps(p + t); });
-          else
-            taps([p, m](int t) { return _mm512_maskz_loadu_ps(m[t], shifted(p, t)); });
+        if (!first && !second) continue;
+        __m512 gv[NF];
+        if (out == 0xFFFF) {
+#pragma GCC unroll 8
+          for (int f = 0; f < NF; ++f) gv[f] = _mm512_loadu_ps(span + f * N + k.q0);
+        } else {
+#pragma GCC unroll 8
+          for (int f = 0; f < NF; ++f) gv[f] = _mm512_maskz_loadu_ps(out, span + f * N + k.q0);
+        }
+        // x at (kx0 + t) for the chunk's lanes: plain where they all read inside, else masked
+        const DirectTapLoad load(k, first, second, shifted(row, off0 + k.q0), shifted(row1, off1 + k.q0), kx0);
+#pragma GCC unroll 8
+        for (int t = 0; t < TB; ++t) {
+          const __m512 v = load(t);
+#pragma GCC unroll 8
+          for (int f = 0; f < NF; ++f) acc[f][t] = _mm512_fmadd_ps(gv[f], v, acc[f][t]);
         }
       }
     }
     if (gb) {
-      const float* gs = gy + s * gyStride;
       const __mmask16 tail = laneMask(0, static_cast<int>(N % 16));
       __m512 b[NF];
 #pragma GCC unroll 8
