@@ -247,6 +247,7 @@ inline void col2im(const float* col, int C, int H, int W, int fh, int fw, int sy
 constexpr int kDirectMaxK = 64, kDirectMaxOw = 64, kDirectMaxFw = 16;
 constexpr int kDirectFilters = 12;             // forward: accumulators of a filter block
 constexpr int kGradFilters = 5, kGradTaps = 5;  // weight gradient: a 5 x 5 block of (filter, kx)
+constexpr int kGradGroupBytes = 4 << 10;         // weight gradient: gy of the spans walked chunk by chunk
 
 // p + off floats, for masked loads and stores (the address may lie outside the array), or plain
 // ones whose lanes all lie inside.
@@ -464,34 +465,38 @@ void directWeightGradBlock(const float* x, size_t xStride, const float* gy, size
     if (inside) hi = i + 1;
   }
   const long spanX = static_cast<long>(sp.rows) * g.sy * g.W, secondX = static_cast<long>(g.sy) * g.W - g.ow;
+  const int group = std::max(1, kGradGroupBytes / (NF * sp.rows * g.ow * 4));
   for (size_t s = 0; s < samples; ++s) {
     const float* xs = x + s * xStride + static_cast<size_t>(c) * g.H * g.W;
     const float* gs = gy + s * gyStride;
-    for (int ch = 0; ch < sp.chunks && hi > lo; ++ch) {
-      const DirectSpans::Chunk& k = sp.chunk[ch];
-      const int oy = lo * sp.rows;
-      const float* g0 = gs + static_cast<size_t>(oy) * g.ow + k.q0;
-      const long xo = static_cast<long>(oy * g.sy - g.py + ky) * g.W + k.q0 + kx0 - g.px;
-      const bool first = k.split > 0, second = sp.rows == 2 && k.split < k.n;
-      const DirectTapLoad kind(k, first, second, nullptr, nullptr, kx0);
-      const long at = first ? xo : xo + secondX;
-      const size_t gStep = static_cast<size_t>(sp.rows) * g.ow;
-      switch (kind.kind) {
-        case DirectTapLoad::kWhole:
-          directGradSpans<NF, TB, DirectTapLoad::kWhole>(acc, g0, N, gStep, xs, at, spanX, secondX, hi - lo, k.out,
-                                                         kind.m0, kind.m1);
-          break;
-        case DirectTapLoad::kHalves:
-          directGradSpans<NF, TB, DirectTapLoad::kHalves>(acc, g0, N, gStep, xs, at, spanX, secondX, hi - lo, k.out,
-                                                          kind.m0, kind.m1);
-          break;
-        case DirectTapLoad::kTwoRows:
-          directGradSpans<NF, TB, DirectTapLoad::kTwoRows>(acc, g0, N, gStep, xs, at, spanX, secondX, hi - lo, k.out,
+    // a group of spans at a time, every chunk of it, so that the group's gy and x stay in L1
+    for (int i0 = lo; i0 < hi; i0 += group) {
+      const int count = std::min(group, hi - i0), oy = i0 * sp.rows;
+      for (int ch = 0; ch < sp.chunks; ++ch) {
+        const DirectSpans::Chunk& k = sp.chunk[ch];
+        const float* g0 = gs + static_cast<size_t>(oy) * g.ow + k.q0;
+        const long xo = static_cast<long>(oy * g.sy - g.py + ky) * g.W + k.q0 + kx0 - g.px;
+        const bool first = k.split > 0, second = sp.rows == 2 && k.split < k.n;
+        const DirectTapLoad kind(k, first, second, nullptr, nullptr, kx0);
+        const long at = first ? xo : xo + secondX;
+        const size_t gStep = static_cast<size_t>(sp.rows) * g.ow;
+        switch (kind.kind) {
+          case DirectTapLoad::kWhole:
+            directGradSpans<NF, TB, DirectTapLoad::kWhole>(acc, g0, N, gStep, xs, at, spanX, secondX, count, k.out,
                                                            kind.m0, kind.m1);
-          break;
-        default:
-          directGradSpans<NF, TB, DirectTapLoad::kOneRow>(acc, g0, N, gStep, xs, at, spanX, secondX, hi - lo, k.out,
-                                                          kind.m0, kind.m1);
+            break;
+          case DirectTapLoad::kHalves:
+            directGradSpans<NF, TB, DirectTapLoad::kHalves>(acc, g0, N, gStep, xs, at, spanX, secondX, count, k.out,
+                                                            kind.m0, kind.m1);
+            break;
+          case DirectTapLoad::kTwoRows:
+            directGradSpans<NF, TB, DirectTapLoad::kTwoRows>(acc, g0, N, gStep, xs, at, spanX, secondX, count, k.out,
+                                                             kind.m0, kind.m1);
+            break;
+          default:
+            directGradSpans<NF, TB, DirectTapLoad::kOneRow>(acc, g0, N, gStep, xs, at, spanX, secondX, count, k.out,
+                                                            kind.m0, kind.m1);
+        }
       }
     }
     for (int i = 0; i < spans; ++i) {
