@@ -46,10 +46,15 @@ CONVS = [  # C, H, W, fy, fx, sy, sx, py, px, groups, nf, shared_biases
     (2, 6, 7, 3, 3, 2, 1, 2, 1, 1, 3, True),  # stride-1 columns with padding (narrow-row path)
     (1, 3, 17, 3, 5, 1, 1, 1, 2, 1, 2, False),  # rows wider than 16 floats (generic path)
     # the direct kernels (AVX-512 engine; K = C/groups*fh*fw <= 64 and stride-1 columns), whose
-    # rows are 16-lane chunks and a last one of at most 8 lanes in 8-lane registers:
+    # rows are 16-lane chunks, a row ending in at most 8 lanes sharing that chunk with the next
+    # row's head (rows in pairs):
     (1, 5, 28, 5, 5, 1, 1, 0, 0, 1, 3, True),  # a row of LeNet's first conv (24 outputs): 16 + 8 lanes
+    (1, 7, 28, 5, 5, 1, 1, 0, 0, 1, 1, True),  # 3 such rows: a pair (16 | 8 + 8 | 16 lanes), a last row alone
+    (2, 3, 22, 3, 3, 1, 1, 1, 2, 1, 2, True),  # 24 padded outputs a row: masked chunks, pairs half off the image
+    (1, 4, 7, 3, 3, 1, 1, 0, 1, 1, 2, True),  # 7 outputs a row: two rows in one 14-lane chunk
+    (1, 3, 14, 2, 7, 1, 1, 0, 0, 1, 6, True),  # 7 taps a row: blocks of 3 + 4 taps (and of 3 + 3 filters)
     (1, 2, 20, 2, 3, 1, 1, 0, 1, 1, 2, False),  # padded columns, 16 + 4 lanes (masked), unshared bias
-    (2, 1, 6, 1, 3, 1, 1, 0, 1, 1, 13, True),  # 13 filters: blocks of 7 + 6 forward, 4 + 3 + 3 + 3 backward
+    (2, 1, 6, 1, 3, 1, 1, 0, 1, 1, 13, True),  # 13 filters: blocks of 7 + 6 forward, 4 + 4 + 5 backward
     (4, 6, 18, 3, 3, 2, 1, 1, 1, 2, 6, True),  # groups, row stride 2
     (8, 5, 6, 3, 3, 1, 1, 1, 1, 1, 3, True),  # K = 72 > 64: im2col + GEMM again
     (8, 7, 6, 3, 3, 2, 1, 2, 1, 1, 2, True),  # im2col of rows <= 8 two at a time: odd oh, rows off the image
@@ -101,10 +106,15 @@ def np_conv_weight_grad(x, gy, C, H, W, fy, fx, sy, sx, py, px, groups, nf):
     return gw.reshape(-1), g.sum(axis=(0, 2, 3))
 
 
-@pytest.mark.parametrize("spec", [(1, 6, 28, 5, 5, 1, 1, 0, 0, 1, 20, True), (2, 7, 7, 3, 3, 2, 2, 1, 1, 1, 2, True)])
+@pytest.mark.parametrize("spec", [
+    (1, 6, 28, 5, 5, 1, 1, 0, 0, 1, 20, True),  # LeNet's first conv on two rows
+    (1, 28, 28, 5, 5, 1, 1, 0, 0, 1, 20, True),  # LeNet's first conv
+    (1, 9, 28, 5, 5, 1, 1, 0, 0, 1, 5, True),  # odd rows: a last one alone in the weight gradient
+    (2, 9, 22, 3, 3, 1, 1, 1, 2, 1, 7, True),  # padded pairs of 24-output rows; filter blocks 3 + 4
+    (2, 7, 7, 3, 3, 2, 2, 1, 1, 1, 2, True)])  # a GEMM conv
 def test_conv_with_relu_direct_and_gemm(spec):
     """relu (which the direct kernels apply as they store): values, and the gradients against NumPy
-    (finite differences would cross relu's kink); LeNet's first conv on two rows, and a GEMM conv."""
+    (finite differences would cross relu's kink, and lose their digits on large outputs)."""
     rng = np.random.RandomState(3)
     net, c, size = conv_net(spec, act="relu")
     target = sum_cost_net_output(net, c, size)
