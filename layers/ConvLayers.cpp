@@ -256,7 +256,7 @@ class ConvLayerBase : public Layer {
   }
   // The direct weight gradient of input 0 sums a shared bias's gradient too.
   bool directBiasGrad() const {
-    return !trans_ && direct_[0] && bias_ && !bias_->isStatic() && sharedBias_ && !weights_[0]->isStatic();
+    return direct_[0] && bias_ && !bias_->isStatic() && sharedBias_ && !weights_[0]->isStatic();
   }
 
   // Small-side images of samples [s0, s0+cs) of `m` ([rows, C*N]) -> buf [C, cs*N].

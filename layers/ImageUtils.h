@@ -43,6 +43,11 @@ inline __mmask16 laneMask(int lo, int hi) {  // lanes [lo, hi), clipped to [0, 1
   if (hi <= lo) return 0;
   return static_cast<__mmask16>(((1u << hi) - 1) & ~((1u << lo) - 1));
 }
+// 8 floats from lo in lanes 0-7 and 8 from hi in lanes 8-15: two plain 256-bit loads, where
+// masked 512-bit loads cost about twice as much (AMD Zen 4).
+inline __m512 loadHalves(const float* lo, const float* hi) {
+  return _mm512_insertf32x8(_mm512_castps256_ps512(_mm256_loadu_ps(lo)), _mm256_loadu_ps(hi), 1);
+}
 inline void im2colNarrow(const float* img, int C, int H, int W, int fh, int fw, int sy, int py, int px, int oh, int ow,
                          float* col, size_t ld) {
   const __mmask16 outMask = laneMask(0, ow);
@@ -64,12 +69,7 @@ inline void im2colNarrow(const float* img, int C, int H, int W, int fh, int fw, 
         const float* src1 = img + (static_cast<size_t>(c) * H + (in1 ? y1 : 0)) * W;
         float* d = rowBase + oy * ow;
         if (ow == 8 && in0 && in1 && full8) {  // (masked loads cost more than the two halves)
-          for (int kx = 0; kx < fw; ++kx) {
-            const __m512d lo = _mm512_castps_pd(_mm512_castps256_ps512(_mm256_loadu_ps(src0 + kx - px)));
-            const __m256d hi = _mm256_castps_pd(_mm256_loadu_ps(src1 + kx - px));
-            // (the masked form: GCC 12 warns about the plain one's undefined pass-through)
-            _mm512_storeu_ps(d + kx * ld, _mm512_castpd_ps(_mm512_mask_insertf64x4(lo, 0xff, lo, hi, 1)));
-          }
+          for (int kx = 0; kx < fw; ++kx) _mm512_storeu_ps(d + kx * ld, loadHalves(src0 + kx - px, src1 + kx - px));
           continue;
         }
         for (int kx = 0; kx < fw; ++kx) {
@@ -327,12 +327,20 @@ struct DirectTapLoad {
   DirectTapLoad(const DirectSpans::Chunk& k, bool first, bool second, const float* q0, const float* q1, int kx0)
       : kind(first && second ? (k.halves ? kHalves : kTwoRows) : k.whole ? kWhole : kOneRow),
         p0(first ? q0 : q1), p1(q1), m0(k.in[first ? 0 : 1] + kx0), m1(k.in[1] + kx0) {}
+  // x at tap t for a kind known when compiling (directGradSpans), or at run time (operator())
+  template <int L>
+  static __m512 load(const float* p0, const float* p1, const __mmask16* m0, const __mmask16* m1, int t) {
+    if (L == kWhole) return _mm512_loadu_ps(p0 + t);
+    if (L == kHalves) return loadHalves(p0 + t, p1 + t + 8);
+    if (L == kTwoRows) return _mm512_mask_loadu_ps(_mm512_maskz_loadu_ps(m0[t], shifted(p0, t)), m1[t], shifted(p1, t));
+    return _mm512_maskz_loadu_ps(m0[t], shifted(p0, t));
+  }
   __m512 operator()(int t) const {
     switch (kind) {
-      case kWhole: return _mm512_loadu_ps(p0 + t);
-      case kHalves: return _mm512_insertf32x8(_mm512_castps256_ps512(_mm256_loadu_ps(p0 + t)), _mm256_loadu_ps(p1 + t + 8), 1);
-      case kTwoRows: return _mm512_mask_loadu_ps(_mm512_maskz_loadu_ps(m0[t], shifted(p0, t)), m1[t], shifted(p1, t));
-      default: return _mm512_maskz_loadu_ps(m0[t], shifted(p0, t));
+      case kWhole: return load<kWhole>(p0, p1, m0, m1, t);
+      case kHalves: return load<kHalves>(p0, p1, m0, m1, t);
+      case kTwoRows: return load<kTwoRows>(p0, p1, m0, m1, t);
+      default: return load<kOneRow>(p0, p1, m0, m1, t);
     }
   }
 };
@@ -354,15 +362,7 @@ inline void directGradSpans(__m512 (&acc)[NF][TB], const float* g, size_t N, siz
     const float* p1 = shifted(x, xo + second);
 #pragma GCC unroll 8
     for (int t = 0; t < TB; ++t) {
-      __m512 v;
-      if (Kind == DirectTapLoad::kWhole)
-        v = _mm512_loadu_ps(p0 + t);
-      else if (Kind == DirectTapLoad::kHalves)
-        v = _mm512_insertf32x8(_mm512_castps256_ps512(_mm256_loadu_ps(p0 + t)), _mm256_loadu_ps(p1 + t + 8), 1);
-      else if (Kind == DirectTapLoad::kTwoRows)
-        v = _mm512_mask_loadu_ps(_mm512_maskz_loadu_ps(m0[t], shifted(p0, t)), m1[t], shifted(p1, t));
-      else
-        v = _mm512_maskz_loadu_ps(m0[t], shifted(p0, t));
+      const __m512 v = DirectTapLoad::load<Kind>(p0, p1, m0, m1, t);
 #pragma GCC unroll 8
       for (int f = 0; f < NF; ++f) acc[f][t] = _mm512_fmadd_ps(gv[f], v, acc[f][t]);
     }
@@ -410,7 +410,7 @@ void directForwardBlock(const float* x, const Patches& g, const DirectSpans& sp,
         };
         if (first && second)
           walk([d](const float* q) {
-            return _mm512_insertf32x8(_mm512_castps256_ps512(_mm256_loadu_ps(q)), _mm256_loadu_ps(q + d + 8), 1);
+            return loadHalves(q, q + d + 8);
           });
         else
           walk([](const float* q) { return _mm512_loadu_ps(q); });

@@ -129,6 +129,12 @@ bool isPool2x2(const PoolGeom& g) {
 }
 bool isPool2x2Width8(const PoolGeom& g) { return isPool2x2(g) && g.W == 8 && g.outW == 4; }
 
+// Lane indices: even and odd columns of a 32-float pair of registers, and back.
+inline __m512i evenLanes() { return _mm512_setr_epi32(0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30); }
+inline __m512i oddLanes() { return _mm512_setr_epi32(1, 3, 5, 7, 9, 11, 13, 15, 17, 19, 21, 23, 25, 27, 29, 31); }
+inline __m512i interleaveLo() { return _mm512_setr_epi32(0, 16, 1, 17, 2, 18, 3, 19, 4, 20, 5, 21, 6, 22, 7, 23); }
+inline __m512i interleaveHi() { return _mm512_setr_epi32(8, 24, 9, 25, 10, 26, 11, 27, 12, 28, 13, 29, 14, 30, 15, 31); }
+
 // f(n, o, x0, count, lanes) for every 16-output chunk (n: sample, o: offset of its first output
 // in the sample's output, x0: of that output's window in the image row, count: outputs, lanes:
 // per lane the offset of its window from x0), across the pool: chunks of one output row, or of
@@ -138,8 +144,7 @@ void forEach2x2Chunk(const PoolGeom& g, size_t rows, F&& f) {
   const bool quads = isPool2x2Width8(g);
   const int perPlane = quads ? (g.outH + 3) / 4 : g.outH;  // (channel, chunk row) units of a sample
   const size_t units = static_cast<size_t>(g.C) * perPlane;
-  const __m512i lanes = quads ? _mm512_setr_epi32(0, 2, 4, 6, 16, 18, 20, 22, 32, 34, 36, 38, 48, 50, 52, 54)
-                              : _mm512_setr_epi32(0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30);
+  const __m512i lanes = quads ? _mm512_setr_epi32(0, 2, 4, 6, 16, 18, 20, 22, 32, 34, 36, 38, 48, 50, 52, 54) : evenLanes();
   parallelFor(rows * units, kParallelGrain / (quads ? 64 : 4 * static_cast<size_t>(g.outW)) + 1,
               [&](size_t b, size_t e) {
     for (size_t r = b; r < e; ++r) {
@@ -156,11 +161,6 @@ void forEach2x2Chunk(const PoolGeom& g, size_t rows, F&& f) {
     }
   });
 }
-// Lane indices: even and odd columns of a 32-float pair of registers, and back.
-inline __m512i evenLanes() { return _mm512_setr_epi32(0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30); }
-inline __m512i oddLanes() { return _mm512_setr_epi32(1, 3, 5, 7, 9, 11, 13, 15, 17, 19, 21, 23, 25, 27, 29, 31); }
-inline __m512i interleaveLo() { return _mm512_setr_epi32(0, 16, 1, 17, 2, 18, 3, 19, 4, 20, 5, 21, 6, 22, 7, 23); }
-inline __m512i interleaveHi() { return _mm512_setr_epi32(8, 24, 9, 25, 10, 26, 11, 27, 12, 28, 13, 29, 14, 30, 15, 31); }
 
 // r[0, n) += v[0, n), or = when set: whole registers where n allows, since a masked store
 // stalls a later load of the same 64 bytes (the next image row's; LeNet's rows are 24 and 8 floats).
@@ -181,8 +181,8 @@ inline void writePart(float* r, __m512 v, int n, bool set) {
 // 128-bit blocks (kImm as _mm512_shuffle_f32x4's, whose undefined pass-through GCC 12 warns about).
 template <int kImm>
 inline __m512 shuffleBlocks(__m512 a, __m512 b) { return _mm512_maskz_shuffle_f32x4(0xffff, a, b, kImm); }
-// v[0..3] = the window places (0,0), (0,1), (1,0), (1,1) of a chunk: `rows` registers of two image
-// rows each (8 wide) from r0, or two rows of 2 * count floats at r0 and r0 + W.
+// v[0..3] = the window places (0,0), (0,1), (1,0), (1,1) of a chunk: count / 4 registers of two
+// image rows each (8 wide) from r0, or two rows of 2 * count floats at r0 and r0 + W.
 inline void loadWindows(const float* r0, int W, int count, bool quads, __m512 v[4]) {
   if (quads) {
     __m512 z[4];
@@ -380,7 +380,7 @@ class PoolingLayerBase : public Layer {
     if (in.grad.empty()) return;
     const size_t rows = output_.grad.height();
 #if defined(__AVX512F__) && !defined(__CUDA_ARCH__)
-    if (!useGpu_ && !reverseKernelOrder() && geoms_.size() == 1 && isPool2x2(geoms_[0])) {
+    if (fast2x2()) {
       pool2x2Backward(geoms_[0], output_.grad.data(), idx_.data(), appliesInputRelu_ ? output_.value.data() : nullptr,
                       rows, size_, in.grad.data(), in.grad.width(), setsInputGrad_);
       return;
@@ -397,20 +397,23 @@ class PoolingLayerBase : public Layer {
     }
   }
 
- // The 2x2 path sets the whole input gradient where the windows tile the image; a max pool
+  // The 2x2 path sets the whole input gradient where the windows tile the image; a max pool
   // knows the relu derivative of each place it writes from its own output (the maximum).
   bool canSetInputGradient(bool relu) const override {
-#if defined(__AVX512F__) && !defined(__CUDA_ARCH__)
     const PoolGeom& g = geoms_[0];
-    return !useGpu_ && !reverseKernelOrder() && geoms_.size() == 1 && isPool2x2(g) && 2 * g.outW == g.W &&
-           2 * g.outH == g.H && (!relu || (g.isMax && activation_->isLinear() && dropRate_ == 0));
-#else
-    (void)relu;
-    return false;
-#endif
+    return fast2x2() && 2 * g.outW == g.W && 2 * g.outH == g.H &&
+           (!relu || (g.isMax && activation_->isLinear() && dropRate_ == 0));
   }
 
  protected:
+  // Whether backward takes the AVX-512 2x2 path (one pooling of 2x2 windows at stride 2).
+  bool fast2x2() const {
+#if defined(__AVX512F__) && !defined(__CUDA_ARCH__)
+    return !useGpu_ && !reverseKernelOrder() && geoms_.size() == 1 && isPool2x2(geoms_[0]);
+#else
+    return false;
+#endif
+  }
   void finishInit() {
     size_t total = 0;
     for (const PoolGeom& g : geoms_) total += g.outSize();
