@@ -361,7 +361,7 @@ class ConvLayerBase : public Layer {
         Matrix C = view(col_.data() + gr * K * L, K, L);
         math::gemm(W, true, G, false, C, 1.0f, 0.0f);
       }
-      fold(g, g.channels, in.grad, s0, cs, !setsInputGrad_);
+      fold(g, g.channels, in.grad, s0, cs, !setsInputGrad(i));
     }
   }
 

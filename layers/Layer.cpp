@@ -111,8 +111,8 @@ void Layer::backwardActivation() {
 bool Layer::reluGradientMovable() const { return activation_->type() == "relu" && dropRate_ == 0; }
 
 void Layer::handOverInputGradient(bool relu) {
-  setsInputGrad_ = inputs_[0]->gradSetByReader_ = true;
-  appliesInputRelu_ = inputs_[0]->reluByReader_ = relu;
+  inputs_[0]->gradSetByReader_ = true;
+  inputs_[0]->reluByReader_ = relu;
 }
 
 LayerRegistry& LayerRegistry::instance() {

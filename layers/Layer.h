@@ -74,8 +74,12 @@ class Layer {
 
  protected:
   Argument& input(size_t i) { return inputs_[i]->output(); }
-  // Resizes the output to rows x size_ (grad zeroed in training).
+  // Resizes the output to rows x size_ (grad zeroed in training, unless its reader sets it).
   void resetOutput(size_t rows, size_t cols);
+  // The pact seen from the reader: backward sets input i's gradient (rather than adding to it),
+  // and applies that input's relu derivative.
+  bool setsInputGrad(size_t i) const { return inputs_[i]->gradSetByReader_; }
+  bool appliesInputRelu(size_t i) const { return inputs_[i]->reluByReader_; }
   // Activation + dropout on output_.value (forward) and on output_.grad (backward).
   void forwardActivation();
   void backwardActivation();
@@ -108,8 +112,8 @@ class Layer {
   Matrix dropMask_;
   std::vector<float> hostMask_;
   std::mt19937* rng_ = nullptr;
-  // handOverInputGradient's pact, on the reader's side and on its input's
-  bool setsInputGrad_ = false, appliesInputRelu_ = false;
+  // handOverInputGradient's pact: this layer's one reader sets its whole output gradient (and
+  // applies its relu derivative)
   bool gradSetByReader_ = false, reluByReader_ = false;
 };
 

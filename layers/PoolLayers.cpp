@@ -381,8 +381,8 @@ class PoolingLayerBase : public Layer {
     const size_t rows = output_.grad.height();
 #if defined(__AVX512F__) && !defined(__CUDA_ARCH__)
     if (fast2x2()) {
-      pool2x2Backward(geoms_[0], output_.grad.data(), idx_.data(), appliesInputRelu_ ? output_.value.data() : nullptr,
-                      rows, size_, in.grad.data(), in.grad.width(), setsInputGrad_);
+      pool2x2Backward(geoms_[0], output_.grad.data(), idx_.data(), appliesInputRelu(0) ? output_.value.data() : nullptr,
+                      rows, size_, in.grad.data(), in.grad.width(), setsInputGrad(0));
       return;
     }
 #endif
