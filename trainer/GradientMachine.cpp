@@ -1,5 +1,6 @@
 #include "GradientMachine.h"
 
+#include <map>
 #include <set>
 
 #include "../layers/Errors.h"
@@ -10,25 +11,22 @@
 namespace paddle {
 
 namespace {
-// How often `name` appears as a value in `j`, apart from layers' own names and the root
-// sub-model's list of layers: an input of a layer, a memory's link, an output, an evaluator's
-// input... each one a reader.
-int readersOf(const Json& j, const std::string& name, const std::string& key = "") {
+// Adds to `readers` every string value in `j` (layer names among them), apart from layers' own
+// names and the root sub-model's list of layers: an input of a layer, a memory's link, an
+// output, an evaluator's input... each one a reader of the layer it names.
+void countReaders(const Json& j, std::map<std::string, int>& readers, const std::string& key = "") {
   switch (j.type()) {
     case Json::Type::String:
-      return key != "name" && key != "layer_names" && j.asString() == name ? 1 : 0;
-    case Json::Type::Array: {
-      int n = 0;
-      for (const Json& e : j.items()) n += readersOf(e, name, key);
-      return n;
-    }
-    case Json::Type::Object: {
-      int n = 0;
-      for (const auto& kv : j.members()) n += readersOf(kv.second, name, kv.first);
-      return n;
-    }
+      if (key != "name" && key != "layer_names") ++readers[j.asString()];
+      return;
+    case Json::Type::Array:
+      for (const Json& e : j.items()) countReaders(e, readers, key);
+      return;
+    case Json::Type::Object:
+      for (const auto& kv : j.members()) countReaders(kv.second, readers, kv.first);
+      return;
     default:
-      return 0;
+      return;
   }
 }
 }  // namespace
@@ -121,10 +119,12 @@ GradientMachine::GradientMachine(const Json& config, bool useGpu, uint64_t seed,
 }
 
 void GradientMachine::handOverInputGradients() {
+  std::map<std::string, int> readers;
+  countReaders(config_, readers);
   for (auto& reader : layers_) {
     if (reader->inputLayers().size() != 1) continue;
     const Layer* in = reader->inputLayers()[0];
-    if (in->type() == "data" || readersOf(config_, in->name()) != 1) continue;
+    if (in->type() == "data" || readers[in->name()] != 1) continue;
     const bool relu = in->reluGradientMovable() && reader->canSetInputGradient(true);
     if (relu || reader->canSetInputGradient(false)) reader->handOverInputGradient(relu);
   }
