@@ -122,9 +122,11 @@ class FullyConnectedLayer : public Layer {
         continue;  // sparse inputs are data: no input gradient
       }
       if (!w->isStatic()) math::gemm(in.value, true, g, false, w->grad(), 1.0f, 1.0f);
-      if (!in.grad.empty()) math::gemm(g, false, w->value(), true, in.grad, 1.0f, 1.0f);
+      if (!in.grad.empty()) math::gemm(g, false, w->value(), true, in.grad, 1.0f, setsInputGrad(i) ? 0.0f : 1.0f);
     }
   }
+  // One dense input: its gradient is one product, which can set it rather than add to it.
+  bool canSetInputGradient(bool relu) const override { return !relu && inputs_.size() == 1; }
 };
 
 class SelectiveFullyConnectedLayer : public Layer {

@@ -164,9 +164,19 @@ class MixedLayer : public ProjectionLayerBase {
     const Matrix& g = output_.grad;
     biasBackward(g);
     for (size_t i = 0; i < inputs_.size(); ++i) {
-      if (projections_[i]) projections_[i]->backward(input(i), g);
+      if (!projections_[i]) continue;
+      if (setsInputGrad(i)) {
+        projections_[i]->backwardOverwrite(input(i), g);
+      } else {
+        projections_[i]->backward(input(i), g);
+      }
     }
     for (size_t k = 0; k < operators_.size(); ++k) operators_[k]->backward(opArgs_[k], g);
+  }
+  // One projection of one input, which can set that input's gradient.
+  bool canSetInputGradient(bool relu) const override {
+    return !relu && inputs_.size() == 1 && operators_.empty() && projections_[0] &&
+           projections_[0]->setsInputGradient();
   }
 
  private:

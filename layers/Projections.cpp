@@ -23,16 +23,20 @@ class FullMatrixProjection : public Projection {
   }
   void forward(const Argument& in, Matrix& out) override { project(in, out, 1.0f); }
   void forwardOverwrite(const Argument& in, Matrix& out) override { project(in, out, 0.0f); }
-  void backward(Argument& in, const Matrix& g) override {
+  void backward(Argument& in, const Matrix& g) override { backprop(in, g, 1.0f); }
+  void backwardOverwrite(Argument& in, const Matrix& g) override { backprop(in, g, 0.0f); }
+  bool setsInputGradient() const override { return true; }
+
+ private:
+  // in.grad = g . W^T + beta * in.grad; w.grad += x^T . g
+  void backprop(Argument& in, const Matrix& g, float beta) {
     if (in.value.empty() && !in.sparse.empty()) {
       if (!w_->isStatic()) math::sparseTransMulAdd(in.sparse, g, w_->gradRows(in.sparse.activeCols(), in.sparse.nnz()));
       return;
     }
     if (!w_->isStatic()) math::gemm(in.value, true, g, false, w_->grad(), 1.0f, 1.0f);
-    if (!in.grad.empty()) math::gemm(g, false, w_->value(), true, in.grad, 1.0f, 1.0f);
+    if (!in.grad.empty()) math::gemm(g, false, w_->value(), true, in.grad, 1.0f, beta);
   }
-
- private:
   // out = x . W + beta * out
   void project(const Argument& in, Matrix& out, float beta) {
     if (in.value.empty() && !in.sparse.empty()) {
@@ -308,7 +312,11 @@ class ContextProjection : public Projection {
       }
     }, kParallelGrain / d + 1);
   }
-  void backward(Argument& in, const Matrix& g) override {
+  void backward(Argument& in, const Matrix& g) override { backprop(in, g, true); }
+  void backwardOverwrite(Argument& in, const Matrix& g) override { backprop(in, g, false); }
+  bool setsInputGradient() const override { return true; }
+  // in.grad (+)= the sum of the output blocks each input row fed
+  void backprop(Argument& in, const Matrix& g, bool add) {
     const bool padGrad = trainable_ && !w_->isStatic();
     if (in.grad.empty() && !padGrad) return;
     const bool gpu = g.useGpu();
@@ -321,6 +329,8 @@ class ContextProjection : public Projection {
       float* gx = in.grad.data();
       forEachParallel(gpu, g.height(), [=] PD_HD(size_t u) {  // u owns its input gradient row
         const int64_t b = starts[seqOf[u]], len = starts[seqOf[u] + 1] - b;
+        if (!add)
+          for (size_t k = 0; k < d; ++k) gx[u * d + k] = 0.0f;
         for (int64_t j = 0; j < length; ++j) {
           const int64_t t = static_cast<int64_t>(u) - b - start - j;
           if (t < 0 || t >= len) continue;

@@ -3,7 +3,8 @@ finite-difference checks of inputs and parameters, plus forward values against N
 import numpy as np
 import pytest
 
-from netbuilder import Net, forward_values, gradient_check, make_args, seq_of_lengths, sum_cost_net_output
+from netbuilder import (Net, _run_and_collect, forward_values, gradient_check, make_args, seq_of_lengths,
+                        sum_cost_net_output)
 from py_paddle import swig_paddle as api
 
 B = 6
@@ -354,3 +355,53 @@ def test_first_projection_overwrites_what_the_last_batch_left():
         np.testing.assert_allclose(forward_values(gm, slots, two),
                                    lookup(P("_two.w0"), ids.data) + lookup(P("_two.w1"), ids.data), rtol=1e-6)
     gradient_check(gm, slots, samples=30)
+
+
+READERS = {  # a layer that alone reads h (size 4) can set h's gradient instead of adding to it
+    "fc": lambda net, h: net.fc("r", [(h, 4)], 6, act="tanh"),
+    "fc projection": lambda net, h: net.mixed("r", 6, [(h, 4, "fc", 6, {})], act="tanh", bias=True),
+    "trans_fc projection": lambda net, h: net.mixed("r", 6, [(h, 4, "trans_fc", 6, {})]),  # (adds)
+    "context projection": lambda net, h: net.mixed("r", 12, [(h, 4, "context", 12, {"context_start": -1,
+                                                                                     "context_length": 3})]),
+    "trainable padding": lambda net, h: _with_padding(net, net.mixed("r", 12, [(h, 4, "context", 12, {
+        "context_start": -2, "context_length": 3, "trainable_padding": True})]), [2, 4]),
+}
+
+
+def _with_padding(net, name, dims):
+    """Gives the context projection of mixed layer `name` its padding rows (a parameter)."""
+    net.layers[-1]["inputs"][0]["input_parameter_name"] = net.param("_%s.w0" % name, dims, 0.5)
+    return name
+
+
+@pytest.mark.parametrize("act", ["tanh", "relu"])
+@pytest.mark.parametrize("reader", sorted(READERS))
+def test_a_layer_that_alone_reads_another_sets_its_gradient(reader, act):
+    """Where an fc layer, or a mixed layer of one fc or context projection, is a layer's only
+    reader, it sets that layer's gradient (the layer skips clearing it). The same net with a
+    second, unused reader keeps the usual clear-then-add order: both must give the same bits,
+    also in a second, shorter batch, where a row the reader failed to set would still hold the
+    first batch's gradient. The net alone passes finite differences."""
+    results = []
+    for second_reader in (False, True):
+        net = Net()
+        x = net.data("x", 3)
+        h = net.fc("h", [(x, 3)], 4, act=act)
+        r = READERS[reader](net, h)
+        size = net.layers[-1]["size"]
+        if second_reader:
+            net.fc("unused", [(h, 4)], 2)
+        sum_cost_net_output(net, r, size)
+        gm = net.build()
+        batches = []
+        for seed, lengths in ((1, [5, 1, 4]), (2, [2, 3])):
+            rng = np.random.RandomState(seed)
+            batches.append([seq_of_lengths(rng, lengths, 3), rng.randn(sum(lengths), size).astype(np.float32)])
+        results.append([_run_and_collect(gm, b, ["h"]) for b in batches])
+        if not second_reader and act == "tanh":
+            gradient_check(gm, batches[1], input_slots=[0], samples=20, eps=1e-2)
+    for alone, shared in zip(*results):
+        shared = {k: v for k, v in shared.items() if "unused" not in k}
+        assert alone.keys() == shared.keys()
+        for k in alone:
+            np.testing.assert_array_equal(alone[k], shared[k], err_msg=k)
