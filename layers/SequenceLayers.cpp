@@ -83,6 +83,28 @@ void maxPool(bool gpu, const int* hostSegs, const int* segs, size_t n, size_t d,
 void maxUnpool(bool gpu, size_t n, size_t d, const int* arg, const float* g, float* gx) {
   forEach2(gpu, n, d, [=] PD_HD(size_t k, size_t j) { gx[arg[k * d + j] * d + j] += g[k * d + j]; });
 }
+// gx = maxUnpool's gradient, 0 in every other place of the segments (which tile the rows).
+// With y (the maxima), each gradient is first multiplied by the relu derivative of the input
+// there, y > 0 ? 1 : 0, as the input's own backward would.
+// The CPU clears a segment's rows in one sweep (2.5x faster than by column blocks); the GPU
+// takes one index per (segment, column block), as maxPool.
+void maxUnpoolSet(bool gpu, const int* hostSegs, const int* segs, size_t n, size_t d, const int* arg, const float* g,
+                  const float* y, float* gx) {
+  auto set = [=] PD_HD(size_t k, size_t j0, size_t j1, bool wholeRows) {
+    for (int r = segs[k]; r < segs[k + 1]; ++r)
+      for (size_t j = wholeRows ? 0 : j0; j < (wholeRows ? d : j1); ++j) gx[r * d + j] = 0.0f;
+    for (size_t j = j0; j < j1; ++j) {
+      const size_t kj = k * d + j;
+      gx[arg[kj] * d + j] = y ? g[kj] * (y[kj] > 0.0f ? 1.0f : 0.0f) : g[kj];
+    }
+  };
+  if (!gpu) {
+    forEachParallel(false, n, [=] PD_HD(size_t k) { set(k, 0, d, true); }, segmentGrain(hostSegs, n, d));
+    return;
+  }
+  forEach2(true, n, numColumnBlocks(d),
+           columnBlocks([=] PD_HD(size_t k, size_t j0, size_t j1) { set(k, j0, j1, false); }, d));
+}
 
 // The factor of a segment sum: average 1/len, sum 1, squarerootn 1/sqrt(len).
 enum AverageStrategy { kAverage, kSum, kSqrtN };
@@ -290,7 +312,19 @@ class MaxSeqPoolLayer : public SequencePoolLayer {
     maxPool(useGpu_, segs_.data(), kernelSegs_, numSegments(), size_, x.data(), output_.value.data(), argmax_.data());
   }
   void unpool(const Matrix& g, Matrix& gx) override {
-    maxUnpool(useGpu_, g.height(), size_, argmax_.data(), g.data(), gx.data());
+    if (setsInputGrad(0)) {
+      maxUnpoolSet(useGpu_, segs_.data(), kernelSegs_, numSegments(), size_, argmax_.data(), g.data(),
+                   appliesInputRelu(0) ? output_.value.data() : nullptr, gx.data());
+    } else {
+      maxUnpool(useGpu_, g.height(), size_, argmax_.data(), g.data(), gx.data());
+    }
+  }
+
+ public:
+  // The segments tile the input's rows, so the pool can set its whole gradient; its output
+  // (the maxima, with no bias, activation or dropout on top) gives a relu input's derivative.
+  bool canSetInputGradient(bool relu) const override {
+    return !relu || (activation_->isLinear() && !bias_ && dropRate_ == 0);
   }
 
  private:

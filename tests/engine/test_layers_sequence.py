@@ -94,6 +94,46 @@ def test_sequence_pooling_with_stride(kind, extra):
     np.testing.assert_array_equal(starts, [0, 3, 4, 6, 7])
 
 
+@pytest.mark.parametrize("h_act", ["relu", "tanh"])
+@pytest.mark.parametrize("case", ["seq", "stride", "per-subseq", "bias"])
+def test_a_max_pool_that_alone_reads_a_layer_sets_its_gradient(case, h_act):
+    """A max pool whose segments tile its input is that input's only reader here: it sets the
+    input's whole gradient (the input skips clearing it) and, without a bias, activation or
+    dropout of its own, applies a relu input's derivative too (the input skips that pass). The
+    same net with a second, unused reader keeps the clear-add-multiply order: both must give
+    the same bits, also in a second, shorter batch, where a row the pool failed to set would
+    still hold the first batch's gradient."""
+    from netbuilder import _run_and_collect
+    nested = case == "per-subseq"
+    results = []
+    for second_reader in (False, True):
+        net = Net()
+        x = net.data("x", D)
+        h = net.fc("h", [(x, D)], 5, act=h_act)
+        fields = dict(trans_type="seq" if nested else "non-seq", seq_pool_stride=2 if case == "stride" else -1)
+        if case == "bias":
+            fields["bias_parameter_name"] = net.param("_p.wbias", [1, 5], 0.1)
+        p = net.layer("p", "max", 5, [h], **fields)
+        if second_reader:
+            net.fc("unused", [(h, 5)], 2)
+        sum_cost_net_output(net, p, 5)
+        gm = net.build()
+        batches = []
+        for seed, lengths, subs in ((1, [6, 1, 4], [[2, 4], [1], [3, 1]]), (2, [3, 2], [[1, 2], [2]])):
+            rng = np.random.RandomState(seed)
+            xs = seq_of_lengths(rng, None, D, sub_lengths=subs) if nested else seq_of_lengths(rng, lengths, D)
+            n = {"per-subseq": sum(len(t) for t in subs), "stride": sum((l + 1) // 2 for l in lengths)}
+            batches.append([xs, rand(rng, n.get(case, len(lengths)), 5)])
+        results.append([_run_and_collect(gm, b, ["h"]) for b in batches])
+        if not second_reader and h_act == "tanh":
+            gradient_check(gm, batches[1], input_slots=[0], samples=20)
+    for alone, shared in zip(*results):
+        shared = {k: v for k, v in shared.items() if "unused" not in k}
+        assert alone.keys() == shared.keys()
+        for k in alone:
+            np.testing.assert_array_equal(alone[k], shared[k], err_msg=k)
+
+
 def test_pooling_errors_name_sample_and_field():
     rng = np.random.RandomState(3)
     gm = build_pool("max", {}, "non-seq", bias=False)
