@@ -225,8 +225,13 @@ class TableProjection : public Projection {
     // walks every row in order, so the sums are those of the serial loop)
     const size_t rows = g.height();
     if (!gpu && !reverseKernelOrder()) {
+      constexpr size_t kAhead = 4;  // as in lookup: the rows' lines are requested early
       parallelFor(n, kParallelGrain / (rows + 1) + 1, [=](size_t j0, size_t j1) {
         for (size_t r = 0; r < rows; ++r) {
+          if (r + kAhead < rows && ids[r + kAhead] >= 0) {
+            const char* next = reinterpret_cast<const char*>(gw.row(ids[r + kAhead]) + j0);
+            for (size_t byte = 0; byte < (j1 - j0) * sizeof(float); byte += 64) __builtin_prefetch(next + byte, 1);
+          }
           if (ids[r] < 0) continue;
           float* dst = gw.row(ids[r]);
           for (size_t j = j0; j < j1; ++j) dst[j] += gy[r * n + j];
