@@ -89,6 +89,7 @@ Parameter::Parameter(const Json& config, bool useGpu)
 }
 
 Matrix& Parameter::grad() {
+  allRowsMarked_ = true;
   if (!sparseUpdate_) return bufs_[PARAMETER_GRADIENT];
   PADDLE_ENFORCE(!sharded_, UnsupportedError, "parameter '", name_,
                  "' is a sharded table (--local=0): only row lookups (table projection, sparse input) may use it, "
@@ -105,6 +106,7 @@ Matrix& Parameter::grad() {
 
 GradRows Parameter::gradRows(const int* rows, size_t n) {
   if (!sparseUpdate_ || allRowsTouched_) {
+    markRows(rows, n);
     Matrix& g = bufs_[PARAMETER_GRADIENT];
     return {g.data(), nullptr, rows_, cols_, useGpu_};
   }
@@ -120,6 +122,22 @@ GradRows Parameter::gradRows(const int* rows, size_t n) {
   }
   rowGrad_.resize(touched_.size() * cols_, 0.0f);
   return {rowGrad_.data(), slot_.data(), rows_, cols_, false};
+}
+
+void Parameter::markRows(const int* rows, size_t n) {
+  if (!rows || sparseUpdate_ || useGpu_) {
+    allRowsMarked_ = true;
+    return;
+  }
+  if (rowMarks_.empty()) rowMarks_.assign(rows_, 0);
+  for (size_t i = 0; i < n; ++i) {
+    if (rows[i] >= 0 && static_cast<size_t>(rows[i]) < rows_) rowMarks_[rows[i]] = 1;
+  }
+}
+
+void Parameter::clearRowMarks() {
+  std::fill(rowMarks_.begin(), rowMarks_.end(), 0);
+  allRowsMarked_ = false;
 }
 
 void Parameter::shareValueOf(Parameter& main) {
@@ -267,6 +285,7 @@ void Parameter::zeroGrad() {
   auto g = bufs_.find(PARAMETER_GRADIENT);  // (a sparse table may have no dense gradient)
   if (g != bufs_.end() && (!sparseUpdate_ || allRowsTouched_)) g->second.zero();
   allRowsTouched_ = false;
+  clearRowMarks();
 }
 
 Matrix& Parameter::buffer(ParameterType type) {

@@ -72,6 +72,14 @@ class Parameter {
   // rows live in a compact buffer, and only they are updated and cleared. The view
   // is valid until the next grad() or gradRows().
   GradRows gradRows(const int* rows = nullptr, size_t n = 0);
+  // A dense CPU gradient that gradRows() has written: per row, whether it may hold gradient
+  // since the last clearRowMarks() (gradRows marks its rows; grad() and gradRows() without
+  // rows mark all). Null when every row may: the update reads and clears only marked rows.
+  const uint8_t* rowsWithGradient() const {
+    return allRowsMarked_ || rowMarks_.empty() ? nullptr : rowMarks_.data();
+  }
+  // After the update has cleared the gradient.
+  void clearRowMarks();
   // sparse_update, some rows touched: row k holds the gradient of touchedRows()[k].
   Matrix touchedGrad() { return Matrix::view(rowGrad_.data(), touched_.size(), cols_, false); }
   // A thread replica: reads `main`'s value (and catches up its lazy decay with main's clocks,
@@ -165,6 +173,9 @@ class Parameter {
   std::vector<int> touched_;
   std::vector<int> slot_;       // row -> position in rowGrad_, -1 untouched
   std::vector<float> rowGrad_;  // the touched rows' gradients, in touched_ order
+  std::vector<uint8_t> rowMarks_;  // rowsWithGradient(): allocated by the first gradRows(rows)
+  bool allRowsMarked_ = false;
+  void markRows(const int* rows, size_t n);
   std::vector<int64_t> stateClock_;
   double l1_ = 0, l2_ = 0;
   // Lazy decay's clocks, shared with the replicas that read this value: a row is

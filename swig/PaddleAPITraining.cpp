@@ -325,11 +325,11 @@ void ParameterOptimizer::update(const std::vector<Vector*>& vecs, const Paramete
     DenseF& b = p->buffer(static_cast<paddle::ParameterType>(types[i]));
     b = DenseF::view(vecs[i]->v_->data(), p->rows(), p->cols(), vecs[i]->isGpu());
   }
-  if (sparseId == NO_SPARSE_ID) {
-    p->grad();  // the whole parameter
+  PADDLE_ENFORCE(sparseId == NO_SPARSE_ID || sparseId < p->rows(), std::out_of_range, "row ", sparseId,
+                 " outside parameter '", name, "' of ", p->rows(), " rows");
+  if (sparseId == NO_SPARSE_ID || !p->sparseUpdate()) {
+    p->grad();  // the whole parameter (a dense one updates every row from the caller's gradient)
   } else {
-    PADDLE_ENFORCE(sparseId < p->rows(), std::out_of_range, "row ", sparseId, " outside parameter '", name,
-                   "' of ", p->rows(), " rows");
     int row = static_cast<int>(sparseId);
     float* dense = p->buffer(paddle::PARAMETER_GRADIENT).row(row);  // the caller's gradient
     float* compact = p->gradRows(&row, 1).row(row);

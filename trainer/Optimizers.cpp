@@ -119,10 +119,33 @@ void ParameterUpdater::startBatch(int64_t batchSize) {
 // Runs rule f(i, g) over the elements an update visits: every element of a dense
 // gradient g, which the same pass then clears for the next batch (one sweep over memory
 // fewer than a memset after), or (sparse_update) the touched rows, whose gradients g holds
-// compactly (row k of g is row rows[k] of the parameter).
+// compactly (row k of g is row rows[k] of the parameter). With `marked` (a dense CPU
+// gradient that only some rows hold: Parameter::rowsWithGradient) the other rows run the
+// rule on a zero gradient without reading or clearing theirs: an embedding table's dense
+// update moves a quarter less memory.
 template <typename F>
-void applyRule(const F& f, Matrix& grad, const std::vector<int>* rows, size_t cols) {
+void applyRule(const F& f, Matrix& grad, const std::vector<int>* rows, size_t cols, const uint8_t* marked) {
   float* g = grad.data();
+  if (marked) {  // (rows own their elements: the bits do not depend on the split)
+    parallelFor(grad.height(), std::max<size_t>(1, kParallelGrain / std::max<size_t>(cols, 1)),
+                [&](size_t b, size_t e) {
+      for (size_t r = b; r < e; ++r) {
+        float* gr = g + r * cols;
+        const size_t base = r * cols;
+        if (marked[r]) {
+#pragma GCC ivdep
+          for (size_t j = 0; j < cols; ++j) {
+            f(base + j, gr[j]);
+            gr[j] = 0.0f;
+          }
+        } else {
+#pragma GCC ivdep
+          for (size_t j = 0; j < cols; ++j) f(base + j, 0.0f);
+        }
+      }
+    });
+    return;
+  }
   if (!rows) {
     forEachElement(grad.useGpu(), grad.size(), [=] PD_HD(size_t i) {
       f(i, g[i]);
@@ -163,7 +186,8 @@ void ParameterUpdater::update(Parameter& p) {
   // (grad() would mark every row touched)
   Matrix grad = rows ? p.touchedGrad() : p.buffer(PARAMETER_GRADIENT);
   float* w = p.value().data();
-  auto apply = [&](const auto& f) { applyRule(f, grad, rows, p.cols()); };
+  const uint8_t* marked = rows || grad.useGpu() ? nullptr : p.rowsWithGradient();
+  auto apply = [&](const auto& f) { applyRule(f, grad, rows, p.cols(), marked); };
   if (recordGradStats_) {
     GradStats& st = gradStats_[p.name()];
     st = GradStats();
@@ -263,6 +287,7 @@ void ParameterUpdater::update(Parameter& p) {
   }
   if (averaging()) math::axpby(1.0f, p.value(), 1.0f, p.buffer(PARAMETER_SUM1));
   if (sparse) p.zeroGrad();  // (a dense gradient is zero already: applyRule cleared it)
+  p.clearRowMarks();
 }
 
 double ParameterUpdater::clipByGlobalNorm(const std::vector<ParameterPtr>& params) {

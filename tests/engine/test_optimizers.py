@@ -229,3 +229,46 @@ def test_model_average_apply_restore(window, max_window, steps):
                                model_average_reference(history, window, max_window), rtol=1e-5, atol=1e-6)
     updater.restore()
     np.testing.assert_array_equal(p.getBuf(api.PARAMETER_VALUE).copyToNumpyArray(), history[-1].astype(np.float32))
+
+
+@pytest.mark.parametrize("method,opt_fields,param_fields,ref", CASES)
+def test_a_dense_table_update_reads_only_the_rows_a_batch_wrote(method, opt_fields, param_fields, ref):
+    """An embedding table's dense gradient holds only the rows its batch looked up: the update
+    runs the rule on a zero gradient for the others without reading or clearing theirs
+    (Parameter::rowsWithGradient). It must give the bits of the update over every row, which
+    reading the gradient through the API forces (getBuf marks every row written)."""
+    from netbuilder import make_args, sum_cost_net_output
+    opt = dict({"learning_method": method, "learning_rate": 0.01, "batch_size": BATCH}, **opt_fields)
+    vocab, dim = 9, 4
+    batches = [[0, 2, 2, 5], [1, 1, -1], [7, 0, 3], [2]]  # rows 4, 6 and 8 never looked up
+    runs = []
+    for every_row in (False, True):
+        net = Net()
+        ids = net.data("ids", vocab)
+        net.mixed("emb", dim, [(ids, vocab, "table", dim, {})])
+        net.params[-1].update(param_fields)
+        sum_cost_net_output(net, "emb", dim)
+        gm = net.build(seed=3)
+        p = gm.getParameterByName("_emb.w0")
+        updater = api.ParameterUpdater.createLocalUpdater(json.dumps(opt))
+        rng = np.random.RandomState(4)
+        values = []
+        for step in range(3):
+            for b in batches:
+                target = rng.randn(len(b), dim).astype(np.float32)
+                gm.forwardBackward(make_args([np.array(b, np.int32), target]), api.Arguments.createArguments(0),
+                                   api.PASS_TRAIN)
+                updater.startPass(0)
+                updater.startBatch(BATCH)
+                if every_row:
+                    p.getBuf(api.PARAMETER_GRADIENT)
+                updater.update(p)
+                updater.finishBatch()
+                values.append(p.getBuf(api.PARAMETER_VALUE).copyToNumpyArray())
+                assert not p.getBuf(api.PARAMETER_GRADIENT).copyToNumpyArray().any(), "gradient not cleared"
+        runs.append(values)
+    for t, (rows_only, every) in enumerate(zip(*runs)):
+        np.testing.assert_array_equal(rows_only, every, err_msg="update %d" % (t + 1))
+    if method in ("adam", "adamax") or param_fields.get("momentum"):  # state moves rows without gradient
+        row5 = [v.reshape(vocab, dim)[5] for v in runs[0][:2]]  # (looked up in the first batch only)
+        assert not np.array_equal(*row5)
