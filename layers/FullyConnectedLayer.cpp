@@ -119,7 +119,8 @@ class FullyConnectedLayer : public Layer {
       Parameter* w = weight(i);
       if (in.value.empty() && !in.sparse.empty()) {
         if (!w->isStatic()) math::sparseTransMulAdd(in.sparse, g, w->gradRows(in.sparse.activeCols(), in.sparse.nnz()));
-        continue;  // sparse inputs are data: no input gradient
+        if (setsInputGrad(i) && !in.grad.empty()) in.grad.zero();  // (a sparse input gets no gradient)
+        continue;
       }
       if (!w->isStatic()) math::gemm(in.value, true, g, false, w->grad(), 1.0f, 1.0f);
       if (!in.grad.empty()) math::gemm(g, false, w->value(), true, in.grad, 1.0f, setsInputGrad(i) ? 0.0f : 1.0f);

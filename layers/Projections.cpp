@@ -32,6 +32,7 @@ class FullMatrixProjection : public Projection {
   void backprop(Argument& in, const Matrix& g, float beta) {
     if (in.value.empty() && !in.sparse.empty()) {
       if (!w_->isStatic()) math::sparseTransMulAdd(in.sparse, g, w_->gradRows(in.sparse.activeCols(), in.sparse.nnz()));
+      if (beta == 0.0f && !in.grad.empty()) in.grad.zero();  // (a sparse input gets no gradient)
       return;
     }
     if (!w_->isStatic()) math::gemm(in.value, true, g, false, w_->grad(), 1.0f, 1.0f);

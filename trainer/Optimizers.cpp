@@ -126,7 +126,9 @@ void ParameterUpdater::startBatch(int64_t batchSize) {
 template <typename F>
 void applyRule(const F& f, Matrix& grad, const std::vector<int>* rows, size_t cols, const uint8_t* marked) {
   float* g = grad.data();
-  if (marked) {  // (rows own their elements: the bits do not depend on the split)
+  // (rows own their elements: the bits do not depend on the split; under
+  // PADDLE_REVERSE_KERNELS every element takes forEachElement's reversed loop below)
+  if (marked && !reverseKernelOrder()) {
     parallelFor(grad.height(), std::max<size_t>(1, kParallelGrain / std::max<size_t>(cols, 1)),
                 [&](size_t b, size_t e) {
       for (size_t r = b; r < e; ++r) {
