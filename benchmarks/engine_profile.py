@@ -17,7 +17,7 @@ import tempfile
 import time
 
 import harness
-from py_paddle.step_profile import layer_rows, layer_table, plain, type_table
+from py_paddle.step_profile import layer_rows, layer_table, plain, replicas_note, type_table
 
 PERF_LINE = re.compile(r"^\s*([\d.]+)%\s+(\S+)\s+\[[.k]\]\s+(.*\S)\s*$")
 
@@ -87,7 +87,7 @@ def child_layers(trainer, batch, args, seconds=3.0, warmup_s=1.0):
     steps, wall = until(seconds)
     lines = list(trainer.getProfile())
     trainer.setProfiling(False)
-    return {"steps": steps, "ms_per_step": 1e3 * wall / steps, "lines": lines}
+    return {"steps": steps, "ms_per_step": 1e3 * wall / steps, "lines": lines, "replicas": trainer.getReplicaCount()}
 
 
 def child_perf(trainer, batch, args, seconds, warmup_s=1.0):
@@ -123,7 +123,8 @@ def profile_benches(benches, threads, child_cmd, with_perf, top, md=False):
             out.append("%s: profile failed: %s" % (bench, e))
             continue
         rows = layer_rows(prof["lines"], prof["steps"], prof["ms_per_step"])
-        title = "%s, %d thread(s): %.2f ms/step over %d steps" % (bench, threads, prof["ms_per_step"], prof["steps"])
+        title = "%s, %d thread(s)%s: %.2f ms/step over %d steps" % (
+            bench, threads, replicas_note(prof["replicas"]), prof["ms_per_step"], prof["steps"])
         out += ["### " + title if md else "== " + title, "", fmt(*type_table(rows)), "", fmt(*layer_table(rows, top)),
                 ""]
         if with_perf:

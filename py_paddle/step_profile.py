@@ -19,6 +19,14 @@ def layer_rows(lines, steps, step_ms):
     return sorted(rows, key=lambda r: -r["ms"])
 
 
+def replicas_note(replicas):
+    """What the layer times are when the batch is split over `replicas` gradient machines."""
+    if replicas <= 1:
+        return ""
+    return (", %d replicas (the layers are the first one's, on its 1/%d of the batch; the others run beside it)"
+            % (replicas, replicas))
+
+
 def by_type(rows):
     """The layer view summed per layer type, slowest first."""
     total = {}

@@ -477,7 +477,8 @@ class Trainer {
   std::vector<std::string> getParameterStats() const;
   // Opt-in timers of the main replica (v1's ForwardTimer / BackwardTimer, a build option
   // there): on starts them from zero. getProfile: one line per layer, then one for the
-  // update, "name\ttype\tforward seconds\tbackward seconds\tcalls", summed since.
+  // update (and, with replicas, one for summing their gradients), "name\ttype\tforward
+  // seconds\tbackward seconds\tcalls", summed since.
   void setProfiling(bool on);
   std::vector<std::string> getProfile() const;
 

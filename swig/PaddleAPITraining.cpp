@@ -509,6 +509,10 @@ std::vector<std::string> Trainer::getProfile() const {
                          prof->forward[i].count));
   }
   lines.push_back(line("(update)", "update", prof->update.seconds, 0.0, prof->update.count));
+  // The layers above are the first replica's; the others ran beside it on their share of the batch.
+  if (t_->replicas() > 1) {
+    lines.push_back(line("(replica sum)", "replicas", prof->replicaSum.seconds, 0.0, prof->replicaSum.count));
+  }
   return lines;
 }
 std::vector<std::string> Trainer::getParameterStats() const {

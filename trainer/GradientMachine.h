@@ -37,6 +37,7 @@ class ProfileScope {
 struct StepProfile {
   std::vector<Timed> forward, backward;  // parallel to GradientMachine::layers()
   Timed update;                          // the Trainer's parameter update
+  Timed replicaSum;                      // the Trainer adding its replicas' gradients (replicas > 1)
 };
 
 class GradientMachine {
@@ -79,6 +80,7 @@ class GradientMachine {
   void setProfiling(bool on);
   StepProfile* profile() { return profile_.get(); }  // null when off
   Timed* updateTimer() { return profile_ ? &profile_->update : nullptr; }
+  Timed* replicaSumTimer() { return profile_ ? &profile_->replicaSum : nullptr; }
 
  private:
   // Where a layer is the only reader of its input and can set that input's whole gradient

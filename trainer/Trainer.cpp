@@ -406,6 +406,7 @@ void Trainer::runReplicas(const std::vector<Argument>& inArgs, PassType pass) {
   }
   for (auto& e : errors) if (e) std::rethrow_exception(e);
   if (!train) return;
+  ProfileScope timed(machines_[0]->replicaSumTimer(), machines_[0]->useGpu());
   if (gpus_) {
     sumGradientsOntoGpu0();
     return;

@@ -414,8 +414,9 @@ class TrainingJob(object):
     def _log_profile(self, pass_id, batches, batch_ms):
         from py_paddle import step_profile
         rows = step_profile.layer_rows(self.trainer.getProfile(), batches, batch_ms)
-        LOG.info("Profile of pass %d: %.2f ms per batch over %d batches ((rest): reading data, evaluators, "
-                 "the Python loop)", pass_id, batch_ms, batches)
+        LOG.info("Profile of pass %d: %.2f ms per batch over %d batches%s ((rest): reading data, evaluators, "
+                 "the Python loop)", pass_id, batch_ms, batches,
+                 step_profile.replicas_note(self.trainer.getReplicaCount()))
         for table in (step_profile.type_table(rows), step_profile.layer_table(rows)):
             for line in step_profile.plain(*table).splitlines():
                 LOG.info("  %s", line)

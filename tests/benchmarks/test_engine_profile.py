@@ -65,6 +65,21 @@ def test_timers_count_every_layer_and_the_update(trainer):
         trainer.getProfile()
 
 
+def test_replicas_time_their_gradient_sum_and_say_whose_layers_are_timed(tmp_path):
+    path = tmp_path / "tiny.py"
+    path.write_text(TINY)
+    t = api.Trainer.create(message_to_json(parse_config(str(path), "")), False, 2, 1)  # 2 replicas
+    t.startTrainPass(0)
+    assert t.getReplicaCount() == 2
+    t.setProfiling(True)
+    for i in range(3):
+        t.trainOneDataBatch(8, batch(i))
+    last = t.getProfile()[-1].split("\t")
+    assert last[:2] == ["(replica sum)", "replicas"] and last[4] == "3" and float(last[2]) > 0
+    assert "2 replicas" in step_profile.replicas_note(2) and "first" in step_profile.replicas_note(2)
+    assert step_profile.replicas_note(1) == ""
+
+
 def test_layer_rows_split_the_step(trainer):
     trainer.setProfiling(True)
     for i in range(2):
