@@ -154,7 +154,6 @@ def test_config_errors_name_the_field():
 
 def test_parsed_v1_config_runs():
     """The config parser's own output for mixed/embedding/addto/concat/concat2 builds and runs."""
-    import json
     from paddle.trainer.config_parser import parse_config
     from paddle.proto import message_to_json
     from py_paddle import swig_paddle as api

@@ -311,7 +311,6 @@ def test_token_wise_layers_pass_sequence_structure():
 def test_text_conv_pool_network_from_v1_config():
     """embedding -> context projection -> fc -> max pooling -> fc softmax, as the config
     parser writes it (sequence_conv_pool), gradient-checked on integer sequences."""
-    import json
     from paddle.trainer.config_parser import parse_config
     from paddle.proto import message_to_json
     from py_paddle import swig_paddle as api
