@@ -9,8 +9,10 @@ The convolution is LeNet's second one (20 -> 50 channels, 5x5 filters, 12x12 inp
 no padding, batch 128), run through the engine's exconv layer: forward, then backward
 for the filter gradient and the input gradient. Its FLOPs are those of the three GEMMs
 an im2col implementation performs (3 x 2 x filters x (channels*5*5) x 8*8 per sample);
-the bias, the (sum) cost layer, zeroing gradients and im2col/col2im are overhead that
-counts against us. `--layer conv1` times LeNet's first one (1 -> 20 channels over 28x28,
+the bias, zeroing gradients and im2col/col2im are overhead that counts against us. The
+sum_cost layer that seeds the gradients is timed alone, on an input of the convolution's
+output size whose gradient it writes, and taken off (on conv1's 20x24x24 output it takes
+longer than the convolution's forward pass). `--layer conv1` times LeNet's first one (1 -> 20 channels over 28x28,
 the direct kernels of the AVX-512 engine), which needs no input gradient: two GEMMs' FLOPs.
 
 The SGEMM rate is a 1024^3 float32 GEMM, through NumPy's OpenBLAS and through the
@@ -93,9 +95,20 @@ def measure(threads, batch=128, C=20, F=50, H=12, k=5, input_grad=True):
     args = make_args([rng.rand(batch, C * H * H).astype(np.float32)])
     t_fwd, _ = best_time(lambda: gm.forward(args, out, api.PASS_TRAIN))
     t_fb, t_fb_med = best_time(lambda: gm.forwardBackward(args, out, api.PASS_TRAIN))
+    # The sum_cost layer alone, on an input of the convolution's output size: what it costs
+    # (its sum forward, its gradient of ones backward) is taken off the convolution's times.
+    net = Net()
+    net.output(net.layer("cost", "sum_cost", 1, [net.data("y", size)], coeff=1.0))
+    cost_only = net.build()
+    cost_only.setNeedInputGradient(True)  # it writes the whole input gradient, as it does the conv's
+    cost_args = make_args([rng.rand(batch, size).astype(np.float32)])
+    c_fwd, _ = best_time(lambda: cost_only.forward(cost_args, out, api.PASS_TRAIN))
+    c_fb, _ = best_time(lambda: cost_only.forwardBackward(cost_args, out, api.PASS_TRAIN))
+    t_fwd, t_fb, t_fb_med = t_fwd - c_fwd, t_fb - c_fb, t_fb_med - c_fb
     gemms = 3 if input_grad else 2
     flops = gemms * 2.0 * F * (C * k * k) * oh * oh * batch
     return {"threads": threads, "sgemm_numpy_gflops": sgemm_numpy, "sgemm_engine_gflops": sgemm_engine,
+            "cost_layer_fwd_ms": c_fwd * 1e3, "cost_layer_fwd_bwd_ms": c_fb * 1e3,
             "conv_fwd_ms": t_fwd * 1e3, "conv_fwd_bwd_ms": t_fb * 1e3, "conv_fwd_bwd_ms_median": t_fb_med * 1e3,
             "conv_gflops": flops / t_fb / 1e9, "conv_fwd_gflops": flops / gemms / t_fwd / 1e9}
 
@@ -117,6 +130,8 @@ def main():
           "(median %.2f) = %.1f GFLOP/s" % (spec["C"], spec["F"], spec["k"], spec["k"], spec["H"], spec["H"],
                                             r["conv_fwd_ms"], r["conv_fwd_gflops"], r["conv_fwd_bwd_ms"],
                                             r["conv_fwd_bwd_ms_median"], r["conv_gflops"]))
+    print("(the sum_cost layer's %.2f ms forward, %.2f ms forward+backward taken off)" % (
+        r["cost_layer_fwd_ms"], r["cost_layer_fwd_bwd_ms"]))
     print("conv / SGEMM = %.2f (acceptance >= 0.5)" % r["ratio_to_sgemm"])
     if args.json:
         with open(args.json, "w") as f:
