@@ -173,10 +173,9 @@ class MixedLayer : public ProjectionLayerBase {
     }
     for (size_t k = 0; k < operators_.size(); ++k) operators_[k]->backward(opArgs_[k], g);
   }
-  // One projection of one input, which can set that input's gradient.
+  // One projection of one input: it sets that input's gradient (Projection::backwardOverwrite).
   bool canSetInputGradient(bool relu) const override {
-    return !relu && inputs_.size() == 1 && operators_.empty() && projections_[0] &&
-           projections_[0]->setsInputGradient();
+    return !relu && inputs_.size() == 1 && operators_.empty() && projections_[0];
   }
 
  private:

@@ -160,6 +160,9 @@ class Parameter {
   void read(std::istream& in, const std::string& what, ParameterType type = PARAMETER_VALUE);
 
  private:
+  // rowsWithGradient's marks for the rows a dense CPU gradient's writer touches (null: all)
+  void markRows(const int* rows, size_t n);
+
   Json config_;
   std::string name_;
   size_t size_;
@@ -175,7 +178,6 @@ class Parameter {
   std::vector<float> rowGrad_;  // the touched rows' gradients, in touched_ order
   std::vector<uint8_t> rowMarks_;  // rowsWithGradient(): allocated by the first gradRows(rows)
   bool allRowsMarked_ = false;
-  void markRows(const int* rows, size_t n);
   std::vector<int64_t> stateClock_;
   double l1_ = 0, l2_ = 0;
   // Lazy decay's clocks, shared with the replicas that read this value: a row is

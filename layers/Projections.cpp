@@ -15,6 +15,15 @@ void needDense(const Argument& in, const std::string& layer, const std::string& 
                  " projection needs a dense input (got ids only)");
 }
 
+// The table rows are scattered over memory that the update streamed out of the caches: a row's
+// lines are requested a few ids ahead of its use, so the misses overlap.
+constexpr size_t kRowsAhead = 4;
+template <int kForWrite>
+void prefetchRow(const float* row, size_t n) {
+  const char* p = reinterpret_cast<const char*>(row);
+  for (size_t byte = 0; byte < n * sizeof(float); byte += 64) __builtin_prefetch(p + byte, kForWrite);
+}
+
 // x . W, W of dims [in, out]; x dense or sparse (CSR: gather-add rows of W)
 class FullMatrixProjection : public Projection {
  public:
@@ -25,7 +34,6 @@ class FullMatrixProjection : public Projection {
   void forwardOverwrite(const Argument& in, Matrix& out) override { project(in, out, 0.0f); }
   void backward(Argument& in, const Matrix& g) override { backprop(in, g, 1.0f); }
   void backwardOverwrite(Argument& in, const Matrix& g) override { backprop(in, g, 0.0f); }
-  bool setsInputGradient() const override { return true; }
 
  private:
   // in.grad = g . W^T + beta * in.grad; w.grad += x^T . g
@@ -185,15 +193,9 @@ class TableProjection : public Projection {
     float* y = out.data();
     const size_t n = outSize_, rows = out.height();
     if (!gpu && !reverseKernelOrder()) {
-      // The table rows are scattered over memory that the update streamed out of the caches:
-      // each row's lines are requested a few lookups ahead, so the misses overlap.
-      constexpr size_t kAhead = 4;
       parallelFor(rows, kParallelGrain / (n + 1) + 1, [=](size_t b, size_t e) {
         for (size_t r = b; r < e; ++r) {
-          if (r + kAhead < e && ids[r + kAhead] >= 0) {
-            const char* next = reinterpret_cast<const char*>(w.row(ids[r + kAhead]));
-            for (size_t byte = 0; byte < n * sizeof(float); byte += 64) __builtin_prefetch(next + byte);
-          }
+          if (r + kRowsAhead < e && ids[r + kRowsAhead] >= 0) prefetchRow<0>(w.row(ids[r + kRowsAhead]), n);
           float* __restrict dst = y + r * n;
           if (ids[r] < 0) {  // the ignored id: a zero row
             if (!add) std::fill(dst, dst + n, 0.0f);
@@ -226,13 +228,9 @@ class TableProjection : public Projection {
     // walks every row in order, so the sums are those of the serial loop)
     const size_t rows = g.height();
     if (!gpu && !reverseKernelOrder()) {
-      constexpr size_t kAhead = 4;  // as in lookup: the rows' lines are requested early
       parallelFor(n, kParallelGrain / (rows + 1) + 1, [=](size_t j0, size_t j1) {
         for (size_t r = 0; r < rows; ++r) {
-          if (r + kAhead < rows && ids[r + kAhead] >= 0) {
-            const char* next = reinterpret_cast<const char*>(gw.row(ids[r + kAhead]) + j0);
-            for (size_t byte = 0; byte < (j1 - j0) * sizeof(float); byte += 64) __builtin_prefetch(next + byte, 1);
-          }
+          if (r + kRowsAhead < rows && ids[r + kRowsAhead] >= 0) prefetchRow<1>(gw.row(ids[r + kRowsAhead]) + j0, j1 - j0);
           if (ids[r] < 0) continue;
           float* dst = gw.row(ids[r]);
           for (size_t j = j0; j < j1; ++j) dst[j] += gy[r * n + j];
@@ -320,7 +318,6 @@ class ContextProjection : public Projection {
   }
   void backward(Argument& in, const Matrix& g) override { backprop(in, g, true); }
   void backwardOverwrite(Argument& in, const Matrix& g) override { backprop(in, g, false); }
-  bool setsInputGradient() const override { return true; }
   // in.grad (+)= the sum of the output blocks each input row fed
   void backprop(Argument& in, const Matrix& g, bool add) {
     const bool padGrad = trainable_ && !w_->isStatic();
@@ -611,6 +608,11 @@ Parameter* Projection::needWeight(size_t rows, size_t cols) {
                  " projection: weight '", w_->name(), "' must have dims [", rows, ", ", cols, "], has ",
                  w_->size(), " values in ", shapeStr(w_->value()));
   return w_;
+}
+
+void Projection::backwardOverwrite(Argument& in, const Matrix& g) {
+  math::zero(in.grad);
+  backward(in, g);
 }
 
 std::unique_ptr<Projection> Projection::create(const Json& conf, Parameter* w, size_t inputSize,

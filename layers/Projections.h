@@ -32,13 +32,9 @@ class Projection {
   // in.grad += dP/din^T g (when in.grad is kept), w.grad += ... (unless static)
   virtual void backward(Argument& in, const Matrix& g) = 0;
   // As backward, but in.grad = dP/din^T g, its old contents never read (the layer is the
-  // input's only reader: the input skips clearing its gradient). The default clears, then adds.
-  virtual void backwardOverwrite(Argument& in, const Matrix& g) {
-    in.grad.zero();
-    backward(in, g);
-  }
-  // Whether backwardOverwrite saves the clearing pass.
-  virtual bool setsInputGradient() const { return false; }
+  // input's only reader: the input skips clearing its gradient). The default clears, then
+  // adds; the fc and context projections set it in their one pass.
+  virtual void backwardOverwrite(Argument& in, const Matrix& g);
 
   // Builds the projection named by conf["type"]; throws ConfigError for an
   // unknown type or inconsistent sizes.

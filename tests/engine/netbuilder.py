@@ -246,6 +246,17 @@ def _run_and_collect(gm, slots, layers):
     return got
 
 
+def assert_alone_equals_shared(results):
+    """results: [the runs of a net whose reader alone reads a layer, the same runs with a second,
+    unused reader of it], each a list of _run_and_collect dicts: the same bits everywhere (the
+    unused reader's own arrays left out)."""
+    for alone, shared in zip(*results):
+        shared = {k: v for k, v in shared.items() if "unused" not in k}
+        assert alone.keys() == shared.keys()
+        for k in alone:
+            np.testing.assert_array_equal(alone[k], shared[k], err_msg=k)
+
+
 def check_gpu_parity(gm, slots, rtol=1e-3, atol=1e-4):
     """Runs gm's network on the GPU with gm's parameter values and asserts that the
     cost, every top-level layer's output and gradient and every parameter gradient

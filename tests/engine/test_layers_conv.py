@@ -3,7 +3,8 @@ NumPy forward references, transposed-conv adjointness and config errors."""
 import numpy as np
 import pytest
 
-from netbuilder import Net, _run_and_collect, forward_values, gradient_check, out_size, rand, sum_cost_net_output
+from netbuilder import (Net, _run_and_collect, assert_alone_equals_shared, forward_values, gradient_check, out_size,
+                        rand, sum_cost_net_output)
 
 B = 3
 
@@ -117,7 +118,7 @@ def test_conv_with_relu_direct_and_gemm(spec):
     (finite differences would cross relu's kink, and lose their digits on large outputs)."""
     rng = np.random.RandomState(3)
     net, c, size = conv_net(spec, act="relu")
-    target = sum_cost_net_output(net, c, size)
+    sum_cost_net_output(net, c, size)
     gm = net.build()
     C, H, W, fy, fx, sy, sx, py, px, groups, nf, shared = spec
     slots = [rand(rng, B, C * H * W), rand(rng, B, size)]
@@ -156,10 +157,7 @@ def test_a_conv_that_alone_reads_a_layer_sets_its_gradient(spec):
         batches = [[rand(np.random.RandomState(s), B, C * H * W), rand(np.random.RandomState(s + 1), B, size)]
                    for s in (1, 3)]
         results.append([_run_and_collect(gm, b, [x, c]) for b in batches])
-    for alone, shared in zip(*results):
-        assert alone.keys() == shared.keys()
-        for k in alone:
-            np.testing.assert_array_equal(alone[k], shared[k], err_msg=k)
+    assert_alone_equals_shared(results)
 
 
 def test_cudnn_conv_is_the_cpu_conv_on_cpu():

@@ -3,8 +3,8 @@ finite-difference checks of inputs and parameters, plus forward values against N
 import numpy as np
 import pytest
 
-from netbuilder import (Net, _run_and_collect, forward_values, gradient_check, make_args, seq_of_lengths,
-                        sum_cost_net_output)
+from netbuilder import (Net, _run_and_collect, assert_alone_equals_shared, forward_values, gradient_check, make_args,
+                        seq_of_lengths, sum_cost_net_output)
 from py_paddle import swig_paddle as api
 
 B = 6
@@ -359,7 +359,7 @@ def test_first_projection_overwrites_what_the_last_batch_left():
 READERS = {  # a layer that alone reads h (size 4) can set h's gradient instead of adding to it
     "fc": lambda net, h: net.fc("r", [(h, 4)], 6, act="tanh"),
     "fc projection": lambda net, h: net.mixed("r", 6, [(h, 4, "fc", 6, {})], act="tanh", bias=True),
-    "trans_fc projection": lambda net, h: net.mixed("r", 6, [(h, 4, "trans_fc", 6, {})]),  # (adds)
+    "trans_fc projection": lambda net, h: net.mixed("r", 6, [(h, 4, "trans_fc", 6, {})]),  # (clears, then adds)
     "context projection": lambda net, h: net.mixed("r", 12, [(h, 4, "context", 12, {"context_start": -1,
                                                                                      "context_length": 3})]),
     "trainable padding": lambda net, h: _with_padding(net, net.mixed("r", 12, [(h, 4, "context", 12, {
@@ -376,8 +376,9 @@ def _with_padding(net, name, dims):
 @pytest.mark.parametrize("act", ["tanh", "relu"])
 @pytest.mark.parametrize("reader", sorted(READERS))
 def test_a_layer_that_alone_reads_another_sets_its_gradient(reader, act):
-    """Where an fc layer, or a mixed layer of one fc or context projection, is a layer's only
-    reader, it sets that layer's gradient (the layer skips clearing it). The same net with a
+    """Where an fc layer, or a mixed layer of one projection, is a layer's only reader, it sets
+    that layer's gradient (the layer skips clearing it; the fc and context projections set it in
+    their one pass, the others clear it first). The same net with a
     second, unused reader keeps the usual clear-then-add order: both must give the same bits,
     also in a second, shorter batch, where a row the reader failed to set would still hold the
     first batch's gradient. The net alone passes finite differences."""
@@ -399,8 +400,4 @@ def test_a_layer_that_alone_reads_another_sets_its_gradient(reader, act):
         results.append([_run_and_collect(gm, b, ["h"]) for b in batches])
         if not second_reader and act == "tanh":
             gradient_check(gm, batches[1], input_slots=[0], samples=20, eps=1e-2)
-    for alone, shared in zip(*results):
-        shared = {k: v for k, v in shared.items() if "unused" not in k}
-        assert alone.keys() == shared.keys()
-        for k in alone:
-            np.testing.assert_array_equal(alone[k], shared[k], err_msg=k)
+    assert_alone_equals_shared(results)

@@ -2,7 +2,8 @@
 import numpy as np
 import pytest
 
-from netbuilder import Net, _run_and_collect, forward_values, gradient_check, out_size, rand, sum_cost_net_output
+from netbuilder import (Net, _run_and_collect, assert_alone_equals_shared, forward_values, gradient_check, out_size,
+                        rand, sum_cost_net_output)
 
 B = 3
 
@@ -145,7 +146,6 @@ def test_a_pool_that_alone_reads_a_conv_sets_its_gradient(act, ptype, H, W):
     # are not tiled: that net keeps the usual order too.) The smooth nets pass finite differences.
     from test_layers_conv import conv_conf
 
-    rng = np.random.RandomState(11)
     C, nf = 2, 3
     conf, (oh, ow) = conv_conf(C, H, W, 3, 3, 1, 1, 1, 1, 1, nf)
     psize = nf * (oh // 2) * (ow // 2)
@@ -168,7 +168,4 @@ def test_a_pool_that_alone_reads_a_conv_sets_its_gradient(act, ptype, H, W):
         results.append([_run_and_collect(gm, b, ["c"]) for b in batches])
         if not second_reader and act != "relu" and ptype.startswith("avg"):  # (max and relu: kinks)
             gradient_check(gm, batches[0], input_slots=[0], samples=20, eps=1e-2)
-    for alone, shared in zip(*results):
-        assert alone.keys() == shared.keys()
-        for k in alone:
-            np.testing.assert_array_equal(alone[k], shared[k], err_msg=k)
+    assert_alone_equals_shared(results)

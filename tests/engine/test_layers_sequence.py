@@ -103,7 +103,7 @@ def test_a_max_pool_that_alone_reads_a_layer_sets_its_gradient(case, h_act):
     same net with a second, unused reader keeps the clear-add-multiply order: both must give
     the same bits, also in a second, shorter batch, where a row the pool failed to set would
     still hold the first batch's gradient."""
-    from netbuilder import _run_and_collect
+    from netbuilder import _run_and_collect, assert_alone_equals_shared
     nested = case == "per-subseq"
     results = []
     for second_reader in (False, True):
@@ -127,11 +127,7 @@ def test_a_max_pool_that_alone_reads_a_layer_sets_its_gradient(case, h_act):
         results.append([_run_and_collect(gm, b, ["h"]) for b in batches])
         if not second_reader and h_act == "tanh":
             gradient_check(gm, batches[1], input_slots=[0], samples=20)
-    for alone, shared in zip(*results):
-        shared = {k: v for k, v in shared.items() if "unused" not in k}
-        assert alone.keys() == shared.keys()
-        for k in alone:
-            np.testing.assert_array_equal(alone[k], shared[k], err_msg=k)
+    assert_alone_equals_shared(results)
 
 
 def test_pooling_errors_name_sample_and_field():
