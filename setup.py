@@ -5,11 +5,14 @@ and the engine's .cpp sources (whose PD_HD loop bodies double as kernels) are
 compiled with nvcc; otherwise the engine is CPU-only and GPU entry points raise
 "built without CUDA". Environment knobs:
   WITH_CUDA=0|1      force CUDA off / require it
-  PADDLE_MARCH=...   one engine for this -march (e.g. native), instead of the default on x86-64:
-                     a portable engine (x86-64-v2) plus one per PADDLE_CPU_VARIANTS, of which
-                     py_paddle/cpu_dispatch.py loads the best this CPU runs (PADDLE_CPU forces one)
-  PADDLE_CPU_VARIANTS=avx2,avx512  the extra engines (default both; none in CUDA builds, where
-                     each would be a whole nvcc pass more)
+  PADDLE_MARCH=...   the -march of the one engine (e.g. native); by default on x86-64 the best
+                     x86-64 level this machine runs (x86-64-v4 with AVX-512, v3 with AVX2, else v2)
+  PADDLE_PORTABLE=1  for wheels that ship to other machines: a portable engine (x86-64-v2) plus one
+                     per PADDLE_CPU_VARIANTS, of which py_paddle/cpu_dispatch.py loads the best this
+                     CPU runs (PADDLE_CPU forces one); three engines, so three times the build
+  PADDLE_CPU_VARIANTS=avx2,avx512  the portable build's extra engines (default both; none in CUDA
+                     builds, where each would be a whole nvcc pass more)
+  PADDLE_BUILD_JOBS=N  parallel compiler processes (default: the cores)
   CUBLAS_HOME=DIR    a directory with include/cublas_v2.h and lib/libcublas.so.*
   WITH_NCCL=0|1      CUDA builds: force NCCL off / require it (default: on when nccl.h and libnccl are
                      found: NCCL_HOME, the nvidia-nccl-cu13 wheel, the CUDA toolkit or the system; only
@@ -22,7 +25,10 @@ compiled with nvcc; otherwise the engine is CPU-only and GPU entry points raise
   PADDLE_SANITIZE=1  tests only: a CPU build with AddressSanitizer and UBSan (tools/sanitize.sh);
                      build it into a directory of its own (--build-temp/--build-lib)
 """
+import functools
 import glob
+import importlib.metadata
+import importlib.util
 import os
 import platform
 import shutil
@@ -146,11 +152,23 @@ def mpi_config():
 X86 = platform.machine().lower() in ("x86_64", "amd64")
 BASELINE_MARCH = "x86-64-v2"  # SSE4.2 and POPCNT: every x86-64 CPU of the last fifteen years
 CPU_VARIANTS = {"avx2": "x86-64-v3", "avx512": "x86-64-v4"}  # py_paddle/cpu/NAME/, see cpu_dispatch.py
+PORTABLE = os.environ.get("PADDLE_PORTABLE") == "1"
+
+
+@functools.lru_cache(maxsize=None)
+def this_machines_march():
+    """The best x86-64 level this CPU runs: the -march of the dispatched engine a portable build
+    would load here, so both builds compute the same bits."""
+    spec = importlib.util.spec_from_file_location("cpu_dispatch", os.path.join(ROOT, "py_paddle", "cpu_dispatch.py"))
+    dispatch = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(dispatch)
+    flags = dispatch.cpu_flags()
+    return next((CPU_VARIANTS[name] for name, needs in dispatch.VARIANTS.items() if needs <= flags), BASELINE_MARCH)
 
 
 def cpu_variants(cuda):
-    """{name: -march} of the extra engines to build beside the portable one."""
-    if "PADDLE_MARCH" in os.environ or SANITIZE or FAKE_GPU or not X86:
+    """{name: -march} of the extra engines a portable build puts beside its baseline one."""
+    if not PORTABLE or "PADDLE_MARCH" in os.environ or SANITIZE or FAKE_GPU or not X86:
         return {}
     names = [n for n in os.environ.get("PADDLE_CPU_VARIANTS", "" if cuda else "avx2,avx512").split(",") if n]
     unknown = sorted(set(names) - set(CPU_VARIANTS))
@@ -166,16 +184,26 @@ def remove_stale_variants(package_dir, keep):
             shutil.rmtree(path)
 
 
+def default_march():
+    """The main engine's -march: PADDLE_MARCH's; the tests' own builds (sanitizer, stand-in GPU)
+    and other CPUs: native."""
+    if "PADDLE_MARCH" in os.environ:
+        return os.environ["PADDLE_MARCH"]
+    if X86 and not (SANITIZE or FAKE_GPU):
+        return BASELINE_MARCH if PORTABLE else this_machines_march()
+    return "native"
+
+
 def compile_flags(march=None):
-    if march is None:  # the tests' own builds (sanitizer, stand-in GPU) and other CPUs: this machine's
-        march = os.environ.get("PADDLE_MARCH", BASELINE_MARCH if X86 and not (SANITIZE or FAKE_GPU) else "native")
+    march = march or default_march()
     # -fno-trapping-math: nothing reads the FP exception flags, and GCC vectorises the
-    # clamped exp/tanh of ActivationFunctors.h only without them
-    flags = ["-std=c++17", "-O3", "-fno-math-errno", "-fno-trapping-math", "-Wall", "-Wno-sign-compare"]
+    # clamped exp/tanh of ActivationFunctors.h only without them. -g0 overrides Python's own
+    # CFLAGS (-g): debug info tripled the engine's size and its build time.
+    flags = ["-std=c++17", "-O3", "-g0", "-fno-math-errno", "-fno-trapping-math", "-Wall", "-Wno-sign-compare"]
     if march:
         flags.append("-march=" + march)
     if SANITIZE:  # -O1 -g: readable reports at a bearable speed
-        flags = [f for f in flags if f != "-O3"] + ["-O1", "-g"] + SANITIZE_FLAGS
+        flags = [f for f in flags if f not in ("-O3", "-g0")] + ["-O1", "-g"] + SANITIZE_FLAGS
     return flags
 
 
@@ -184,6 +212,11 @@ def compile_flags(march=None):
 # Per-thread default streams give every trainer thread its own CUDA stream.
 NVCC_FLAGS = ["-std=c++17", "-O3", "-DWITH_CUDA=1", "--extended-lambda", "--expt-relaxed-constexpr",
               "--default-stream", "per-thread", "-Werror", "cross-execution-space-call"]
+
+
+def progress(message):
+    """One line per build step, at once (`pip install -v .` shows them)."""
+    print("paddle build: " + message, flush=True)
 
 
 class build_ext(_build_ext):
@@ -230,12 +263,16 @@ class build_ext(_build_ext):
             flags = compile_flags(march)
             signature = self.compiler.compiler_so + [str(m) for m in src_macros] + includes + flags
             if cache.stale(obj, signature):
+                started = time.time()
                 self.compiler.compile([src], output_dir=temp, macros=src_macros, include_dirs=includes,
                                       extra_postargs=flags + ["-MMD", "-MF", cache.depfile(obj)])
                 cache.record(obj, signature)
+                progress("compiled %s (%.0f s)" % (src, time.time() - started))
             return obj
 
         jobs = int(os.environ.get("PADDLE_BUILD_JOBS", os.cpu_count() or 1))
+        progress("%d sources, %d at a time, -march=%s (only those out of date recompile)"
+                 % (len(sources + gpu_sources), jobs, default_march()))
         with ThreadPoolExecutor(max_workers=jobs) as pool:
             objects = list(pool.map(compile_one, sources + gpu_sources))
         print("paddle build: %d of %d objects compiled" % (len([o for o in cache.compiled if o in objects]), len(objects)))
@@ -256,7 +293,7 @@ class build_ext(_build_ext):
             with ThreadPoolExecutor(max_workers=jobs) as pool:
                 variant = list(pool.map(lambda src: compile_one(src, march, temp), engine_sources))
             self.link_engine(variant, os.path.join(out_dir, "cpu", name), ext, cache, depth=2)
-            print("paddle build: the %s engine (-march=%s) in %.0f s" % (name, march, time.time() - started))
+            progress("the %s engine (-march=%s) in %.0f s" % (name, march, time.time() - started))
         # distutils only links, and only when an object is newer than the module.
         ext.extra_objects += wrapper
         ext.depends = objects
@@ -345,17 +382,41 @@ class build_ext(_build_ext):
         return obj
 
 
+# The build requirements whose headers the engine includes: their versions, not the paths or
+# times of pip's fresh build environment, decide whether an object is out of date.
+BUILD_PACKAGES = ("scipy-openblas32", "nlohmann-json", "mpich", "swig")
+
+
+def environment_roots():
+    """The Python environments the build requirements live in (pip's temporary one, or a venv)."""
+    roots = {path.split(os.sep + "lib" + os.sep + "python")[0]
+             for path in (openblas.get_include_dir(), str(nlohmann_json.get_include()))}
+    mpi = mpi_config()
+    if mpi:
+        roots.add(os.path.dirname(mpi[0]))
+    return sorted(roots, key=len, reverse=True)
+
+
+def installed_version(name):
+    try:
+        return importlib.metadata.version(name)
+    except importlib.metadata.PackageNotFoundError:
+        return "none"
+
+
 class ObjectCache:
     """Decides whether a build output is out of date, as make would: it is when the
-    command that made it changed, or when it is older than one of the files the
-    compiler said it read (its -MMD dependency file). Paths inside a Python
-    environment are compared from `site-packages` on, since pip builds in a fresh
-    temporary environment each time; the package versions are in the signature."""
+    command that made it changed, or when it is older than one of the project's files
+    the compiler said it read (its -MMD dependency file). pip builds in a fresh
+    temporary environment each time: paths inside one are compared from the
+    environment on, and the packages' versions stand for their files' times."""
 
     def __init__(self, build_temp):
         self.build_temp = build_temp
         self.compiled = []  # outputs rebuilt in this run (list.append is thread-safe)
-        self.versions = ["scipy-openblas32=" + openblas.__version__, "python=" + sys.version]
+        self.roots = environment_roots()
+        self.versions = ["python=" + sys.version] + ["%s=%s" % (name, installed_version(name))
+                                                     for name in BUILD_PACKAGES]
 
     def _meta(self, output):
         """Where an output's dependency list and command stamp live: beside it, or, for
@@ -369,8 +430,13 @@ class ObjectCache:
     def depfile(self, output):
         return self._meta(output) + ".d"
 
+    def _in_environment(self, path):
+        return any(root in path for root in self.roots)
+
     def _stable(self, words):
-        return [w[w.index("site-packages"):] if "site-packages" in w else w for w in words] + self.versions
+        for root in self.roots:
+            words = [w.replace(root, "<env>") for w in words]
+        return words + self.versions
 
     def stale(self, output, command):
         stamp = self._meta(output) + ".cmd"
@@ -381,11 +447,10 @@ class ObjectCache:
                 return True
         built = os.path.getmtime(output)
         for dep in self._dependencies(self.depfile(output)):
-            if os.path.exists(dep):
-                if os.path.getmtime(dep) > built:
-                    return True
-            elif "site-packages" not in dep:  # a header was removed or renamed
-                return True
+            if self._in_environment(dep):
+                continue  # a package's header (OpenBLAS, JSON, MPI, SWIG): its version is in the signature
+            if not os.path.exists(dep) or os.path.getmtime(dep) > built:
+                return True  # changed, or a header was removed or renamed
         return False
 
     def record(self, output, command):
