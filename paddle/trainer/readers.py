@@ -9,7 +9,7 @@ it feeds the model's data layers in order (features first, then the label): the 
 data layers, or those named by `args['slots']`. A model with one data layer (a prediction
 config) gets the features only. The file list names the files (folders, for `image_folder`).
 
-  csv           delimited text: dense feature columns and an integer class column
+  csv           delimited text: feature columns (scaled, encoded as declared) and a class column
   image_folder  a folder per class of image files (PIL), as CHW float vectors in [0, 1]
   text          lines "LABEL<TAB>words ...": word ids from a vocabulary, and the class id
   synthetic     random samples shaped like the model's data layers (any model runs without data)
@@ -27,19 +27,26 @@ import zlib
 import numpy as np
 
 from paddle.trainer import PyDataProvider2 as dp2
+from paddle.trainer import preprocessing
 from paddle.trainer.PyDataProvider2 import CacheType, dense_vector, integer_value, provider
 
 __all__ = ['csv', 'image_folder', 'text', 'synthetic', 'input_type', 'use_synthetic_data']
 
 
-def _bind_slots(settings, feature_type, label_type, slots=None, input_order=None, **_):
-    """Declares dict input types: the features and the label under the names of the model's
-    data layers (`slots`, else the model's first two); a single data layer gets the features."""
+def _slot_names(slots=None, input_order=None, **_):
+    """The data layers a reader feeds: `slots`, else the model's first two (features, label)."""
     names = list(slots or input_order or ['features', 'label'])
     if not 1 <= len(names) <= 2:
         raise ValueError("readers feed one or two data layers (features, label); the model has %d "
                          "(%s): name the two with args={'slots': [features, label]}"
                          % (len(names), ", ".join(names)))
+    return names
+
+
+def _bind_slots(settings, feature_type, label_type, **kwargs):
+    """Declares dict input types: the features and the label under the names of the model's
+    data layers; a single data layer gets the features."""
+    names = _slot_names(**kwargs)
     settings.feature_slot = names[0]
     settings.label_slot = names[1] if len(names) == 2 else None
     settings.input_types = {names[0]: feature_type}
@@ -77,49 +84,106 @@ def _is_number(text):
         return False
 
 
+def _has_header(first, second, label_column):
+    """A first row is a header when the label column is named, or when it has a word where
+    the next row has a number (a string label column alone does not make a header)."""
+    if isinstance(label_column, str):
+        return True
+    if second is None or len(second) != len(first):
+        return not all(_is_number(c) for c in first)
+    return any(not _is_number(a) and _is_number(b) for a, b in zip(first, second))
+
+
+def _csv_table(file_list, delimiter, header):
+    """(header names or None, [("file:line", cells)]) of the files; every file has the first
+    one's header (when there is one) and width."""
+    names, rows, width = None, [], None
+    for path in file_list:
+        lines = _csv_rows(path, _delimiter(path, delimiter))
+        if header:
+            line_no, row = next(lines, (0, None))
+            if row is None:
+                continue
+            row = [c.strip() for c in row]
+            if names is None:
+                names = row
+            elif row != names:
+                raise ValueError("%s:%d: the header differs from %s's" % (path, line_no, file_list[0]))
+        for line_no, row in lines:
+            width = len(names) if names else width or len(row)
+            if len(row) != width:
+                raise ValueError("%s:%d: %d columns, expected %d" % (path, line_no, len(row), width))
+            rows.append(("%s:%d" % (path, line_no), row))
+    return names, rows
+
+
+def _first_rows(path, delimiter):
+    lines = _csv_rows(path, _delimiter(path, delimiter))
+    first, second = next(lines, (0, None))[1], next(lines, (0, None))[1]
+    return first, second
+
+
 def _csv_hook(settings, file_list, label_column=-1, num_classes=None, header=None, delimiter=None,
-              **kwargs):
+              labels=None, preprocess=None, is_train=True, **kwargs):
     if not file_list:
         raise ValueError("csv reader: the file list is empty")
-    first = file_list[0]
+    _slot_names(**kwargs)
+    first, second = _first_rows(file_list[0], delimiter)
+    if first is None:
+        raise ValueError("csv reader: %s has no rows" % file_list[0])
     settings.delimiter = delimiter
-    line_no, row = next(_csv_rows(first, _delimiter(first, delimiter)), (0, None))
-    if row is None:
-        raise ValueError("csv reader: %s has no rows" % first)
-    # header: True/False, or None to detect one (a first row that is not all numbers)
-    settings.header = (not all(_is_number(c) for c in row)) if header is None else bool(header)
-    if isinstance(label_column, str):
-        if not settings.header or label_column not in row:
-            raise ValueError("csv reader: label column %r is not in the header of %s" % (label_column, first))
-        label_column = row.index(label_column)
-    settings.label_column = label_column % len(row)
-    settings.width = len(row)
-    if num_classes is None:  # one scan of the data: the largest label + 1, and the row count
-        rows = [r for path in file_list
-                for _, r in list(_csv_rows(path, _delimiter(path, delimiter)))[int(settings.header):]]
-        labels = [int(float(r[settings.label_column])) for r in rows
-                  if len(r) == settings.width and _is_number(r[settings.label_column])]  # bad rows fail later
-        num_classes = max(labels) + 1 if labels else 1
+    settings.header = _has_header(first, second, label_column) if header is None else bool(header)
+    key = preprocessing.state_key('csv', dict(label_column=label_column, header=header, delimiter=delimiter,
+                                              labels=labels, preprocess=preprocess))
+    state = None if is_train else preprocessing.lookup('csv', key)
+    if state is None:  # the training list (or, without a training run, this list) is what is fitted
+        names, rows = _csv_table(file_list, delimiter, settings.header)
+        if isinstance(label_column, str):
+            if not names or label_column not in names:
+                raise ValueError("csv reader: label column %r is not in the header of %s" % (label_column, file_list[0]))
+            label_index = names.index(label_column)
+        else:
+            label_index = None if label_column is None else label_column % len(names or first)
+        state = preprocessing.fit_csv(key, names, label_index, rows, preprocess, labels)
         settings.num_samples = len(rows)  # a progress bar's total in the first pass
-    _bind_slots(settings, dense_vector(len(row) - 1), integer_value(int(num_classes)), **kwargs)
+        if is_train:
+            preprocessing.register(state)
+        elif preprocess:
+            dp2._get_logger().warning("csv reader: no statistics from a training list in this process: the "
+                                      "preprocessing block is fitted on %s itself", ", ".join(file_list))
+    settings.fitted = state
+    settings.transform = preprocessing.CsvTransform(state)
+    classes = int(num_classes) if num_classes is not None else preprocessing.num_classes(state)
+    _bind_slots(settings, dense_vector(state['dim']), integer_value(classes), **kwargs)
 
 
 @provider(init_hook=_csv_hook, cache=CacheType.CACHE_PASS_IN_MEM)
 def csv(settings, path):
-    """One sample per row: every column but the label column as a dense vector, and the
-    label column as a class id (an integer, or a float holding one)."""
+    """One sample per row: the feature columns (through the preprocessing block) as a dense
+    vector, and the label column as a class id (an integer, or a name of the label vocabulary)."""
     rows = _csv_rows(path, _delimiter(path, settings.delimiter))
+    names = None
     if settings.header:
-        next(rows, None)
-    col = settings.label_column
+        _, names = next(rows, (0, None))
+        if names is None:
+            return
+        names = [c.strip() for c in names]
+    transform, at, col = settings.transform, None, None
     for line_no, row in rows:
-        if len(row) != settings.width:
-            raise ValueError("%s:%d: %d columns, expected %d" % (path, line_no, len(row), settings.width))
-        try:
-            features = [float(v) for i, v in enumerate(row) if i != col]
-            label = int(float(row[col]))
-        except ValueError as e:
-            raise ValueError("%s:%d: %s" % (path, line_no, e))
+        where = "%s:%d" % (path, line_no)
+        if at is None:
+            at, col = transform.columns_of(names, len(names or row), where)
+            width = len(names or row)
+            if col is None and settings.label_slot is not None:
+                raise ValueError("%s: no label column, which the model's data layer '%s' reads (a prediction "
+                                 "config, or `paddle predict` on the prediction's layers, reads features only)"
+                                 % (where, settings.label_slot))
+        if len(row) != width:
+            raise ValueError("%s: %d columns, expected %d" % (where, len(row), width))
+        features = transform.features_of(row, at, where)
+        if features is None:  # the missing-value policy drops the row
+            continue
+        label = transform.label_of(row[col], where) if settings.label_slot is not None else None
         yield _sample(settings, features, label)
 
 
@@ -182,60 +246,66 @@ def image_folder(settings, root):
 UNK = '<unk>'
 
 
-def _text_lines(path, delimiter):
+def _text_lines(path, delimiter, labelled=True):
+    """(line number, label, words) of each non-empty line; an unlabelled line (no delimiter)
+    has the label None, allowed when `labelled` is False (a prediction reads text only)."""
     with open(path, encoding='utf-8') as f:
         for line_no, line in enumerate(f, 1):
             line = line.rstrip('\n')
             if not line.strip():
                 continue
             if delimiter not in line:
-                raise ValueError("%s:%d: expected LABEL%sTEXT" % (path, line_no, repr(delimiter)[1:-1]))
+                if labelled:
+                    raise ValueError("%s:%d: expected LABEL%sTEXT" % (path, line_no, repr(delimiter)[1:-1]))
+                yield line_no, None, line.split()
+                continue
             label, words = line.split(delimiter, 1)
             yield line_no, label.strip(), words.split()
 
 
-def _text_hook(settings, file_list, dictionary=None, min_count=1, labels=None, delimiter='\t',
-               lowercase=True, **kwargs):
-    settings.delimiter, settings.lowercase = delimiter, lowercase
-    lines = None
-    if dictionary is None or labels is None:
-        lines = [item for path in file_list for item in _text_lines(path, delimiter)]
+def _text_hook(settings, file_list, dictionary=None, min_count=1, max_size=None, oov_token=UNK, labels=None,
+               delimiter='\t', lowercase=True, is_train=True, **kwargs):
+    settings.delimiter = delimiter
+    key = preprocessing.state_key('text', dict(dictionary=dictionary, min_count=min_count, max_size=max_size,
+                                               oov_token=oov_token, labels=labels, delimiter=delimiter,
+                                               lowercase=lowercase))
+    state = None if is_train else preprocessing.lookup('text', key)
+    labelled = len(_slot_names(**kwargs)) > 1
+    if state is None:  # fitted on the training list (or, without a training run, on this list)
+        lines = [item for path in file_list for item in _text_lines(path, delimiter, labelled)]
         settings.num_samples = len(lines)  # a progress bar's total in the first pass
-    if dictionary is not None:  # one word per line (the first field); id = line number
-        with open(dictionary, encoding='utf-8') as f:
-            words = [line.split()[0] for line in f if line.strip()]
-    else:  # from the data: words seen min_count times, most frequent first
-        counts = {}
-        for _, _, ws in lines:
-            for w in ws:
-                w = w.lower() if lowercase else w
-                counts[w] = counts.get(w, 0) + 1
-        words = sorted((w for w, c in counts.items() if c >= min_count), key=lambda w: (-counts[w], w))
-    if UNK not in words:
-        words.append(UNK)
-    settings.vocab = {w: i for i, w in enumerate(words)}
-    if labels is None:  # integer labels as they are; names in sorted order
-        found = sorted({label for _, label, _ in lines})
-        labels = (list(range(max(int(x) for x in found) + 1)) if all(x.lstrip('-').isdigit() for x in found)
-                  else found)
-    settings.labels = {str(x): i for i, x in enumerate(labels)}
-    _bind_slots(settings, dp2.integer_value_sequence(len(words)), integer_value(len(settings.labels)),
-                **kwargs)
+        words = None
+        if dictionary is not None:  # one word per line (the first field); id = line number
+            with open(dictionary, encoding='utf-8') as f:
+                words = [line.split()[0] for line in f if line.strip()]
+        state = preprocessing.fit_text(
+            key, ([w.lower() for w in ws] if lowercase else ws for _, _, ws in lines),
+            [label for _, label, _ in lines if label is not None], words, min_count, max_size, oov_token,
+            labels, lowercase)
+        if is_train:
+            preprocessing.register(state)
+    settings.fitted = state
+    settings.lowercase = state['lowercase']
+    settings.vocab = {w: i for i, w in enumerate(state['vocabulary'])}
+    settings.oov = state['oov']
+    settings.labels = {x: i for i, x in enumerate(state['labels'])}
+    _bind_slots(settings, dp2.integer_value_sequence(len(settings.vocab)),
+                integer_value(max(len(settings.labels), 1)), **kwargs)
 
 
 @provider(init_hook=_text_hook, cache=CacheType.CACHE_PASS_IN_MEM)
 def text(settings, path):
-    """One sample per line "LABEL<TAB>w1 w2 ...": the word ids (unknown words map to <unk>)
-    and the label's id."""
-    unk = settings.vocab[UNK]
-    for line_no, label, words in _text_lines(path, settings.delimiter):
-        if label not in settings.labels:
+    """One sample per line "LABEL<TAB>w1 w2 ...": the word ids (words outside the vocabulary
+    map to the OOV token, <unk>) and the label's id; a prediction reads lines of text alone."""
+    labelled = settings.label_slot is not None
+    for line_no, label, words in _text_lines(path, settings.delimiter, labelled):
+        if labelled and label not in settings.labels:
             raise ValueError("%s:%d: unknown label %r (labels: %s)" % (
                 path, line_no, label, ", ".join(settings.labels)))
         if settings.lowercase:
             words = [w.lower() for w in words]
-        ids = [settings.vocab.get(w, unk) for w in words] or [unk]
-        yield _sample(settings, ids, settings.labels[label])
+        ids = [settings.vocab.get(w, settings.oov) for w in words] or [settings.oov]
+        yield _sample(settings, ids, settings.labels.get(label))
 
 
 # ------------------------------------------------------------------------------ synthetic
