@@ -12,7 +12,8 @@ namespace paddle {
 
 // The merged-model file: "PDMERGED", uint32 version 1, uint64 length + the
 // ModelConfig as protobuf JSON, uint32 parameter count, then per parameter a
-// uint32 length + its name and one v1 parameter record (header + float32 values).
+// uint32 length + its name and one v1 parameter record (header + float32 values);
+// optionally front-end data after them (bytes, uint64 length, "PDEXTRA1"), which the engine skips.
 void saveMergedModel(const GradientMachine& gm, const std::string& path);
 // The ModelConfig of a merged model, and a machine over it with its parameters.
 std::shared_ptr<GradientMachine> loadMergedModel(const std::string& path, bool useGpu);
