@@ -12,6 +12,7 @@ namespace paddle {
 namespace {
 const char kMagic[8] = {'P', 'D', 'M', 'E', 'R', 'G', 'E', 'D'};
 const uint32_t kVersion = 1;
+const char kTrailerMagic[8] = {'P', 'D', 'E', 'X', 'T', 'R', 'A', '1'};
 
 template <typename T>
 void put(std::ostream& out, T v) {
@@ -44,6 +45,22 @@ std::string getString(std::istream& in, uint64_t size, const std::string& path, 
   PADDLE_ENFORCE(static_cast<uint64_t>(in.gcount()) == size, IOError, "merged model '", path,
                  "' is truncated (in its ", what, ")");
   return s;
+}
+
+// A merged model may end with data for the Python front end (the readers' fitted
+// preprocessing as JSON): its bytes, their uint64 size and "PDEXTRA1". The engine skips it;
+// anything else after the last parameter is damage.
+bool frontEndTrailerFits(std::istream& in) {
+  const uint64_t rest = bytesLeft(in);
+  if (rest == 0) return true;
+  if (rest < sizeof(uint64_t) + sizeof(kTrailerMagic)) return false;
+  in.seekg(-static_cast<std::streamoff>(sizeof(uint64_t) + sizeof(kTrailerMagic)), std::ios::end);
+  uint64_t size = 0;
+  char magic[sizeof(kTrailerMagic)] = {};
+  in.read(reinterpret_cast<char*>(&size), sizeof(size));
+  in.read(magic, sizeof(magic));
+  return in.good() && std::memcmp(magic, kTrailerMagic, sizeof(kTrailerMagic)) == 0 &&
+         size == rest - sizeof(uint64_t) - sizeof(kTrailerMagic);
 }
 
 // A copy the caller owns: the machine that produced `a` is reused by other calls.
@@ -101,8 +118,7 @@ std::shared_ptr<GradientMachine> loadMergedModel(const std::string& path, bool u
     const std::string name = getString(in, get<uint32_t>(in, path, "parameter name size"), path, "parameter name");
     gm->parameter(name)->read(in, "merged model '" + path + "' (parameter '" + name + "')");
   }
-  PADDLE_ENFORCE(in.peek() == std::char_traits<char>::eof(), IOError, "merged model '", path,
-                 "' has bytes after its last parameter");
+  PADDLE_ENFORCE(frontEndTrailerFits(in), IOError, "merged model '", path, "' has bytes after its last parameter");
   return gm;
 }
 
