@@ -92,6 +92,8 @@ def make_config_environment(config_file, config_args):
 
 
 def _read_and_compile(path):
+    """(code, converted): a Python 2 config (one that does not compile, or that uses Python 2
+    idioms failing only at run time, like d.iteritems()) is converted in memory."""
     try:
         with open(path) as f:
             src = f.read()
@@ -99,23 +101,36 @@ def _read_and_compile(path):
         raise ConfigError('cannot read config file: %s' % e.strerror,
                           filename=path, lineno=0)
     try:
-        return compile(src, path, 'exec')
+        code = compile(src, path, 'exec', dont_inherit=True)
     except SyntaxError as e:
         code = _try_py2_conversion(src, path)
         if code is not None:
-            return code
+            return code, True
         raise ConfigError(
             'syntax error: %s' % e.msg, filename=path, lineno=e.lineno or 0)
+    if python2.looks_like_python2(src):
+        converted = _try_py2_conversion(src, path)
+        if converted is not None:
+            return converted, True
+    return code, False
 
 
 def _try_py2_conversion(src, path):
     """Legacy configs are Python 2: convert them in memory (print statements, ...)."""
     try:
-        code = compile(python2.upgrade_source(src, path), path, 'exec')
+        return python2.compile_converted(src, path)
     except Exception:
         return None
-    logger.warning(python2.converted_notice(path))
-    return code
+
+
+def _run_config_file(path, env):
+    """Runs a config file in `env`; the modules it imports from its own folder or the working
+    directory are converted from Python 2 as they are imported."""
+    python2.install_import_hook(os.path.dirname(os.path.abspath(path)), os.getcwd())
+    code, converted = _read_and_compile(path)
+    if converted:
+        env['__builtins__'] = python2.py2_builtins()
+    exec(code, env)
 
 
 def make_importer(config_dir, config_args):
@@ -128,12 +143,11 @@ def make_importer(config_dir, config_args):
             raise ConfigError('Import: cannot read config file %s' %
                               config_file)
         state.config_files.append(os.path.abspath(config_file))
-        code = _read_and_compile(config_file)
         env = make_config_environment(config_file, config_args)
         env['__file__'] = config_file
         env['__name__'] = '__paddle_config__'
         env.update(local_args)
-        exec(code, env)
+        _run_config_file(config_file, env)
 
     return Import
 
@@ -153,7 +167,7 @@ def _frames_in(tb, files):
     """(filename, lineno) of traceback entries inside one of ``files``."""
     out = []
     for fs in traceback.extract_tb(tb):
-        if os.path.abspath(fs.filename) in files:
+        if os.path.abspath(fs.filename) in files or python2.is_user_file(fs.filename):
             out.append((fs.filename, fs.lineno))
     return out
 
@@ -266,11 +280,10 @@ def parse_config(trainer_config, config_arg_str='', run_file=None):
             raise ConfigError('a YAML config is read by paddle.trainer.config_parser.parse_config '
                               '(the YAML front end sits above the config language)', main_file, 0)
         else:
-            code = _read_and_compile(main_file)
             env = make_config_environment(main_file, config_args)
             env['__file__'] = main_file
             env['__name__'] = '__paddle_config__'
-            exec(code, env)
+            _run_config_file(main_file, env)
         return update_g_config()
     except ConfigError as e:
         if e.filename is None:

@@ -37,7 +37,7 @@ import numpy as np
 
 from paddle.trainer.batch_conversion import (  # noqa: F401  (re-exported)
     Batch, SlotData, _SlotError, _convert, _seq_len, convert_samples)
-from paddle.parser.python2 import converted_notice, looks_like_python2, upgrade_source
+from paddle.parser.python2 import install_import_hook
 from paddle.trainer.PyDataProvider2 import (
     CacheType, DataError, _describe, _get_logger, check_sample, deserialize_args, is_provider)
 
@@ -161,26 +161,14 @@ class _PassRun(object):
 
 
 def _import_provider_module(name):
-    """The provider module; a v1 provider written in Python 2 is converted in memory (with a
-    warning that says how to convert the file for good)."""
+    """The provider module; a v1 provider written in Python 2, and the modules it imports
+    from its own folder, are converted in memory (paddle.parser.python2's import hook, with a
+    warning that says how to convert each file for good)."""
     if name in sys.modules:
         return sys.modules[name]
     spec = importlib.util.find_spec(name)
-    path = spec.origin if spec is not None else None
-    if path and path.endswith('.py'):
-        with open(path, encoding='utf-8', errors='surrogateescape') as f:
-            source = f.read()
-        if looks_like_python2(source):
-            code = compile(upgrade_source(source, path), path, 'exec')
-            module = importlib.util.module_from_spec(spec)
-            sys.modules[name] = module
-            try:
-                exec(code, module.__dict__)
-            except BaseException:
-                del sys.modules[name]
-                raise
-            _get_logger().warning(converted_notice(path))
-            return module
+    if spec is not None and spec.origin and spec.origin.endswith('.py'):
+        install_import_hook(os.path.dirname(os.path.abspath(spec.origin)))
     return importlib.import_module(name)
 
 
@@ -328,6 +316,7 @@ class DataProvider(object):
         for path in reversed(wanted):
             if path not in sys.path:
                 sys.path.insert(0, path)
+        install_import_hook(*wanted)
 
     @staticmethod
     def _load_provider_class(module_name, object_name):
