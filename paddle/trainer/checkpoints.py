@@ -13,6 +13,8 @@ import os
 import re
 import shutil
 
+from paddle.trainer import preprocessing
+
 LOG = logging.getLogger("paddle")
 OPTIMIZER_DIR = "optimizer"  # inside pass-%05d: optimizer state for exact --start_pass resumption
 BEST_LINK = "best"           # save_dir/best -> pass-%05d, the best pass so far (--keep_best)
@@ -292,6 +294,7 @@ class Checkpoints(object):
             f.write(os.path.basename(self.config_file))
         with open(os.path.join(tmp, METRICS_FILE), "w") as f:
             json.dump(results, f, indent=1, sort_keys=True)
+        preprocessing.save(tmp, preprocessing.fitted_states())  # the readers' statistics and vocabularies
         with open(os.path.join(tmp, "done"), "w") as f:
             f.write(self.version_text)
         _sync_tree(tmp)
