@@ -11,7 +11,7 @@ import struct
 import numpy as np
 
 from paddle.proto import get_message_class, message_from_json, message_to_json
-from py_paddle import swig_paddle as api
+from py_paddle import ownership, swig_paddle as api
 from py_paddle.feed import slots_to_arguments
 
 # Flags given to initPaddle ("--config=...", "--config_args=..."), for
@@ -77,6 +77,42 @@ def _arguments_to_dicts(args):
             item["id"] = ids.copyToNumpyArray()
         out.append(item)
     return out
+
+
+class LayerOutput(dict):
+    """One layer's output as v0.10's getLayerOutputs gave it: {'value': the dense output
+    (ndarray) or None, 'id': the ids (ndarray) or None, 'prob': the input probabilities a
+    max-id layer chose from (ndarray) or None}. v0.9 returned the bare 'value' matrix, so
+    anything but a string key, numpy's conversions and array attributes (shape, argmax ...)
+    go to 'value'."""
+
+    def __init__(self, args):
+        def dense(m):
+            return m.copyToNumpyMat() if m is not None and not m.isSparse() else None
+        ids = args.getSlotIds(0) if args.getSlotNum() else None
+        super().__init__(value=dense(args.getSlotValue(0)) if args.getSlotNum() else None,
+                         id=ids.copyToNumpyArray() if ids is not None else None,
+                         prob=dense(args.getSlotIn(0)) if args.getSlotNum() else None)
+
+    def _array(self):
+        value = dict.get(self, "value")
+        if value is None:
+            value = dict.get(self, "id")
+        if value is None:
+            raise ValueError("this layer output has no value and no ids")
+        return value
+
+    def __getitem__(self, key):
+        return dict.__getitem__(self, key) if isinstance(key, str) else self._array()[key]
+
+    def __getattr__(self, name):
+        if name.startswith("__"):
+            raise AttributeError(name)
+        return getattr(self._array(), name)
+
+    def __array__(self, dtype=None, copy=None):
+        a = self._array()
+        return a.astype(dtype) if dtype is not None else a
 
 
 def _call_update_callback(gm, callback):
@@ -257,9 +293,13 @@ def _patch_gradient_machine():
         return _arguments_to_dicts(out)
 
     def get_layer_outputs(self, layer_names):
+        """v0.10: {name: LayerOutput} ({'value', 'id', 'prob'}; also usable as the 'value'
+        array, as v0.9 returned it)."""
         if isinstance(layer_names, str):
             layer_names = [layer_names]
-        return {name: _arguments_to_dicts(self.getLayerOutput(name))[0].get("value") for name in layer_names}
+        elif not isinstance(layer_names, (list, tuple)):
+            raise TypeError("getLayerOutputs takes a layer name or a list of names, got %r" % (layer_names,))
+        return {name: LayerOutput(self.getLayerOutput(name)) for name in layer_names}
 
     def get_parameters(self):
         for i in range(self.getParameterSize()):
@@ -446,6 +486,7 @@ def _patch_init_paddle():
 
 
 def install():
+    ownership.install()  # first: the patches below wrap its checked calls
     api.SequenceGenerator, api.ISequenceResults = SequenceGenerator, ISequenceResults
     for cls, message in _CONFIG_MESSAGES.items():
         _add_proto_conversions(cls, message)

@@ -47,6 +47,19 @@ void setElement(paddle::DenseBuffer<T>& m, size_t i, T v) {
   paddle::deviceCopy(m.data() + i, m.useGpu(), &v, false, sizeof(T));
 }
 
+// A buffer over the memory `b` has now, which stays valid when `b` later reallocates: the
+// copy shares the allocation, and holding `b` keeps alive whatever `b` holds (a parameter
+// whose rows it views).
+template <typename T>
+std::shared_ptr<paddle::DenseBuffer<T>> sharedMemory(const std::shared_ptr<paddle::DenseBuffer<T>>& b) {
+  struct Held {
+    std::shared_ptr<paddle::DenseBuffer<T>> source;
+    paddle::DenseBuffer<T> copy;
+  };
+  auto held = std::make_shared<Held>(Held{b, *b});
+  return std::shared_ptr<paddle::DenseBuffer<T>>(held, &held->copy);
+}
+
 template <typename T>
 unsigned long long hostPointer(const paddle::DenseBuffer<T>& m) {
   PADDLE_ENFORCE(!m.useGpu(), paddle::UnsupportedError,
@@ -272,6 +285,12 @@ void Matrix::copyToNumpyMat(float* data, size_t h, size_t w) const {
 }
 void Matrix::copyFromNumpyMat(float* data, size_t h, size_t w) { dense().copyFromHost(data, h, w); }
 unsigned long long Matrix::dataPointer() const { return hostPointer(dense()); }
+Matrix* Matrix::shareMemory() const {
+  dense();  // UnsupportedError for a sparse matrix
+  auto* m = new Matrix;
+  m->m_ = sharedMemory(m_);
+  return m;
+}
 unsigned long long Matrix::devicePointer() const { return ::devicePointer(dense()); }
 Matrix* Matrix::createDenseFromDevicePointer(unsigned long long ptr, size_t h, size_t w, bool copy) {
   auto* m = new Matrix;
@@ -310,6 +329,11 @@ void IVector::copyToNumpyArray(int* data, size_t n) const {
 }
 void IVector::copyFromNumpyArray(int* data, size_t n) { v_->copyFromHost(data, 1, n); }
 unsigned long long IVector::dataPointer() const { return hostPointer(*v_); }
+IVector* IVector::shareMemory() const {
+  auto* v = new IVector;
+  v->v_ = sharedMemory(v_);
+  return v;
+}
 unsigned long long IVector::devicePointer() const { return ::devicePointer(*v_); }
 IVector* IVector::createVectorFromDevicePointer(unsigned long long ptr, size_t n, bool copy) {
   auto* v = new IVector;
@@ -357,6 +381,11 @@ void Vector::copyFromNumpyArray(float* data, size_t n) {
   v_->copyFromHost(data, v_->height(), v_->width());
 }
 unsigned long long Vector::dataPointer() const { return hostPointer(*v_); }
+Vector* Vector::shareMemory() const {
+  auto* v = new Vector;
+  v->v_ = sharedMemory(v_);
+  return v;
+}
 unsigned long long Vector::devicePointer() const { return ::devicePointer(*v_); }
 Vector* Vector::createVectorFromDevicePointer(unsigned long long ptr, size_t n, bool copy) {
   auto* v = new Vector;

@@ -97,6 +97,9 @@ class Matrix {
   void copyToNumpyMat(float* out, size_t height, size_t width) const;  // into a buffer of equal shape
   void copyFromNumpyMat(float* data, size_t height, size_t width);      // resizes to the buffer's shape
   unsigned long long dataPointer() const;  // CPU address for numpy views
+  // A matrix over this one's memory that keeps it alive when this one reallocates
+  // (copyFromNumpyMat to a larger shape): what a numpy view holds on to.
+  Matrix* shareMemory() const;
   // GPU matrices: the device address (after the device has finished its work), for
   // __cuda_array_interface__; and a matrix over a device buffer (copy=false aliases it).
   unsigned long long devicePointer() const;
@@ -127,6 +130,7 @@ class IVector {
   void copyToNumpyArray(int* out, size_t size) const;
   void copyFromNumpyArray(int* data, size_t size);
   unsigned long long dataPointer() const;
+  IVector* shareMemory() const;  // as Matrix::shareMemory
   unsigned long long devicePointer() const;
   static IVector* createVectorFromDevicePointer(unsigned long long ptr, size_t size, bool copy = true);
 
@@ -152,6 +156,7 @@ class Vector {
   void copyToNumpyArray(float* out, size_t size) const;
   void copyFromNumpyArray(float* data, size_t size);
   unsigned long long dataPointer() const;
+  Vector* shareMemory() const;  // as Matrix::shareMemory
   unsigned long long devicePointer() const;
   static Vector* createVectorFromDevicePointer(unsigned long long ptr, size_t size, bool copy = true);
 

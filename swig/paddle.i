@@ -163,14 +163,19 @@ def initPaddle(*args):
     _initPaddle(StringVector([str(a) for a in args]))
 
 
+class _View(object):
+    """What a numpy view's .base holds: the engine memory it reads stays alive with it,
+    even when the object it came from reallocates (a larger copyFrom*) or is freed."""
+
+    def __init__(self, obj, shape, typestr):
+        self._memory = obj.shareMemory()
+        self._memory._owner = getattr(obj, "_owner", None)  # a copy=False object's array
+        self.__array_interface__ = {"version": 3, "shape": shape, "typestr": typestr,
+                                    "data": (self._memory.dataPointer(), False)}
+
+
 def _host_view(obj, shape, typestr):
-    class _View(object):
-        pass
-    v = _View()
-    v.__array_interface__ = {"version": 3, "shape": shape, "typestr": typestr,
-                             "data": (obj.dataPointer(), False)}
-    v._owner = obj
-    return _np.asarray(v)
+    return _np.asarray(_View(obj, shape, typestr))
 
 
 def _matrix_to_numpy_inplace(self):
@@ -211,9 +216,11 @@ Matrix.createCpuDenseFromNumpy = staticmethod(_matrix_create_cpu)
 Matrix.createGpuDenseFromNumpy = staticmethod(lambda arr: _matrix_create_from_numpy(arr, True, True))
 Matrix.toNumpyMatInplace = _matrix_to_numpy_inplace
 Matrix.copyToNumpyMat = _matrix_copy_to_numpy
-Matrix.__array_interface__ = property(
-    lambda self: {"version": 3, "shape": (self.getHeight(), self.getWidth()), "typestr": "<f4",
-                  "data": (self.dataPointer(), False)})
+# numpy.asarray(matrix): the same view as toNumpyMatInplace (numpy's .base is then the
+# view's memory holder, not the matrix, so a later reallocation cannot pull it away).
+Matrix.__array__ = lambda self, dtype=None, copy=None: (
+    _matrix_to_numpy_inplace(self) if dtype is None and not copy
+    else _np.array(_matrix_to_numpy_inplace(self), dtype=dtype, copy=True))
 
 
 def _vec_helpers(cls, dtype, typestr):

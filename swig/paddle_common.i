@@ -26,6 +26,9 @@
 %newobject Vector::createVectorFromNumpy;
 %newobject Vector::createVectorFromDevicePointer;
 %newobject Matrix::createSparse;
+%newobject Matrix::shareMemory;
+%newobject Vector::shareMemory;
+%newobject IVector::shareMemory;
 %newobject Arguments::createArguments;
 %newobject Arguments::getSlotIn;
 %newobject Arguments::getSlotSequenceDim;
