@@ -431,7 +431,9 @@ class ObjectCache:
         return self._meta(output) + ".d"
 
     def _in_environment(self, path):
-        return any(root in path for root in self.roots)
+        """A file of a build requirement: in this build's environment or in an earlier build's
+        (pip's temporary ones are gone by now)."""
+        return any(part in path for part in self.roots + ["site-packages", "pip-build-env-"])
 
     def _stable(self, words):
         for root in self.roots:
