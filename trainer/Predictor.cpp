@@ -1,8 +1,11 @@
 #include "Predictor.h"
 
+#include <cmath>
 #include <cstdint>
 #include <cstring>
 #include <fstream>
+#include <nlohmann/json.hpp>
+#include <set>
 
 #include "../layers/Errors.h"
 #include "../layers/InputFile.h"
@@ -45,6 +48,32 @@ std::string getString(std::istream& in, uint64_t size, const std::string& path, 
   PADDLE_ENFORCE(static_cast<uint64_t>(in.gcount()) == size, IOError, "merged model '", path,
                  "' is truncated (in its ", what, ")");
   return s;
+}
+
+// The ModelConfig text with the evaluators' result_file removed: a model file is data and
+// does not choose files to write (a printer writes to stderr instead).
+std::string withoutWrittenFiles(const std::string& config) {
+  nlohmann::json j;
+  try {
+    j = nlohmann::json::parse(config);
+  } catch (const std::exception& e) {
+    throw ConfigError(str("not JSON: ", e.what()));
+  }
+  if (!j.is_object() || !j.contains("evaluators") || !j["evaluators"].is_array()) return config;
+  for (auto& e : j["evaluators"]) {
+    if (e.is_object()) e.erase("result_file");
+  }
+  return j.dump();
+}
+
+// NaN or inf in a model's weights would silently turn every output into NaN.
+void checkFinite(Parameter& p, const std::string& what) {
+  std::vector<float> host(p.value().size());
+  p.value().copyToHost(host.data());
+  for (size_t k = 0; k < host.size(); ++k) {
+    PADDLE_ENFORCE(std::isfinite(host[k]), IOError, what, ": value ", k, " is ", host[k],
+                   " (a parameter must be finite)");
+  }
 }
 
 // A merged model may end with data for the Python front end (the readers' fitted
@@ -110,13 +139,33 @@ std::shared_ptr<GradientMachine> loadMergedModel(const std::string& path, bool u
   PADDLE_ENFORCE(version == kVersion, IOError, "merged model '", path, "' has format version ", version,
                  "; this engine reads version ", kVersion);
   const std::string config = getString(in, get<uint64_t>(in, path, "config size"), path, "config");
-  auto gm = std::make_shared<GradientMachine>(Json::parse(config, "ModelConfig"), useGpu, 1, false);
+  std::shared_ptr<GradientMachine> gm;
+  try {
+    gm = std::make_shared<GradientMachine>(Json::parse(withoutWrittenFiles(config), "ModelConfig"), useGpu, 1,
+                                           false);
+  } catch (const ConfigError& e) {
+    throw ConfigError(str("merged model '", path, "': its config: ", e.what()));
+  } catch (const UnsupportedError& e) {
+    throw UnsupportedError(str("merged model '", path, "': its config: ", e.what()));
+  }
   const uint32_t count = get<uint32_t>(in, path, "parameter count");
   PADDLE_ENFORCE(count == gm->parameters().size(), IOError, "merged model '", path, "' holds ", count,
                  " parameters but its config defines ", gm->parameters().size());
+  std::set<std::string> seen;
   for (uint32_t i = 0; i < count; ++i) {
     const std::string name = getString(in, get<uint32_t>(in, path, "parameter name size"), path, "parameter name");
-    gm->parameter(name)->read(in, "merged model '" + path + "' (parameter '" + name + "')");
+    // count == the config's parameters, so a name twice means another one is missing
+    PADDLE_ENFORCE(seen.insert(name).second, IOError, "merged model '", path, "' holds parameter '", name,
+                   "' twice (entry ", i + 1, " of ", count, ")");
+    const std::string what = "merged model '" + path + "' (parameter '" + name + "')";
+    Parameter* p = nullptr;
+    try {
+      p = gm->parameter(name);
+    } catch (const std::exception&) {
+      throw IOError(str(what, ": its config defines no parameter of that name"));
+    }
+    p->read(in, what);
+    checkFinite(*p, what);
   }
   PADDLE_ENFORCE(frontEndTrailerFits(in), IOError, "merged model '", path, "' has bytes after its last parameter");
   return gm;

@@ -1,0 +1,119 @@
+"""A merged model is a file from elsewhere: damaged or planted contents are refused with
+the file and the parameter named, and it never chooses files to write."""
+import json
+import os
+import struct
+
+import numpy as np
+import pytest
+
+from paddle.trainer.config_parser import parse_config
+from py_paddle import swig_paddle as api
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+DEMO = os.path.join(ROOT, "demos", "mnist")
+
+
+@pytest.fixture
+def merged(tmp_path, monkeypatch):
+    monkeypatch.chdir(DEMO)
+    api.initPaddle("--use_gpu=0")
+    gm = api.GradientMachine.createFromConfigProto(parse_config("mlp.py", "is_predict=1").model_config)
+    path = str(tmp_path / "model.paddle")
+    gm.saveMergedModel(path)
+    return path
+
+
+def read_merged(path):
+    """(config dict, [(name, header bytes, float32 values)])."""
+    with open(path, "rb") as f:
+        data = f.read()
+    assert data[:8] == b"PDMERGED"
+    pos = 12
+    (n,) = struct.unpack_from("<Q", data, pos)
+    config = json.loads(data[pos + 8:pos + 8 + n])
+    pos += 8 + n
+    (count,) = struct.unpack_from("<I", data, pos)
+    pos += 4
+    params = []
+    for _ in range(count):
+        (k,) = struct.unpack_from("<I", data, pos)
+        name = data[pos + 4:pos + 4 + k].decode()
+        pos += 4 + k
+        header = data[pos:pos + 16]
+        size = struct.unpack_from("<Q", header, 8)[0]
+        values = np.frombuffer(data, np.float32, size, pos + 16).copy()
+        pos += 16 + 4 * size
+        params.append((name, header, values))
+    assert pos == len(data)
+    return config, params
+
+
+def write_merged(path, config, params):
+    text = json.dumps(config).encode()
+    out = [b"PDMERGED", struct.pack("<I", 1), struct.pack("<Q", len(text)), text, struct.pack("<I", len(params))]
+    for name, header, values in params:
+        out += [struct.pack("<I", len(name)), name.encode(), header, values.astype(np.float32).tobytes()]
+    with open(path, "wb") as f:
+        f.write(b"".join(out))
+
+
+def load_all_ways(path):
+    """The errors of the Predictor, the GradientMachine and export_onnx's reader."""
+    from paddle.utils.export_onnx import load_model
+    errors = []
+    for load in (lambda: api.Predictor.createFromMergedModel(path),
+                 lambda: api.GradientMachine.createFromMergedModel(path),
+                 lambda: load_model(model_file=path)):
+        with pytest.raises(Exception) as e:
+            load()
+        errors.append(str(e.value))
+    return errors
+
+
+def test_a_duplicated_parameter_name_is_refused(merged):
+    config, params = read_merged(merged)
+    # the first parameter twice and the second missing: loaded silently wrong before
+    params[1] = (params[0][0], params[0][1], params[0][2] + 1)
+    write_merged(merged, config, params)
+    for e in load_all_ways(merged):
+        assert merged in e and "'%s' twice" % params[0][0] in e, e
+
+
+@pytest.mark.parametrize("bad", [np.nan, np.inf, -np.inf])
+def test_non_finite_values_are_refused(merged, bad):
+    config, params = read_merged(merged)
+    name, header, values = params[2]
+    values[5] = bad
+    params[2] = (name, header, values)
+    write_merged(merged, config, params)
+    for e in load_all_ways(merged):
+        assert merged in e and name in e and "value 5" in e and "finite" in e, e
+
+
+@pytest.mark.parametrize("key,value", [("type", "no_such_layer"), ("no_such_field", 1)])
+def test_errors_of_the_embedded_config_name_the_file(merged, key, value):
+    config, params = read_merged(merged)
+    config["layers"][1][key] = value
+    write_merged(merged, config, params)
+    for e in load_all_ways(merged):
+        assert merged in e and ("no_such_layer" in e or "no_such_field" in e), e
+
+
+def test_an_embedded_printer_writes_no_file(merged, tmp_path):
+    config, params = read_merged(merged)
+    victim = tmp_path / "victim.txt"
+    victim.write_text("keep me\n")
+    created = tmp_path / "created.txt"
+    out_layer = config["output_layer_names"][0]
+    config.setdefault("evaluators", []).extend([
+        {"name": "printer", "type": "seq_text_printer", "input_layers": [out_layer], "result_file": str(victim)},
+        {"name": "printer2", "type": "seq_text_printer", "input_layers": [out_layer], "result_file": str(created)}])
+    for sm in config.get("sub_models", []):
+        if sm.get("name") == "root" and sm.get("evaluator_names"):
+            sm["evaluator_names"] += ["printer", "printer2"]
+    write_merged(merged, config, params)
+    gm = api.GradientMachine.createFromMergedModel(merged)
+    gm.makeEvaluator()
+    assert victim.read_text() == "keep me\n" and not created.exists()
+    assert "result_file" not in gm.getModelConfigJson()
