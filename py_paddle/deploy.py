@@ -3,13 +3,22 @@
 The file holds the network's ModelConfig and all its parameters, so a program can
 serve the model without the config's Python: `GradientMachine.createFromMergedModel`
 or `Predictor.createFromMergedModel` from Python, Java or C++ (see the README section "Deploying a model").
+When the pass holds the readers' fitted preprocessing (preprocessing.json), the file ends
+with it (a trailer the engine skips), and `RawPredictor` applies it: raw rows in, class
+names out.
 """
 import argparse
 import os
+import struct
+
+import numpy as np
 
 from paddle.proto import message_to_json
+from paddle.trainer import preprocessing
 from paddle.trainer.config_parser import parse_config
 from py_paddle import swig_paddle as api
+
+TRAILER_MAGIC = b"PDEXTRA1"  # trainer/Predictor.cpp: bytes, their uint64 size, this
 
 
 def load_trained_machine(model_config, model_dir, use_gpu=False, config_name="the config"):
@@ -29,14 +38,106 @@ def load_trained_machine(model_config, model_dir, use_gpu=False, config_name="th
 def merge_model(config, model_dir, output, config_args=""):
     """Writes `output` from the config file and the parameter files in `model_dir`."""
     gm = load_trained_machine(parse_config(config, config_args).model_config, model_dir, config_name=config)
+    states = preprocessing.read(model_dir)
     tmp = output + ".tmp-%d" % os.getpid()
     try:
         gm.saveMergedModel(tmp)
+        if states:
+            data = preprocessing.to_json(states).encode("utf-8")
+            with open(tmp, "ab") as f:
+                f.write(data + struct.pack("<Q", len(data)) + TRAILER_MAGIC)
         os.replace(tmp, output)  # a reader never sees half a file
     finally:
         if os.path.exists(tmp):
             os.remove(tmp)
     return gm.getParameterSize()
+
+
+def read_front_end_data(path):
+    """The readers' fitted states a merged model ends with ([] when it has none)."""
+    with open(path, "rb") as f:
+        f.seek(0, os.SEEK_END)
+        end = f.tell()
+        if end < 16:
+            return []
+        f.seek(end - 16)
+        size, magic = struct.unpack("<Q8s", f.read(16))
+        if magic != TRAILER_MAGIC or size > end - 16:
+            return []
+        f.seek(end - 16 - size)
+        return preprocessing.from_json(f.read(size).decode("utf-8"), path)
+
+
+class RawPredictor(object):
+    """A merged model served on raw data through the preprocessing it was trained with:
+
+        model = RawPredictor("wine.paddle")
+        out = model.predict([["13.2", "1.78", ...]])   # or dicts {column: value}
+        out["label"], out["id"], out["prob"]            # class names, ids, each output layer
+
+    Rows are lists of cells in the training file's column order (the label column may be
+    left out) or dicts by column name, for a csv reader; strings of words for a text reader.
+    The model must read only the features: merge the prediction network of the config
+    (`paddle merge_model --config_args=is_predict=1`, or a config whose outputs are not costs)."""
+
+    def __init__(self, path, use_gpu=False):
+        self.predictor = api.Predictor.createFromMergedModel(path, use_gpu)
+        self.inputs = list(self.predictor.getInputLayerNames())
+        self.outputs = list(self.predictor.getOutputLayerNames())
+        if len(self.inputs) != 1:
+            raise ValueError("%s reads %d data layers (%s); RawPredictor feeds the features alone: merge the "
+                             "prediction network (--config_args=is_predict=1)" % (path, len(self.inputs),
+                                                                                 ", ".join(self.inputs)))
+        states = read_front_end_data(path)
+        if len(states) != 1:
+            raise ValueError("%s holds %d fitted preprocessing states; RawPredictor needs one (a model trained "
+                             "with the csv or text reader)" % (path, len(states)))
+        self.state = states[0]
+        self.classes = preprocessing.label_names(self.state)
+
+    def _arguments(self, rows):
+        from paddle.trainer import PyDataProvider2 as dp2
+        from py_paddle.util import DataProviderConverter
+        s = self.state
+        if s["reader"] == "text":
+            vocab = {w: i for i, w in enumerate(s["vocabulary"])}
+            samples = [[[vocab.get(w.lower() if s["lowercase"] else w, s["oov"]) for w in str(r).split()]
+                        or [s["oov"]]] for r in rows]
+            tp = dp2.integer_value_sequence(len(vocab))
+        else:
+            transform = preprocessing.CsvTransform(s)
+            samples = []
+            for k, row in enumerate(rows):
+                where = "row %d" % k
+                if isinstance(row, dict):
+                    header = list(row)
+                    cells = ["" if v is None else str(v) for v in row.values()]
+                else:
+                    header, cells = None, ["" if v is None else str(v) for v in row]
+                at, _ = transform.columns_of(header, len(cells), where)
+                features = transform.features_of(cells, at, where)
+                if features is None:
+                    raise ValueError("%s: a missing value in a column whose policy is 'drop'" % where)
+                samples.append([features])
+            tp = dp2.dense_vector(s["dim"])
+        return DataProviderConverter([tp]).convert(samples)
+
+    def predict(self, rows):
+        """{output layer: values (rows x size) or ids, "id": argmax class, "label": its name}:
+        id and label when the model has one output of one column per class."""
+        rows = list(rows)
+        out = self.predictor.forward(self._arguments(rows))
+        result = {}
+        for i, name in enumerate(self.outputs):
+            ids, value = out.getSlotIds(i), out.getSlotValue(i)
+            result[name] = ids.copyToNumpyArray() if ids is not None else value.copyToNumpyMat()
+        n_classes = preprocessing.num_classes(self.state) if self.state["reader"] == "csv" else len(self.classes)
+        if len(self.outputs) == 1 and np.ndim(result[self.outputs[0]]) == 2 \
+                and result[self.outputs[0]].shape[1] == n_classes:
+            result["id"] = result[self.outputs[0]].argmax(axis=1)
+            if self.classes is not None:
+                result["label"] = [self.classes[i] for i in result["id"]]
+        return result
 
 
 def main(argv):

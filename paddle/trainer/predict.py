@@ -10,8 +10,16 @@ from the config and a saved pass (--model_dir), or from a merged model (--model_
 by `paddle merge_model`; the config then only names the data). A layer that outputs ids
 (max_id, crf_decoding, beam_search results) gives its ids, any other its values.
 
+By default the config's output layers are written, except that a cost layer is replaced by
+the layer it scores (the prediction): a training config then predicts without its label
+column. For a classification cost the argmax class is written too ("id"), and its name
+("label") when the reader mapped string labels through a vocabulary. The readers' fitted
+preprocessing saved with the model (preprocessing.json, or a merged model's trailer) is
+applied to the raw rows, never refitted.
+
 Formats:
   text   v1's --predict_output_dir rows: a line per output row, each layer as "v v v;" or "id;"
+         (a label name as "name;"); after each sequence of a sequence output, an empty line
   jsonl  a JSON object per sample, {"layer": values or id, ...}; a sequence output gives the
          list of its rows (or ids) for each sample
   npy    FILE is one .npy array when a single layer without sequences is written, else an .npz
@@ -24,11 +32,17 @@ import collections
 import json
 import os
 
+import sys
+
 import numpy as np
 
+from paddle.trainer import preprocessing
 from paddle.trainer.arguments import ArgumentParser
+from paddle.utils.export_onnx.graph import COST_TYPES
 
 FORMATS = ("text", "npy", "jsonl")
+# costs whose prediction input holds class probabilities: their argmax is the class id
+CLASSIFICATION_COSTS = frozenset(["multi-class-cross-entropy", "multi_class_cross_entropy_with_selfnorm"])
 
 # One output layer after a forward pass: `data` holds ids (int32 [rows]) for a layer with ids,
 # else values (float32 [rows, size]); `seq_starts` the row offsets of its sequences, or None.
@@ -53,6 +67,8 @@ def layer_results(get_output, names):
 
 
 def _row_text(row):
+    if isinstance(row, str):
+        return row + ";"
     return ("%d;" % row) if np.ndim(row) == 0 else (" ".join("%g" % v for v in row) + ";")
 
 
@@ -85,7 +101,13 @@ class PredictionWriter(object):
 
     def write(self, results):
         if self.fmt == "text":
-            write_text_rows(self.file, results)
+            starts = next((r.seq_starts for r in results if r.seq_starts is not None), None)
+            if starts is None:
+                write_text_rows(self.file, results)
+            else:  # sequence outputs: an empty line ends each sample's rows
+                for b, e in zip(starts[:-1], starts[1:]):
+                    write_text_rows(self.file, [LayerResult(r.name, r.data[b:e], None) for r in results])
+                    self.file.write("\n")
         elif self.fmt == "jsonl":
             columns = [_per_sample(r) for r in results]
             for sample in zip(*columns):
@@ -114,15 +136,109 @@ class PredictionWriter(object):
                 np.savez(f, **arrays)
 
 
-def _machine(args, trainer_config):
-    """The GradientMachine to run: the config's network with a saved pass, or a merged model."""
+def prediction_layers(model_config):
+    """(layers to write, {layer: cost type} for those that replace a cost): the config's
+    outputs with each cost layer replaced by its first input, the prediction it scores."""
+    layers = {layer.name: layer for layer in model_config.layers}
+    names, scored = [], {}
+    for name in model_config.output_layer_names:
+        cost = layers[name]
+        if cost.type in COST_TYPES:
+            name = cost.inputs[0].input_layer_name
+            scored.setdefault(name, cost.type)
+        if name not in names:
+            names.append(name)
+    return names, scored
+
+
+def _parameter_names(message):
+    """The parameter names a LayerConfig refers to (any *parameter_name field, nested too)."""
+    names = []
+    for field, value in message.ListFields():
+        repeated = getattr(field, "is_repeated", None)  # protobuf >= 5; older ones have label
+        if repeated is None:
+            repeated = field.label == field.LABEL_REPEATED
+        values = value if repeated else [value]
+        for v in values:
+            if field.message_type is not None:
+                names.extend(_parameter_names(v))
+            elif field.name.endswith("parameter_name") and v:
+                names.append(v)
+    return names
+
+
+def pruned_network(model_config, outputs):
+    """A copy of model_config with only the layers `outputs` depend on (no costs, no label
+    layer, no evaluators); None for a network with recurrent groups (kept whole)."""
+    if any(sm.name != "root" for sm in model_config.sub_models):
+        return None
+    layers = {layer.name: layer for layer in model_config.layers}
+    needed, stack = set(), list(outputs)
+    while stack:
+        name = stack.pop()
+        if name not in needed:
+            needed.add(name)
+            stack.extend(inp.input_layer_name for inp in layers[name].inputs)
+    pruned = type(model_config)()
+    pruned.CopyFrom(model_config)
+    del pruned.layers[:], pruned.parameters[:], pruned.input_layer_names[:], pruned.output_layer_names[:]
+    del pruned.evaluators[:]
+    kept = [layer for layer in model_config.layers if layer.name in needed]
+    pruned.layers.extend(kept)
+    used = set(n for layer in kept for n in _parameter_names(layer))
+    pruned.parameters.extend(p for p in model_config.parameters if p.name in used)
+    pruned.input_layer_names.extend(n for n in model_config.input_layer_names if n in needed)
+    pruned.output_layer_names.extend(outputs)
+    for sm in pruned.sub_models:
+        del sm.layer_names[:], sm.input_layer_names[:], sm.output_layer_names[:], sm.evaluator_names[:]
+        sm.layer_names.extend(layer.name for layer in kept)
+        sm.input_layer_names.extend(pruned.input_layer_names)
+        sm.output_layer_names.extend(outputs)
+    return pruned
+
+
+def _copy_parameters(source, target):
+    """Sets target's parameters (a GradientMachine) to source's of the same name."""
     from py_paddle import swig_paddle as api
-    if args.model_file:
-        if not os.path.isfile(args.model_file):
-            raise OSError("merged model %s does not exist" % args.model_file)
-        return api.GradientMachine.createFromMergedModel(args.model_file, args.use_gpu)
+    values = {p.getName(): p.getBuf(api.PARAMETER_VALUE).copyToNumpyArray() for p in source.getParameters()}
+    for p in target.getParameters():
+        p.getBuf(api.PARAMETER_VALUE).copyFromNumpyArray(values[p.getName()])
+
+
+def _machine(args, trainer_config, merged, model_config=None):
+    """The GradientMachine to run: the config's network (or `model_config`, a part of it)
+    with a saved pass, or the `merged` model's (or the part of it)."""
+    from py_paddle import swig_paddle as api
+    from paddle.proto import message_to_json
+    if merged is not None:
+        if model_config is None:
+            return merged
+        part = api.GradientMachine.createByConfigJson(message_to_json(model_config), args.use_gpu, 1)
+        _copy_parameters(merged, part)
+        return part
     from py_paddle.deploy import load_trained_machine
-    return load_trained_machine(trainer_config.model_config, args.model_dir, args.use_gpu, args.config)
+    return load_trained_machine(model_config or trainer_config.model_config, args.model_dir, args.use_gpu,
+                                args.config)
+
+
+def _saved_preprocessing(args):
+    """The readers' fitted states saved with the model ([] for a model saved without any)."""
+    if args.model_file:
+        from py_paddle.deploy import read_front_end_data
+        return read_front_end_data(args.model_file)
+    return preprocessing.read(args.model_dir) if os.path.isdir(args.model_dir) else []
+
+
+def _network(args, trainer_config):
+    """(the ModelConfig to predict with, the merged model's GradientMachine or None)."""
+    if not args.model_file:
+        return trainer_config.model_config, None
+    if not os.path.isfile(args.model_file):
+        raise OSError("merged model %s does not exist" % args.model_file)
+    from py_paddle import swig_paddle as api
+    from paddle.proto import message_from_json
+    gm = api.GradientMachine.createFromMergedModel(args.model_file, args.use_gpu)
+    return message_from_json("ModelConfig", gm.getModelConfigJson()), gm
 
 
 def _data(args, trainer_config, input_names):
@@ -141,6 +257,20 @@ def _data(args, trainer_config, input_names):
                         model_config=trainer_config.model_config)
 
 
+def _class_columns(results, scored, names):
+    """LayerResults of the argmax class ("id") and its name ("label") of each classification
+    output (prefixed by the layer's name when there are several)."""
+    classifiers = [r for r in results if scored.get(r.name) in CLASSIFICATION_COSTS and r.data.ndim == 2]
+    extra = []
+    for r in classifiers:
+        prefix = r.name + "." if len(classifiers) > 1 else ""
+        ids = r.data.argmax(axis=1).astype(np.int32)
+        extra.append(LayerResult(prefix + "id", ids, r.seq_starts))
+        if names is not None:
+            extra.append(LayerResult(prefix + "label", np.array([names[i] for i in ids]), r.seq_starts))
+    return extra
+
+
 def predict(args):
     """Runs args' model over its data and writes args.output; returns (layer names, samples)."""
     from paddle.trainer.config_parser import parse_config
@@ -149,30 +279,41 @@ def predict(args):
 
     api.initPaddle("--use_gpu=%d" % args.use_gpu)
     trainer_config = parse_config(args.config, args.config_args)
-    gm = _machine(args, trainer_config)
-    names = args.output_layers.split(",") if args.output_layers else list(gm.getOutputLayerNames())
-    known = set(layer.name for layer in _network_layers(gm))
-    unknown = [n for n in names if n not in known]
-    if unknown:
-        raise ValueError("--output_layers: the network has no layer %s" % ", ".join(repr(n) for n in unknown))
+    (model_config, merged), scored = _network(args, trainer_config), {}
+    if args.output_layers:
+        names, part = args.output_layers.split(","), None
+        known = set(layer.name for layer in model_config.layers)
+        unknown = [n for n in names if n not in known]
+        if unknown:
+            raise ValueError("--output_layers: the network has no layer %s" % ", ".join(repr(n) for n in unknown))
+    else:
+        names, scored = prediction_layers(model_config)
+        part = pruned_network(model_config, names) if scored else None
+        if scored:
+            sys.stderr.write("paddle predict: writing %s, the prediction%s that the cost%s score%s (with the "
+                             "argmax class as 'id'%s); --output_layers picks other layers\n" % (
+                                 ", ".join(names), "s" if len(names) > 1 else "", "s" if len(scored) > 1 else "",
+                                 "" if len(scored) > 1 else "s", " and its name as 'label'"
+                                 if any(t in CLASSIFICATION_COSTS for t in scored.values()) else ""))
+    preprocessing.load_saved(_saved_preprocessing(args))
+    gm = _machine(args, trainer_config, merged, part)
     data = _data(args, trainer_config, gm.getInputLayerNames())
+    classes = preprocessing.label_names(getattr(data.settings, "fitted", None))
     writer = PredictionWriter(args.output, args.format)
+    written = list(names)
     try:
         in_args, out_args = None, api.Arguments.createArguments(0)
         for batch in data.batches():
             in_args = slots_to_arguments(batch.slots, in_args)
             gm.forward(in_args, out_args, api.PASS_TEST)
-            writer.write(layer_results(gm.getLayerOutput, names))
+            results = layer_results(gm.getLayerOutput, names)
+            results += _class_columns(results, scored, classes)
+            written = [r.name for r in results]
+            writer.write(results)
     finally:
         data.close()
         writer.close()
-    return names, writer.samples
-
-
-def _network_layers(gm):
-    """The LayerConfig messages of a GradientMachine's network (a merged model's too)."""
-    from paddle.proto import message_from_json
-    return message_from_json("ModelConfig", gm.getModelConfigJson()).layers
+    return written, writer.samples
 
 
 def _bool(text):
