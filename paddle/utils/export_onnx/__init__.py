@@ -11,6 +11,11 @@ size] float32, named after the layer). Exported are the config's outputs, except
 cost layer is replaced by its first input (the prediction it scores), or the layers
 given by --output_layers. Layers without an ONNX form (sequence layers, recurrent groups,
 ...) stop the export with a one-line error naming the layer and its type.
+
+A model trained with the csv reader's fitted preprocessing (preprocessing.json in the pass,
+or a merged model's trailer) takes raw columns instead (see export_onnx/preprocess.py:
+numeric columns as one float input with NaN for missing values, categorical ones as string
+inputs), and a classifier gains the outputs "id" and "label"; --raw_inputs=0 leaves them out.
 The `onnx` package is needed (`pip install ".[onnx]"` in the checkout).
 """
 import argparse
@@ -19,6 +24,7 @@ import os
 from paddle.utils.export_onnx.errors import ExportError
 from paddle.utils.export_onnx.graph import ACTIVATIONS, COST_TYPES, GraphBuilder
 from paddle.utils.export_onnx.layers import CONVERTERS, ids_inputs
+from paddle.utils.export_onnx.preprocess import ML_DOMAIN, ML_OPSET, add_class_outputs, add_raw_input
 
 __all__ = ["ExportError", "export_model", "export_onnx", "load_model", "main"]
 
@@ -97,13 +103,32 @@ def _needed(layers, outputs):
     return needed
 
 
-def export_model(model, parameter, output_layers=None):
-    """An onnx.ModelProto of `model` (a ModelConfig) with parameter(name) -> values."""
+def saved_preprocessing(model_dir=None, model_file=None):
+    """The readers' fitted states saved with a pass or a merged model."""
+    from paddle.trainer import preprocessing
+    if model_file is not None:
+        from py_paddle.deploy import read_front_end_data
+        return read_front_end_data(model_file)
+    return preprocessing.read(model_dir)
+
+
+def _raw_input_layer(model, layers, needed, state):
+    """The dense data layer the csv state's features feed (one of the size it gives), or None."""
+    dense = [layers[n] for n in model.input_layer_names if n in needed and layers[n].size == state["dim"]]
+    return dense[0].name if len(dense) == 1 else None
+
+
+def export_model(model, parameter, output_layers=None, states=()):
+    """An onnx.ModelProto of `model` (a ModelConfig) with parameter(name) -> values; `states`:
+    the readers' fitted preprocessing, put in the graph (a csv reader's)."""
     onnx = _import_onnx()
+    from paddle.trainer import preprocessing
     builder = GraphBuilder(model, parameter)
     layers = builder.layers
     outputs = _outputs(model, layers, output_layers)
     needed = _needed(layers, outputs)
+    state = next((s for s in states or () if s["reader"] == "csv"), None)
+    raw = _raw_input_layer(model, layers, needed, state) if state else None
     for layer in model.layers:
         if layer.name not in needed:
             continue
@@ -117,7 +142,10 @@ def export_model(model, parameter, output_layers=None):
             if any(as_ids) and not all(as_ids):
                 raise ExportError("data layer '%s' is read both as integer ids (an embedding / table projection) "
                                   "and as dense values" % layer.name)
-            builder.add_input(layer, ids=bool(as_ids) and all(as_ids))
+            if layer.name == raw:
+                add_raw_input(builder, layer, state)
+            else:
+                builder.add_input(layer, ids=bool(as_ids) and all(as_ids))
             continue
         convert = CONVERTERS.get(layer.type)
         if convert is None:
@@ -131,18 +159,28 @@ def export_model(model, parameter, output_layers=None):
         builder.nodes.append(onnx.helper.make_node("Identity", [builder.rows(name)], [name]))
         graph_outputs.append(onnx.helper.make_tensor_value_info(name, onnx.TensorProto.FLOAT,
                                                                 ["batch", layers[name].size]))
+    classes = len(preprocessing.label_names(state) or ()) or (preprocessing.num_classes(state) if state else 0)
+    if raw and not output_layers and len(outputs) == 1 and layers[outputs[0]].size == classes:
+        graph_outputs += add_class_outputs(builder, builder.rows(outputs[0]), preprocessing.label_names(state))
     graph = onnx.helper.make_graph(builder.nodes, "paddle", builder.inputs, graph_outputs, builder.initializers)
-    proto = onnx.helper.make_model(graph, producer_name="paddle export_onnx",
-                                   opset_imports=[onnx.helper.make_opsetid("", OPSET)])
+    opsets = [onnx.helper.make_opsetid("", OPSET)]
+    if builder.uses_ml:
+        opsets.append(onnx.helper.make_opsetid(ML_DOMAIN, ML_OPSET))
+    proto = onnx.helper.make_model(graph, producer_name="paddle export_onnx", opset_imports=opsets)
     proto.ir_version = IR_VERSION
+    if raw:
+        onnx.helper.set_model_props(proto, {"paddle.preprocessing": preprocessing.to_json([state])})
     onnx.checker.check_model(proto)
     return proto
 
 
-def export_onnx(output, config=None, model_dir=None, model_file=None, config_args="", output_layers=None):
-    """Writes the ONNX model of a saved pass or merged model to `output`; returns it."""
+def export_onnx(output, config=None, model_dir=None, model_file=None, config_args="", output_layers=None,
+                raw_inputs=True):
+    """Writes the ONNX model of a saved pass or merged model to `output`; returns it.
+    raw_inputs: apply the readers' saved preprocessing in the graph."""
     model, parameter = load_model(config, model_dir, model_file, config_args)
-    proto = export_model(model, parameter, output_layers)
+    states = saved_preprocessing(model_dir, model_file) if raw_inputs else ()
+    proto = export_model(model, parameter, output_layers, states)
     tmp = output + ".tmp-%d" % os.getpid()
     try:
         with open(tmp, "wb") as f:
@@ -163,9 +201,12 @@ def main(argv):
     p.add_argument("--output", required=True, help="the .onnx file to write")
     p.add_argument("--output_layers", default="", help="comma-separated layers to export (default: the config's "
                                                        "outputs, a cost layer replaced by its prediction input)")
+    p.add_argument("--raw_inputs", type=int, default=1, choices=(0, 1),
+                   help="1: the graph applies the readers' saved preprocessing (raw columns in, class names out)")
     args = p.parse_args(argv)
     output_layers = [n for n in args.output_layers.split(",") if n]
-    proto = export_onnx(args.output, args.config, args.model_dir, args.model_file, args.config_args, output_layers)
+    proto = export_onnx(args.output, args.config, args.model_dir, args.model_file, args.config_args, output_layers,
+                        bool(args.raw_inputs))
     shapes = lambda infos: ", ".join("%s %s" % (i.name, [d.dim_param or d.dim_value for d in
                                                          i.type.tensor_type.shape.dim]) for i in infos)
     print("paddle export_onnx: wrote %s (opset %d; inputs: %s; outputs: %s)"

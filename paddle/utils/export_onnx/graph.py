@@ -58,6 +58,7 @@ class GraphBuilder(object):
         self._images = {}  # layer name -> _Image
         self._consts = {}  # cache key -> initializer name
         self._count = 0
+        self.uses_ml = False  # nodes of the ai.onnx.ml domain (the readers' preprocessing)
 
     # ---- graph primitives
     def _fresh(self, hint):
@@ -112,6 +113,10 @@ class GraphBuilder(object):
 
     def shape_const(self, *dims):
         return self.const(np.array(dims, dtype=np.int64), "shape", key=("shape",) + dims)
+
+    def set_rows(self, name, tensor):
+        """Records `tensor` ([batch, size]) as layer `name`'s output."""
+        self._rows[name] = tensor
 
     def add_input(self, layer, ids):
         """A data layer: a graph input of float32 rows, or of int64 ids (one per sample)."""
