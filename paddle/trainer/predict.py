@@ -12,8 +12,9 @@ by `paddle merge_model`; the config then only names the data). A layer that outp
 
 By default the config's output layers are written, except that a cost layer is replaced by
 the layer it scores (the prediction): a training config then predicts without its label
-column. For a classification cost the argmax class is written too ("id"), and its name
-("label") when the reader mapped string labels through a vocabulary. The readers' fitted
+column. For a classification cost's input the argmax class is written too ("id"), and its
+name ("label") when the reader mapped string labels through a vocabulary; a softmax output
+of a prediction config gains both when there is such a vocabulary. The readers' fitted
 preprocessing saved with the model (preprocessing.json, or a merged model's trailer) is
 applied to the raw rows, never refitted.
 
@@ -257,16 +258,16 @@ def _data(args, trainer_config, input_names):
                         model_config=trainer_config.model_config)
 
 
-def _class_columns(results, scored, names):
-    """LayerResults of the argmax class ("id") and its name ("label") of each classification
+def _class_columns(results, classifiers, names):
+    """LayerResults of the argmax class ("id") and its name ("label") of each classifier
     output (prefixed by the layer's name when there are several)."""
-    classifiers = [r for r in results if scored.get(r.name) in CLASSIFICATION_COSTS and r.data.ndim == 2]
+    outputs = [r for r in results if r.name in classifiers and r.data.ndim == 2]
     extra = []
-    for r in classifiers:
-        prefix = r.name + "." if len(classifiers) > 1 else ""
+    for r in outputs:
+        prefix = r.name + "." if len(outputs) > 1 else ""
         ids = r.data.argmax(axis=1).astype(np.int32)
         extra.append(LayerResult(prefix + "id", ids, r.seq_starts))
-        if names is not None:
+        if names is not None and len(names) == r.data.shape[1]:
             extra.append(LayerResult(prefix + "label", np.array([names[i] for i in ids]), r.seq_starts))
     return extra
 
@@ -280,6 +281,7 @@ def predict(args):
     api.initPaddle("--use_gpu=%d" % args.use_gpu)
     trainer_config = parse_config(args.config, args.config_args)
     (model_config, merged), scored = _network(args, trainer_config), {}
+    classifiers = set()
     if args.output_layers:
         names, part = args.output_layers.split(","), None
         known = set(layer.name for layer in model_config.layers)
@@ -289,16 +291,19 @@ def predict(args):
     else:
         names, scored = prediction_layers(model_config)
         part = pruned_network(model_config, names) if scored else None
+        classifiers = set(n for n in names if scored.get(n) in CLASSIFICATION_COSTS)
+        softmax = set(layer.name for layer in model_config.layers if layer.active_type == "softmax")
         if scored:
-            sys.stderr.write("paddle predict: writing %s, the prediction%s that the cost%s score%s (with the "
-                             "argmax class as 'id'%s); --output_layers picks other layers\n" % (
-                                 ", ".join(names), "s" if len(names) > 1 else "", "s" if len(scored) > 1 else "",
-                                 "" if len(scored) > 1 else "s", " and its name as 'label'"
-                                 if any(t in CLASSIFICATION_COSTS for t in scored.values()) else ""))
+            sys.stderr.write("paddle predict: writing %s (what the cost layers score, not their cost)%s; "
+                             "--output_layers picks other layers\n" % (", ".join(names), (
+                                 ", with the argmax class as 'id' (and its name as 'label' when the labels "
+                                 "are names)") if classifiers else ""))
     preprocessing.load_saved(_saved_preprocessing(args))
     gm = _machine(args, trainer_config, merged, part)
     data = _data(args, trainer_config, gm.getInputLayerNames())
     classes = preprocessing.label_names(getattr(data.settings, "fitted", None))
+    if classes is not None and not args.output_layers:  # a prediction config's softmax outputs, by name
+        classifiers |= set(n for n in names if n in softmax)
     writer = PredictionWriter(args.output, args.format)
     written = list(names)
     try:
@@ -307,7 +312,7 @@ def predict(args):
             in_args = slots_to_arguments(batch.slots, in_args)
             gm.forward(in_args, out_args, api.PASS_TEST)
             results = layer_results(gm.getLayerOutput, names)
-            results += _class_columns(results, scored, classes)
+            results += _class_columns(results, classifiers, classes)
             written = [r.name for r in results]
             writer.write(results)
     finally:
