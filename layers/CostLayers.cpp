@@ -144,21 +144,22 @@ class MultiClassCrossEntropyWithSelfNorm : public CostLayer {
 
 // "multi_binary_label_cross_entropy" (0/1 labels) and "soft_binary_class_cross_entropy"
 // (labels in [0, 1]): -sum_j [y_j log p_j + (1 - y_j) log(1 - p_j)]; the label is a dense
-// row of the input's width.
+// row of the input's width. multi_binary_label_cross_entropy also takes v1's usual
+// multi-label inputs: a sparse_binary_vector (the labels that are 1; a sparse_vector's
+// values are the y_j) or an integer_value (one label per sample, a one-hot row).
 class BinaryCrossEntropy : public CostLayer {
  public:
   using CostLayer::CostLayer;
   void init(LayerContext& ctx) override {
     CostLayer::init(ctx);
     checkInputSize(1, inputs_[0]->size());
+    labelsMayBeSparse_ = type_ == "multi_binary_label_cross_entropy";
   }
 
   void computeCost(const Argument& in, const Argument& label, float* cost) override {
-    PADDLE_ENFORCE(!label.value.empty(), DataError, "layer '", name_, "': label '", inputs_[1]->name(),
-                   "' must be a dense vector of 0/1 (or soft) labels");
     const size_t w = in.value.width();
     const float* p = in.value.data();
-    const float* y = label.value.data();
+    const float* y = labelRows(label, w).data();
     int* bad = badProb_.reset(useGpu_);
     forEach(useGpu_, rows_, [=] PD_HD(size_t i) {
       double c = 0;
@@ -180,7 +181,7 @@ class BinaryCrossEntropy : public CostLayer {
   void addGradient(Argument& in, const Argument& label, const float* weight) override {
     const size_t w = in.value.width();
     const float* p = in.value.data();
-    const float* y = label.value.data();
+    const float* y = (label.value.empty() ? denseLabel_ : label.value).data();  // forward made it
     float* g = in.grad.data();
     const float coeff = coeff_;
     forEach2(useGpu_, rows_, w, [=] PD_HD(size_t i, size_t j) {
@@ -191,6 +192,43 @@ class BinaryCrossEntropy : public CostLayer {
   }
 
  private:
+  // The label as dense [rows, w] rows: the dense value itself, or (multi_binary) the rows
+  // written from sparse columns or from ids, on the host and copied to the layer's device.
+  const Matrix& labelRows(const Argument& label, size_t w) {
+    if (!label.value.empty()) return label.value;
+    const std::string who = str("layer '", name_, "': label '", inputs_[1]->name(), "'");
+    PADDLE_ENFORCE(labelsMayBeSparse_, DataError, who, " must be a dense vector of labels in [0, 1]");
+    std::vector<float> rows(rows_ * w, 0.0f);
+    if (!label.sparse.empty()) {
+      const SparseMatrix& s = label.sparse;
+      const int* starts = s.rowStarts.data();
+      for (size_t r = 0; r < rows_; ++r) {
+        for (int k = starts[r]; k < starts[r + 1]; ++k) {
+          const int c = s.cols.data()[k];
+          PADDLE_ENFORCE(c >= 0 && static_cast<size_t>(c) < w, DataError, who, ": sample ", r, " has label ", c,
+                         ", outside [0, ", w, ")");
+          rows[r * w + c] = s.binary() ? 1.0f : s.values.data()[k];
+        }
+      }
+    } else {
+      PADDLE_ENFORCE(!label.ids.empty(), DataError, who,
+                     " must be a dense vector, a sparse_binary_vector or an integer_value");
+      std::vector<int> ids(label.ids.size());
+      label.ids.copyToHost(ids.data());
+      for (size_t r = 0; r < rows_; ++r) {
+        PADDLE_ENFORCE(ids[r] >= 0 && static_cast<size_t>(ids[r]) < w, DataError, who, ": sample ", r,
+                       " has label ", ids[r], ", outside [0, ", w, ")");
+        rows[r * w + ids[r]] = 1.0f;
+      }
+    }
+    denseLabel_.setDevice(useGpu_);
+    denseLabel_.resize(rows_, w);
+    denseLabel_.copyFromHost(rows.data(), rows_, w);
+    return denseLabel_;
+  }
+
+  bool labelsMayBeSparse_ = false;
+  Matrix denseLabel_;
   RowFlag badProb_;
 };
 
@@ -226,26 +264,34 @@ class HuberTwoClass : public CostLayer {
 };
 
 // "rank-cost": inputs [left, right, label(, weight)], all size 1; o = left - right,
-// cost = log(1 + e^o) - label * o.
+// cost = log(1 + e^o) - label * o. The label is a dense value or, as v1 fell back to,
+// integer ids (their values are the labels; the data layer's size is then free).
 class RankCost : public FreeCostLayer {
  public:
   using FreeCostLayer::FreeCostLayer;
   void init(LayerContext& ctx) override {
     FreeCostLayer::init(ctx);
     checkInputCount(3, 4);
-    for (size_t i = 0; i < inputs_.size(); ++i) checkInputSize(i, 1);
+    for (size_t i = 0; i < inputs_.size(); ++i) {
+      if (i != 2) checkInputSize(i, 1);
+    }
   }
   void forward(PassType pass) override {
     pass_ = pass;
     const size_t rows = input(0).batchSize();
     for (size_t i = 1; i < inputs_.size(); ++i) {
-      PADDLE_ENFORCE(input(i).value.height() == rows, DataError, "layer '", name_, "': input '", inputs_[i]->name(),
-                     "' has ", input(i).value.height(), " rows, expected ", rows, " (labels are dense values)");
+      const Argument& a = input(i);
+      const bool ids = i == 2 && a.value.empty() && !a.ids.empty();
+      const size_t got = ids ? a.ids.size() : a.value.height();
+      PADDLE_ENFORCE(got == rows, DataError, "layer '", name_, "': input '", inputs_[i]->name(), "' has ", got,
+                     " rows, expected ", rows, i == 2 ? " (labels are dense values or integer ids)" : "");
+      PADDLE_ENFORCE(ids || a.value.width() == 1, DataError, "layer '", name_, "': input '", inputs_[i]->name(),
+                     "' has width ", a.value.width(), ", expected 1");
     }
     resetOutput(rows, 1);
     const float* left = input(0).value.data();
     const float* right = input(1).value.data();
-    const float* label = input(2).value.data();
+    const float* label = labelValues(rows);
     const float* weight = inputs_.size() == 4 ? input(3).value.data() : nullptr;
     float* out = output_.value.data();
     forEach(useGpu_, rows, [=] PD_HD(size_t r) {
@@ -257,7 +303,7 @@ class RankCost : public FreeCostLayer {
   void backward() override {
     const float* left = input(0).value.data();
     const float* right = input(1).value.data();
-    const float* label = input(2).value.data();
+    const float* label = input(2).value.empty() ? idLabels_.data() : input(2).value.data();
     const float* weight = inputs_.size() == 4 ? input(3).value.data() : nullptr;
     float* gLeft = input(0).grad.empty() ? nullptr : input(0).grad.data();
     float* gRight = input(1).grad.empty() ? nullptr : input(1).grad.data();
@@ -270,6 +316,22 @@ class RankCost : public FreeCostLayer {
       if (gRight) gRight[r] -= d;
     });
   }
+
+ private:
+  // The labels as floats: the dense value, or the ids converted (v1: labelBuf_->copyFrom(ids)).
+  const float* labelValues(size_t rows) {
+    const Argument& label = input(2);
+    if (!label.value.empty()) return label.value.data();
+    std::vector<int> ids(rows);
+    label.ids.copyToHost(ids.data());
+    std::vector<float> values(ids.begin(), ids.end());
+    idLabels_.setDevice(useGpu_);
+    idLabels_.resize(rows, 1);
+    idLabels_.copyFromHost(values.data(), rows, 1);
+    return idLabels_.data();
+  }
+
+  Matrix idLabels_;
 };
 
 // "sum_cost": cost = sum of the input row.

@@ -670,6 +670,7 @@ class MaxIdLayer : public IdLayerBase {
       ids[r] = static_cast<int>(best);
       y[r] = xr[best];
     });
+    output_.in = output_.value;  // v1 kept the chosen probabilities in `in` (getLayerOutputs' 'prob')
     output_.shareSequenceOf(input(0));
   }
 };

@@ -158,3 +158,79 @@ def test_label_slot_declared_with_size_one_is_checked_by_the_cost():
     gradient_check(gm, slots, samples=10)
     with pytest.raises(ValueError, match="layer 'cost': sample 2 has label 5, outside"):
         gradient_check(gm, [slots[0], np.array([4, 0, 5, 1, 2, 4], np.int32)], samples=1)
+
+
+def _multi_label_sparse(rng):
+    """Each sample's 1-labels as sparse columns (sample 2 has none)."""
+    from netbuilder import Sparse
+    rows, cols = [0], []
+    for i in range(B):
+        k = 0 if i == 2 else rng.randint(1, 4)
+        cols.extend(sorted(rng.choice(K, k, replace=False)))
+        rows.append(len(cols))
+    return Sparse(rows, cols, None, K)
+
+
+@pytest.mark.parametrize("kind", ["sparse_binary", "ids"])
+@pytest.mark.parametrize("weighted,coeff", [(False, 1.0), (True, 0.5)])
+def test_multi_binary_label_cross_entropy_takes_sparse_and_integer_labels(kind, weighted, coeff):
+    """v1's usual multi-label inputs: a sparse_binary_vector of the labels that are 1, or an
+    integer_value (one-hot); the same costs and gradients as the dense 0/1 rows."""
+    rng = np.random.RandomState(4)
+    if kind == "ids":
+        lab = rng.randint(0, K, B).astype(np.int32)
+        dense = np.eye(K, dtype=np.float32)[lab]
+    else:
+        lab = _multi_label_sparse(rng)
+        dense = lab.dense()
+    gm = build("multi_binary_label_cross_entropy", "sigmoid", K, K, weighted, coeff).build()
+    slots = [rng.randn(B, IN).astype(np.float32), lab]
+    if weighted:
+        slots.append(rng.uniform(0.5, 2, (B, 1)).astype(np.float32))
+    gradient_check(gm, slots, input_slots=[0], grad_scale=coeff)
+    want = bce_ref(forward_values(gm, slots, "p").astype(np.float64), dense)
+    if weighted:
+        want = want * slots[2][:, 0]
+    np.testing.assert_allclose(forward_values(gm, slots, "cost")[:, 0], want, rtol=1e-4, atol=1e-5)
+    dense_slots = [slots[0], dense] + slots[2:]
+    np.testing.assert_allclose(forward_values(gm, slots, "cost"), forward_values(gm, dense_slots, "cost"),
+                               rtol=1e-6)
+
+
+def test_multi_binary_label_cross_entropy_checks_label_ids():
+    from netbuilder import Sparse
+    gm = build("multi_binary_label_cross_entropy", "sigmoid", K, K, False).build()
+    x = np.zeros((3, IN), np.float32)
+    with pytest.raises(ValueError, match=r"sample 1 has label 5, outside \[0, 5\)"):
+        forward_values(gm, [x, np.array([0, 5, 1], np.int32)], "cost")
+    with pytest.raises(ValueError, match="sparse slot has width 10"):  # the data layer checks columns
+        forward_values(gm, [x, Sparse([0, 1, 1, 2], [3, 9], None, 10)], "cost")
+    soft = build("soft_binary_class_cross_entropy", "sigmoid", K, K, False).build()
+    with pytest.raises(ValueError, match="must be a dense vector"):
+        forward_values(soft, [x, np.array([0, 1, 1], np.int32)], "cost")
+
+
+@pytest.mark.parametrize("weighted", [False, True])
+def test_rank_cost_takes_an_ids_label(weighted):
+    """v1 falls back to the label's ids when it has no value: the ids are the 0/1 labels."""
+    rng = np.random.RandomState(5)
+    net = Net()
+    x = net.data("x", IN)
+    lab = net.data("label", 2)  # integer_value(2): the data layer's size is the id range
+    left = net.fc("left", [(x, IN)], 1, act="tanh")
+    right = net.fc("right", [(x, IN)], 1)
+    inputs = [left, right, lab]
+    if weighted:
+        inputs.append(net.data("w", 1))
+    net.output(net.layer("cost", "rank-cost", 1, inputs, coeff=1.0))
+    gm = net.build()
+    ids = rng.randint(0, 2, B).astype(np.int32)
+    slots = [rng.randn(B, IN).astype(np.float32), ids]
+    if weighted:
+        slots.append(rng.uniform(0.5, 2, (B, 1)).astype(np.float32))
+    gradient_check(gm, slots, input_slots=[0])
+    o = (forward_values(gm, slots, "left") - forward_values(gm, slots, "right"))[:, 0].astype(np.float64)
+    want = np.log1p(np.exp(o)) - ids * o
+    if weighted:
+        want *= slots[2][:, 0]
+    np.testing.assert_allclose(forward_values(gm, slots, "cost")[:, 0], want, rtol=1e-4, atol=1e-6)
