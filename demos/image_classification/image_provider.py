@@ -50,9 +50,9 @@ def features(img, mean, is_train):
 
 def hook(settings, is_train, dataset='synthetic', meta=None, num_samples=0, **kwargs):
     settings.dataset = dataset
-    settings.num_samples = int(num_samples)
+    settings.synthetic_samples = int(num_samples)  # (settings.num_samples would declare a pass size)
     settings.is_train = is_train
-    settings.img_mean = mean_image(dataset, meta, settings.num_samples)
+    settings.img_mean = mean_image(dataset, meta, settings.synthetic_samples)
     settings.input_types = {'image': dense_vector(3 * IMG_SIZE * IMG_SIZE),
                             'label': integer_value(NUM_CLASSES)}
 
@@ -66,7 +66,7 @@ def read_batch(path):
 @provider(init_hook=hook, min_pool_size=0)
 def processData(settings, file_name):
     if settings.dataset == 'synthetic':
-        images, labels = synthetic_split(file_name.strip(), settings.num_samples)
+        images, labels = synthetic_split(file_name.strip(), settings.synthetic_samples)
     else:
         images, labels = read_batch(file_name.strip())
     order = np.random.permutation(len(labels)) if settings.is_train else range(len(labels))

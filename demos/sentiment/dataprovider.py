@@ -33,7 +33,8 @@ def word_ids(word_dict, tokens):
 def hook(settings, dataset='synthetic', dict_file=None, num_samples=0, **kwargs):
     settings.dataset = dataset
     settings.word_dict = load_dict(dataset, dict_file)
-    settings.num_samples = int(num_samples)  # synthetic training reviews (test: a fifth); 0: 4000
+    # (not settings.num_samples, which declares the samples of a pass to the trainer)
+    settings.synthetic_samples = int(num_samples)  # synthetic training reviews (test: a fifth); 0: 4000
     settings.input_types = {'word': integer_value_sequence(len(settings.word_dict)),
                             'label': integer_value(2)}
     settings.logger.info('dict len : %d' % len(settings.word_dict))
@@ -42,7 +43,7 @@ def hook(settings, dataset='synthetic', dict_file=None, num_samples=0, **kwargs)
 def labelled_texts(settings, file_name):
     if settings.dataset == 'synthetic':
         split = file_name.strip()
-        count = settings.num_samples // (1 if split == 'train' else 5)
+        count = settings.synthetic_samples // (1 if split == 'train' else 5)
         for text, label in synthetic_reviews.reviews(split, count):
             yield label, text
         return

@@ -7,6 +7,7 @@ temporary name, synced, and renamed in (or, when it exists already, swapped in w
 atomic exchange); `tidy()` at the next start removes what dead runs left behind."""
 import ctypes
 import errno
+import hashlib
 import json
 import logging
 import os
@@ -31,6 +32,30 @@ HIGHER_IS_BETTER_FIELDS = {"precision", "recall", "F1-score", "auc"}
 
 class UsageError(Exception):
     """A mistake on the command line or in the save directory: printed as one line."""
+
+
+def config_fingerprint(model_config):
+    """sha256 of the serialized ModelConfig: equal for the same network and parameters
+    whatever the config file is called, different when a layer or parameter differs."""
+    return hashlib.sha256(model_config.SerializeToString(deterministic=True)).hexdigest()
+
+
+def pass_origin(path):
+    """(the config file the pass at `path` was trained with, its fingerprint): from
+    metrics.json's "config", else path.txt (v1 passes, passes of older runs: no fingerprint);
+    (None, None) when the directory says nothing."""
+    try:
+        with open(os.path.join(path, METRICS_FILE)) as f:
+            origin = json.load(f).get("config") or {}
+        if origin.get("file"):
+            return origin["file"], origin.get("fingerprint")
+    except (OSError, ValueError, AttributeError):
+        pass
+    try:
+        with open(os.path.join(path, "path.txt")) as f:
+            return f.read().strip() or None, None
+    except OSError:
+        return None, None
 
 
 def pass_dir(save_dir, pass_id):
@@ -208,16 +233,20 @@ class BestPass(object):
             raise UsageError("--keep_best=%s: no such metric; the test reports %s" % (self.name, ", ".join(known)))
         return value
 
-    def resume(self, save_dir):
-        """Picks up the best pass of an earlier run from save_dir/best."""
-        link = os.path.join(save_dir, BEST_LINK)
+    def resume(self, path, pass_id):
+        """Picks up the best pass of an earlier run from the metrics.json of pass `pass_id`
+        at `path` (the pass save_dir/best points to); False when that pass did not record
+        itself as the best by this metric."""
         try:
-            with open(os.path.join(link, METRICS_FILE)) as f:
+            with open(os.path.join(path, METRICS_FILE)) as f:
                 saved = json.load(f)
-            self.best_value = saved["best"][self.name]
-            self.best_pass = saved["best"]["pass"]
-        except (OSError, ValueError, KeyError):
-            return
+            value, best_pass = saved["best"][self.name], saved["best"]["pass"]
+        except (OSError, ValueError, KeyError, TypeError):
+            return False
+        if not isinstance(value, (int, float)) or isinstance(value, bool) or best_pass != pass_id:
+            return False
+        self.best_value, self.best_pass = value, best_pass
+        return True
 
     def update(self, pass_id, record):
         """True when this pass is the best so far."""
@@ -234,17 +263,84 @@ class BestPass(object):
 
 
 class Checkpoints(object):
-    """Loads and saves the parameters of one `paddle train` run in save_dir."""
+    """Loads and saves the parameters of one `paddle train` run in save_dir. `fingerprint`
+    (config_fingerprint of the run's ModelConfig) marks every pass it saves, so passes of
+    another config in save_dir are found before they are overwritten or mixed."""
 
     def __init__(self, api, trainer, save_dir, config_file, version_text,
-                 missing_strategy="fail", keep_last=0, best=None):
+                 missing_strategy="fail", keep_last=0, best=None, fingerprint=None):
         self.api, self.trainer = api, trainer
         self.save_dir, self.config_file = save_dir, config_file
         self.version_text = version_text
         self.missing_strategy = missing_strategy
         self.keep_last, self.best = keep_last, best
-        if best is not None:
-            best.resume(save_dir)
+        self.fingerprint = fingerprint
+
+    # ---------------------------------------------------------------- the save dir
+    def claim(self, start_pass, overwrite=False):
+        """Before a training run writes into save_dir: refuses passes of another config
+        (removes them with --overwrite), and keeps save_dir/best only when it is this run's
+        to resume (see _check_best_link)."""
+        foreign = self.foreign_passes()
+        if foreign and not overwrite:
+            (number, origin), more = foreign[0], len(foreign) - 1
+            raise UsageError(
+                "--save_dir=%s holds %s of another config: %s was trained with %s, this run is %s. Use "
+                "another --save_dir, or --overwrite to remove %s" % (
+                    self.save_dir, "%d passes" % len(foreign) if more else "a pass",
+                    os.path.basename(pass_dir(self.save_dir, number)), origin, self.config_file,
+                    "them" if more else "it"))
+        for number, origin in foreign:
+            LOG.warning("--overwrite: removing %s (trained with %s)", pass_dir(self.save_dir, number), origin)
+            _remove(saved_pass_path(self.save_dir, number))
+        self._check_best_link(start_pass)
+
+    def foreign_passes(self):
+        """[(pass number, its config file)] of the complete passes in save_dir whose config
+        fingerprint differs from this run's (passes without one are taken as they are)."""
+        out = []
+        if self.fingerprint is None:
+            return out
+        for number in saved_passes(self.save_dir):
+            origin, fingerprint = pass_origin(saved_pass_path(self.save_dir, number))
+            if fingerprint is not None and fingerprint != self.fingerprint:
+                out.append((number, origin))
+        return out
+
+    def _check_best_link(self, start_pass):
+        """save_dir/best is resumed only by a run resuming with --start_pass, and only when it
+        is a link to a complete pass inside save_dir from before start_pass, trained with this
+        config; any other `best` (a fresh run's leftover, a link planted to elsewhere, a pass
+        of another config) is removed with a warning, so it can neither steer --keep_best nor
+        keep an old pass from --keep_last."""
+        link = os.path.join(self.save_dir, BEST_LINK)
+        if not os.path.lexists(link):
+            return
+        if not os.path.islink(link):
+            raise UsageError("%s is not the link --keep_best makes (a %s): move it away" % (
+                link, "directory" if os.path.isdir(link) else "file"))
+        target = os.readlink(link)
+        m = _PASS_NAME.match(target)
+        path = saved_pass_path(self.save_dir, int(m.group(1))) if m else None
+        if start_pass <= 0:
+            why = "this run starts at pass 0"
+        elif m is None:
+            why = "it does not point to a pass directory inside %s" % self.save_dir
+        elif path is None or os.path.realpath(path) != os.path.realpath(os.path.join(self.save_dir, target)):
+            why = "%s is not a complete pass" % target
+        elif int(m.group(1)) >= start_pass:
+            why = "%s is not before --start_pass=%d" % (target, start_pass)
+        elif self.fingerprint is not None and pass_origin(path)[1] != self.fingerprint:
+            why = "%s was trained with another config (%s)" % (target, pass_origin(path)[0])
+        elif self.best is not None and not self.best.resume(path, int(m.group(1))):
+            why = "%s does not record the best %s" % (target, self.best.name)
+        else:
+            if self.best is not None:
+                LOG.info("Resuming the best pass so far: %d (%s=%g)", self.best.best_pass, self.best.name,
+                         self.best.best_value)
+            return
+        LOG.warning("Removing %s -> %s from an earlier run: %s", link, target, why)
+        os.remove(link)
 
     # ---------------------------------------------------------------- loading
     def load(self, path):
@@ -253,13 +349,27 @@ class Checkpoints(object):
         gm = self.trainer.getGradientMachine()
         for p in gm.getParameters():
             f = os.path.join(path, p.getName())
-            if os.path.exists(f):
-                p.load(f)
-            elif self.missing_strategy == "zero":
-                p.getBuf(self.api.PARAMETER_VALUE).toNumpyArrayInplace()[:] = 0
-            elif self.missing_strategy == "fail":
-                raise UsageError("parameter file %s is missing (use --load_missing_parameter_strategy=rand|zero)" % f)
+            try:
+                if os.path.exists(f):
+                    p.load(f)
+                elif self.missing_strategy == "zero":
+                    p.getBuf(self.api.PARAMETER_VALUE).toNumpyArrayInplace()[:] = 0
+                elif self.missing_strategy == "fail":
+                    raise UsageError("parameter file %s is missing (use --load_missing_parameter_strategy=rand|zero)"
+                                     % f)
+            except (UsageError, ValueError, RuntimeError, OSError) as e:
+                raise UsageError("%s%s" % (e, self._origin_note(path))) from None
         LOG.info("Loaded parameters from %s", path)
+
+    def _origin_note(self, path):
+        """Where the pass at `path` came from, for errors loading it into this run's network."""
+        origin, fingerprint = pass_origin(path)
+        if origin is None:
+            return "; %s does not say which config trained it (no metrics.json or path.txt)" % path
+        if fingerprint is not None and self.fingerprint is not None:
+            same = "the same network as" if fingerprint == self.fingerprint else "another network than"
+            return "; %s was trained with %s (%s %s)" % (path, origin, same, self.config_file)
+        return "; %s was trained with %s (this run: %s)" % (path, origin, self.config_file)
 
     def load_initial(self, init_model_path, start_pass):
         """--init_model_path, or for --start_pass=N the parameters and optimizer state of pass N-1."""
@@ -292,6 +402,7 @@ class Checkpoints(object):
         shutil.copy(self.config_file, tmp)
         with open(os.path.join(tmp, "path.txt"), "w") as f:
             f.write(os.path.basename(self.config_file))
+        results = dict(results, config={"file": self.config_file, "fingerprint": self.fingerprint})
         with open(os.path.join(tmp, METRICS_FILE), "w") as f:
             json.dump(results, f, indent=1, sort_keys=True)
         preprocessing.save(tmp, preprocessing.fitted_states())  # the readers' statistics and vocabularies

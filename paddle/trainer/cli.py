@@ -20,7 +20,8 @@ import traceback
 import time
 
 from paddle.trainer.arguments import ArgumentParser
-from paddle.trainer.checkpoints import UsageError, BestPass, Checkpoints, pass_dir, saved_pass_path, tidy
+from paddle.trainer.checkpoints import (UsageError, BestPass, Checkpoints, config_fingerprint, pass_dir,
+                                       saved_pass_path, tidy)
 from paddle.trainer.monitor import PROGRESS_MODES, Monitor, summary_lines
 
 LOG = logging.getLogger("paddle")
@@ -92,8 +93,9 @@ def _bool(text):
 
 
 # boolean flags: gflags also takes a bare --flag (true) and --noflag (false)
-_BOOL_FLAGS = {"use_gpu", "save_only_one", "version", "local", "test_all_data_in_one_period",
-               "parallel_nn", "allow_only_one_model_on_one_gpu", "thread_local_rand_use_global_seed",
+_BOOL_FLAGS = {"use_gpu", "save_only_one", "overwrite", "check_health", "version", "local",
+               "test_all_data_in_one_period", "parallel_nn", "allow_only_one_model_on_one_gpu",
+               "thread_local_rand_use_global_seed",
                "show_layer_stat", "rnn_use_batch", "log_clipping", "log_error_clipping",
                "loadsave_parameters_in_pserver", "start_pserver", "prev_batch_state",
                "with_cost", "distribute_test", "use_old_updater", "small_messages", "external",
@@ -133,6 +135,8 @@ def _train_parser():
     flag("--num_passes", type=int, default=100, help="passes to train (job=test: last pass + 1)")
     flag("--start_pass", type=int, default=0, help="resume: load save_dir/pass-(N-1) and continue at pass N")
     flag("--init_model_path", default="", help="load parameters from this directory")
+    flag("--overwrite", type=_bool, nargs="?", const=True, default=False, metavar="0|1",
+         help="train into a save_dir holding passes of another config, removing them (else refused)")
     flag("--load_missing_parameter_strategy", default="fail", choices=["fail", "rand", "zero"],
          help="what to do with parameters missing from a loaded model directory")
     flag("--use_gpu", type=_bool, nargs="?", const=True, default=False, metavar="0|1", help="run on the GPU")
@@ -171,6 +175,9 @@ def _train_parser():
     flag("--seed", type=int, default=1, help="random seed; 0: from the clock")
     flag("--show_parameter_stats_period", type=int, default=0,
          help="log value/gradient magnitudes of every parameter every N batches (0: never)")
+    flag("--check_health", type=_bool, nargs="?", const=True, default=True, metavar="0|1",
+         help="warn once when inputs differ wildly in scale, outputs saturate, gradients vanish or explode, "
+              "or the cost stops moving (paddle/trainer/health.py)")
     flag("--profile", type=_bool, nargs="?", const=True, default=False, metavar="0|1",
          help="log at each pass end the time of every layer's forward and backward and of the update "
               "(v1 compiled such timers in with WITH_TIMER)")
@@ -277,7 +284,8 @@ class TrainingJob(object):
             LOG.info("Keeping the best pass by %s", best.describe())
         self.checkpoints = Checkpoints(api, self.trainer, self.save_dir, self.config_file, _version_text(),
                                        args.load_missing_parameter_strategy,
-                                       args.keep_last or (1 if args.save_only_one else 0), best)
+                                       args.keep_last or (1 if args.save_only_one else 0), best,
+                                       config_fingerprint(tc.model_config))
 
     def _monitor(self):
         a = self.args
@@ -355,8 +363,14 @@ class TrainingJob(object):
                 LOG.info("%s", line)
             if self.saves:
                 tidy(self.save_dir)  # what runs killed while saving left behind
+                self.checkpoints.claim(a.start_pass, a.overwrite)
             self.checkpoints.load_initial(a.init_model_path, a.start_pass)
             monitor = self._monitor()
+            self.health = None
+            if a.check_health and self.saves:  # (under mpiexec rank 0 speaks for all)
+                from paddle.trainer.health import Health
+                self.health = Health(self.config.model_config, self.trainer, LOG.warning,
+                                     fresh=not self.config.init_model_path and a.start_pass == 0)
             with monitor.logging_around_bar():
                 for pass_id in range(a.start_pass, a.num_passes):
                     if self._train_pass(pass_id, train_data, test_data, monitor):
@@ -378,18 +392,23 @@ class TrainingJob(object):
         if a.profile:
             t.setProfiling(True)
             started = time.perf_counter()
+        health = self.health
         for batch in train_data.batches():
             args = self._arguments(batch, args)
             show_stats = stats_period > 0 and (batch_id + 1) % stats_period == 0
-            t.setRecordParameterStats(show_stats)
+            record_stats = show_stats or (health is not None and health.wants_stats())
+            t.setRecordParameterStats(record_stats)
             self._run_batch(t.trainOneDataBatch, train_data, batch, args)
             batch_id += 1
             skipped = t.lastSkippedBatch()
             if skipped:
                 LOG.warning("Skipped %s (--skip_nonfinite_batches=%d)", skipped, a.skip_nonfinite_batches)
+            stats = list(t.getParameterStats()) if record_stats else None
             if show_stats:
-                for line in t.getParameterStats():
+                for line in stats:
                     LOG.info(" %s", line)
+            if health is not None:
+                health.batch_done(batch, train_data, None if skipped else stats)
             monitor.batch_done(t, batch_id, batch.size)
             if a.log_period > 0 and batch_id % a.log_period == 0:
                 monitor.log_period_done(t, pass_id, batch_id)
@@ -400,6 +419,8 @@ class TrainingJob(object):
             self._log_profile(pass_id, batch_id, 1e3 * (time.perf_counter() - started) / batch_id)
         t.finishTrainPass()
         train = monitor.end_pass(t, pass_id, batch_id)
+        if health is not None:
+            health.pass_done(train["AvgCost"], batch_id)
         test = None
         if test_data is not None:
             test = monitor.test_done(pass_id, batch_id, *self.test(test_data), at_pass_end=True)

@@ -31,6 +31,12 @@ def eval_fields(text):
     return {k: float(v) for k, v in _EVAL_FIELD.findall(text)}
 
 
+def _evals(label, text):
+    """" Eval: name=value ..." for the log line, nothing when there are no evaluators."""
+    text = text.strip()
+    return " %s %s" % (label, text) if text else ""
+
+
 # ---------------------------------------------------------------- start-up summary
 def summary_lines(config, train_data, test_data):
     """The network (every layer's type and output size), its parameter count and the data."""
@@ -48,6 +54,7 @@ def summary_lines(config, train_data, test_data):
         if data is not None and hasattr(data, "file_list"):  # (ranks other than 0 test on no data)
             files = len(data.file_list)
             samples = data.expected_samples() if hasattr(data, "expected_samples") else None
+            samples = samples or None  # 0: a count the provider set for its own purposes, not a pass
             lines.append("%s data: %s (%d file%s%s)" % (
                 kind.capitalize(), data.file_list_path, files, "" if files == 1 else "s",
                 "" if samples is None else ", %s samples" % format(samples, ",")))
@@ -93,6 +100,18 @@ class TensorBoardWriter(object):
 
     def close(self):
         self.writer.close()
+
+
+class _EndDots(logging.Filter):
+    """A handler filter that ends the monitor's line of progress dots before a log line."""
+
+    def __init__(self, monitor):
+        super(_EndDots, self).__init__()
+        self.monitor = monitor
+
+    def filter(self, record):
+        self.monitor.break_line()
+        return True
 
 
 class _Bar(object):
@@ -147,12 +166,22 @@ class Monitor(object):
         self._estimate = None       # else a callable giving the data's estimate (or None)
         self._bar = None
         self._pass_started = None
+        self._dots = False          # progress dots on the current line (log mode)
 
     @contextlib.contextmanager
     def logging_around_bar(self):
-        """Routes the log through tqdm while a bar may be on screen, so lines print above it."""
+        """Routes the log through tqdm while a bar may be on screen, so lines print above it;
+        in log mode, ends a line of progress dots before any log line."""
         if self.progress != "bar":
-            yield
+            handlers = {h for name in ("paddle", "paddle.data_provider") for h in logging.getLogger(name).handlers}
+            dots = _EndDots(self)
+            for h in handlers:
+                h.addFilter(dots)
+            try:
+                yield
+            finally:
+                for h in handlers:
+                    h.removeFilter(dots)
             return
         from tqdm.contrib.logging import logging_redirect_tqdm
         with logging_redirect_tqdm(loggers=[LOG, logging.getLogger("paddle.data_provider")]):
@@ -178,9 +207,16 @@ class Monitor(object):
             self._bar = _Bar(pass_id, self._expected())
 
     def _expected(self):
-        if self.pass_samples is not None:
+        if self.pass_samples:
             return self.pass_samples
-        return self._estimate() if self._estimate is not None else None
+        return (self._estimate() or None) if self._estimate is not None else None
+
+    def break_line(self):
+        """Ends a line of progress dots, so what is printed next starts a line of its own."""
+        if self._dots:
+            self._dots = False
+            sys.stderr.write("\n")
+            sys.stderr.flush()
 
     def batch_done(self, trainer, batch_id, batch_size):
         self.batches_run += 1
@@ -190,18 +226,18 @@ class Monitor(object):
         elif self.dot_period > 0 and batch_id % self.dot_period == 0:
             sys.stderr.write(".")
             sys.stderr.flush()
+            self._dots = True
 
     def log_period_done(self, trainer, pass_id, batch_id):
         """v1's `Batch=` line every --log_period batches; then the period statistics restart."""
-        if self._bar is None and self.dot_period > 0:
-            sys.stderr.write("\n")
+        self.break_line()
         n, pn = trainer.getPassSamples(), trainer.getPeriodSamples()
         record = self._base("batch", pass_id, batch_id, n, trainer.getPassCost())
         record.update(CurrentCost=trainer.getPeriodCost() / max(pn, 1), lr=trainer.getLearningRate(),
                       eval=eval_fields(trainer.getPassEval()), current_eval=eval_fields(trainer.getPeriodEval()))
-        LOG.info(" Batch=%d samples=%d AvgCost=%g CurrentCost=%g Eval: %s CurrentEval: %s",
-                 batch_id, n, record["AvgCost"], record["CurrentCost"], trainer.getPassEval(),
-                 trainer.getPeriodEval())
+        LOG.info(" Batch=%d samples=%d AvgCost=%g CurrentCost=%g%s%s", batch_id, n, record["AvgCost"],
+                 record["CurrentCost"], _evals("Eval:", trainer.getPassEval()),
+                 _evals("CurrentEval:", trainer.getPeriodEval()))
         self._emit(record, self.batches_run, "train")
 
     def end_pass(self, trainer, pass_id, batch_id):
@@ -209,23 +245,23 @@ class Monitor(object):
         if self._bar is not None:
             self._bar.close()
             self._bar = None
-        elif self.dot_period > 0 and batch_id % max(self.log_period, 1):
-            sys.stderr.write("\n")
+        self.break_line()
         n = trainer.getPassSamples()
         elapsed = time.time() - self._pass_started
         self.pass_samples = n
         record = self._base("pass", pass_id, batch_id, n, trainer.getPassCost())
         record.update(eval=eval_fields(trainer.getPassEval()), lr=trainer.getLearningRate(),
                       pass_time=round(elapsed, 6), samples_per_sec=round(n / max(elapsed, 1e-9), 1))
-        LOG.info(" Pass=%d Batch=%d samples=%d AvgCost=%g Eval: %stime=%.2fs samples_per_sec=%.0f lr=%g",
-                 pass_id, batch_id, n, record["AvgCost"], trainer.getPassEval(), elapsed,
+        LOG.info(" Pass=%d Batch=%d samples=%d AvgCost=%g%s time=%.2fs samples_per_sec=%.0f lr=%g",
+                 pass_id, batch_id, n, record["AvgCost"], _evals("Eval:", trainer.getPassEval()), elapsed,
                  record["samples_per_sec"], record["lr"])
         self._emit(record, pass_id, "pass")
         return record
 
     def test_done(self, pass_id, batch_id, samples, cost, evals, at_pass_end):
         """v1's `Test samples=` line of a test during training; returns the record."""
-        LOG.info(" Test samples=%d cost=%g Eval: %s", samples, cost / max(samples, 1), evals)
+        self.break_line()
+        LOG.info(" Test samples=%d cost=%g%s", samples, cost / max(samples, 1), _evals("Eval:", evals))
         record = self._base("test", pass_id, batch_id, samples, cost)
         record["eval"] = eval_fields(evals)
         if at_pass_end:
@@ -236,7 +272,7 @@ class Monitor(object):
 
     def model_tested(self, model, samples, cost, evals):
         """--job=test: v1's `Pass=` line of one evaluated model."""
-        LOG.info(" Pass=%s samples=%d AvgCost=%g Eval: %s", model, samples, cost / max(samples, 1), evals)
+        LOG.info(" Pass=%s samples=%d AvgCost=%g%s", model, samples, cost / max(samples, 1), _evals("Eval:", evals))
         record = self._base("test", model, None, samples, cost)
         record["eval"] = eval_fields(evals)
         self._emit(record, model if isinstance(model, int) else 0, "test")

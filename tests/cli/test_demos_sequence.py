@@ -15,8 +15,8 @@ TAGGING = os.path.join(ROOT, "demos", "sequence_tagging")
 QUICK = os.path.join(ROOT, "demos", "quick_start")
 
 CHUNK_TEST = re.compile(r"\]  Test samples=(\d+) cost=(\S+) Eval: __chunk_evaluator_0__=(\S+) precision=(\S+) "
-                        r"recall=(\S+) true_chunks=(\d+) result_chunks=(\d+) correct_chunks=(\d+) $", re.M)
-CLS_TEST = re.compile(r"\]  Test samples=(\d+) cost=(\S+) Eval: classification_error_evaluator=(\S+) $", re.M)
+                        r"recall=(\S+) true_chunks=(\d+) result_chunks=(\d+) correct_chunks=(\d+)$", re.M)
+CLS_TEST = re.compile(r"\]  Test samples=(\d+) cost=(\S+) Eval: classification_error_evaluator=(\S+)$", re.M)
 
 
 def test_crf_tagger_reaches_chunk_f1(tmp_path):

@@ -80,7 +80,7 @@ def corpus(tmp_path_factory):
     return str(d)
 
 
-TEST_LINE = re.compile(r"\]  Test samples=(\d+) cost=(\S+) Eval: classification_error_evaluator=(\S+) $", re.M)
+TEST_LINE = re.compile(r"\]  Test samples=(\d+) cost=(\S+) Eval: classification_error_evaluator=(\S+)$", re.M)
 
 
 @pytest.mark.parametrize("kind", ["bow", "seq"])

@@ -6,7 +6,7 @@ import sys
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 CLI = ["-c", "import sys; from paddle.trainer.cli import main; sys.exit(main())"]
-TEST_ERROR = re.compile(r"\]  Test samples=(\d+) cost=\S+ Eval: classification_error_evaluator=(\S+) $", re.M)
+TEST_ERROR = re.compile(r"\]  Test samples=(\d+) cost=\S+ Eval: classification_error_evaluator=(\S+)$", re.M)
 
 
 def run(args, cwd, blas_threads=None):

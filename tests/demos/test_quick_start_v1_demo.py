@@ -16,7 +16,7 @@ from test_recommendation_demo import copy_demo, environment, run
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 DEMO = os.path.join(ROOT, "demos", "quick_start")
-CLS_TEST = re.compile(r"\]  Test samples=(\d+) cost=\S+ Eval: classification_error_evaluator=(\S+) $", re.M)
+CLS_TEST = re.compile(r"\]  Test samples=(\d+) cost=\S+ Eval: classification_error_evaluator=(\S+)$", re.M)
 
 
 def train(work, config, passes, args):
