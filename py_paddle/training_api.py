@@ -126,19 +126,25 @@ def _call_update_callback(gm, callback):
 
 
 def load_parameter_file(path_or_file):
-    """A v1 parameter file as a float32 array (header checked: version 0, 4-byte values)."""
-    if isinstance(path_or_file, str):
-        with open(path_or_file, "rb") as f:
-            return load_parameter_file(f)
+    """A v1 parameter file as a float32 array. A path is read by the engine's own reader
+    (regular files only, header and size checked, NaN/inf refused, the file named in every
+    error); an open binary file gets the same checks here."""
+    if isinstance(path_or_file, (str, bytes, os.PathLike)):
+        return api.Vector.createFromParameterFile(os.fsdecode(path_or_file)).copyToNumpyArray()
+    name = "'%s'" % getattr(path_or_file, "name", "<parameter stream>")
     header = path_or_file.read(16)
     if len(header) != 16:
-        raise api.IOError("not a parameter file: %d bytes, the header alone is 16" % len(header))
+        raise api.IOError("%s is too short for a parameter header (%d bytes)" % (name, len(header)))
     version, value_size, count = struct.unpack("<iIQ", header)
     if version != 0 or value_size != 4:
-        raise api.IOError("not a v1 float32 parameter file (version %d, value size %d)" % (version, value_size))
+        raise api.IOError("%s is not a v1 float32 parameter file (version %d, value size %d)"
+                          % (name, version, value_size))
     data = np.frombuffer(path_or_file.read(), dtype=np.float32)
     if data.size != count:
-        raise api.IOError("the parameter file says %d values but holds %d" % (count, data.size))
+        raise api.IOError("%s says %d values but holds %d" % (name, count, data.size))
+    bad = np.flatnonzero(~np.isfinite(data))
+    if bad.size:
+        raise api.IOError("%s: value %d is %s (a parameter must be finite)" % (name, bad[0], data[bad[0]]))
     return data.copy()
 
 

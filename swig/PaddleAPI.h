@@ -157,6 +157,9 @@ class Vector {
   void copyFromNumpyArray(float* data, size_t size);
   unsigned long long dataPointer() const;
   Vector* shareMemory() const;  // as Matrix::shareMemory
+  // The values of a v1 parameter file, read by the engine's own reader (Parameter::load:
+  // regular files only, header, size, no bytes after); NaN or inf values are refused.
+  static Vector* createFromParameterFile(const std::string& path);
   unsigned long long devicePointer() const;
   static Vector* createVectorFromDevicePointer(unsigned long long ptr, size_t size, bool copy = true);
 

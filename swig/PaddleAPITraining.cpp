@@ -3,8 +3,10 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <cstring>
 
 #include "../layers/Errors.h"
+#include "../layers/InputFile.h"
 #include "../trainer/Predictor.h"
 #include "../trainer/Trainer.h"
 #include "PaddleAPI.h"
@@ -83,6 +85,37 @@ bool Parameter::save(const std::string& path) const {
 bool Parameter::load(const std::string& path) {
   p_->load(path);
   return true;
+}
+
+Vector* Vector::createFromParameterFile(const std::string& path) {
+  // The size comes from the header; the engine's reader then checks the file against it.
+  uint64_t size = 0, bytes = 0;
+  {
+    std::ifstream in = paddle::openInputFile(path, "parameter file");  // a FIFO is an error, not a hang
+    char header[16];
+    in.read(header, sizeof(header));
+    PADDLE_ENFORCE(in.gcount() == sizeof(header), paddle::IOError, "'", path,
+                   "' is too short for a parameter header (", in.gcount(), " bytes)");
+    std::memcpy(&size, header + 8, sizeof(size));
+    in.seekg(0, std::ios::end);
+    bytes = static_cast<uint64_t>(in.tellg());
+  }
+  // (checked before anything of that size is allocated: a damaged header could ask for terabytes)
+  PADDLE_ENFORCE(size > 0 && size <= (bytes - 16) / sizeof(float), paddle::IOError, "'", path, "' says ", size,
+                 " values but holds ", bytes - 16, " bytes of values");
+  paddle::Parameter p(paddle::Json::parse(str("{\"name\":\"file\",\"size\":", size, "}"), "ParameterConfig"),
+                      false);
+  p.load(path);
+  std::vector<float> host(size);
+  p.value().copyToHost(host.data());
+  for (size_t k = 0; k < host.size(); ++k) {
+    PADDLE_ENFORCE(std::isfinite(host[k]), paddle::IOError, "'", path, "': value ", k, " is ", host[k],
+                   " (a parameter must be finite)");
+  }
+  auto* v = new Vector;
+  v->v_ = std::make_shared<DenseF>(0, 0, false);
+  v->v_->copyFromHost(host.data(), 1, host.size());
+  return v;
 }
 
 // ---------------------------------------------------------------- Evaluator

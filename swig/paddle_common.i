@@ -28,6 +28,7 @@
 %newobject Matrix::createSparse;
 %newobject Matrix::shareMemory;
 %newobject Vector::shareMemory;
+%newobject Vector::createFromParameterFile;
 %newobject IVector::shareMemory;
 %newobject Arguments::createArguments;
 %newobject Arguments::getSlotIn;

@@ -8,29 +8,62 @@ import argparse
 import difflib
 import os
 import shutil
+import stat
 import sys
+import tempfile
 
 from paddle.parser.python2 import upgrade_source
 
 __all__ = ['upgrade_file', 'main']
 
 
+def _read(path):
+    """(bytes, text with universal newlines); regular files only: a FIFO would block."""
+    if not stat.S_ISREG(os.stat(path).st_mode):
+        raise OSError('not a regular file')
+    with open(path, 'rb') as f:
+        raw = f.read()
+    return raw, raw.decode('utf-8').replace('\r\n', '\n').replace('\r', '\n')
+
+
+def _replace_with(path, data):
+    """Writes `data` to a new temporary file beside `path` (mkstemp: O_EXCL, a fresh name,
+    so no planted file or symlink is followed), then renames it onto `path` (a rename
+    replaces a symlink at `path` rather than writing through it)."""
+    fd, tmp = tempfile.mkstemp(dir=os.path.dirname(os.path.abspath(path)),
+                               prefix=os.path.basename(path) + '.', suffix='.upgrade-tmp')
+    try:
+        with os.fdopen(fd, 'wb') as f:
+            f.write(data)
+        return tmp
+    except BaseException:
+        os.unlink(tmp)
+        raise
+
+
 def upgrade_file(path, write=False, backup=True):
     """(changed, diff text) for one file; rewrites it when `write`."""
-    with open(path, encoding='utf-8') as f:
-        old = f.read()
+    if write and os.path.islink(path):
+        raise OSError('is a symbolic link (to %s): upgrade the file it points to' % os.readlink(path))
+    raw, old = _read(path)
     new = upgrade_source(old, path)
     if new == old or (not old.endswith('\n') and new == old + '\n'):
         return False, ''
     diff = ''.join(difflib.unified_diff(old.splitlines(True), new.splitlines(True), path, path + ' (Python 3)'))
     if write:
-        if backup:
-            shutil.copyfile(path, path + '.bak')
-        tmp = path + '.upgrade-tmp'
-        with open(tmp, 'w', encoding='utf-8') as f:
-            f.write(new)
-        shutil.copymode(path, tmp)
-        os.replace(tmp, path)
+        done = []
+        try:
+            if backup:
+                done.append((_replace_with(path, raw), path + '.bak'))
+                shutil.copymode(path, done[-1][0])
+            done.append((_replace_with(path, new.encode('utf-8')), path))
+            shutil.copymode(path, done[-1][0])
+            for tmp, dest in done:
+                os.replace(tmp, dest)
+        finally:
+            for tmp, _ in done:
+                if os.path.exists(tmp):
+                    os.unlink(tmp)
     return True, diff
 
 
