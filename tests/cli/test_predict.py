@@ -143,8 +143,9 @@ def test_errors_are_one_line(model, tmp_path):
 
 
 def test_sequence_outputs_in_every_format(tmp_path):
-    """Per-token outputs: text keeps v1's one row per token; jsonl gives each sample the
-    list of its rows; npy stacks the rows and keeps the sequence starts across batches."""
+    """Per-token outputs: text keeps v1's one row per token, each sample's rows ended by an
+    empty line; jsonl gives each sample the list of its rows; npy stacks the rows and keeps
+    the sequence starts across batches."""
     from paddle.trainer.predict import LayerResult, PredictionWriter
     batches = [[LayerResult("tags", np.array([3, 1, 4], np.int32), np.array([0, 2, 3], np.int32)),
                 LayerResult("prob", np.array([[.5, .5], [.25, .75], [1, 0]], np.float32),
@@ -157,7 +158,8 @@ def test_sequence_outputs_in_every_format(tmp_path):
             w.write(b)
         w.close()
         assert w.samples == 3
-    assert (tmp_path / "text").read_text().splitlines()[:2] == ["3;0.5 0.5;", "1;0.25 0.75;"]
+    assert (tmp_path / "text").read_text().splitlines() == [  # a row per token, an empty line ends a sample
+        "3;0.5 0.5;", "1;0.25 0.75;", "", "4;1 0;", "", "1;0 1;", "5;0.125 0.875;", ""]
     rows = [json.loads(l) for l in (tmp_path / "jsonl").read_text().splitlines()]
     assert rows == [{"tags": [3, 1], "prob": [[.5, .5], [.25, .75]]}, {"tags": [4], "prob": [[1, 0]]},
                     {"tags": [1, 5], "prob": [[0, 1], [.125, .875]]}]
