@@ -1,0 +1,122 @@
+"""A save_dir belongs to one config: passes of another config are refused (or removed with
+--overwrite), a pass loaded into another network names the config that trained it, and
+save_dir/best steers only the run that resumes it (issue 28: a stale or planted `best`)."""
+import json
+import os
+import re
+
+import pytest
+
+from test_cli import paddle
+from wine_csv import ZSCORE, write_wine
+
+pytest.importorskip("sklearn")
+TEST_COST = re.compile(r"\]  Test samples=\d+ cost=(\S+)", re.M)
+
+
+def train(folder, *flags, config="wine.py"):
+    return paddle(["train", "--config=" + config, "--save_dir=out", "--dot_period=0"] + list(flags), folder)
+
+
+def best_target(folder):
+    return os.readlink(os.path.join(folder, "out", "best"))
+
+
+@pytest.fixture
+def wine(tmp_path):
+    write_wine(str(tmp_path), preprocess=ZSCORE)
+    write_wine(str(tmp_path), "wide.py", hidden=48, preprocess=ZSCORE)
+    return str(tmp_path)
+
+
+def test_a_save_dir_of_another_config_is_refused_naming_both(wine):
+    code, _, log = train(wine, "--num_passes=2")
+    assert code == 0, log[-2000:]
+    code, _, err = train(wine, "--num_passes=1", config="wide.py")
+    assert code == 1
+    line = err.strip().splitlines()[-1]
+    assert line == ("paddle train: --save_dir=out holds 2 passes of another config: pass-00000 was trained with "
+                    "%s, this run is %s. Use another --save_dir, or --overwrite to remove them"
+                    % (os.path.join(wine, "wine.py"), os.path.join(wine, "wide.py"))), line
+    assert sorted(os.listdir(os.path.join(wine, "out"))) == ["pass-00000", "pass-00001"]  # untouched
+
+    code, _, log = train(wine, "--num_passes=1", "--overwrite", config="wide.py")
+    assert code == 0, log[-2000:]
+    assert "--overwrite: removing %s (trained with %s)" % (os.path.join("out", "pass-00001"),
+                                                           os.path.join(wine, "wine.py")) in log
+    assert sorted(os.listdir(os.path.join(wine, "out"))) == ["pass-00000"]
+    with open(os.path.join(wine, "out", "pass-00000", "metrics.json")) as f:
+        assert json.load(f)["config"]["file"] == os.path.join(wine, "wide.py")
+
+
+def test_the_same_network_under_another_name_may_continue(wine):
+    """The fingerprint is the network's, not the file name's."""
+    code, _, log = train(wine, "--num_passes=1")
+    assert code == 0, log[-2000:]
+    with open(os.path.join(wine, "wine.py")) as f, open(os.path.join(wine, "renamed.py"), "w") as g:
+        g.write(f.read())
+    code, _, log = train(wine, "--num_passes=2", "--start_pass=1", config="renamed.py")
+    assert code == 0, log[-2000:]
+    assert sorted(os.listdir(os.path.join(wine, "out"))) == ["pass-00000", "pass-00001"]
+
+
+def test_init_model_path_errors_name_the_config_of_the_pass(wine):
+    code, _, log = train(wine, "--num_passes=1")
+    assert code == 0, log[-2000:]
+    code, _, err = paddle(["train", "--config=wide.py", "--save_dir=other", "--num_passes=1",
+                           "--init_model_path=out/pass-00000"], wine)
+    assert code == 1
+    line = err.strip().splitlines()[-1]
+    assert "out/pass-00000 was trained with %s (another network than %s)" % (
+        os.path.join(wine, "wine.py"), os.path.join(wine, "wide.py")) in line, line
+
+
+def test_a_fresh_run_is_not_steered_by_the_last_runs_best(wine):
+    """Issue 28: a second, improving run in the same save_dir took the first run's best as
+    its own, early-stopped, --keep_last deleted its passes, and `best` kept pointing at the
+    first run's pass."""
+    code, _, log = train(wine, "--num_passes=6", "--keep_best=cost")
+    assert code == 0, log[-2000:]
+    assert best_target(wine) == "pass-00005"
+    code, _, log = train(wine, "--num_passes=4", "--keep_best=cost", "--early_stop_patience=2", "--keep_last=1")
+    assert code == 0, log[-2000:]
+    assert "Early stop" not in log  # (it stopped after 2 passes: "best 0.0126 at pass 5")
+    costs = [float(c) for c in TEST_COST.findall(log)]
+    assert len(costs) == 4
+    best = costs.index(min(costs))
+    assert best_target(wine) == "pass-%05d" % best
+    with open(os.path.join(wine, "out", "best", "metrics.json")) as f:
+        assert json.load(f)["test"]["AvgCost"] == pytest.approx(costs[best], rel=1e-5)
+    assert "Removing %s -> pass-00005 from an earlier run: this run starts at pass 0" % os.path.join(
+        "out", "best") in log
+
+
+def test_a_planted_best_is_ignored(wine, tmp_path):
+    """A `best` link to a directory outside save_dir whose metrics claim a perfect cost."""
+    planted = tmp_path / "elsewhere" / "pass-00000"
+    planted.mkdir(parents=True)
+    (planted / "metrics.json").write_text(json.dumps({"best": {"pass": 0, "cost": 0.0}}))
+    (planted / "done").write_text("")
+    os.makedirs(os.path.join(wine, "out"))
+    os.symlink(str(planted), os.path.join(wine, "out", "best"))
+    code, _, log = train(wine, "--num_passes=3", "--keep_best=cost", "--early_stop_patience=1")
+    assert code == 0, log[-2000:]
+    assert "Early stop" not in log and best_target(wine).startswith("pass-0000")  # (it stopped: "best 0")
+    assert "Removing %s -> %s from an earlier run" % (os.path.join("out", "best"), planted) in log
+
+    # resuming does not take it either
+    os.remove(os.path.join(wine, "out", "best"))
+    os.symlink(str(planted), os.path.join(wine, "out", "best"))
+    code, _, log = train(wine, "--num_passes=4", "--start_pass=3", "--keep_best=cost", "--early_stop_patience=1")
+    assert code == 0, log[-2000:]
+    assert best_target(wine) == "pass-00003" and "Early stop" not in log
+    assert "it does not point to a pass directory inside out" in log
+
+
+def test_resuming_takes_the_best_of_its_own_passes_only(wine):
+    code, _, log = train(wine, "--num_passes=3", "--keep_best=cost")
+    assert code == 0, log[-2000:]
+    first = [float(c) for c in TEST_COST.findall(log)]
+    code, _, log = train(wine, "--num_passes=4", "--start_pass=3", "--keep_best=cost")
+    assert code == 0, log[-2000:]
+    assert "Resuming the best pass so far: %d (cost=" % first.index(min(first)) in log
