@@ -93,6 +93,9 @@ class RawPredictor(object):
             raise ValueError("%s holds %d fitted preprocessing states; RawPredictor needs one (a model trained "
                              "with the csv or text reader)" % (path, len(states)))
         self.state = states[0]
+        if self.state["reader"] not in ("csv", "text"):
+            raise ValueError("%s was trained with the %s reader; RawPredictor reads csv rows or text"
+                             % (path, self.state["reader"]))
         self.classes = preprocessing.label_names(self.state)
 
     def _arguments(self, rows):

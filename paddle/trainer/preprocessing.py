@@ -259,7 +259,7 @@ def label_names(state):
     """The class names in id order, or None (integer labels, or no state)."""
     if not state:
         return None
-    return state['labels'] if state['reader'] == 'text' else state['label'].get('names')
+    return state['label'].get('names') if state['reader'] == 'csv' else state['labels']
 
 
 class CsvTransform(object):

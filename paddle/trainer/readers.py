@@ -199,10 +199,18 @@ def _class_folders(root):
     return sorted(d for d in os.listdir(root) if os.path.isdir(os.path.join(root, d)))
 
 
-def _image_hook(settings, file_list, size=32, channels=3, classes=None, **kwargs):
+def _image_hook(settings, file_list, size=32, channels=3, classes=None, is_train=True, **kwargs):
     if not file_list:
         raise ValueError("image_folder reader: the file list is empty")
-    settings.classes = list(classes) if classes else _class_folders(file_list[0])
+    key = preprocessing.state_key('image_folder', dict(size=size, channels=channels, classes=classes))
+    state = None if is_train else preprocessing.lookup('image_folder', key)
+    if state is None:  # the class names of the training list (a test list may lack a class)
+        state = {'reader': 'image_folder', 'key': key,
+                 'labels': list(classes) if classes else _class_folders(file_list[0])}
+        if is_train:
+            preprocessing.register(state)
+    settings.fitted = state
+    settings.classes = state['labels']
     if not settings.classes:
         raise ValueError("image_folder reader: %s has no class folders" % file_list[0])
     settings.size = (size, size) if isinstance(size, int) else tuple(size)  # (height, width)

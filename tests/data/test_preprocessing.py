@@ -185,3 +185,17 @@ def test_yaml_and_python_forms_give_the_same_data(tmp_path, monkeypatch):
     for a, b in zip(sum(py_data, []), sum(yaml_data, [])):
         np.testing.assert_array_equal(a, b)
     assert py_data[1][0].shape == (1, 4) and py_data[1][1].tolist() == [1]
+
+
+def test_image_folder_test_list_keeps_the_training_classes(tmp_path, monkeypatch):
+    Image = pytest.importorskip('PIL.Image')
+    monkeypatch.chdir(tmp_path)
+    for split, names in (('train', ('cat', 'dog')), ('test', ('dog',))):
+        for name in names:
+            (tmp_path / split / name).mkdir(parents=True)
+            Image.new('RGB', (4, 4), (9, 9, 9)).save(str(tmp_path / split / name / '0.png'))
+        (tmp_path / (split + '.list')).write_text(split + '\n')
+    dp, train = read('image_folder', ['image', 'label'], {'size': 4}, 'train.list', True)
+    assert train.slots[1].ids.tolist() == [0, 1]
+    dp, test = read('image_folder', ['image', 'label'], {'size': 4}, 'test.list', False)
+    assert test.slots[1].ids.tolist() == [1] and preprocessing.label_names(dp.settings.fitted) == ['cat', 'dog']
