@@ -5,7 +5,7 @@
 #   ./predict.sh [config] [model dir] [extra config args, e.g. dataset=amazon]
 set -e
 cfg=${1:-trainer_config.lstm.py}
-model=${2:-output/pass-00002}
+model=${2:-output_lstm/pass-00002}
 args=is_predict=1${3:+,$3}
 paddle train --config=$cfg --use_gpu=false --job=test --init_model_path=$model \
     --config_args=$args --predict_output_dir=.

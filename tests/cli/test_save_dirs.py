@@ -7,7 +7,7 @@ import re
 
 import pytest
 
-from test_cli import paddle
+from test_cli import ROOT, paddle
 from wine_csv import ZSCORE, write_wine
 
 pytest.importorskip("sklearn")
@@ -120,3 +120,40 @@ def test_resuming_takes_the_best_of_its_own_passes_only(wine):
     code, _, log = train(wine, "--num_passes=4", "--start_pass=3", "--keep_best=cost")
     assert code == 0, log[-2000:]
     assert "Resuming the best pass so far: %d (cost=" % first.index(min(first)) in log
+
+
+def _train_commands(readme):
+    """(directory, save_dir, config, config args) of each `paddle train` in a README's
+    code blocks, following `cd`s; save_dir relative to the repository."""
+    import shlex
+    folder = os.path.dirname(readme)
+    with open(readme) as f:
+        text = f.read().replace("\\\n", " ")
+    out = []
+    for block in re.findall(r"```sh\n(.*?)```", text, re.S):
+        cwd = folder
+        for line in block.splitlines():
+            for part in line.split("#")[0].split("&&"):
+                words = shlex.split(part)
+                if words[:1] == ["cd"] and len(words) == 2:  # from the demo's folder, else the repository's
+                    there = os.path.join(cwd, words[1])
+                    cwd = os.path.normpath(there if os.path.isdir(there) else os.path.join(ROOT, words[1]))
+                elif words[:2] == ["paddle", "train"]:
+                    flags = dict(w[2:].split("=", 1) for w in words[2:] if w.startswith("--") and "=" in w)
+                    if "save_dir" in flags:
+                        out.append((os.path.normpath(os.path.join(cwd, flags["save_dir"])), flags.get("config"),
+                                    flags.get("config_args", "")))
+    return out
+
+
+def test_demo_readmes_give_every_model_its_own_save_dir():
+    """One README's commands must not train two configs (or config args) into one save_dir:
+    the second run would be refused, or with --overwrite replace the first one's passes."""
+    import glob
+    owners = {}
+    for readme in sorted(glob.glob(os.path.join(ROOT, "demos", "*", "README.md"))):
+        for save_dir, config, config_args in _train_commands(readme):
+            owners.setdefault(save_dir, set()).add((config, config_args))
+    shared = {os.path.relpath(d, ROOT): sorted(o) for d, o in owners.items() if len(o) > 1}
+    assert shared == {}
+    assert len(owners) >= 15
