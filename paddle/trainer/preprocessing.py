@@ -15,6 +15,7 @@ import hashlib
 import json
 import math
 import os
+import weakref
 
 import numpy as np
 
@@ -28,7 +29,7 @@ MISSING_POLICIES = ('error', 'drop') + FILL_POLICIES
 # the reader arguments that only say how to read, not what the fitted transform is
 _RUNTIME_ARGS = ('file_list', 'is_train', 'input_order', 'model_config', 'slots', 'num_classes')
 
-_fitted = {}  # key -> state fitted by a training provider in this process
+_fitted = {}  # key -> (weak reference to the training provider alive in this process, its state)
 _saved = {}   # reader -> [states] loaded from a model (load_saved): they win over _fitted
 
 
@@ -45,20 +46,32 @@ def state_key(reader, args):
     return hashlib.sha1(text.encode()).hexdigest()[:16]
 
 
-def register(state):
-    _fitted[state['key']] = state
+def register(state, provider):
+    """Makes `state` the one the training `provider` (its settings object) fitted, for as
+    long as that provider lives: a test provider of the same run reads with it, and a state of
+    an earlier run in this process is forgotten (never applied nor saved with this one)."""
+    _fitted.clear()
+    _fitted[state['key']] = (weakref.ref(provider), state)
+
+
+def fitted_states():
+    """The states of the training providers alive in this process."""
+    return [state for ref, state in _fitted.values() if ref() is not None]
 
 
 def lookup(reader, key):
-    """The state a non-training provider applies: one loaded from a model (the only one of
-    this reader, or the one with this key), else the one fitted in this process; None if none."""
-    saved = _saved.get(reader, [])
-    for state in saved:
-        if state['key'] == key:
-            return state
-    if len(saved) == 1:
-        return saved[0]
-    return _fitted.get(key)
+    """The state a non-training provider applies: one loaded from a model, else the one the
+    live training provider fitted: the one with this key, or the only one of this reader (a
+    test source with arguments of its own still reads with the training statistics); None
+    if there is none."""
+    fitted = [s for s in fitted_states() if s['reader'] == reader]
+    for states in (_saved.get(reader, []), fitted):
+        for state in states:
+            if state['key'] == key:
+                return state
+        if len(states) == 1:
+            return states[0]
+    return None
 
 
 def load_saved(states):
@@ -66,10 +79,6 @@ def load_saved(states):
     _saved.clear()
     for state in states or []:
         _saved.setdefault(state['reader'], []).append(state)
-
-
-def fitted_states():
-    return list(_fitted.values())
 
 
 def save(directory, states):

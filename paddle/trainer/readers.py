@@ -148,7 +148,7 @@ def _csv_hook(settings, file_list, label_column=-1, num_classes=None, header=Non
         state = preprocessing.fit_csv(key, names, label_index, rows, preprocess, labels)
         settings.num_samples = len(rows)  # a progress bar's total in the first pass
         if is_train:
-            preprocessing.register(state)
+            preprocessing.register(state, settings)
         elif preprocess:
             dp2._get_logger().warning("csv reader: no statistics from a training list in this process: the "
                                       "preprocessing block is fitted on %s itself", ", ".join(file_list))
@@ -208,7 +208,7 @@ def _image_hook(settings, file_list, size=32, channels=3, classes=None, is_train
         state = {'reader': 'image_folder', 'key': key,
                  'labels': list(classes) if classes else _class_folders(file_list[0])}
         if is_train:
-            preprocessing.register(state)
+            preprocessing.register(state, settings)
     settings.fitted = state
     settings.classes = state['labels']
     if not settings.classes:
@@ -292,7 +292,7 @@ def _text_hook(settings, file_list, dictionary=None, min_count=1, max_size=None,
             [label for _, label, _ in lines if label is not None], words, min_count, max_size, oov_token,
             labels, lowercase)
         if is_train:
-            preprocessing.register(state)
+            preprocessing.register(state, settings)
     settings.fitted = state
     settings.lowercase = state['lowercase']
     settings.vocab = {w: i for i, w in enumerate(state['vocabulary'])}

@@ -52,6 +52,9 @@ def test_statistics_come_from_the_training_list_only(tmp_path, monkeypatch):
     _, test = read('csv', ['x', 'label'], args, 'test.list', False)  # the same run's test provider
     np.testing.assert_allclose(test.slots[0].value[0], [(7 - 3) / np.std([1, 3, 5]), 1.5, 0], rtol=1e-6)
     assert test.slots[1].ids.tolist() == [1]
+    assert [s['key'] for s in preprocessing.fitted_states()] == [dp.settings.fitted['key']]
+    del dp  # the training run is over: its state is not applied (nor saved) by what comes after
+    assert preprocessing.fitted_states() == []
 
 
 def test_categories_chains_drop_and_label_order(tmp_path, monkeypatch):
@@ -173,13 +176,13 @@ def test_yaml_and_python_forms_give_the_same_data(tmp_path, monkeypatch):
     results = []
     for conf in ('conf.py', 'conf.yaml'):
         tc = parse_config(conf)
-        got = []
-        for for_test in (False, True):
-            dp = DataProvider.from_trainer_config(tc, for_test=for_test, shuffle=False)
-            got.append([s.value if s.value is not None else s.ids for s in list(dp.batches())[0].slots])
-            dp.close()
+        got, providers = [], []
+        for for_test in (False, True):  # as `paddle train` does: the test source while the training one lives
+            providers.append(DataProvider.from_trainer_config(tc, for_test=for_test, shuffle=False))
+            got.append([s.value if s.value is not None else s.ids for s in list(providers[-1].batches())[0].slots])
         results.append((tc.data_config.load_data_args, got, json.dumps(preprocessing.fitted_states())))
-        preprocessing._fitted.clear()
+        for dp in providers:
+            dp.close()
     (py_args, py_data, py_state), (yaml_args, yaml_data, yaml_state) = results
     assert py_args == yaml_args and py_state == yaml_state
     for a, b in zip(sum(py_data, []), sum(yaml_data, [])):
