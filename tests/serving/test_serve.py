@@ -1,0 +1,298 @@
+"""`paddle serve` on a real localhost port: its predictions are the Predictor's, bad requests get
+a 4xx naming the field, concurrent requests are batched, reloads under load drop and mix
+nothing, a slow request times out, and a stop lets in-flight requests finish."""
+import concurrent.futures
+import io
+import json
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+import urllib.error
+import urllib.request
+
+import numpy as np
+import pytest
+
+from paddle.serving.client import Client, ServerError
+from paddle.trainer.PyDataProvider2 import dense_vector, integer_value_sequence
+from py_paddle import DataProviderConverter, swig_paddle as api
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+DEMO = os.path.join(ROOT, "demos", "mnist")
+
+
+def _env():
+    env = dict(os.environ)
+    env.pop("PYTHONPATH", None)
+    if any(n.startswith("_swig_paddle") for n in os.listdir(os.path.join(ROOT, "py_paddle"))):
+        env["PYTHONPATH"] = ROOT  # in-place developer build
+    return env
+
+
+def paddle(args, cwd):
+    p = subprocess.run([sys.executable, "-m", "paddle.trainer.cli"] + args, cwd=cwd, env=_env(),
+                       capture_output=True, text=True, timeout=600)
+    assert p.returncode == 0, p.stderr[-3000:]
+    return p
+
+
+def free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+class Server(object):
+    def __init__(self, args, cwd):
+        self.port = free_port()
+        self.url = "http://127.0.0.1:%d" % self.port
+        self.log = open(os.path.join(cwd, "serve-%d.log" % self.port), "w+")
+        self.proc = subprocess.Popen([sys.executable, "-m", "paddle.trainer.cli", "serve", "--port=%d" % self.port]
+                                     + args, cwd=cwd, env=_env(), stdout=self.log, stderr=subprocess.STDOUT)
+        deadline = time.time() + 120
+        while time.time() < deadline:
+            assert self.proc.poll() is None, self.output()
+            try:
+                urllib.request.urlopen(self.url + "/ready", timeout=2).read()
+                break
+            except (urllib.error.URLError, ConnectionError):
+                time.sleep(0.2)
+        else:
+            raise AssertionError("the server did not get ready:\n" + self.output())
+        self.client = Client(self.url)
+
+    def output(self):
+        self.log.flush()
+        self.log.seek(0)
+        return self.log.read()
+
+    def stop(self):
+        if self.proc.poll() is None:
+            self.proc.send_signal(signal.SIGINT)
+            try:
+                self.proc.wait(30)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait()
+        self.log.close()
+
+
+@pytest.fixture(scope="module")
+def digits_models(tmp_path_factory):
+    """Two merged digits MLPs (after pass 0 and pass 1)."""
+    out = tmp_path_factory.mktemp("serve_digits")
+    paddle(["train", "--config=mlp.py", "--save_dir=" + str(out), "--num_passes=2", "--seed=1", "--dot_period=0"], DEMO)
+    models = []
+    for p in (0, 1):
+        path = str(out / ("mlp-%d.paddle" % p))
+        paddle(["merge_model", "--config=mlp.py", "--config_args=is_predict=1",
+                "--model_dir=" + str(out / ("pass-%05d" % p)), "--output=" + path], DEMO)
+        models.append(path)
+    return out, models
+
+
+@pytest.fixture(scope="module")
+def digits_server(digits_models):
+    out, models = digits_models
+    server = Server(["--model_file=" + models[0], "--max_batch=32", "--max_delay_ms=5", "--max_rows=100",
+                     "--max_request_bytes=200000"], str(out))
+    yield server
+    server.stop()
+
+
+def predictor_outputs(model_file, types, samples):
+    predictor = api.Predictor.createFromMergedModel(model_file)
+    out = predictor.forward(DataProviderConverter(types)(samples))
+    result = {}
+    for i, name in enumerate(predictor.getOutputLayerNames()):
+        ids, value = out.getSlotIds(i), out.getSlotValue(i)
+        result[name] = ids.copyToNumpyArray() if ids is not None else value.copyToNumpyMat()
+    return result
+
+
+def pixels(n, seed=0):
+    return np.random.RandomState(seed).rand(n, 64).astype(np.float32)
+
+
+def test_predictions_are_the_predictors_bit_for_bit(digits_models, digits_server):
+    rows = pixels(20)
+    want = predictor_outputs(digits_models[1][0], [dense_vector(64)], [[r] for r in rows])
+    got = digits_server.client.predict([{"pixel": r.tolist()} for r in rows])
+    (name,) = want
+    assert np.array_equal(np.asarray(got["outputs"][name], dtype=np.float32), want[name])
+    by_npy = digits_server.client.predict_array(rows)
+    assert by_npy["outputs"] == got["outputs"] and by_npy["version"] == got["version"]
+    ready = digits_server.client.ready()
+    assert ready["inputs"] == {"pixel": {"type": "dense_vector", "dim": 64}} and ready["version"] == got["version"]
+
+
+def _post(url, body, content_type="application/json"):
+    request = urllib.request.Request(url + "/predict", data=body, headers={"Content-Type": content_type})
+    try:
+        with urllib.request.urlopen(request, timeout=30) as r:
+            return r.status, json.loads(r.read())
+    except urllib.error.HTTPError as e:
+        return e.code, json.loads(e.read())
+
+
+def _npz(**arrays):
+    buffer = io.BytesIO()
+    np.savez(buffer, **arrays)
+    return buffer.getvalue()
+
+
+def _npy(array):
+    buffer = io.BytesIO()
+    np.save(buffer, array)
+    return buffer.getvalue()
+
+
+@pytest.mark.parametrize("body, content_type, status, message", [
+    (b"{not json", "application/json", 400, "body: not JSON"),
+    (b'{"inputs": []}', "application/json", 400, "expected {\"rows\": [...]}, got the field(s) inputs"),
+    (b'{"rows": []}', "application/json", 400, "rows: expected a non-empty list"),
+    (b'{"rows": [{"pixels": []}]}', "application/json", 400, "rows[0]: unknown field(s) pixels"),
+    (b'{"rows": [{}]}', "application/json", 400, "rows[0]: missing field(s) pixel"),
+    (json.dumps({"rows": [{"pixel": [0.5] * 64}, {"pixel": [1, 2]}]}).encode(), "application/json", 400,
+     "rows[1].pixel: expected a dense vector of 64 numbers, got 2"),
+    (json.dumps({"rows": [{"pixel": ["a"] * 64}]}).encode(), "application/json", 400, "rows[0].pixel: dense vector"),
+    (json.dumps({"rows": [{"pixel": [float("nan")] + [0.0] * 63}]}).encode(), "application/json", 400,
+     "rows[0].pixel: dense value 0 is nan"),
+    (json.dumps({"rows": [{"pixel": {"index": [70], "value": [1.0]}}]}).encode(), "application/json", 400,
+     "rows[0].pixel: sparse id 70 out of range"),
+    (json.dumps({"rows": [{"pixel": {"index": [1, 2], "value": [1.0]}}]}).encode(), "application/json", 400,
+     "rows[0].pixel.value: expected 2 numbers"),
+    (json.dumps({"rows": [{"pixel": {"weights": 1}}]}).encode(), "application/json", 400,
+     "rows[0].pixel: expected a list of numbers or {index, value}"),
+    (json.dumps({"rows": [{"pixel": [0.0] * 64}] * 101}).encode(), "application/json", 400,
+     "101 rows, more than --max_rows=100"),
+    (json.dumps({"rows": [{"pixel": [0.123456789] * 64}] * 100}).encode() + b" " * 200000, "application/json", 413,
+     "more than --max_request_bytes=200000"),
+    (b"\x93NUMPY garbage", "application/x-npy", 400, "body: not an .npy array"),
+    (_npy(np.zeros(64, np.float32)), "application/x-npy", 400, "expected a 2-d array (rows x 64)"),
+    (_npy(np.zeros((2, 63), np.float32)), "application/x-npy", 400, "rows[0].pixel: expected a dense vector of 64"),
+    (_npz(image=np.zeros((2, 64))), "application/x-npz", 400, "the archive holds image; the model reads pixel"),
+])
+def test_malformed_requests_get_a_4xx_naming_the_field(digits_server, body, content_type, status, message):
+    code, answer = _post(digits_server.url, body, content_type)
+    assert code == status, answer
+    assert message in answer["error"]
+    assert "Traceback" not in answer["error"]
+
+
+def test_wrong_methods_and_paths_are_4xx_and_the_server_keeps_serving(digits_server):
+    for method, path, status in (("GET", "/predict", 405), ("GET", "/nothing", 404), ("POST", "/health", 405)):
+        request = urllib.request.Request(digits_server.url + path, method=method, data=b"" if method == "POST" else None)
+        with pytest.raises(urllib.error.HTTPError) as e:
+            urllib.request.urlopen(request, timeout=10)
+        assert e.value.code == status
+    assert digits_server.client.predict([{"pixel": [0.5] * 64}])["outputs"]
+    metrics = urllib.request.urlopen(digits_server.url + "/metrics").read().decode()
+    assert 'paddle_requests_total{path="/predict",status="400"}' in metrics
+    assert "paddle_request_latency_seconds_bucket" in metrics and "paddle_batch_rows_bucket" in metrics
+
+
+def test_concurrent_requests_are_batched_and_each_gets_its_own_rows(digits_models, digits_server):
+    rows = pixels(64, seed=3)
+    want = predictor_outputs(digits_models[1][0], [dense_vector(64)], [[r] for r in rows])
+    (name,) = want
+    with concurrent.futures.ThreadPoolExecutor(16) as pool:
+        answers = list(pool.map(lambda k: digits_server.client.predict([{"pixel": rows[k].tolist()}]), range(64)))
+    for k, answer in enumerate(answers):
+        # batched with others: the same up to the GEMM's rounding for another batch size
+        assert np.allclose(answer["outputs"][name][0], want[name][k], rtol=1e-5, atol=1e-7)
+    metrics = urllib.request.urlopen(digits_server.url + "/metrics").read().decode()
+    single = float([l for l in metrics.splitlines() if l.startswith('paddle_batch_rows_bucket{le="1.0"}')][0].split()[1])
+    total = float([l for l in metrics.splitlines() if l.startswith("paddle_batch_rows_count")][0].split()[1])
+    assert single < total  # some forward ran more than one request's rows
+
+
+def test_reload_under_load_loses_and_mixes_nothing(digits_models, tmp_path):
+    out, models = digits_models
+    rows = pixels(3, seed=7)
+    expected = {}
+    for path in models:
+        from paddle.serving.app import model_version
+        (name, values), = predictor_outputs(path, [dense_vector(64)], [[r] for r in rows]).items()
+        expected[model_version(path)] = values
+    assert len(expected) == 2
+    server = Server(["--model_file=" + models[0], "--max_delay_ms=1", "--workers=2"], str(tmp_path))
+    try:
+        stop = time.time() + 6
+        seen = []
+
+        def hammer(_):
+            while time.time() < stop:
+                answer = server.client.predict([{"pixel": r.tolist()} for r in rows])
+                got = np.asarray(answer["outputs"][name], dtype=np.float32)
+                seen.append((answer["version"], np.allclose(got, expected[answer["version"]], rtol=1e-5, atol=1e-7)))
+
+        with concurrent.futures.ThreadPoolExecutor(6) as pool:
+            load = [pool.submit(hammer, k) for k in range(6)]
+            versions = []
+            for k in range(8):
+                time.sleep(0.5)
+                versions.append(server.client.reload(models[(k + 1) % 2])["version"])
+            for f in load:
+                f.result()  # no request failed
+        assert set(versions) == set(expected)
+        assert seen and all(ok for _, ok in seen), [v for v, ok in seen if not ok][:5]
+        assert {v for v, _ in seen} == set(expected)  # both versions answered
+        with pytest.raises(ServerError) as e:
+            server.client.reload(str(tmp_path / "missing.paddle"))
+        assert e.value.status == 400 and "still serving version" in e.value.message
+    finally:
+        server.stop()
+
+
+def test_a_request_without_a_result_in_time_is_cancelled(digits_models, tmp_path):
+    server = Server(["--model_file=" + digits_models[1][0], "--max_delay_ms=800", "--max_batch=64",
+                     "--timeout_ms=100"], str(tmp_path))
+    try:
+        with pytest.raises(ServerError) as e:
+            server.client.predict([{"pixel": [0.5] * 64}])
+        assert e.value.status == 504 and "--timeout_ms=100" in e.value.message
+    finally:
+        server.stop()
+
+
+def test_a_stop_lets_in_flight_requests_finish(digits_models, tmp_path):
+    server = Server(["--model_file=" + digits_models[1][0], "--max_delay_ms=1500", "--max_batch=64"], str(tmp_path))
+    with concurrent.futures.ThreadPoolExecutor(1) as pool:
+        pending = pool.submit(server.client.predict, [{"pixel": [0.5] * 64}])
+        time.sleep(0.5)  # the request waits in its batch
+        server.proc.send_signal(signal.SIGTERM)
+        assert pending.result(timeout=30)["outputs"]
+    # uvicorn re-raises the signal once it has shut down cleanly
+    assert server.proc.wait(30) in (0, -signal.SIGTERM)
+    assert "Application shutdown complete" in server.output()
+    server.stop()
+
+
+def test_a_text_lstm_serves_sequences(tmp_path):
+    """Word-id sequences in; per row the pooled class probabilities and the max id."""
+    conf = os.path.join(ROOT, "configs", "text_lstm.py")
+    paddle(["train", "--config=" + conf, "--config_args=dict_dim=50", "--data=synthetic:64", "--num_passes=1",
+            "--save_dir=" + str(tmp_path / "out"), "--dot_period=0"], str(tmp_path))
+    model = str(tmp_path / "lstm.paddle")
+    paddle(["merge_model", "--config=" + conf, "--config_args=dict_dim=50,is_predict=1",
+            "--model_dir=" + str(tmp_path / "out" / "pass-00000"), "--output=" + model], str(tmp_path))
+    rng = np.random.RandomState(0)
+    sentences = [rng.randint(0, 50, size=rng.randint(1, 12)).tolist() for _ in range(9)]
+    want = predictor_outputs(model, [integer_value_sequence(50)], [[s] for s in sentences])
+    server = Server(["--model_file=" + model], str(tmp_path))
+    try:
+        got = server.client.predict([{"word": s} for s in sentences])
+        assert got["outputs"]["maxid"] == want["maxid"].tolist()
+        assert np.array_equal(np.asarray(got["outputs"]["output"], dtype=np.float32), want["output"])
+        with pytest.raises(ServerError) as e:
+            server.client.predict([{"word": [3, 51]}])
+        assert e.value.status == 400 and "rows[0].word: timestep 1: integer value 51 out of range [0, 50)" in e.value.message
+        with pytest.raises(ServerError) as e:
+            server.client.predict([{"word": 3}])
+        assert e.value.status == 400 and "rows[0].word: expected a sequence" in e.value.message
+    finally:
+        server.stop()
