@@ -119,11 +119,12 @@ def _number(text):
     return value if math.isfinite(value) else None
 
 
-def _per_column(spec, name, index, default):
-    """The entry of a {column: value, '*': value} mapping for a column (by name, then index)."""
+def _per_column(spec, name, index, width, default):
+    """The entry of a {column: value, '*': value} mapping for a column (by name, then index,
+    a negative one counting from the end)."""
     if not isinstance(spec, dict):
         return spec if spec is not None else default
-    for k in (name, index, str(index)):
+    for k in (name, index, str(index), index - width, str(index - width)):
         if k is not None and k in spec:
             return spec[k]
     return spec.get('*', default)
@@ -182,10 +183,10 @@ def fit_csv(key, header, label_index, rows, spec, labels=None):
             continue
         name = header[i] if header else None
         column = repr(name) if name is not None else str(i)
-        steps = _steps(_per_column(columns, name, i, 'none'), column)
+        steps = _steps(_per_column(columns, name, i, width, 'none'), column)
         if steps == ['drop']:
             continue
-        policy = _per_column(missing, name, i, 'error')
+        policy = _per_column(missing, name, i, width, 'error')
         _check_missing_policy(policy, column)
         present = [(where, cells[i].strip()) for where, cells in rows if cells[i].strip() not in na]
         feature = {'index': i, 'name': name, 'missing': policy}
@@ -335,6 +336,8 @@ class CsvTransform(object):
 
     def label_of(self, cell, where):
         raw = cell.strip()
+        if raw in self.na:
+            raise PreprocessError("%s: the label is missing (%r)" % (where, raw))
         if self.label_ids is not None:
             if raw not in self.label_ids:
                 raise PreprocessError("%s: unknown label %r (labels: %s)" % (where, raw, ", ".join(self.label_ids)))

@@ -141,7 +141,8 @@ def _csv_hook(settings, file_list, label_column=-1, num_classes=None, header=Non
         labelled = len(_slot_names(**kwargs)) > 1
         if isinstance(label_column, str):
             if labelled and (not names or label_column not in names):
-                raise ValueError("csv reader: label column %r is not in the header of %s" % (label_column, file_list[0]))
+                raise ValueError("csv reader: label column %r is not in the header of %s"
+                                 % (label_column, file_list[0]))
             label_index = names.index(label_column) if names and label_column in names else None
         else:
             label_index = None if label_column is None else label_column % len(names or first)

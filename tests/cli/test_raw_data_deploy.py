@@ -57,7 +57,8 @@ def test_categories_and_missing_values_in_onnx(tmp_path):
         lines.append('%d,%s,%.3f,%s,%s' % (x1, colours[c], rng.rand() * 40, sizes[s], 'yes' if c == 0 else 'no'))
     (tmp_path / 'train.csv').write_text('\n'.join(lines) + '\n')
     (tmp_path / 'train.list').write_text('train.csv\n')
-    new = [('7', 'red', '', 'big'), ('NA', 'green', '3.5', ''), ('40', '', '12', 'small'), ('900', 'purple', '1', 'huge')]
+    new = [('7', 'red', '', 'big'), ('NA', 'green', '3.5', ''), ('40', '', '12', 'small'),
+           ('900', 'purple', '1', 'huge')]  # missing cells, unseen categories
     (tmp_path / 'new.csv').write_text('x1,colour,x2,size\n' + ''.join(','.join(r) + '\n' for r in new))
     (tmp_path / 'new.list').write_text('new.csv\n')
     model = train(tmp_path, CSV_CONFIG, 2)
@@ -72,7 +73,8 @@ def test_categories_and_missing_values_in_onnx(tmp_path):
     numbers = np.array([[float(r[0]) if r[0] not in ('', 'NA') else np.nan,
                          float(r[2]) if r[2] else np.nan] for r in new], np.float32)
     prob, ids, labels = session.run(['prob', 'id', 'label'], {
-        'x': numbers, 'x.colour': np.array([r[1] for r in new], object), 'x.size': np.array([r[3] for r in new], object)})
+        'x': numbers, 'x.colour': np.array([r[1] for r in new], object),
+        'x.size': np.array([r[3] for r in new], object)})
     np.testing.assert_allclose(prob, [r['prob'] for r in rows], rtol=1e-4, atol=1e-6)
     assert ids.tolist() == [r['id'] for r in rows] and list(labels) == [r['label'] for r in rows]
 

@@ -66,8 +66,9 @@ def test_categories_chains_drop_and_label_order(tmp_path, monkeypatch):
     dp, train = read('csv', ['x', 'label'], args, 'train.list', True)
     assert dp.input_types[0].dim == 2 + 1 + 1 and dp.input_types[1].dim == 3
     logs = np.log1p([1, 3, 7])
-    np.testing.assert_allclose(train.slots[0].value, [[0, 1, 0, 0], [1, 0, (logs[1] - logs[0]) / (logs[2] - logs[0]), 1],
-                                                      [0, 1, 1, 0]], rtol=1e-6)
+    scaled = (logs - logs[0]) / (logs[2] - logs[0])
+    np.testing.assert_allclose(train.slots[0].value, [[0, 1, scaled[0], 0], [1, 0, scaled[1], 1],
+                                                      [0, 1, scaled[2], 0]], rtol=1e-6)
     assert train.slots[1].ids.tolist() == [0, 2, 1]  # the given label order
     _, test = read('csv', ['x', 'label'], args, 'test.list', False)
     # an unseen category: all zeros one-hot, one id past the vocabulary
