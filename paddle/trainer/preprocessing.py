@@ -197,6 +197,11 @@ def fit_csv(key, header, label_index, rows, spec, labels=None):
                 feature['fill'] = _mode([v for _, v in present]) if present else ''
             elif policy not in MISSING_POLICIES:
                 feature['fill'] = str(policy)
+                if feature['fill'] not in feature['vocabulary']:  # a misspelt policy, most likely
+                    raise PreprocessError("preprocess: column %s: the fill value %r is not one of its categories "
+                                          "(%s) nor a policy (%s)" % (column, policy,
+                                                                     ", ".join(feature['vocabulary'][:10]),
+                                                                     ", ".join(MISSING_POLICIES)))
         else:
             values = []
             for where, v in present:

@@ -102,6 +102,10 @@ def test_configuration_errors_name_the_column(tmp_path, monkeypatch):
     with pytest.raises(ValueError, match=r"columns 'nope' are not in the data"):
         read('csv', ['x', 'label'], {'label_column': 'y', 'preprocess': {'columns': {'nope': 'zscore'}}},
              'train.list', True)
+    with pytest.raises(ValueError, match=r"column 'b': the fill value 'meen' is not one of its categories \(x, y\)"):
+        read('csv', ['x', 'label'], {'label_column': 'y', 'preprocess': {'columns': {'b': 'onehot'},
+                                                                         'missing': {'b': 'meen'}}},
+             'train.list', True)
     with pytest.raises(ValueError, match=r"unknown key\(s\) colums"):
         read('csv', ['x', 'label'], {'label_column': 'y', 'preprocess': {'colums': {}}}, 'train.list', True)
 
