@@ -246,11 +246,19 @@ def _dense_rows(rows, nrows, dim):
     return out
 
 
+def _has_bool(values):
+    """Whether a list holds a bool (numpy would take True as 1)."""
+    types = set(map(type, values))
+    return bool in types or np.bool_ in types
+
+
 def _index_rows(rows, nrows, dim):
     if nrows == 0:
         return _EMPTY_I32
     if isinstance(rows, np.ndarray):
         arr = rows
+    elif _has_bool(rows):
+        raise _BadRows()  # the per-row diagnosis names it
     else:
         try:
             arr = np.asarray(rows)
@@ -300,8 +308,10 @@ def _sparse_rows(rows, nrows, dim, with_values):
                 raise _BadRows(int(np.searchsorted(offsets, k, 'right')) - 1,
                                "sparse id must be an integer, got %r" %
                                (float(ids[k]),))
+        if _has_bool([pair[0] for pair in flat]):
+            raise _BadRows()
     else:
-        if arr.ndim != 1 or arr.shape[0] != nnz or arr.dtype.kind not in 'iu':
+        if arr.ndim != 1 or arr.shape[0] != nnz or arr.dtype.kind not in 'iu' or _has_bool(flat):
             raise _BadRows()
         ids = arr
         values = None
@@ -310,6 +320,13 @@ def _sparse_rows(rows, nrows, dim, with_values):
         k = int(np.argmax(bad))
         raise _BadRows(int(np.searchsorted(offsets, k, 'right')) - 1,
                        "sparse id %d out of range [0, %d)" % (int(ids[k]), dim))
+    # an id twice in one row: the engine would count it twice (or keep one of two values)
+    row_of = np.repeat(np.arange(nrows), lens)
+    order = np.lexsort((ids, row_of))
+    same = (ids[order][1:] == ids[order][:-1]) & (row_of[order][1:] == row_of[order][:-1])
+    if same.any():
+        k = order[int(np.argmax(same))]
+        raise _BadRows(int(row_of[k]), "sparse ids are not unique: id %d appears twice" % int(ids[k]))
     return offsets, ids.astype(np.int32), values
 
 

@@ -30,8 +30,10 @@ import numbers
 import os
 import queue
 import random
+import re
 import sys
 import threading
+import traceback
 
 import numpy as np
 
@@ -178,6 +180,12 @@ def _annotate(exc, text):
             exc.add_note(text)
         except Exception:
             pass
+
+
+def _exit_site(exc):
+    """'file:line' of the sys.exit call that raised `exc` (its innermost Python frame)."""
+    frames = traceback.extract_tb(exc.__traceback__)
+    return "%s:%d" % (frames[-1].filename, frames[-1].lineno) if frames else "an unknown place"
 
 
 def _is_integral(value):
@@ -491,6 +499,9 @@ class DataProvider(object):
         for index, entry in enumerate(self.file_list):
             try:
                 it = s.generator(s, entry)
+            except SystemExit as exc:
+                raise self._data_error("the provider called sys.exit(%r) at %s" % (exc.code, _exit_site(exc)),
+                                       index) from None
             except Exception as exc:
                 _annotate(exc, "while opening file list entry %d %r in data "
                                "provider %s" % (index, entry,
@@ -589,6 +600,9 @@ class DataProvider(object):
                         run.files_done += 1
                         run.samples_in_done += gen[2]
                         continue
+                    except SystemExit as exc:  # would end the trainer with its code and no word
+                        raise self._data_error("the provider called sys.exit(%r) at %s" % (
+                            exc.code, _exit_site(exc)), gen[1], gen[2]) from None
                     except Exception as exc:
                         _annotate(exc, "while reading file list entry %d %r "
                                        "(after %d samples) in data provider %s"
@@ -655,15 +669,40 @@ class DataProvider(object):
             raise self._data_error(err.detail, entry[1], entry[2], err.slot)
         return Batch(slots, len(entries), total, self.input_layer_names, [(e[1], e[2]) for e in entries])
 
-    def empty_sequence_error(self, batch, detail):
-        """The engine refused a batch (`detail`, which names a sequence by its position in the
-        batch): a DataError naming the provider, file and sample of the first empty sequence in
-        it, or None when it holds none."""
-        for slot_index, slot in enumerate(batch.slots):
-            if slot.seq_starts is None or batch.origins is None:
-                continue
-            empty = np.flatnonzero(np.diff(slot.seq_starts) == 0)
-            if len(empty):
-                file_index, sample_index = batch.origins[empty[0]]
-                return self._data_error("an empty sequence (%s)" % detail, file_index, sample_index, slot_index)
+    def batch_error(self, batch, detail):
+        """The engine refused a batch with `detail`, which names a sample by its place in the
+        batch ("sequence 3 is empty", "sample 5 has label 7"): a DataError naming the provider,
+        file and sample instead, or None when the place cannot be told."""
+        if batch.origins is None:
+            return None
+        pos = slot_index = None
+        if "is empty" in detail:  # the first empty sequence (the engine stops at it)
+            for k, slot in enumerate(batch.slots):
+                if slot.seq_starts is not None:
+                    empty = np.flatnonzero(np.diff(slot.seq_starts) == 0)
+                    if len(empty):
+                        pos, slot_index = int(empty[0]), k
+                        break
+        else:
+            m = re.search(r"\b(sequence|sample) (\d+)\b", detail)
+            if m is not None:
+                pos = self._position(batch, m.group(1), int(m.group(2)))
+        if pos is None or not 0 <= pos < len(batch.origins):
+            return None
+        file_index, sample_index = batch.origins[pos]
+        if slot_index is not None:
+            return self._data_error("an empty sequence (%s)" % detail, file_index, sample_index, slot_index)
+        return self._data_error(detail, file_index, sample_index)
+
+    @staticmethod
+    def _position(batch, kind, index):
+        """The batch position of the engine's "sequence K" (a sample's sequence) or "sample R"
+        (a row: a sample, or a time step when every slot is a sequence cut the same way)."""
+        starts = [slot.seq_starts for slot in batch.slots if slot.seq_starts is not None]
+        if kind == "sequence" or len(starts) < len(batch.slots):
+            return index
+        if all(np.array_equal(s, starts[0]) for s in starts) and index < starts[0][-1]:
+            return int(np.searchsorted(starts[0], index, "right")) - 1
         return None
+
+    empty_sequence_error = batch_error  # (the name the trainer loop calls)
