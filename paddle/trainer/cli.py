@@ -620,12 +620,16 @@ def cmd_dump_config(argv):
 
 def cmd_make_diagram(argv):
     p = _config_parser("paddle make_diagram", "write a Graphviz dot diagram of a config's network")
-    p.add_argument("dot_file", help="the .dot file to write")
+    p.add_argument("dot_file", help="the .dot file to write (.png/.svg/.pdf: the picture, drawn by Graphviz)")
     p.add_argument("--expand_groups", action="store_true", help="draw recurrent groups' agent layers too")
     _add_config_args(p)
     args = p.parse_args(argv)
-    from paddle.utils.make_model_diagram import make_diagram
-    make_diagram(args.config, args.dot_file, _config_args(p, args), args.expand_groups)
+    from paddle.utils.make_model_diagram import DiagramError, make_diagram, written_note
+    try:
+        make_diagram(args.config, args.dot_file, _config_args(p, args), args.expand_groups)
+    except DiagramError as e:
+        raise UsageError(str(e)) from None
+    sys.stdout.write(written_note(args.dot_file) + "\n")
     return 0
 
 

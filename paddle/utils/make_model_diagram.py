@@ -13,14 +13,26 @@ are not drawn: an in-link is an edge from the outer layer into the step, an out-
 from the step layer out to its readers, a memory a dashed edge from the layer it remembers
 to its readers labelled `memory NAME` (plus a dotted `boot` edge from its boot layer), and a
 static input an edge from the outer layer labelled `static`. `--expand_groups` draws every
-agent layer and link instead. Render with `dot -Tpng DOT_FILE -o model.png`.
+agent layer and link instead. Render with `dot -Tpng DOT_FILE -o model.png` (Graphviz), or
+name a .png/.svg/.pdf instead of a .dot file to have it drawn directly.
 """
 
+import os
+import shutil
+import subprocess
 import sys
 
 from paddle.trainer.config_parser import ConfigError, parse_config
 
-__all__ = ['make_layer_label', 'diagram_text', 'make_diagram', 'main']
+__all__ = ['make_layer_label', 'diagram_text', 'make_diagram', 'written_note', 'DiagramError', 'main']
+
+IMAGE_FORMATS = ('png', 'svg', 'pdf')
+GRAPHVIZ = ("Graphviz's `dot`, which is not on PATH (install Graphviz: apt-get install graphviz, "
+            "brew install graphviz or conda install graphviz)")
+
+
+class DiagramError(Exception):
+    """The picture cannot be drawn (no Graphviz, or dot failed): one line."""
 
 AGENT_TYPES = ('scatter_agent', 'agent', 'sequence_agent', 'gather_agent')
 
@@ -145,14 +157,39 @@ def diagram_text(model_config, expand_groups=False):
     return '\n'.join(out) + '\n'
 
 
+def _image_format(path):
+    ext = os.path.splitext(path)[1][1:].lower()
+    return ext if ext in IMAGE_FORMATS else None
+
+
 def make_diagram(config_file, dot_file, config_arg_str='', expand_groups=False):
     """Parse config_file (with "k=v,..." config args) and write the dot
-    diagram of its network to dot_file."""
+    diagram of its network to dot_file, or, when dot_file ends in .png, .svg or
+    .pdf, the picture Graphviz draws of it (DiagramError without Graphviz)."""
+    fmt = _image_format(dot_file)
+    dot = shutil.which('dot')
+    if fmt and dot is None:
+        raise DiagramError('drawing %s needs %s; or write a .dot file' % (dot_file, GRAPHVIZ))
     conf = parse_config(config_file, config_arg_str or '')
     text = diagram_text(conf.model_config, expand_groups)
+    if fmt:
+        p = subprocess.run([dot, '-T' + fmt, '-o', dot_file], input=text, capture_output=True, text=True)
+        if p.returncode != 0:
+            raise DiagramError('dot -T%s failed: %s' % (fmt, (p.stderr.strip().splitlines() or ['?'])[-1]))
+        return text
     with open(dot_file, 'w') as f:
         f.write(text)
     return text
+
+
+def written_note(path):
+    """The line to print once `path` is written: how to render a .dot file, or that
+    rendering needs Graphviz when `dot` is missing."""
+    if _image_format(path):
+        return 'wrote %s' % path
+    if shutil.which('dot') is None:
+        return 'wrote %s; rendering it needs %s' % (path, GRAPHVIZ)
+    return 'wrote %s; render it with: dot -Tpng %s -o %s.png' % (path, path, os.path.splitext(path)[0])
 
 
 USAGE = ('usage: python -m paddle.utils.make_model_diagram CONFIG_FILE '
@@ -174,9 +211,10 @@ def main(argv=None):
     except ConfigError as e:
         sys.stderr.write('%s\n' % e)
         return 1
-    except OSError as e:
+    except (OSError, DiagramError) as e:
         sys.stderr.write('make_model_diagram: %s\n' % e)
         return 1
+    sys.stdout.write(written_note(argv[1]) + '\n')
     return 0
 
 

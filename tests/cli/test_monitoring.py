@@ -11,6 +11,7 @@ import sys
 
 import pytest
 
+from paddle.trainer.monitor import summary_lines
 from test_cli import DEMO, LOG_BATCH, LOG_PASS, LOG_TEST, ROOT, paddle
 
 PASSES = 3
@@ -217,3 +218,36 @@ def test_progress_bar_without_a_terminal_when_asked(tmp_path):
                            "--progress=bar"], DEMO)
     assert code == 0, err[-2000:]
     assert "sample/s" in err and "....." not in err
+
+
+def test_a_provider_keeping_its_own_num_samples_still_gets_a_pass_0_eta(tmp_path):
+    """The sentiment demo's provider sets `num_samples` (0: its default size) for itself:
+    the start-up summary printed "0 samples" and pass 0 had no total, so no ETA."""
+    pytest.importorskip("tqdm")
+    code, out = _on_a_terminal(["train", "--config=trainer_config.py", "--save_dir=" + str(tmp_path / "out"),
+                                "--num_passes=1", "--log_period=1000"], os.path.join(ROOT, "demos", "sentiment"))
+    assert code == 0, out[-3000:]
+    assert " 0 samples" not in out
+    assert re.search(r"Pass 0: +\d+%\|.*\| *\d+/4000 \[", out), out[-3000:]
+
+
+def test_summary_and_bar_take_a_zero_estimate_for_unknown():
+    from paddle.trainer.monitor import Monitor
+
+    class Data(object):
+        file_list, file_list_path = ["train"], "train.list"
+
+        def expected_samples(self):
+            return 0
+
+    class Config(object):
+        class model_config(object):
+            layers, parameters = [], []
+
+        class opt_config(object):
+            batch_size = 8
+
+    assert summary_lines(Config(), Data(), None)[-1] == "Train data: train.list (1 file)"
+    monitor = Monitor(progress="log")
+    monitor.start_pass(0, Data().expected_samples)
+    assert monitor._expected() is None

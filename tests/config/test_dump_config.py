@@ -57,7 +57,7 @@ def test_main_function(write_config, capsys):
     path = write_config(CONF)
     assert main([path, 'n=3', '--format=json']) == 0
     out = json.loads(capsys.readouterr().out)
-    assert out['layers'][0]['size'] == '3'
+    assert out['layers'][0]['size'] == 3  # a number, not the JSON mapping's string
     assert main([]) == 2
 
 
