@@ -11,8 +11,8 @@ by `paddle merge_model`; the config then only names the data). A layer that outp
 (max_id, crf_decoding, beam_search results) gives its ids, any other its values.
 
 By default the config's output layers are written, except that a cost layer is replaced by
-the layer it scores (the prediction): a training config then predicts without its label
-column. For a classification cost's input the argmax class is written too ("id"), and its
+the layer it scores (the prediction), and only the layers it needs run: a training config
+then predicts without its label column (a network with recurrent groups runs whole). For a classification cost's input the argmax class is written too ("id"), and its
 name ("label") when the reader mapped string labels through a vocabulary; a softmax output
 of a prediction config gains both when there is such a vocabulary. The readers' fitted
 preprocessing saved with the model (preprocessing.json, or a merged model's trailer) is
@@ -20,7 +20,7 @@ applied to the raw rows, never refitted.
 
 Formats:
   text   v1's --predict_output_dir rows: a line per output row, each layer as "v v v;" or "id;"
-         (a label name as "name;"); after each sequence of a sequence output, an empty line
+         (a label name as "name;"); with sequence outputs, an empty line after each sample's rows
   jsonl  a JSON object per sample, {"layer": values or id, ...}; a sequence output gives the
          list of its rows (or ids) for each sample
   npy    FILE is one .npy array when a single layer without sequences is written, else an .npz
@@ -32,7 +32,6 @@ import argparse
 import collections
 import json
 import os
-
 import sys
 
 import numpy as np
