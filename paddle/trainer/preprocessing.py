@@ -385,7 +385,8 @@ def fit_text(key, words_of_lines, label_cells, dictionary_words=None, min_count=
     if max_size is not None:
         if int(max_size) < 1:
             raise PreprocessError("text reader: max_size must be >= 1, got %r" % (max_size,))
-        words = [w for w in words if w != oov_token][:int(max_size) - 1]
+        size = int(max_size)
+        words = words[:size] if oov_token in words[:size] else words[:size - 1]  # the OOV token keeps its id
     if oov_token not in words:
         words.append(oov_token)
     if labels is None:  # integer labels as they are; names in sorted order
