@@ -153,6 +153,9 @@ def _csv_hook(settings, file_list, label_column=-1, num_classes=None, header=Non
         elif preprocess:
             dp2._get_logger().warning("csv reader: no statistics from a training list in this process: the "
                                       "preprocessing block is fitted on %s itself", ", ".join(file_list))
+    else:  # a progress bar's total in the first pass
+        settings.num_samples = sum(sum(1 for _ in _csv_rows(path, _delimiter(path, delimiter))) - int(settings.header)
+                                   for path in file_list)
     settings.fitted = state
     settings.transform = preprocessing.CsvTransform(state)
     classes = int(num_classes) if num_classes is not None else preprocessing.num_classes(state)
@@ -294,6 +297,8 @@ def _text_hook(settings, file_list, dictionary=None, min_count=1, max_size=None,
             labels, lowercase)
         if is_train:
             preprocessing.register(state, settings)
+    else:  # a progress bar's total in the first pass
+        settings.num_samples = sum(1 for path in file_list for _ in _text_lines(path, delimiter, labelled))
     settings.fitted = state
     settings.lowercase = state['lowercase']
     settings.vocab = {w: i for i, w in enumerate(state['vocabulary'])}

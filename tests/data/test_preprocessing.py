@@ -49,7 +49,8 @@ def test_statistics_come_from_the_training_list_only(tmp_path, monkeypatch):
     np.testing.assert_allclose(train.slots[0].value[:, 1], [0, .5, 1], rtol=1e-6)
     np.testing.assert_allclose(train.slots[0].value[:, 2], np.log1p([0, 99, 9]), rtol=1e-6)
     assert train.slots[1].ids.tolist() == [0, 1, 0]  # string labels, sorted: x=0, y=1
-    _, test = read('csv', ['x', 'label'], args, 'test.list', False)  # the same run's test provider
+    test_dp, test = read('csv', ['x', 'label'], args, 'test.list', False)  # the same run's test provider
+    assert test_dp.settings.num_samples == 1  # counted for the progress bar, not fitted
     np.testing.assert_allclose(test.slots[0].value[0], [(7 - 3) / np.std([1, 3, 5]), 1.5, 0], rtol=1e-6)
     assert test.slots[1].ids.tolist() == [1]
     assert [s['key'] for s in preprocessing.fitted_states()] == [dp.settings.fitted['key']]
