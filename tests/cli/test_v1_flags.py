@@ -3,6 +3,7 @@ the reason it is ignored. The list: v0.10's flag definitions (Trainer.cpp, Train
 utils/Flags.cpp and the rest of `paddle train --help`), its command-line documentation and
 the flags its demo scripts pass."""
 import logging
+import re
 
 import pytest
 
@@ -17,13 +18,18 @@ HONOURED = {
     "save_only_one": "1", "test_pass": "12", "model_list": "./model.list",
     "predict_output_dir": ".", "predict_file": "p.txt", "seed": "1", "show_parameter_stats_period": "100",
     "checkgrad_eps": "1e-5", "local": "1",
+    # passed to the config (get_config_arg), as v1's TrainerConfigHelper did
+    "trainer_id": "0", "with_cost": "true",
+    # flags of the libraries v1's binary linked: job=time's data feeding, the profiler switch,
+    # glog's log directory
+    "feed_data": "1", "profile_signal": "12", "profile_data_file": "gperf.prof", "log_dir": "./log",
 }
 IGNORED = {
     # trainer and utils flags
     "test_all_data_in_one_period": "1", "average_test_period": "10000000",
-    "saving_period_by_batches": "5000", "test_wait": "1", "with_cost": "true",
+    "saving_period_by_batches": "5000", "test_wait": "1",
     "distribute_test": "0", "feat_file": "f.txt", "gpu_id": "0", "parallel_nn": "1",
-    "trainer_id": "0", "num_gradient_servers": "1", "comment": "run 1", "port": "20134",
+    "num_gradient_servers": "1", "comment": "run 1", "port": "20134",
     "ports_num": "1", "ports_num_for_sparse": "0", "nics": "xgbe0,xgbe1", "rdma_tcp": "tcp",
     "log_period_server": "500", "enable_parallel_vector": "0",
     "loadsave_parameters_in_pserver": "0", "beam_size": "1", "show_layer_stat": "0",
@@ -45,8 +51,9 @@ IGNORED = {
     "check_sparse_distribution_unbalance_degree": "2", "thread_local_rand_use_global_seed": "0",
     "python_path": "/usr/lib/python2.7", "python_bin": "python2.7",
     "use_mkldnn": "0", "use_mkl_packed": "0",
+    "parallel_thread_num": "4", "pool_limit_size": "536870912", "layer_stack_error_only_current_thread": "1",
     # glog's flags, also in `paddle train --help`
-    "log_dir": "./log", "logtostderr": "1", "alsologtostderr": "0", "colorlogtostderr": "0",
+    "logtostderr": "1", "alsologtostderr": "0", "colorlogtostderr": "0",
     "stderrthreshold": "2", "minloglevel": "0", "v": "0", "vmodule": "", "logbuflevel": "-1",
     "logbufsecs": "30", "max_log_size": "1800", "stop_logging_if_full_disk": "0",
     "log_prefix": "1", "log_link": "", "logfile_mode": "436", "symbolize_stacktrace": "1",
@@ -146,3 +153,146 @@ def test_version_needs_no_config(capsys):
 def test_a_missing_config_is_still_an_error():
     with pytest.raises(SystemExit):
         cli.cmd_train(["--num_passes=1"])
+
+
+def test_help_gives_every_ignored_flag_its_reason():
+    text = " ".join(cli._train_parser().format_help().split()).replace("- ", "-")  # (wrapped at hyphens)
+    ignored = text.split("v1 flags accepted and ignored, with the reason: ", 1)[1]
+    for part in ignored.rstrip(".").split("; "):
+        names, reason = part.split(": ", 1)
+        for name in names.split():
+            assert cli.IGNORED_FLAGS[name[2:]] == reason, name
+    assert sorted(n[2:] for part in ignored.split("; ") for n in part.split(": ", 1)[0].split()) == \
+        sorted(cli.IGNORED_FLAGS)
+
+
+def test_flagfile_fromenv_and_tryfromenv(tmp_path, monkeypatch):
+    inner = tmp_path / "inner.flags"
+    inner.write_text("--log_period=7\n")
+    outer = tmp_path / "train.flags"
+    outer.write_text("# v1 flags\n--config=c.py\n\n-trainer_count=2\n--nouse_gpu\n--flagfile=%s\n" % inner)
+    monkeypatch.setenv("FLAGS_num_passes", "9")
+    monkeypatch.setenv("FLAGS_dot_period", "3")
+    args = _parse(["--flagfile=%s" % outer, "--fromenv=num_passes", "--tryfromenv=dot_period,seed",
+                   "--log_period=8"])
+    assert (args.config, args.trainer_count, args.use_gpu, args.num_passes, args.dot_period, args.seed) == \
+        ("c.py", 2, False, 9, 3, 1)
+    assert args.log_period == 8  # later flags win, as in gflags
+    assert _parse(["--flagfile", str(inner), "--config=c.py"]).log_period == 7
+    with pytest.raises(cli.UsageError, match="FLAGS_seed is not set"):
+        _parse(["--fromenv=seed"])
+    (tmp_path / "bad.flags").write_text("config=c.py\n")
+    with pytest.raises(cli.UsageError, match=r"bad.flags:1: expected a flag"):
+        _parse(["--flagfile=%s" % (tmp_path / "bad.flags")])
+    loop = tmp_path / "loop.flags"
+    loop.write_text("--flagfile=%s\n" % loop)
+    with pytest.raises(cli.UsageError, match="reads itself again"):
+        _parse(["--flagfile=%s" % loop])
+
+
+def test_profile_signal_toggles_a_profiler(tmp_path):
+    import os
+    import signal
+    from paddle.trainer import v1_flags
+    out = tmp_path / "prof.out"
+    old = signal.getsignal(signal.SIGUSR2)
+    try:
+        v1_flags._install_profiler_switch(signal.SIGUSR2, str(out))
+        os.kill(os.getpid(), signal.SIGUSR2)
+        sum(i * i for i in range(1000))
+        assert not out.exists()
+        os.kill(os.getpid(), signal.SIGUSR2)
+        assert out.exists()
+        import pstats
+        assert pstats.Stats(str(out)).total_calls > 0
+    finally:
+        signal.signal(signal.SIGUSR2, old)
+
+
+# -- the flags' effects in a run ------------------------------------------------------------
+
+CONFIG = """\
+from paddle.trainer_config_helpers import *
+print("config args: with_cost=%s trainer_id=%s local=%s" % (get_config_arg("with_cost", bool, None),
+      get_config_arg("trainer_id", int, None), get_config_arg("local", bool, None)))
+define_py_data_sources2("train.list", "train.list", module="prov", obj="process")
+settings(batch_size=4, learning_rate=0.1)
+x = data_layer(name="x", size=3)
+out = fc_layer(input=x, size=2, act=SoftmaxActivation())
+if get_config_arg("with_cost", bool, True):
+    outputs(classification_cost(out, data_layer(name="y", size=2)))
+else:
+    outputs(out)
+"""
+
+PROVIDER = """\
+from paddle.trainer.PyDataProvider2 import *
+
+@provider(input_types={"x": dense_vector(3), "y": integer_value(2)})
+def process(settings, name):
+    for i in range(20):
+        yield {"x": [i % 2, 1.0, -1.0], "y": i % 2}
+"""
+
+
+@pytest.fixture
+def project(tmp_path):
+    (tmp_path / "conf.py").write_text(CONFIG)
+    (tmp_path / "prov.py").write_text(PROVIDER)
+    (tmp_path / "train.list").write_text("x\n")
+    return tmp_path
+
+
+def paddle(args, cwd):
+    import os
+    import subprocess
+    import sys
+    root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    env = dict(os.environ, PYTHONPATH=root, OPENBLAS_NUM_THREADS="1")
+    p = subprocess.run([sys.executable, "-c", "import sys; from paddle.trainer.cli import main; sys.exit(main())"]
+                       + args, cwd=str(cwd), env=env, capture_output=True, text=True, timeout=300)
+    return p
+
+
+def test_with_cost_and_trainer_id_reach_the_config_and_log_dir_gets_the_log(project):
+    pytest.importorskip("py_paddle.swig_paddle")
+    p = paddle(["train", "--config=conf.py", "--num_passes=1", "--save_dir=out", "--dot_period=0",
+                "--trainer_id=3", "--log_dir=logs"], project)
+    assert p.returncode == 0, p.stderr[-2000:]
+    assert "config args: with_cost=True trainer_id=3 local=True" in p.stdout
+    log = (project / "logs" / "paddle_trainer.INFO").read_text()
+    assert "Pass=0" in log and "Saving parameters" in log
+    p = paddle(["train", "--config=conf.py", "--job=test", "--init_model_path=out/pass-00000", "--nowith_cost",
+                "--predict_output_dir=pred"], project)
+    assert p.returncode == 0, p.stderr[-2000:]
+    assert "config args: with_cost=False trainer_id=0 local=True" in p.stdout
+    rows = (project / "pred" / "rank-00000").read_text().splitlines()
+    assert len(rows) == 20 and len(rows[0].rstrip(";").split()) == 2  # the softmax, no cost
+
+
+def test_test_job_and_resume_read_the_config_from_path_txt(project):
+    pytest.importorskip("py_paddle.swig_paddle")
+    p = paddle(["train", "--config=conf.py", "--num_passes=1", "--save_dir=out", "--dot_period=0"], project)
+    assert p.returncode == 0, p.stderr[-2000:]
+    assert (project / "out" / "pass-00000" / "path.txt").read_text().strip() == "conf.py"
+    p = paddle(["train", "--job=test", "--init_model_path=out/pass-00000"], project)
+    assert p.returncode == 0, p.stderr[-2000:]
+    assert "Pass=pass-00000 samples=20 AvgCost=" in p.stderr
+    p = paddle(["train", "--start_pass=1", "--num_passes=2", "--save_dir=out", "--dot_period=0"], project)
+    assert p.returncode == 0, p.stderr[-2000:]
+    assert (project / "out" / "pass-00001").is_dir()
+    (project / "empty").mkdir()
+    p = paddle(["train", "--job=test", "--init_model_path=empty"], project)
+    assert p.returncode == 2 and "--config (or --init_model_path=DIR with DIR/path.txt)" in p.stderr
+
+
+def test_job_time_times_training_steps(project):
+    pytest.importorskip("py_paddle.swig_paddle")
+    p = paddle(["train", "--config=conf.py", "--job=time", "--test_period=6"], project)
+    assert p.returncode == 0, p.stderr[-2000:]
+    assert "Burning time end." in p.stderr and "GetData" not in p.stderr
+    assert re.search(r"Stat=FwdBwd +total=[\d.]+ avg=[\d.]+ max=[\d.]+ min=[\d.]+ count=6", p.stderr), p.stderr
+    p = paddle(["train", "--config=conf.py", "--job=time", "--test_period=20", "--feed_data"], project)
+    assert p.returncode == 0, p.stderr[-2000:]
+    # 20 samples make 5 batches of 4: the first is the warm-up's, 4 more are read and timed
+    assert re.search(r"Stat=FwdBwd .* count=4", p.stderr) and re.search(r"Stat=GetData .* count=5", p.stderr)
