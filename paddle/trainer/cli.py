@@ -23,65 +23,10 @@ from paddle.trainer.arguments import ArgumentParser
 from paddle.trainer.checkpoints import (UsageError, BestPass, Checkpoints, config_fingerprint, pass_dir,
                                        saved_pass_path, tidy)
 from paddle.trainer.monitor import PROGRESS_MODES, Monitor, summary_lines
+from paddle.trainer import v1_flags
+from paddle.trainer.v1_flags import IGNORED_FLAGS, normalize as _normalize
 
 LOG = logging.getLogger("paddle")
-
-# v1 (v0.10) flags that are accepted but change nothing here, with the reason the
-# warning gives (v0.10's `paddle train --help`, its docs and demo scripts).
-_CLUSTER = ("there is no parameter server: distributed training runs under mpiexec "
-            "(paddle/trainer/distributed.py), ranks come from MPI")
-_GPU_LIBS = "CUDA/cuDNN are linked at build time, not loaded at run time"
-_GLOG = "logging goes to stderr in v1's format (Python logging, not glog)"
-_BARRIER = "barrier statistics belong to multi-machine training"
-IGNORED_FLAGS = dict(
-    [(f, _CLUSTER) for f in (
-        "pservers", "port", "ports_num", "ports_num_for_sparse", "nics", "rdma_tcp",
-        "trainer_id", "num_gradient_servers", "start_pserver", "loadsave_parameters_in_pserver",
-        "use_old_updater", "distribute_test", "small_messages", "sock_send_buf_size",
-        "sock_recv_buf_size", "parameter_block_size", "parameter_block_size_for_sparse",
-        "log_period_server", "pserver_num_threads", "async_count", "async_lagged_ratio_min",
-        "async_lagged_ratio_default", "check_sparse_distribution_in_pserver",
-        "show_check_sparse_distribution_log", "check_sparse_distribution_batches",
-        "check_sparse_distribution_ratio", "check_sparse_distribution_unbalance_degree",
-        "external", "data_server_port", "comment")]
-    + [(f, _GPU_LIBS) for f in ("cudnn_dir", "cuda_dir", "warpctc_dir", "cudnn_version")]
-    + [(f, _GLOG) for f in (
-        "log_dir", "logtostderr", "alsologtostderr", "colorlogtostderr", "stderrthreshold",
-        "minloglevel", "v", "vmodule", "logbuflevel", "logbufsecs", "max_log_size",
-        "stop_logging_if_full_disk", "log_prefix", "log_link", "logfile_mode",
-        "symbolize_stacktrace")]
-    + [(f, _BARRIER) for f in ("log_barrier_abstract", "log_barrier_show_log",
-                               "log_barrier_lowest_nodes")]
-    + [
-        ("test_all_data_in_one_period", "tests always read all the test data"),
-        ("gpu_id", "the GPUs are the first ones CUDA_VISIBLE_DEVICES shows (replica r on the r-th)"),
-        ("parallel_nn", "layers have no per-layer device; the whole network runs on one device"),
-        ("allow_only_one_model_on_one_gpu", "one model runs per process"),
-        ("cudnn_conv_workspace_limit_in_mb", "convolutions do not use cuDNN"),
-        ("python_path", "providers are imported from the config's folder and sys.path"),
-        ("python_bin", "the provider runs in this Python"),
-        ("enable_grad_share", "gradients of --trainer_count replicas are summed directly"),
-        ("grad_share_block_num", "gradients of --trainer_count replicas are summed directly"),
-        ("enable_parallel_vector", "vector math is not split across threads"),
-        ("thread_local_rand_use_global_seed", "every random stream derives from --seed"),
-        ("show_layer_stat", "per-layer statistics are not collected"),
-        ("rnn_use_batch", "recurrent layers always run batched by time step"),
-        ("log_clipping", "clipping is not logged"),
-        ("log_error_clipping", "clipping is not logged"),
-        ("test_wait", "--job=test reads the passes already saved; it does not wait for new ones"),
-        ("prev_batch_state", "recurrent state is not carried from one batch to the next"),
-        ("beam_size", "the beam size comes from the config (beam_search(beam_size=...))"),
-        ("diy_beam_search_prob_so", "no user library is loaded into beam search"),
-        ("average_test_period", "averaged parameters (average_window) are tested at pass ends "
-                                "only"),
-        ("with_cost", "cost layers always run"),
-        ("saving_period_by_batches", "parameters are saved at pass ends (--saving_period)"),
-        ("feat_file", "v1 read it nowhere"),
-        ("memory_threshold_on_load_data", "providers are read by a generator, not loaded whole"),
-        ("use_mkldnn", "there are no MKL-DNN kernels"),
-        ("use_mkl_packed", "there are no MKL packed kernels"),
-    ])
-
 
 def _bool(text):
     value = str(text).strip().lower()
@@ -90,31 +35,6 @@ def _bool(text):
     if value in ("0", "false", "f", "no", "off"):
         return False
     raise argparse.ArgumentTypeError("expected a boolean (1/0/true/false), got %r" % text)
-
-
-# boolean flags: gflags also takes a bare --flag (true) and --noflag (false)
-_BOOL_FLAGS = {"use_gpu", "save_only_one", "overwrite", "check_health", "version", "local",
-               "test_all_data_in_one_period", "parallel_nn", "allow_only_one_model_on_one_gpu",
-               "thread_local_rand_use_global_seed",
-               "show_layer_stat", "rnn_use_batch", "log_clipping", "log_error_clipping",
-               "loadsave_parameters_in_pserver", "start_pserver", "prev_batch_state",
-               "with_cost", "distribute_test", "use_old_updater", "small_messages", "external",
-               "check_sparse_distribution_in_pserver", "show_check_sparse_distribution_log",
-               "log_barrier_abstract", "log_barrier_show_log", "logtostderr", "alsologtostderr",
-               "colorlogtostderr", "stop_logging_if_full_disk", "log_prefix",
-               "symbolize_stacktrace", "use_mkldnn", "use_mkl_packed"}
-
-
-def _normalize(argv):
-    """v1 (gflags) accepts -flag=value as well as --flag=value, and --noflag for a boolean."""
-    out = []
-    for a in argv:
-        if a.startswith("-") and not a.startswith("--") and len(a) > 2:
-            a = "-" + a
-        if a.startswith("--no") and "=" not in a and a[4:] in _BOOL_FLAGS:
-            a = "--%s=false" % a[4:]
-        out.append(a)
-    return out
 
 
 def _train_parser():
