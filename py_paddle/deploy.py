@@ -144,13 +144,36 @@ class RawPredictor(object):
 
 
 def main(argv):
+    from py_paddle import v1_merged_model
     p = argparse.ArgumentParser(prog="paddle merge_model", description=__doc__.splitlines()[0])
-    p.add_argument("--config", "--config_file", dest="config", required=True, help="the trainer config")
-    p.add_argument("--model_dir", required=True, help="a saved pass, e.g. output/pass-00009")
+    p.add_argument("--config", "--config_file", dest="config", default="",
+                   help="the trainer config (none: the one MODEL_DIR/path.txt names, as in v1)")
+    p.add_argument("--model_dir", default="", help="a saved pass, e.g. output/pass-00009")
     p.add_argument("--output", "--model_file", dest="output", required=True, help="the merged model to write")
     p.add_argument("--config_args", default="",
                    help="config arguments, e.g. is_predict=1 for a config that has a prediction variant")
+    p.add_argument("--format", choices=["paddle", "v1"], default="paddle",
+                   help="v1: v1's layout (int64 size, TrainerConfig, parameter records), for v1's C API")
+    p.add_argument("--from_v1", default="", metavar="FILE",
+                   help="convert v1's merged model FILE to this format (which C++ and Java read)")
     args = p.parse_args(argv)
-    n = merge_model(args.config, args.model_dir, args.output, args.config_args)
+    if args.from_v1:
+        gm = v1_merged_model.load(args.from_v1)
+        gm.saveMergedModel(args.output)
+        print("paddle merge_model: converted %s to %s (%d parameters)" % (args.from_v1, args.output,
+                                                                         gm.getParameterSize()))
+        return 0
+    if not args.model_dir:
+        p.error("the following arguments are required: --model_dir (or --from_v1)")
+    if not args.config:
+        from paddle.trainer.v1_flags import config_in
+        args.config = config_in(args.model_dir) or p.error(
+            "the following arguments are required: --config (%s has no path.txt)" % args.model_dir)
+    if args.format == "v1":
+        config = parse_config(args.config, args.config_args)
+        load_trained_machine(config.model_config, args.model_dir, config_name=args.config)  # checks the files
+        n = v1_merged_model.write(args.output, config, args.model_dir)
+    else:
+        n = merge_model(args.config, args.model_dir, args.output, args.config_args)
     print("paddle merge_model: wrote %s (%d parameters)" % (args.output, n))
     return 0

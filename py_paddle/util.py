@@ -29,5 +29,8 @@ def loadParameterFile(fn):
 
 
 def monkeypatches():
-    """Adds v1's Python conveniences to the SWIG classes (see py_paddle.training_api)."""
+    """Adds v1's Python conveniences to the SWIG classes (see py_paddle.training_api), and
+    v1's merged-model files to createFromMergedModel (py_paddle.v1_merged_model)."""
+    from py_paddle import v1_merged_model
     training_api.install()
+    v1_merged_model.install()
