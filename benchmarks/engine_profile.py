@@ -52,19 +52,25 @@ def run_layers_child(child_cmd):
 
 
 def run_perf_child(child_cmd, seconds):
-    """Samples a child that prints "warm" after its warm-up and then trains for `seconds` more
-    and prints its ms/step; returns (perf report text, ms/step)."""
+    """Samples for `seconds` a child that prints "warm" after its warm-up, then trains until
+    told to stop (a line on its stdin) and prints its ms/step; returns (perf report text,
+    ms/step). The child trains for as long as perf records, however late perf starts on a
+    loaded machine (when the child trained a fixed time instead, a perf that started over a
+    second late outlived it and exited 143)."""
     with tempfile.TemporaryDirectory() as tmp:
         data = os.path.join(tmp, "perf.data")
-        child = subprocess.Popen(child_cmd + ["--perf-seconds", str(seconds)], stdout=subprocess.PIPE,
-                                 stderr=subprocess.PIPE, text=True)
+        child = subprocess.Popen(child_cmd + ["--perf-seconds", str(seconds)], stdin=subprocess.PIPE,
+                                 stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
         line = child.stdout.readline()
         if line.strip() != "warm":
-            child.wait()
-            raise RuntimeError("profile child failed: %s" % (child.stderr.read().strip().splitlines() or ["?"])[-1])
-        rec = subprocess.run(["perf", "record", "-F", "499", "-o", data, "-p", str(child.pid), "--",
-                              "sleep", str(max(1.0, seconds - 1.0))], capture_output=True, text=True)
-        out, err = child.communicate()
+            child.kill()
+            _, err = child.communicate()
+            raise RuntimeError("profile child failed: %s" % (err.strip().splitlines() or ["?"])[-1])
+        try:
+            rec = subprocess.run(["perf", "record", "-F", "499", "-o", data, "-p", str(child.pid), "--",
+                                  "sleep", str(seconds)], capture_output=True, text=True)
+        finally:
+            out, err = child.communicate("stop\n")
         if child.returncode != 0:
             raise RuntimeError("profile child failed: %s" % (err.strip().splitlines() or ["?"])[-1])
         if rec.returncode != 0:
@@ -91,14 +97,19 @@ def child_layers(trainer, batch, args, seconds=3.0, warmup_s=1.0):
 
 
 def child_perf(trainer, batch, args, seconds, warmup_s=1.0):
-    """In the child: warm up, say "warm", train `seconds` more with the timers off, print ms/step."""
+    """In the child: warm up, say "warm", train with the timers off until a line arrives on
+    stdin (or its end: the parent is gone), print ms/step. `seconds` bounds nothing here: the
+    parent's perf record decides how long (a cap of 60 s more guards against a lost parent)."""
+    import threading
     n, t0 = 0, time.perf_counter()
     while time.perf_counter() - t0 < warmup_s or n < 3:
         trainer.trainOneDataBatch(batch, args[n % len(args)])
         n += 1
+    stop = threading.Event()
+    threading.Thread(target=lambda: (sys.stdin.readline(), stop.set()), daemon=True).start()
     print("warm", flush=True)
     n, t0 = 0, time.perf_counter()
-    while time.perf_counter() - t0 < seconds:
+    while not stop.is_set() and time.perf_counter() - t0 < seconds + 60:
         trainer.trainOneDataBatch(batch, args[n % len(args)])
         n += 1
     print(1e3 * (time.perf_counter() - t0) / n, flush=True)
@@ -129,7 +140,7 @@ def profile_benches(benches, threads, child_cmd, with_perf, top, md=False):
                 ""]
         if with_perf:
             try:
-                report, step_ms = run_perf_child(cmd, seconds=4.0)
+                report, step_ms = run_perf_child(cmd, seconds=3.0)
                 out += ["kernels (perf, %.2f ms/step):" % step_ms, "", fmt(*kernel_table(kernel_rows(report, step_ms,
                                                                                                     top))), ""]
             except RuntimeError as e:

@@ -114,6 +114,49 @@ def test_kernel_rows_read_perf_reports():
     assert rows[0]["ms"] == pytest.approx(8.3)
 
 
+FAKE_PERF = """#!%s
+# `perf record ... -p PID -- sleep S` that starts recording late, as on a loaded machine, and,
+# as the real one, exits 143 when PID ends before S seconds are over; `perf report` prints a line
+import os, sys, time
+if sys.argv[1] == "report":
+    print("    90.00%%  _swig_paddle.so  [.] paddle::step()")
+    sys.exit(0)
+pid, seconds = int(sys.argv[sys.argv.index("-p") + 1]), float(sys.argv[-1])
+time.sleep(1.5)
+end = time.time() + seconds
+while time.time() < end:
+    try:
+        with open("/proc/%%d/stat" %% pid) as f:
+            ended = f.read().rsplit(")", 1)[1].split()[0] in "ZX"  # exited (a zombie until reaped)
+    except OSError:
+        ended = True
+    if ended:
+        sys.exit(143)
+    time.sleep(0.05)
+open(sys.argv[sys.argv.index("-o") + 1], "w").close()
+"""
+FAKE_CHILD = """
+import sys, time
+sys.path.insert(0, %r)
+import engine_profile
+class Trainer(object):
+    def trainOneDataBatch(self, batch, args):
+        time.sleep(0.002)
+engine_profile.child_perf(Trainer(), 1, [None], float(sys.argv[-1]), warmup_s=0.1)
+"""
+
+
+def test_kernel_view_survives_a_perf_that_starts_late(tmp_path, monkeypatch):
+    """Under load perf may start recording a second or more after the child is warm: the child
+    must keep training until perf is done (it trained a fixed time and perf exited 143)."""
+    (tmp_path / "perf").write_text(FAKE_PERF % sys.executable)
+    (tmp_path / "perf").chmod(0o755)
+    monkeypatch.setenv("PATH", str(tmp_path) + os.pathsep + os.environ["PATH"])
+    child = [sys.executable, "-c", FAKE_CHILD % os.path.join(ROOT, "benchmarks")]
+    report, step_ms = engine_profile.run_perf_child(child, seconds=1.0)
+    assert "paddle::step()" in report and 2.0 <= step_ms < 50
+
+
 def env_without_torch(tmp_path):
     """PYTHONPATH with a `torch` that cannot be imported, ahead of the real one."""
     (tmp_path / "torch.py").write_text("raise ImportError('torch must not be needed here')\n")
