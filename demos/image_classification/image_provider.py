@@ -48,9 +48,12 @@ def features(img, mean, is_train):
     return image_util.preprocess_img(chw, mean, IMG_SIZE, is_train, color=True).astype(np.float32)
 
 
-def hook(settings, is_train, dataset='synthetic', meta=None, num_samples=0, **kwargs):
+def hook(settings, is_train, dataset='synthetic', meta=None, num_samples=0, file_list=(), **kwargs):
     settings.dataset = dataset
-    settings.synthetic_samples = int(num_samples)  # (settings.num_samples would declare a pass size)
+    settings.synthetic_samples = int(num_samples)
+    if dataset == 'synthetic':  # the samples of a pass: the start-up summary and pass 0's ETA show them
+        settings.num_samples = sum(len(synthetic_split(e.strip(), settings.synthetic_samples)[1])
+                                   for e in file_list if e.strip() in synthetic_images.SPLIT_SIZES)
     settings.is_train = is_train
     settings.img_mean = mean_image(dataset, meta, settings.synthetic_samples)
     settings.input_types = {'image': dense_vector(3 * IMG_SIZE * IMG_SIZE),

@@ -30,11 +30,17 @@ def word_ids(word_dict, tokens):
     return [word_dict[w] for w in tokens if w in word_dict]
 
 
-def hook(settings, dataset='synthetic', dict_file=None, num_samples=0, **kwargs):
+def synthetic_count(split, num_samples):
+    """Reviews in a synthetic split: num_samples for train, a fifth of it for test, 0: the default size."""
+    return num_samples // (1 if split == 'train' else 5) or synthetic_reviews.SPLIT_SIZES.get(split, 0)
+
+
+def hook(settings, dataset='synthetic', dict_file=None, num_samples=0, file_list=(), **kwargs):
     settings.dataset = dataset
     settings.word_dict = load_dict(dataset, dict_file)
-    # (not settings.num_samples, which declares the samples of a pass to the trainer)
     settings.synthetic_samples = int(num_samples)  # synthetic training reviews (test: a fifth); 0: 4000
+    if dataset == 'synthetic':  # the samples of a pass: the start-up summary and pass 0's ETA show them
+        settings.num_samples = sum(synthetic_count(e.strip(), settings.synthetic_samples) for e in file_list)
     settings.input_types = {'word': integer_value_sequence(len(settings.word_dict)),
                             'label': integer_value(2)}
     settings.logger.info('dict len : %d' % len(settings.word_dict))
@@ -43,8 +49,7 @@ def hook(settings, dataset='synthetic', dict_file=None, num_samples=0, **kwargs)
 def labelled_texts(settings, file_name):
     if settings.dataset == 'synthetic':
         split = file_name.strip()
-        count = settings.synthetic_samples // (1 if split == 'train' else 5)
-        for text, label in synthetic_reviews.reviews(split, count):
+        for text, label in synthetic_reviews.reviews(split, synthetic_count(split, settings.synthetic_samples)):
             yield label, text
         return
     with open(file_name) as f:

@@ -221,13 +221,15 @@ def test_progress_bar_without_a_terminal_when_asked(tmp_path):
 
 
 def test_a_provider_keeping_its_own_num_samples_still_gets_a_pass_0_eta(tmp_path):
-    """The sentiment demo's provider sets `num_samples` (0: its default size) for itself:
-    the start-up summary printed "0 samples" and pass 0 had no total, so no ETA."""
+    """The sentiment demo's provider set `num_samples` (0: its default size) for itself: the
+    start-up summary printed "0 samples" and pass 0 had no total, so no ETA. It now declares
+    each pass's real count (the test split's too), and a declared 0 counts as unknown."""
     pytest.importorskip("tqdm")
     code, out = _on_a_terminal(["train", "--config=trainer_config.py", "--save_dir=" + str(tmp_path / "out"),
                                 "--num_passes=1", "--log_period=1000"], os.path.join(ROOT, "demos", "sentiment"))
     assert code == 0, out[-3000:]
     assert " 0 samples" not in out
+    assert "Train data: train.list (1 file, 4,000 samples)" in out and "Test data: test.list (1 file, 1,000 samples)" in out
     assert re.search(r"Pass 0: +\d+%\|.*\| *\d+/4000 \[", out), out[-3000:]
 
 
