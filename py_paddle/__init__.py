@@ -20,8 +20,9 @@ from py_paddle import cpu_dispatch  # noqa: E402
 
 cpu_dispatch.load()  # the engine built for this CPU, before the module binds to one
 from py_paddle import swig_paddle  # noqa: E402
-from py_paddle.util import DataProviderConverter, monkeypatches  # noqa: E402
+from py_paddle.util import (DataProviderConverter, DataProviderWrapperConverter,  # noqa: E402
+                            loadParameterFile, monkeypatches)
 
 monkeypatches()
 
-__all__ = ["swig_paddle", "DataProviderConverter"]
+__all__ = ["swig_paddle", "DataProviderConverter", "DataProviderWrapperConverter", "loadParameterFile"]

@@ -7,8 +7,10 @@ The layering is one-way: py_paddle uses the front end's data conversion and mess
 from paddle.trainer.batch_conversion import convert_samples
 from py_paddle import training_api
 from py_paddle.feed import slots_to_arguments
+from py_paddle.v1_compat import DataProviderWrapperConverter, loadGradientMachine  # noqa: F401 (v1's names)
 
-__all__ = ["DataProviderConverter", "loadParameterFile", "monkeypatches", "slots_to_arguments"]
+__all__ = ["DataProviderConverter", "DataProviderWrapperConverter", "loadGradientMachine", "loadParameterFile",
+           "monkeypatches", "slots_to_arguments"]
 
 
 class DataProviderConverter(object):
@@ -31,6 +33,7 @@ def loadParameterFile(fn):
 def monkeypatches():
     """Adds v1's Python conveniences to the SWIG classes (see py_paddle.training_api), and
     v1's merged-model files to createFromMergedModel (py_paddle.v1_merged_model)."""
-    from py_paddle import v1_merged_model
+    from py_paddle import v1_compat, v1_merged_model
     training_api.install()
     v1_merged_model.install()
+    v1_compat.install()

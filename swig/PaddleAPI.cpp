@@ -247,10 +247,13 @@ Matrix* Matrix::createZero(size_t h, size_t w, bool useGpu) {
 }
 
 Matrix* Matrix::createDense(const std::vector<float>& data, size_t h, size_t w, bool useGpu) {
-  PADDLE_ENFORCE(data.size() == h * w, std::invalid_argument, "createDense: ", data.size(),
+  PADDLE_ENFORCE(data.size() <= h * w, std::invalid_argument, "createDense: ", data.size(),
                  " values for a ", h, "x", w, " matrix");
+  // v1 copied the values it was given into the matrix's first elements; the rest are zero here.
+  std::vector<float> full(data);
+  full.resize(h * w, 0.0f);
   auto* m = new Matrix;
-  m->m_ = fromHost(data.data(), h, w, useGpu);
+  m->m_ = fromHost(full.data(), h, w, useGpu);
   return m;
 }
 
@@ -377,8 +380,13 @@ void Vector::copyToNumpyArray(float* data, size_t n) const {
   v_->copyToHost(data);
 }
 void Vector::copyFromNumpyArray(float* data, size_t n) {
-  PADDLE_ENFORCE(n == v_->size(), std::invalid_argument, "copyFromNumpyArray: buffer of ", n, " for ", v_->size());
-  v_->copyFromHost(data, v_->height(), v_->width());
+  // The same size: in place (a parameter buffer keeps sharing the engine's memory). Another
+  // size resizes the vector to the array, as v1 did (and IVector's does).
+  if (n == v_->size()) {
+    v_->copyFromHost(data, v_->height(), v_->width());
+  } else {
+    v_->copyFromHost(data, 1, n);
+  }
 }
 unsigned long long Vector::dataPointer() const { return hostPointer(*v_); }
 Vector* Vector::shareMemory() const {

@@ -4,6 +4,13 @@
 // __array_interface__ on CPU buffers.
 %module(package="py_paddle") swig_paddle
 
+// Numbers convert as v1 users pass them: any object with __float__ where a float goes
+// (numpy.float32, which NumPy 2 gives for arr.sum() / n), and an integral float where an
+// int goes. (Exact types still win overload resolution: a cast ranks below them.)
+%begin %{
+#define SWIG_PYTHON_CAST_MODE
+%}
+
 %{
 #include <cstring>
 #include "PaddleAPI.h"

@@ -10,9 +10,11 @@ import pickle
 import numpy as np
 from PIL import Image
 
+# v1's module had no __all__, so `from paddle.utils.image_util import *` also gave its imports
+# Image and np (v1's ResNet image_list_provider.py uses them so).
 __all__ = [
     "resize_image", "flip", "crop_img", "decode_jpeg", "preprocess_img", "load_meta",
-    "load_image", "oversample", "ImageTransformer",
+    "load_image", "oversample", "ImageTransformer", "Image", "np",
 ]
 
 # Pillow 9.1 moved the filters into Image.Resampling; older ones only have Image.LANCZOS.
@@ -71,15 +73,32 @@ def preprocess_img(im, img_mean, crop_size, is_train, color=True):
     return pic.flatten()
 
 
-def _load_pickle(path):
+def read_meta(path):
+    """A batches.meta file as v1's np.load read it: an .npz archive, or a pickle, Python 3's
+    or Python 2's (v1's preprocess_util wrote those with cPickle: their numpy arrays are
+    read with encoding='latin1', as numpy documents); a bare .npy array is {'data_mean': it}."""
     with open(path, "rb") as f:
-        return pickle.load(f)
+        head = f.read(6)
+    if head.startswith(b"PK"):
+        with np.load(path) as archive:
+            return {k: archive[k] for k in archive.files}
+    if head == b"\x93NUMPY":
+        return {"data_mean": np.load(path)}
+    with open(path, "rb") as f:
+        try:
+            return pickle.load(f)
+        except UnicodeDecodeError:  # Python 2's str inside: the array bytes
+            f.seek(0)
+            return pickle.load(f, encoding="latin1")
 
 
 def load_meta(meta_path, mean_img_size, crop_size, color=True):
-    """Reads the mean image of a batches.meta file and returns its centre
+    """Reads the mean image of a batches.meta file (read_meta) and returns its centre
     crop_size x crop_size part as float32 (CHW for color, HW otherwise)."""
-    mean = np.asarray(_load_pickle(meta_path)["data_mean"])
+    meta = read_meta(meta_path)
+    if "data_mean" not in meta:
+        raise KeyError("%s has no data_mean (it holds %s)" % (meta_path, ", ".join(sorted(map(str, meta)))))
+    mean = np.asarray(meta["data_mean"])
     channels = 3 if color else 1
     assert mean.shape[0] == channels * mean_img_size * mean_img_size, (
         "mean image has %d values, not %d x %d x %d" % (mean.shape[0], channels, mean_img_size, mean_img_size))

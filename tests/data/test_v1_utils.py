@@ -343,3 +343,38 @@ def test_module_names_match_v1():
         assert callable(getattr(preprocess_util, name))
     for name in ("set_transpose", "set_channel_swap", "set_mean", "transformer"):
         assert callable(getattr(ImageTransformer, name))
+
+
+def _python2_meta(values):
+    """A batches.meta as v1's Python 2 preprocess_util wrote it: cPickle (protocol 2) of
+    {'data_mean': a float32 array}, whose bytes are a Python 2 str (SHORT_BINSTRING)."""
+    import struct
+    data = np.asarray(values, "<f4").tobytes()
+    binstring = (b"U" + bytes([len(data)]) + data) if len(data) < 256 else (b"T" + struct.pack("<i", len(data)) + data)
+    return (b"\x80\x02}U\tdata_mean" + b"cnumpy.core.multiarray\n_reconstruct\ncnumpy\nndarray\nK\x00\x85U\x01b\x87R"
+            + b"(K\x01K" + bytes([len(values)]) + b"\x85cnumpy\ndtype\nU\x02f4K\x00K\x01\x87R"
+            + b"(K\x03U\x01<NNNJ\xff\xff\xff\xffJ\xff\xff\xff\xffK\x00tb\x89" + binstring + b"tbs.")
+
+
+def test_load_meta_reads_what_v1_wrote(tmp_path):
+    """v1 read the meta with np.load: Python 2 pickles (numpy arrays inside need latin1) and
+    .npz archives; a bare .npy array is the mean itself."""
+    mean = np.linspace(-1, 1, 3 * 4 * 4).astype(np.float32)
+    (tmp_path / "py2.meta").write_bytes(_python2_meta(list(mean)))
+    np.testing.assert_array_equal(load_meta(str(tmp_path / "py2.meta"), 4, 2), mean.reshape(3, 4, 4)[:, 1:3, 1:3])
+    np.savez(str(tmp_path / "mean.npz"), data_mean=mean)
+    np.testing.assert_array_equal(load_meta(str(tmp_path / "mean.npz"), 4, 4), mean.reshape(3, 4, 4))
+    np.save(str(tmp_path / "mean.npy"), mean)
+    np.testing.assert_array_equal(load_meta(str(tmp_path / "mean.npy"), 4, 4), mean.reshape(3, 4, 4))
+    np.savez(str(tmp_path / "other.npz"), label_names=np.arange(3))
+    with pytest.raises(KeyError, match="has no data_mean"):
+        load_meta(str(tmp_path / "other.npz"), 4, 4)
+
+
+def test_star_import_brings_image_and_numpy():
+    """v1's ResNet image_list_provider.py: from paddle.utils.image_util import *, then Image.open
+    and np.array."""
+    scope = {}
+    exec("from paddle.utils.image_util import *", scope)
+    assert scope["Image"].open is Image.open and scope["np"] is np
+    assert "load_meta" in scope and "oversample" in scope
