@@ -508,6 +508,8 @@ class Trainer {
   // anyRankHasData (a collective) tells whether some rank still has a batch this step.
   void setShardedData(bool on);
   bool anyRankHasData(bool mine);
+  // The TrainerConfig as the engine holds it (protobuf JSON): what ranks compare at start.
+  std::string getConfigJson() const;
   // Sharded tables: rank 0 saves them with every rank's rows, so after each pass's saving
   // (or none) every rank calls this: rank 0 says saving is over, the others send their rows
   // whenever rank 0 saves until then. (Does nothing without sharded tables.)
@@ -522,6 +524,13 @@ class Trainer {
 
  private:
   Trainer();
+  // Distributed, every rank reading the same data: before each batch (and at the pass end,
+  // with none) the ranks compare whether they have one, its size and a hash of its data,
+  // so a rank whose data differs or ends early is an error naming it instead of a hang.
+  void agreeOnBatch(bool has, size_t samples, const Arguments* args);
   std::shared_ptr<paddle::Trainer> t_;
   int nextPass_ = 0;
+  int pass_ = 0;
+  long long step_ = 0;  // batches of this pass
+  bool shardedData_ = false;
 };

@@ -490,10 +490,67 @@ void Trainer::finishTrain() {}
 void Trainer::startTrainPass(int pass) {
   if (pass < 0) pass = nextPass_;
   nextPass_ = pass + 1;
+  pass_ = pass;
+  step_ = 0;
   t_->startPass(pass);
 }
-void Trainer::finishTrainPass() { t_->finishPass(); }
-void Trainer::trainOneDataBatch(size_t n, const Arguments& args) { t_->trainOneBatch(*args.args_, n); }
+void Trainer::finishTrainPass() {
+  agreeOnBatch(false, 0, nullptr);
+  t_->finishPass();
+}
+void Trainer::trainOneDataBatch(size_t n, const Arguments& args) {
+  agreeOnBatch(true, n, &args);
+  t_->trainOneBatch(*args.args_, n);
+}
+
+namespace {
+// A 48-bit hash of a batch's host buffers (exact in a double), to compare ranks' batches.
+template <typename T>
+void hashBuffer(uint64_t& h, const paddle::DenseBuffer<T>& b) {
+  if (b.useGpu()) return;  // (the feed's buffers are in host memory)
+  const auto* w = reinterpret_cast<const uint32_t*>(b.data());
+  for (size_t i = 0; i < b.size() * sizeof(T) / 4; ++i) h = (h ^ w[i]) * 0x100000001b3ULL;
+  h = (h ^ b.size()) * 0x100000001b3ULL;
+}
+
+uint64_t batchHash(const std::vector<paddle::Argument>& args) {
+  uint64_t h = 0xcbf29ce484222325ULL;
+  for (const paddle::Argument& a : args) {
+    hashBuffer(h, a.value);
+    hashBuffer(h, a.ids);
+    hashBuffer(h, a.seqStarts);
+    hashBuffer(h, a.subSeqStarts);
+    hashBuffer(h, a.sparse.rowStarts);
+    hashBuffer(h, a.sparse.cols);
+    hashBuffer(h, a.sparse.values);
+  }
+  return h >> 16;
+}
+}  // namespace
+
+void Trainer::agreeOnBatch(bool has, size_t samples, const Arguments* args) {
+  paddle::Collective* c = t_->collective();
+  if (!c || shardedData_) return;  // (sharded data: anyRankHasData, and batches differ by design)
+  const std::vector<double> mine = {has ? 1.0 : 0.0, static_cast<double>(samples),
+                                    args ? static_cast<double>(batchHash(*args->args_)) : 0.0};
+  const std::vector<double> all = c->gather(mine);
+  std::string differ;
+  for (int r = 1; r < c->size(); ++r) {
+    const double* o = &all[3 * r];
+    if (o[0] == all[0] && o[1] == all[1] && o[2] == all[2]) continue;
+    auto what = [](const double* v) {
+      return v[0] == 0 ? std::string("no batch left") : str("a batch of ", static_cast<long long>(v[1]), " samples");
+    };
+    differ += str(differ.empty() ? "" : "; ", "rank ", r, " has ", what(o),
+                  o[0] == all[0] && o[1] == all[1] ? " with other data" : "", " where rank 0 has ", what(&all[0]));
+  }
+  if (has) ++step_;
+  PADDLE_ENFORCE(differ.empty(), paddle::DataError, "pass ", pass_, ", batch ", step_ + (has ? 0 : 1),
+                 ": the ranks' data differ (", differ,
+                 "); with --data_sharding=batch every rank must read the same file list and files with the same "
+                 "seed and batch_size (--data_sharding=files splits the files instead)");
+}
+std::string Trainer::getConfigJson() const { return t_->config().dump(); }
 void Trainer::forwardOneDataBatch(const Arguments& args) { t_->forwardOnly(*args.args_); }
 Arguments* Trainer::getForwardOutput() const {
   auto* a = Arguments::createArguments(0);
@@ -590,7 +647,10 @@ void Trainer::setCollectiveOptions(double bucketMb, bool overlap, int localSgdSt
   c->setOptions(o);
 }
 
-void Trainer::setShardedData(bool on) { t_->setShardedData(on); }
+void Trainer::setShardedData(bool on) {
+  shardedData_ = on;
+  t_->setShardedData(on);
+}
 void Trainer::serveShards() { t_->serveShards(); }
 std::vector<std::string> Trainer::getShardedRows() const {
   std::vector<std::string> out;

@@ -22,11 +22,18 @@ the same update and hold the same parameters. What this module decides:
   ``sparse_remote_update`` table (``ParamAttr(sparse_update=True)`` sets it, as in v1) keeps
   each row on one rank only (``trainer/ShardedTables.cpp``); every rank then also runs the tests
   (the rows they read are fetched from all ranks), and rank 0 saves whole v1 files.
+* **Agreement**: at start the ranks compare their TrainerConfig (every field, layers and
+  parameters by name) and the flags that must match (``MUST_AGREE``); and before each batch
+  of ``--data_sharding=batch`` (and at each pass end) whether each has a batch, its size and a
+  hash of its data (``Trainer::agreeOnBatch``). A difference is an error naming the field or
+  the batch and the ranks, not a hang or a silent training on different data.
 * **Faults**: an error on any rank prints ``rank R of N: ...`` and calls ``MPI_Abort``;
   a rank that dies makes the launcher kill the others. A pass directory is renamed into
   place only when complete, so the last one on disk is always loadable.
 """
 import contextlib
+import hashlib
+import json
 import logging
 import os
 import sys
@@ -191,8 +198,62 @@ def shards_tables(args, cluster):
     return True
 
 
+# paddle train's flags that every rank must be given alike (the config is compared whole).
+MUST_AGREE = ("num_passes", "start_pass", "data_sharding", "trainer_count", "use_gpu", "data", "test_period",
+              "saving_period", "show_parameter_stats_period", "skip_nonfinite_batches", "bucket_cap_mb",
+              "overlap_allreduce", "local_sgd_steps", "dgc_sparsity", "dgc_rampup_begin_step", "dgc_momentum",
+              "local", "load_missing_parameter_strategy", "job")
+
+
+def _leaves(value, path, out):
+    """{'opt_config.batch_size': 64, "model_config.layers['fc1'].size": 10, ...} of a JSON value
+    (list items with a name are keyed by it)."""
+    if isinstance(value, dict):
+        for key, item in value.items():
+            _leaves(item, "%s.%s" % (path, key) if path else key, out)
+    elif isinstance(value, list):
+        for i, item in enumerate(value):
+            named = isinstance(item, dict) and isinstance(item.get("name"), str)
+            _leaves(item, "%s[%s]" % (path, repr(item["name"]) if named else i), out)
+    else:
+        out[path] = value
+    return out
+
+
+def _short(value):
+    text = json.dumps(value)
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
+def check_agreement(cluster, trainer, args):
+    """Raises DistributedError naming each field (config or flag) on which some rank differs
+    from rank 0: ranks that disagree would otherwise hang in a collective or train silently
+    on different settings."""
+    mine = _leaves(json.loads(trainer.getConfigJson()), "", {})
+    mine.update(("--" + name, getattr(args, name, None)) for name in MUST_AGREE)
+    digest = hashlib.sha256(json.dumps(sorted(mine.items()), default=str).encode()).hexdigest()
+    if len(set(cluster.comm.allgather(digest))) == 1:
+        return
+    everyone = cluster.comm.allgather(mine)
+    unset = object()
+    differences = []
+    for key in sorted(set().union(*everyone)):
+        values = [d.get(key, unset) for d in everyone]
+        others = [r for r in range(1, len(values)) if values[r] != values[0]]
+        if others:
+            show = lambda v: "it unset" if v is unset else _short(v)  # noqa: E731
+            differences.append("%s: rank 0 has %s, %s" % (key, show(values[0]), ", ".join(
+                "rank %d has %s" % (r, show(values[r])) for r in others)))
+    more = " (and %d more)" % (len(differences) - 5) if len(differences) > 5 else ""
+    raise DistributedError("the ranks were started with different settings (every rank must run the same config "
+                           "and flags): %s%s" % ("; ".join(differences[:5]), more))
+
+
 def configure(trainer, args):
-    """Hands the communication flags to a distributed trainer."""
+    """Checks that every rank was started alike, then hands the communication flags to a
+    distributed trainer."""
+    if _joined is not None:
+        check_agreement(_joined, trainer, args)
     dgc = -1.0 if args.dgc_sparsity is None else args.dgc_sparsity
     if args.dgc_sparsity is not None and not 0 <= dgc < 1:
         raise DistributedError("--dgc_sparsity must be in [0, 1), got %s" % args.dgc_sparsity)
@@ -210,7 +271,8 @@ def _check_v1_flags(args, size, rank):
     if servers is not None and int(servers) != size:
         raise DistributedError("--num_gradient_servers=%s but %d processes were started" % (servers, size))
     trainer_id = getattr(args, "trainer_id", None)
-    if trainer_id is not None and size > 1 and int(trainer_id) != rank:
+    # (0 is the flag's default: only another id can be told from "not given")
+    if trainer_id not in (None, 0, "0") and size > 1 and int(trainer_id) != rank:
         raise DistributedError("--trainer_id=%s but this process is rank %d" % (trainer_id, rank))
 
 

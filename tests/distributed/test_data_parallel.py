@@ -282,6 +282,6 @@ def test_v1_cluster_flags_must_agree_with_the_launcher(monkeypatch):
     args.num_gradient_servers = "4"
     with pytest.raises(distributed.DistributedError, match="num_gradient_servers=4 but 2 processes"):
         distributed.join(args, _Api(True))
-    args.num_gradient_servers, args.trainer_id = "2", "0"
-    with pytest.raises(distributed.DistributedError, match="trainer_id=0 but this process is rank 1"):
+    args.num_gradient_servers, args.trainer_id = "2", "3"
+    with pytest.raises(distributed.DistributedError, match="trainer_id=3 but this process is rank 1"):
         distributed.join(args, _Api(True))
