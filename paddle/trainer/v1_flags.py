@@ -169,9 +169,9 @@ def add_flags(parser, bool_type):
     flag("--fromenv", metavar="a,b", help="read --a, --b from the environment variables FLAGS_a, FLAGS_b "
                                            "(missing: an error)")
     flag("--tryfromenv", metavar="a,b", help="the same, skipping variables that are not set")
-    flag("--trainer_id", type=int, default=0,
-         help="passed to the config (get_config_arg('trainer_id')) as v1 did; under mpiexec the rank "
-              "comes from MPI")
+    flag("--trainer_id", type=int, default=None,
+         help="passed to the config (get_config_arg('trainer_id')) as v1 did (none: the MPI rank, "
+              "0 outside mpiexec); under mpiexec it must be the rank")
     flag("--with_cost", type=bool_type, nargs="?", const=True, default=True, metavar="0|1",
          help="passed to the config (get_config_arg('with_cost', bool)) as v1 did, for configs that "
               "drop their cost layers when it is 0")
@@ -223,8 +223,10 @@ def config_in(model_dir):
 
 def implicit_config_args(args):
     """The config args v1's TrainerConfigHelper put before the user's."""
+    from paddle.trainer.distributed import launcher_world
+    trainer_id = args.trainer_id if args.trainer_id is not None else launcher_world()[1]
     return "trainer_id=%d,local=%d,with_cost=%d,use_gpu=%d,parallel_nn=0,cudnn_version=0" % (
-        args.trainer_id, 0 if str(args.local).lower() in ("0", "false") else 1, 1 if args.with_cost else 0,
+        trainer_id, 0 if str(args.local).lower() in ("0", "false") else 1, 1 if args.with_cost else 0,
         1 if args.use_gpu else 0)
 
 
