@@ -19,7 +19,9 @@ import shutil
 import sys
 import time
 
-from paddle.utils.plotcurve import NUMBER
+# `paddle plot` reads metrics files and logs back with plotcurve, which checks them (regular
+# files only, FILE:LINE errors for malformed records).
+from paddle.utils.plotcurve import NUMBER, plot, read_metrics  # noqa: F401
 
 LOG = logging.getLogger("paddle")
 PROGRESS_MODES = ("auto", "bar", "log")
@@ -284,43 +286,3 @@ class Monitor(object):
         for writer in (self.metrics, self.board):
             if writer is not None:
                 writer.close()
-
-
-# ---------------------------------------------------------------- reading it back
-def _metric(record, key):
-    value = record.get("AvgCost" if key == "cost" else key)
-    if not isinstance(value, (int, float)):
-        value = record.get("eval", {}).get(key)
-    return value
-
-
-def read_metrics(lines, keys):
-    """A metrics file in `paddle.utils.plotcurve.read_paddle_log`'s shape: per pass record
-    the KEYs, and on the test side the end-of-pass test that follows it."""
-    passes, train, test = [], {k: [] for k in keys}, {k: [] for k in keys}
-    for line in lines:
-        if not line.strip():
-            continue
-        record = json.loads(line)
-        if record.get("event") == "pass":
-            passes.append(record["pass"])
-            for k in keys:
-                train[k].append(_metric(record, k))
-                test[k].append(None)
-        elif record.get("event") == "test" and passes and record.get("pass") == passes[-1]:
-            # a test of the pass just logged (tests within the next pass carry its number)
-            for k in keys:
-                test[k][-1] = _metric(record, k)
-    return {"pass": passes, "train": train, "test": test}
-
-
-def plot(source, output, keys=()):
-    """`paddle plot`: learning curves of a metrics file or a v1 log into a picture."""
-    from paddle.utils.plotcurve import draw_curves, read_paddle_log
-    keys = list(keys) or ["AvgCost"]
-    with open(source) as f:
-        lines = f.readlines()
-    is_metrics = next((l.lstrip().startswith("{") for l in lines if l.strip()), False)
-    log = read_metrics(lines, keys) if is_metrics else read_paddle_log(lines, keys)
-    fmt = os.path.splitext(output)[1][1:] or "png"
-    return draw_curves(log, keys, output, fmt)

@@ -207,3 +207,15 @@ def test_plotcurve_gives_one_line_errors(tmp_path):
     assert p.returncode == 2 and "Traceback" not in p.stderr, p.stderr
     assert p.stderr.startswith("plotcurve: %s:1: pass number" % src) and len(p.stderr.splitlines()) == 1, p.stderr
     assert not os.path.exists(str(tmp_path / "a.png"))
+
+
+@pytest.mark.parametrize("text", ['{"event":"pass"}\n', '{"event":"pass","pass":0,"eval":5}\n',
+                                  "Pass=%d Batch=1 AvgCost=1\n" % 10 ** 40])
+def test_paddle_plot_gives_one_line_errors(tmp_path, text):
+    src = str(tmp_path / "metrics.jsonl")
+    open(src, "w").write(text)
+    p = subprocess.run([sys.executable, "-c", "import sys; from paddle.trainer.cli import main; sys.exit(main())",
+                        "plot", src, "-o", str(tmp_path / "b.png")], env=dict(os.environ, PYTHONPATH=ROOT),
+                       capture_output=True, text=True, timeout=120)
+    assert p.returncode != 0 and "Traceback" not in p.stderr, p.stderr
+    assert src + ":1: " in p.stderr and len(p.stderr.strip().splitlines()) == 1, p.stderr
