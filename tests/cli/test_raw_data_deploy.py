@@ -1,6 +1,6 @@
 """Raw data through every way a trained model is served: a csv model with a categorical
 column and missing values (paddle predict vs onnxruntime on raw strings and NaN), and a text
-model (paddle predict on unlabelled lines vs RawPredictor on strings)."""
+model (paddle predict on unlabelled lines from the training config vs RawPredictor on strings)."""
 import json
 
 import numpy as np
@@ -79,47 +79,30 @@ def test_categories_and_missing_values_in_onnx(tmp_path):
     assert ids.tolist() == [r['id'] for r in rows] and list(labels) == [r['label'] for r in rows]
 
 
-def test_text_training_config_predicts_unlabelled_lines(tmp_path):
-    lines = []
-    for i in range(40):
-        good = i % 2 == 0
-        lines.append('%s\t%s movie %s' % ('pos' if good else 'neg', 'great' if good else 'awful', 'truly' * (i % 3)))
-    (tmp_path / 'train.txt').write_text('\n'.join(lines) + '\n')
-    (tmp_path / 'train.list').write_text('train.txt\n')
-    (tmp_path / 'new.txt').write_text('a great movie\nawful awful\nnever seen words\n')
-    (tmp_path / 'new.list').write_text('new.txt\n')
-    model = train(tmp_path, TEXT_CONFIG, 4)
-    rows = predict_jsonl(tmp_path, ['--model_dir=' + model, '--data_list=new.list'])
-    assert [r['label'] for r in rows[:2]] == ['pos', 'neg']
-
-    code, _, err = paddle(['merge_model', '--config=conf.py', '--model_dir=' + model, '--output=m.paddle'],
-                          str(tmp_path))
-    assert code == 0, err[-2000:]
-    from py_paddle import swig_paddle as api
-    from py_paddle.deploy import RawPredictor
-    api.initPaddle('--use_gpu=0')
-    with pytest.raises(ValueError, match=r"reads 2 data layers \(words, label\).*is_predict=1"):
-        RawPredictor(str(tmp_path / 'm.paddle'))  # the training network also wants the label
-
-
-def test_text_prediction_network_serves_raw_strings(tmp_path):
+def test_text_model_predicts_unlabelled_lines_and_serves_raw_strings(tmp_path):
     config = TEXT_CONFIG.replace(
         "outputs(classification_cost(input=prob, label=data_layer(name='label', size=2)))",
         "if get_config_arg('is_predict', bool, False):\n    outputs(prob)\n"
         "else:\n    outputs(classification_cost(input=prob, label=data_layer(name='label', size=2)))")
-    (tmp_path / 'train.txt').write_text(''.join('%s\t%s film\n' % (('pos', 'fine') if i % 2 else ('neg', 'bad'))
+    (tmp_path / 'train.txt').write_text(''.join('%s\t%s film %s\n' % (('pos', 'fine', 'truly' * (i % 3)) if i % 2
+                                                                     else ('neg', 'bad', 'truly' * (i % 3)))
                                                 for i in range(24)))
     (tmp_path / 'train.list').write_text('train.txt\n')
-    model = train(tmp_path, config, 4)
-    code, _, err = paddle(['merge_model', '--config=conf.py', '--config_args=is_predict=1', '--model_dir=' + model,
-                           '--output=m.paddle'], str(tmp_path))
-    assert code == 0, err[-2000:]
-    (tmp_path / 'new.txt').write_text('fine film\nBAD\nunknown\n')
+    (tmp_path / 'new.txt').write_text('a fine film\nBAD\nnever seen words\n')  # no labels
     (tmp_path / 'new.list').write_text('new.txt\n')
-    rows = predict_jsonl(tmp_path, ['--model_file=m.paddle', '--config_args=is_predict=1', '--data_list=new.list'])
+    model = train(tmp_path, config, 4)
+    rows = predict_jsonl(tmp_path, ['--model_dir=' + model, '--data_list=new.list'])  # the training config
+    assert [r['label'] for r in rows[:2]] == ['pos', 'neg']
+
     from py_paddle import swig_paddle as api
     from py_paddle.deploy import RawPredictor
     api.initPaddle('--use_gpu=0')
-    served = RawPredictor(str(tmp_path / 'm.paddle')).predict(['fine film', 'BAD', 'unknown'])
+    for name, args in (('train.paddle', []), ('predict.paddle', ['--config_args=is_predict=1'])):
+        code, _, err = paddle(['merge_model', '--config=conf.py', '--model_dir=' + model, '--output=' + name] + args,
+                              str(tmp_path))
+        assert code == 0, err[-2000:]
+    with pytest.raises(ValueError, match=r"reads 2 data layers \(words, label\).*is_predict=1"):
+        RawPredictor(str(tmp_path / 'train.paddle'))  # the training network also wants the label
+    served = RawPredictor(str(tmp_path / 'predict.paddle')).predict(['a fine film', 'BAD', 'never seen words'])
     np.testing.assert_allclose(served['prob'], [r['prob'] for r in rows], rtol=1e-5, atol=1e-6)
-    assert served['label'][:2] == ['pos', 'neg'] == [r['label'] for r in rows][:2]
+    assert served['label'] == [r['label'] for r in rows]
