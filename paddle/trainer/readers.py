@@ -127,7 +127,7 @@ def _csv_hook(settings, file_list, label_column=-1, num_classes=None, header=Non
               labels=None, preprocess=None, is_train=True, **kwargs):
     if not file_list:
         raise ValueError("csv reader: the file list is empty")
-    _slot_names(**kwargs)
+    labelled = len(_slot_names(**kwargs)) > 1  # a prediction reads the features alone
     first, second = _first_rows(file_list[0], delimiter)
     if first is None:
         raise ValueError("csv reader: %s has no rows" % file_list[0])
@@ -138,7 +138,6 @@ def _csv_hook(settings, file_list, label_column=-1, num_classes=None, header=Non
     state = None if is_train else preprocessing.lookup('csv', key)
     if state is None:  # the training list (or, without a training run, this list) is what is fitted
         names, rows = _csv_table(file_list, delimiter, settings.header)
-        labelled = len(_slot_names(**kwargs)) > 1
         if isinstance(label_column, str):
             if labelled and (not names or label_column not in names):
                 raise ValueError("csv reader: label column %r is not in the header of %s"
@@ -154,8 +153,8 @@ def _csv_hook(settings, file_list, label_column=-1, num_classes=None, header=Non
             dp2._get_logger().warning("csv reader: no statistics from a training list in this process: the "
                                       "preprocessing block is fitted on %s itself", ", ".join(file_list))
     else:  # a progress bar's total in the first pass
-        settings.num_samples = sum(sum(1 for _ in _csv_rows(path, _delimiter(path, delimiter))) - int(settings.header)
-                                   for path in file_list)
+        settings.num_samples = sum(max(sum(1 for _ in _csv_rows(path, _delimiter(path, delimiter)))
+                                       - int(settings.header), 0) for path in file_list)
     settings.fitted = state
     settings.transform = preprocessing.CsvTransform(state)
     classes = int(num_classes) if num_classes is not None else preprocessing.num_classes(state)
