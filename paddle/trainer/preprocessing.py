@@ -261,6 +261,19 @@ def _fit_labels(cells, labels, na):
     return {'names': found}  # string labels: sorted, so the ids never depend on the row order
 
 
+def describe_csv(state):
+    """One line on what a csv state does, for the training log."""
+    kinds = {}
+    for f in state['features']:
+        kind = f.get('encoding') or '+'.join(s['op'] for s in f['steps']) or 'as is'
+        kinds[kind] = kinds.get(kind, 0) + 1
+    names = label_names(state)
+    return "%d features from %d columns (%s); %s" % (
+        state['dim'], len(state['features']), ", ".join("%s %d" % kv for kv in sorted(kinds.items())),
+        "classes %s" % ", ".join(names[:10]) + (", ..." if len(names) > 10 else "") if names is not None
+        else "%d classes" % num_classes(state))
+
+
 def _feature_width(feature):
     return len(feature['vocabulary']) if feature.get('encoding') == 'onehot' else 1
 

@@ -149,6 +149,8 @@ def _csv_hook(settings, file_list, label_column=-1, num_classes=None, header=Non
         settings.num_samples = len(rows)  # a progress bar's total in the first pass
         if is_train:
             preprocessing.register(state, settings)
+            dp2._get_logger().info("csv reader: fitted on %d training rows: %s", len(rows),
+                                   preprocessing.describe_csv(state))
         elif preprocess:
             dp2._get_logger().warning("csv reader: no statistics from a training list in this process: the "
                                       "preprocessing block is fitted on %s itself", ", ".join(file_list))
