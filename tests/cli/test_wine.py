@@ -70,6 +70,8 @@ def test_trains_from_raw_csv_to_90_percent(trained):
     folder, _, log = trained
     errors = [float(line.rsplit('=', 1)[1]) for line in log.splitlines() if ' Test samples=48 ' in line]
     assert len(errors) == 15 and 1 - errors[-1] >= 0.9, log[-2000:]
+    assert ("csv reader: fitted on 130 training rows: 13 features from 13 columns (log+zscore 1, zscore 12); "
+            "classes class_0, class_1, class_2") in log
     state = json.loads((folder / 'out' / 'pass-00014' / 'preprocessing.json').read_text())['states'][0]
     assert state['label']['names'] == ['class_0', 'class_1', 'class_2']
     proline = [f for f in state['features'] if f['name'] == 'proline'][0]
