@@ -11,6 +11,8 @@ v1 scripts call:
   GradientMachine.loadFromConfigFile.
 """
 from paddle.trainer import PyDataProvider2 as dp2
+from paddle.trainer.batch_conversion import convert_samples
+from py_paddle.feed import slots_to_arguments
 
 __all__ = ["DataProviderWrapperConverter", "ParameterTraverseCallback", "loadGradientMachine", "install"]
 
@@ -56,8 +58,7 @@ class DataProviderWrapperConverter(object):
         return kinds[1 if self.use_seq else 0](int(slot.dim))
 
     def convert(self, wrapper_data, argument=None):
-        from py_paddle.util import DataProviderConverter
-        return DataProviderConverter(self.input_types).convert(list(wrapper_data), argument)
+        return slots_to_arguments(convert_samples(self.input_types, list(wrapper_data)), argument)
 
     __call__ = convert
 

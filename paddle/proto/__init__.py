@@ -34,7 +34,7 @@ PROTO_DIR = os.path.dirname(os.path.abspath(__file__))
 # in dependency order
 PROTO_FILES = [
     'ParameterConfig.proto', 'DataConfig.proto', 'ModelConfig.proto',
-    'TrainerConfig.proto'
+    'TrainerConfig.proto', 'DataFormat.proto'
 ]
 
 
