@@ -26,6 +26,7 @@ import time
 import numpy as np
 from prometheus_client import CONTENT_TYPE_LATEST, CollectorRegistry, Counter, Histogram, generate_latest
 from starlette.applications import Starlette
+from starlette.requests import ClientDisconnect
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
@@ -134,13 +135,13 @@ def _load_array(body, where):
 def create_app(options, model=None):
     """The application for `options` (paddle serve's flags); `model` a ServedModel already loaded."""
     metrics = Metrics()
-    state = {"slot": None, "batcher": None, "reloading": asyncio.Lock()}
+    state = {"slot": None, "batcher": None, "reloading": asyncio.Lock(), "in_flight": 0}
 
     async def startup():
         served = model or await asyncio.to_thread(load_model, options)
         state["slot"] = ModelSlot(served)
         state["batcher"] = Batcher(state["slot"], options.max_batch, options.max_delay_ms / 1000.0,
-                                   options.workers, metrics)
+                                   options.workers, metrics, in_flight=lambda: state["in_flight"])
         logging.getLogger("paddle.serve").info("serving %s (version %s)", served.source, served.version)
 
     async def shutdown():
@@ -154,6 +155,13 @@ def create_app(options, model=None):
                                          "client": request.client.host if request.client else None}, **fields)))
 
     async def predict(request):
+        state["in_flight"] += 1  # (the event loop's thread alone writes it)
+        try:
+            return await _predict(request)
+        finally:
+            state["in_flight"] -= 1
+
+    async def _predict(request):
         started = time.monotonic()
         slot, batcher = state["slot"], state["batcher"]
         if slot is None:
@@ -166,6 +174,9 @@ def create_app(options, model=None):
                 raise RequestError("rows: %d rows, more than --max_rows=%d" % (len(rows), options.max_rows))
             future = asyncio.wrap_future(batcher.submit(rows))
             version, result = await asyncio.wait_for(future, options.timeout_ms / 1000.0)
+        except ClientDisconnect:
+            log(request, 499, started)  # nginx's code: the client closed the connection first
+            return Response(status_code=499)
         except _TooLarge as e:
             log(request, 413, started)
             return _error(413, "the body has %s bytes, more than --max_request_bytes=%d"

@@ -1,6 +1,6 @@
 """Dynamic batching: requests wait in one queue; each worker thread takes the oldest, gathers
-more until the batch holds `max_batch` rows or `max_delay` seconds have passed since it took
-the first, runs them as one forward on the model served at that moment, and hands each
+more until the batch holds `max_batch` rows, `max_delay` seconds have passed since it took
+the first, or no other request is in the server (a lone client does not wait), runs them as one forward on the model served at that moment, and hands each
 request its own rows of the outputs. The engine releases the GIL while it runs, so the
 workers (and the HTTP side) overlap with it.
 
@@ -29,8 +29,11 @@ class _Request(object):
 
 
 class Batcher(object):
-    def __init__(self, slot, max_batch=64, max_delay=0.002, workers=1, metrics=None):
+    def __init__(self, slot, max_batch=64, max_delay=0.002, workers=1, metrics=None, in_flight=None):
         self.slot, self.max_batch, self.max_delay, self.metrics = slot, max_batch, max_delay, metrics
+        # how many requests the server holds (received, not yet answered): a batch waits for
+        # more only while some of them are not in it yet, so a lone client never waits
+        self.in_flight = in_flight or (lambda: self.max_batch)
         self.queue = queue.Queue()
         self.threads = [threading.Thread(target=self._work, name="paddle-batcher-%d" % i, daemon=True)
                         for i in range(workers)]
@@ -56,6 +59,8 @@ class Batcher(object):
         batch, rows = [first], len(first.rows)
         deadline = time.monotonic() + self.max_delay
         while rows < self.max_batch:
+            if self.queue.empty() and self.in_flight() <= len(batch):
+                break  # nobody else is on the way
             wait = deadline - time.monotonic()
             try:
                 item = self.queue.get(timeout=wait) if wait > 0 else self.queue.get_nowait()

@@ -249,13 +249,25 @@ def test_reload_under_load_loses_and_mixes_nothing(digits_models, tmp_path):
 
 
 def test_a_request_without_a_result_in_time_is_cancelled(digits_models, tmp_path):
-    server = Server(["--model_file=" + digits_models[1][0], "--max_delay_ms=800", "--max_batch=64",
-                     "--timeout_ms=100"], str(tmp_path))
+    """A client still sending its body holds the batch open (it may join it) for up to
+    --max_delay_ms: longer than --timeout_ms here."""
+    server = Server(["--model_file=" + digits_models[1][0], "--max_delay_ms=1500", "--max_batch=64",
+                     "--timeout_ms=200"], str(tmp_path))
+    slow = socket.create_connection(("127.0.0.1", server.port))
     try:
+        slow.sendall(b"POST /predict HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+                     b"Content-Length: 1000\r\n\r\n{\"rows\": [")
+        time.sleep(0.3)
         with pytest.raises(ServerError) as e:
             server.client.predict([{"pixel": [0.5] * 64}])
-        assert e.value.status == 504 and "--timeout_ms=100" in e.value.message
+        assert e.value.status == 504 and "--timeout_ms=200" in e.value.message
+        slow.close()  # a client that goes away mid-body is no error of the server's
+        time.sleep(0.3)
+        assert server.client.predict([{"pixel": [0.5] * 64}])["outputs"]
+        metrics = urllib.request.urlopen(server.url + "/metrics").read().decode()
+        assert 'status="504"' in metrics and 'status="5' not in metrics.replace('status="504"', "")
     finally:
+        slow.close()
         server.stop()
 
 
@@ -294,5 +306,56 @@ def test_a_text_lstm_serves_sequences(tmp_path):
         with pytest.raises(ServerError) as e:
             server.client.predict([{"word": 3}])
         assert e.value.status == 400 and "rows[0].word: expected a sequence" in e.value.message
+    finally:
+        server.stop()
+
+
+WINE_CONFIG = """\
+from paddle.trainer_config_helpers import *
+is_predict = get_config_arg('is_predict', bool, False)
+define_py_data_sources2(train_list=None if is_predict else 'train.list', test_list='train.list',
+                        module='paddle.trainer.readers', obj='csv',
+                        args={'label_column': 'species', 'preprocess': {'columns': {'*': 'zscore'}}})
+settings(batch_size=10, learning_rate=0.01, learning_method=AdamOptimizer())
+hidden = fc_layer(input=data_layer(name='features', size=13), size=16, act=TanhActivation())
+prob = fc_layer(input=hidden, size=3, act=SoftmaxActivation(), name='prob')
+if is_predict:
+    outputs(prob)
+else:
+    outputs(classification_cost(input=prob, label=data_layer(name='species', size=3)))
+"""
+
+
+def test_a_model_with_preprocessing_takes_raw_rows_and_answers_class_names(tmp_path):
+    """The csv reader's fitted normalisation and label vocabulary travel in the merged model:
+    raw cells (or {column: cell}) in, the class names out, as RawPredictor gives them."""
+    from sklearn.datasets import load_wine
+    from py_paddle.deploy import RawPredictor
+    wine = load_wine()
+    names = [n.replace("/", "_") for n in wine.feature_names]
+    with open(str(tmp_path / "train.csv"), "w") as f:
+        f.write(",".join(names + ["species"]) + "\n")
+        for x, y in zip(wine.data, wine.target):
+            f.write(",".join("%g" % v for v in x) + "," + wine.target_names[y] + "\n")
+    (tmp_path / "train.list").write_text("train.csv\n")
+    (tmp_path / "wine.py").write_text(WINE_CONFIG)
+    paddle(["train", "--config=wine.py", "--save_dir=out", "--num_passes=3", "--dot_period=0"], str(tmp_path))
+    model = str(tmp_path / "wine.paddle")
+    paddle(["merge_model", "--config=wine.py", "--config_args=is_predict=1", "--model_dir=out/pass-00002",
+            "--output=" + model], str(tmp_path))
+    rows = [["%g" % v for v in x] for x in wine.data[::20]]
+    want = RawPredictor(model).predict(rows)
+    server = Server(["--model_file=" + model], str(tmp_path))
+    try:
+        ready = server.client.ready()
+        assert ready["raw_rows"] and ready["labels"] == ["class_0", "class_1", "class_2"]
+        got = server.client.predict(rows)
+        assert got["label"] == want["label"] and got["id"] == want["id"].tolist()
+        assert np.array_equal(np.asarray(got["outputs"]["prob"], dtype=np.float32), want["prob"])
+        by_name = server.client.predict([dict(zip(names, r)) for r in rows])
+        assert by_name["label"] == got["label"]
+        with pytest.raises(ServerError) as e:
+            server.client.predict([rows[0][:5]])
+        assert e.value.status == 400 and "row 0" in e.value.message
     finally:
         server.stop()

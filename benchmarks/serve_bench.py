@@ -1,0 +1,214 @@
+#!/usr/bin/env python3
+"""Serving benchmark: `paddle serve` on localhost under a bounded load, with and without dynamic
+batching, beside the same HTTP front end calling onnxruntime once per request.
+
+    python benchmarks/serve_bench.py                       # the digits MLP, concurrency 1, 8, 32
+    python benchmarks/serve_bench.py --requests 3000 --concurrency 1,16,64 --append benchmarks/RESULTS.md
+
+The model is the quick start's digits MLP (demos/mnist/mlp.py, one pass on scikit-learn's
+digits, merged with is_predict=1). Each request carries one row. For each server and
+concurrency, a client process with that many threads (keep-alive connections) sends
+--requests requests (or stops after --seconds), and the table gives requests/s and the p50
+and p99 latency seen by the client. The servers:
+  batched      paddle serve --max_batch=64 --max_delay_ms=2
+  unbatched    paddle serve --max_batch=1 (each request its own forward)
+  onnxruntime  the same front end, each request one onnxruntime session.run (max_batch=1)
+Client and server share the machine's cores: compare rows of one run, on a quiet machine.
+"""
+import argparse
+import concurrent.futures
+import datetime
+import glob
+import http.client
+import json
+import os
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.request
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+IN_PLACE = bool(glob.glob(os.path.join(ROOT, "py_paddle", "_swig_paddle*.so")))
+if IN_PLACE:
+    sys.path.insert(0, ROOT)
+DEMO = os.path.join(ROOT, "demos", "mnist")
+
+
+def _env():
+    env = dict(os.environ, OPENBLAS_NUM_THREADS="1", OMP_NUM_THREADS="1")
+    if IN_PLACE:
+        env["PYTHONPATH"] = ROOT
+    return env
+
+
+def paddle(args, cwd):
+    subprocess.run([sys.executable, "-m", "paddle.trainer.cli"] + args, cwd=cwd, env=_env(), check=True,
+                   stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+
+
+def prepare(workdir):
+    """(merged model, ONNX model) of the digits MLP."""
+    paddle(["train", "--config=mlp.py", "--save_dir=" + workdir, "--num_passes=1", "--dot_period=0"], DEMO)
+    merged, onnx = os.path.join(workdir, "mlp.paddle"), os.path.join(workdir, "mlp.onnx")
+    paddle(["merge_model", "--config=mlp.py", "--config_args=is_predict=1",
+            "--model_dir=" + os.path.join(workdir, "pass-00000"), "--output=" + merged], DEMO)
+    paddle(["export_onnx", "--model_file=" + merged, "--output=" + onnx], DEMO)
+    return merged, onnx
+
+
+def free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def start(command):
+    port = free_port()
+    proc = subprocess.Popen(command + ["--port=%d" % port, "--log_level=warning"], env=_env(),
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    for _ in range(600):
+        try:
+            urllib.request.urlopen("http://127.0.0.1:%d/ready" % port, timeout=1).read()
+            return proc, port
+        except OSError:
+            if proc.poll() is not None:
+                raise RuntimeError("the server exited: %s" % " ".join(command))
+            time.sleep(0.1)
+    proc.kill()
+    raise RuntimeError("the server did not get ready: %s" % " ".join(command))
+
+
+# ------------------------------------------------------------------ the onnxruntime front end
+
+def serve_onnx(onnx_path, merged, argv):
+    """`paddle serve`'s front end and batcher, its model answering through onnxruntime."""
+    import numpy as np
+    import onnxruntime as ort
+    import uvicorn
+    from paddle.serving.app import create_app
+    from paddle.serving.cli import check, parser
+    from paddle.serving.model import ServedModel
+
+    class OnnxServed(ServedModel):
+        def _load(self, path):
+            super()._load(path)
+            options = ort.SessionOptions()
+            options.intra_op_num_threads = options.inter_op_num_threads = 1
+            self.session = ort.InferenceSession(onnx_path, options, providers=["CPUExecutionProvider"])
+            self.feed = self.session.get_inputs()[0].name
+
+        def arguments(self, rows):
+            samples, _ = self._samples(rows)
+            return np.asarray([s[0] for s in samples], dtype=np.float32)
+
+        def forward(self, batch):
+            return self.session.run(None, {self.feed: batch})[0]
+
+        def split(self, out, counts):
+            at, results = 0, []
+            for n in counts:
+                results.append({self.outputs[0]: out[at:at + n]})
+                at += n
+            return results
+
+    p = parser()
+    options = p.parse_args(["--model_file=" + merged] + argv)
+    check(options, p)
+    model = OnnxServed(merged, version="onnxruntime")
+    uvicorn.run(create_app(options, model), host=options.host, port=options.port, access_log=False,
+                log_level=options.log_level)
+
+
+# ------------------------------------------------------------------ the load
+
+def client(port, concurrency, requests, seconds, body):
+    """Runs in its own process: [latency seconds] of the requests that finished."""
+    deadline = time.perf_counter() + seconds
+    share = [requests // concurrency + (1 if k < requests % concurrency else 0) for k in range(concurrency)]
+
+    def worker(n):
+        conn, latencies = http.client.HTTPConnection("127.0.0.1", port, timeout=30), []
+        for _ in range(n):
+            if time.perf_counter() > deadline:
+                break
+            started = time.perf_counter()
+            conn.request("POST", "/predict", body, {"Content-Type": "application/json"})
+            response = conn.getresponse()
+            response.read()
+            if response.status != 200:
+                raise RuntimeError("status %d" % response.status)
+            latencies.append(time.perf_counter() - started)
+        conn.close()
+        return latencies
+
+    started = time.perf_counter()
+    with concurrent.futures.ThreadPoolExecutor(concurrency) as pool:
+        latencies = [x for part in pool.map(worker, share) for x in part]
+    return latencies, time.perf_counter() - started
+
+
+def measure(port, concurrency, requests, seconds):
+    body = json.dumps({"rows": [{"pixel": [0.25] * 64}]})
+    code = ("import json, sys; sys.path.insert(0, %r); import serve_bench as b; "
+            "print(json.dumps(b.client(%d, %d, %d, %f, %r)))" % (os.path.dirname(os.path.abspath(__file__)), port,
+                                                                  concurrency, requests, seconds, body))
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    latencies, wall = json.loads(out)
+    latencies.sort()
+    pick = lambda q: 1e3 * latencies[min(len(latencies) - 1, int(q * len(latencies)))]  # noqa: E731
+    return {"rps": len(latencies) / wall, "p50": pick(0.5), "p99": pick(0.99), "n": len(latencies)}
+
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--requests", type=int, default=2000, help="requests per server and concurrency")
+    p.add_argument("--seconds", type=float, default=20, help="stop a measurement after this long")
+    p.add_argument("--concurrency", default="1,8,32")
+    p.add_argument("--append", help="append the table to this Markdown file")
+    p.add_argument("--serve-onnx", nargs=2, metavar=("ONNX", "MERGED"), help=argparse.SUPPRESS)
+    args, rest = p.parse_known_args()
+    if args.serve_onnx:
+        return serve_onnx(args.serve_onnx[0], args.serve_onnx[1], rest)
+    levels = [int(c) for c in args.concurrency.split(",")]
+    workdir = tempfile.mkdtemp(prefix="serve_bench-")
+    merged, onnx = prepare(workdir)
+    serve = [sys.executable, "-m", "paddle.trainer.cli", "serve", "--model_file=" + merged]
+    servers = {"batched": serve + ["--max_batch=64", "--max_delay_ms=2"],
+               "unbatched": serve + ["--max_batch=1", "--max_delay_ms=0"],
+               "onnxruntime": [sys.executable, os.path.abspath(__file__), "--serve-onnx", onnx, merged,
+                               "--max_batch=1", "--max_delay_ms=0"]}
+    results = {}
+    for name, command in servers.items():
+        proc, port = start(command)
+        try:
+            measure(port, 4, 200, 5)  # warm-up
+            for c in levels:
+                results[(name, c)] = measure(port, c, args.requests, args.seconds)
+                r = results[(name, c)]
+                print("%-12s c=%-3d %8.0f req/s  p50 %6.2f ms  p99 %6.2f ms  (%d requests)"
+                      % (name, c, r["rps"], r["p50"], r["p99"], r["n"]), flush=True)
+        finally:
+            proc.terminate()
+            proc.wait(30)
+    lines = ["", "### paddle serve, digits MLP, one row per request (%s, %d cores)"
+             % (datetime.datetime.now().strftime("%Y-%m-%d %H:%M"), os.cpu_count()), "",
+             "`python benchmarks/serve_bench.py --requests %d --concurrency %s`" % (args.requests, args.concurrency), "",
+             "| concurrency | batched req/s | p50 / p99 ms | unbatched req/s | p50 / p99 ms | onnxruntime req/s | "
+             "p50 / p99 ms | batched / unbatched |", "| --- | --- | --- | --- | --- | --- | --- | --- |"]
+    for c in levels:
+        b, u, o = results[("batched", c)], results[("unbatched", c)], results[("onnxruntime", c)]
+        lines.append("| %d | %.0f | %.2f / %.2f | %.0f | %.2f / %.2f | %.0f | %.2f / %.2f | %.2fx |" % (
+            c, b["rps"], b["p50"], b["p99"], u["rps"], u["p50"], u["p99"], o["rps"], o["p50"], o["p99"],
+            b["rps"] / u["rps"]))
+    print("\n".join(lines))
+    if args.append:
+        with open(args.append, "a") as f:
+            f.write("\n".join(lines) + "\n")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
