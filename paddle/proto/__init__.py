@@ -34,8 +34,10 @@ PROTO_DIR = os.path.dirname(os.path.abspath(__file__))
 # in dependency order
 PROTO_FILES = [
     'ParameterConfig.proto', 'DataConfig.proto', 'ModelConfig.proto',
-    'TrainerConfig.proto', 'DataFormat.proto'
+    'TrainerConfig.proto'
 ]
+# v1's data files (ProtoData), not configs: outside the engine's config schema
+DATA_PROTO_FILES = ['DataFormat.proto']
 
 
 class ProtoSyntaxError(Exception):
@@ -334,7 +336,7 @@ def load_proto_files(filenames, directory=PROTO_DIR, pool=None):
     return pool
 
 
-POOL = load_proto_files(PROTO_FILES)
+POOL = load_proto_files(PROTO_FILES + DATA_PROTO_FILES)
 _class_cache = {}
 
 
