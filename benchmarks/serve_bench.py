@@ -4,6 +4,7 @@ batching, beside the same HTTP front end calling onnxruntime once per request.
 
     python benchmarks/serve_bench.py                       # the digits MLP, concurrency 1, 8, 32
     python benchmarks/serve_bench.py --requests 3000 --concurrency 1,16,64 --append benchmarks/RESULTS.md
+    python benchmarks/serve_bench.py --soak 300             # 5 minutes of mixed valid/invalid requests
 
 The model is the quick start's digits MLP (demos/mnist/mlp.py, one pass on scikit-learn's
 digits, merged with is_predict=1). Each request carries one row. For each server and
@@ -162,12 +163,60 @@ def measure(port, concurrency, requests, seconds):
     return {"rps": len(latencies) / wall, "p50": pick(0.5), "p99": pick(0.99), "n": len(latencies)}
 
 
+SOAK_BODIES = [  # (body, content type): valid and invalid requests of every kind
+    (json.dumps({"rows": [{"pixel": [0.25] * 64}]}), "application/json"),
+    (json.dumps({"rows": [{"pixel": [0.5] * 64}] * 16}), "application/json"),
+    (json.dumps({"rows": [{"pixel": {"index": [1, 7, 30], "value": [1.0, 0.5, 2.0]}}]}), "application/json"),
+    ("{not json", "application/json"),
+    (json.dumps({"rows": [{"pixel": [1, 2]}]}), "application/json"),
+    (json.dumps({"rows": [{"pixels": [0.0] * 64}]}), "application/json"),
+    (json.dumps({"rows": []}), "application/json"),
+    (json.dumps({"rows": [{"pixel": {"index": [99]}}]}), "application/json"),
+    ("\x93NUMPY junk", "application/x-npy"),
+]
+
+
+def soak(port, seconds, concurrency, pid):
+    """Mixed valid and invalid requests for `seconds`: ({status: count}, [(s, server RSS MB)])."""
+    deadline, statuses, memory = time.time() + seconds, {}, []
+
+    def rss():
+        with open("/proc/%d/status" % pid) as f:
+            return next(int(l.split()[1]) for l in f if l.startswith("VmRSS")) / 1024.0
+
+    def worker(k):
+        conn, seen, i = http.client.HTTPConnection("127.0.0.1", port, timeout=30), {}, k
+        while time.time() < deadline:
+            body, kind = SOAK_BODIES[i % len(SOAK_BODIES)]
+            i += 1
+            conn.request("POST", "/predict", body.encode("utf-8", "surrogateescape"), {"Content-Type": kind})
+            response = conn.getresponse()
+            response.read()
+            seen[response.status] = seen.get(response.status, 0) + 1
+        return seen
+
+    started = time.time()
+    with concurrent.futures.ThreadPoolExecutor(concurrency) as pool:
+        parts = [pool.submit(worker, k) for k in range(concurrency)]
+        while time.time() < deadline:
+            memory.append((round(time.time() - started), rss()))
+            time.sleep(min(10, max(deadline - time.time(), 0.1)))
+        for part in parts:
+            for status, n in part.result().items():
+                statuses[status] = statuses.get(status, 0) + n
+    memory.append((round(time.time() - started), rss()))
+    return statuses, memory
+
+
 def main():
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--requests", type=int, default=2000, help="requests per server and concurrency")
     p.add_argument("--seconds", type=float, default=20, help="stop a measurement after this long")
     p.add_argument("--concurrency", default="1,8,32")
     p.add_argument("--append", help="append the table to this Markdown file")
+    p.add_argument("--soak", type=float, metavar="SECONDS",
+                   help="instead: mixed valid/invalid load on the batched server for SECONDS; reports the "
+                        "statuses and the server's memory (exits 1 on any 5xx)")
     p.add_argument("--serve-onnx", nargs=2, metavar=("ONNX", "MERGED"), help=argparse.SUPPRESS)
     args, rest = p.parse_known_args()
     if args.serve_onnx:
@@ -180,6 +229,16 @@ def main():
                "unbatched": serve + ["--max_batch=1", "--max_delay_ms=0"],
                "onnxruntime": [sys.executable, os.path.abspath(__file__), "--serve-onnx", onnx, merged,
                                "--max_batch=1", "--max_delay_ms=0"]}
+    if args.soak:
+        proc, port = start(servers["batched"])
+        try:
+            statuses, memory = soak(port, args.soak, 8, proc.pid)
+        finally:
+            proc.terminate()
+            proc.wait(30)
+        print("statuses: %s" % json.dumps(statuses, sort_keys=True))
+        print("server RSS MB over time: %s" % ", ".join("%ds %.1f" % m for m in memory))
+        return 1 if any(s >= 500 for s in statuses) else 0
     results = {}
     for name, command in servers.items():
         proc, port = start(command)
