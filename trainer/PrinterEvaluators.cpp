@@ -5,6 +5,7 @@
 #include <iostream>
 
 #include "EvaluatorHelpers.h"
+#include "RecurrentGroup.h"
 
 namespace paddle {
 namespace {
@@ -75,8 +76,12 @@ class SeqTextPrinter : public Evaluator {
         dict_.push_back(tab == std::string::npos ? line : line.substr(0, tab));
       }
     }
+    // beam results (several per sample, with scores) only from the beam_search group whose output
+    // this prints; other nested sequences (a group generating per sub-sequence) print as v1's
+    // nested sequences
     for (auto& l : gm.layers()) {
-      if (l->findOutput("scores")) scoreLayer_ = l.get();
+      auto* group = dynamic_cast<const RecurrentLayerGroup*>(l.get());
+      if (group && group->generatesInto(inputs_.back())) scoreLayer_ = l.get();
     }
     if (!resultFile_.empty()) {
       out_.open(resultFile_, std::ios::trunc);

@@ -86,6 +86,14 @@ class RecurrentLayerGroup : public Layer {
   void init(LayerContext& ctx) override;
   void forward(PassType pass) override;
   void backward() override;
+  // A beam_search group whose results (with their "scores") are the out-link `name`.
+  bool generatesInto(const std::string& name) const {
+    if (!generating_) return false;
+    for (const OutLink& o : outLinks_) {
+      if (o.agent == name) return true;
+    }
+    return false;
+  }
 
  private:
   struct Frame {

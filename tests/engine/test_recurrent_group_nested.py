@@ -8,6 +8,7 @@ Networks are built on the device the engine tests run on (PADDLE_TEST_USE_GPU=1:
 the GPU, or the stand-in GPU of tests/engine/test_fake_gpu.py), and gradient_check
 compares CPU and GPU runs when a GPU is visible."""
 import json
+import re
 
 import numpy as np
 import pytest
@@ -316,6 +317,33 @@ def test_beam_search_inside_a_nested_group_generates_per_sub_sequence(tmp_path, 
     n_ids, n_starts, n_sub = generated(nested, Seq(words, OUTER, SUB))
     assert n_ids == ids and n_sub == starts  # one generated sequence per sub-sequence
     assert n_starts == [starts[k] for k in (0, 2, 3, 6)]  # grouped by sample
+
+
+def test_seq_text_printer_prints_nested_generation_as_v1s_nested_sequences(tmp_path):
+    """v1 checks hasSubseq first: the results of a group generating per sub-sequence print as
+    "id<TAB> w w" then "<TAB> w w" per further sub-sequence and an empty line, not as beam
+    blocks (those are for one beam_search's several results per sample)."""
+    out = tmp_path / "gen.txt"
+    conf = tmp_path / "gen_print.py"
+    conf.write_text(GEN + "\nseqtext_printer_evaluator(input=out, result_file=%r)\n" % str(out))
+    words = np.random.RandomState(7).randn(SUB[-1], 3).astype(np.float32)
+    texts = []
+    for args, src in (("nested=1,beam=2", Seq(words, OUTER, SUB)), ("beam=2,results=2", Seq(words, SUB))):
+        trainer = api.Trainer.createFromConfigProto(parse_config(str(conf), args), use_gpu=netbuilder.ON_GPU,
+                                                    trainer_count=1)
+        trainer.startTestPeriod()
+        trainer.testOneDataBatch(len(OUTER) - 1, make_args([src]))
+        trainer.finishTestPeriod()
+        texts.append(out.read_text())
+    blocks = texts[0].strip("\n").split("\n\n")
+    assert len(blocks) == len(OUTER) - 1, texts[0]
+    for i, block in enumerate(blocks):
+        lines = block.split("\n")
+        subs = sum(1 for s in SUB[:-1] if OUTER[i] <= s < OUTER[i + 1])
+        assert len(lines) == subs and lines[0].startswith("%d\t" % i), block
+        assert all(line.startswith("\t") and not line.startswith("\t0\t") for line in lines[1:]), block
+    flat = texts[1].strip("\n").split("\n\n")  # one beam_search, 2 results per sample: beam blocks
+    assert len(flat) == len(SUB) - 1 and all(re.fullmatch(r"\d+\n0\t\S+\t.*\n1\t\S+\t.*", b) for b in flat), texts[1]
 
 
 def test_nested_generation_of_several_results_is_refused(tmp_path):
