@@ -555,15 +555,26 @@ void RecurrentLayerGroup::gatherSequenceOutput(OutLink& o, AgentLayer* g, PassTy
   const bool ids = frames_[0]->get(o.layer)->output().value.empty();
   std::vector<int>& sub = *o.subStarts;
   sub.assign(1, 0);
+  // A unit's rows [s[i], end): its sequence; of a beam_search's several results per sample
+  // (nested ids at a step), the first, best one, as v1 gathered them.
+  auto unitEnd = [](const Argument& out, int i) {
+    const int* s = out.seqStarts.data();
+    if (out.subSeqStarts.empty()) return s[i + 1];
+    const int* c = out.subSeqStarts.data();
+    for (size_t k = 0; k < out.subSeqStarts.size(); ++k) {
+      if (c[k] > s[i]) return std::min(c[k], s[i + 1]);
+    }
+    return s[i + 1];
+  };
   for (size_t u = 0; u < units; ++u) {
     const Argument& out = frames_[where[u].first]->get(o.layer)->output();
     PADDLE_ENFORCE((ids ? out.value.empty() : out.value.width() == width) && out.hasSeq(), DataError,
                    "recurrent group '", name_, "': out-link '", o.layer, "' must give a sequence of ",
                    ids ? "ids" : "width " + std::to_string(width), " at every step");
-    PADDLE_ENFORCE(out.subSeqStarts.empty(), UnsupportedError, "recurrent group '", name_, "': out-link '",
+    PADDLE_ENFORCE(ids || out.subSeqStarts.empty(), UnsupportedError, "recurrent group '", name_, "': out-link '",
                    o.layer, "' gives nested sequences at a step; the gathered output would have three levels");
-    const int* s = out.seqStarts.data();
-    sub.push_back(sub.back() + s[where[u].second + 1] - s[where[u].second]);
+    const int i = where[u].second;
+    sub.push_back(sub.back() + unitEnd(out, i) - out.seqStarts.data()[i]);
   }
   if (ids) {
     g->resetIds(sub.back(), pass);
@@ -576,7 +587,8 @@ void RecurrentLayerGroup::gatherSequenceOutput(OutLink& o, AgentLayer* g, PassTy
     const int i = where[u].second;
     if (ids) {
       IVector dst = IVector::view(g->output().ids.data() + sub[u], 1, sub[u + 1] - sub[u], useGpu_);
-      dst.copyFrom(IVector::view(const_cast<int*>(out.ids.data()) + s[i], 1, s[i + 1] - s[i], out.ids.useGpu()));
+      dst.copyFrom(IVector::view(const_cast<int*>(out.ids.data()) + s[i], 1, unitEnd(out, i) - s[i],
+                                 out.ids.useGpu()));
     } else {
       Matrix dst = g->output().value.rows(sub[u], sub[u + 1]);
       dst.copyFrom(out.value.rows(s[i], s[i + 1]));
