@@ -115,7 +115,8 @@ def test_proto_data_refuses_a_slot_count_that_does_not_match_the_model(tmp_path)
     needs_engine()
     write_proto_data(str(tmp_path / "a.bin"), SLOTS[:2], [{"vector_slots": [{"values": [1, 2, 3]}, {"ids": [1]}]}])
     (tmp_path / "train.list").write_text("a.bin\n")
-    (tmp_path / "conf.py").write_text(textwrap.dedent(CONFIG % "outputs(classification_cost(fc_layer(input=h, size=2, act=SoftmaxActivation()), y))"))
+    cost = "outputs(classification_cost(fc_layer(input=h, size=2, act=SoftmaxActivation()), y))"
+    (tmp_path / "conf.py").write_text(textwrap.dedent(CONFIG % cost))
     p = paddle(["train", "--config=conf.py", "--num_passes=1", "--save_dir=out", "--dot_period=0"], tmp_path)
     assert p.returncode == 1 and "a.bin: 2 slots, the model has 4 data layers (x, b, v, y)" in p.stderr, \
         p.stderr[-2000:]
