@@ -53,8 +53,6 @@ _PORT = ("write the reader as a PyDataProvider2 provider (@provider with input_t
          "define_py_data_sources2(train_list, test_list, module, obj)")
 UNSUPPORTED_DATA_TYPES = {
     'py': "v1's first Python provider (PyData / define_py_data_sources, PyDataProviderWrapper); " + _PORT,
-    'proto_sequence': "ProtoData(type='proto_sequence') (v1's ProtoSequenceDataProvider) is not read here "
-                      "(type='proto' is, with is_beginning marking sequences); " + _PORT,
     'multi': "MultiData combines several sources; " + _PORT + " that yields all slots",
 }
 
@@ -223,7 +221,7 @@ class DataProvider(object):
                  is_train=None, seed=1, shuffle=None, prefetch=2,
                  config_dir=None, start_pass=0, model_config=None):
         dc_type = getattr(data_config, 'type', 'py2')
-        if dc_type in ('simple', 'proto'):  # v1's text and binary sources, read by a built-in provider
+        if dc_type in ('simple', 'proto', 'proto_sequence'):  # v1's text and binary files: built-in providers
             from paddle.trainer.v1_data_sources import provider_config
             data_config, dc_type = provider_config(data_config), 'py2'
         if dc_type not in ('py2', ''):

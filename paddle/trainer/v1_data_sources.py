@@ -9,18 +9,20 @@
   VECTOR_SPARSE_VALUE, INDEX, with their dims), then DataSamples. Slot i feeds the model's i-th
   data layer. A sample with is_beginning=false continues the sequence before it; when no
   sample does, every slot is a single value.
+* ProtoData(type='proto_sequence') (v1's ProtoSequenceDataProvider): the same files, every
+  sample a sequence of its own: a VECTOR_SPARSE_NON_VALUE slot's ids are a sequence of word
+  ids (none: one ignored id, -1), a VECTOR_DENSE or INDEX slot a sequence of one.
 
 `paddle.utils.show_pb FILE` prints such a file; `write_proto_data` writes one.
 """
 import gzip
-import os
 
 from paddle.proto import get_message_class
 from paddle.trainer import PyDataProvider2 as dp2
 
 __all__ = ["provider_config", "read_proto_file", "write_proto_data", "simple", "proto"]
 
-SOURCES = {"simple": "simple", "proto": "proto"}
+SOURCES = {"simple": "simple", "proto": "proto", "proto_sequence": "proto_sequence"}
 
 
 def provider_config(data_config):
@@ -250,3 +252,41 @@ def proto(settings, filename):
                 seq.append(v)
     if settings.sequences and current is not None:
         yield current
+
+
+# -- ProtoData(type='proto_sequence') ---------------------------------------------------------
+
+_SEQUENCE_TYPES = {0: dp2.dense_vector_sequence, 1: dp2.integer_value_sequence, 3: dp2.integer_value_sequence}
+
+
+def _proto_sequence_hook(settings, file_list=(), input_order=(), **_):
+    if not file_list:
+        raise ValueError("ProtoData: the file list is empty")
+    header, samples = read_proto_file(file_list[0])
+    samples.close()
+    defs = [(d.type, d.dim) for d in header.slot_defs]
+    bad = [i for i, (t, _) in enumerate(defs) if t not in _SEQUENCE_TYPES]
+    if bad:
+        name = _messages()[2].SlotType.Name(defs[bad[0]][0])
+        raise ValueError("%s: slot %d is %s; proto_sequence reads VECTOR_DENSE, VECTOR_SPARSE_NON_VALUE and "
+                         "INDEX slots (as v1)" % (file_list[0], bad[0], name))
+    if len(defs) != len(input_order):
+        raise ValueError("%s: %d slots, the model has %d data layers (%s)" % (
+            file_list[0], len(defs), len(input_order), ", ".join(input_order)))
+    settings.defs = defs
+    settings.input_types = [_SEQUENCE_TYPES[t](dim) for t, dim in defs]
+
+
+@dp2.provider(init_hook=_proto_sequence_hook)
+def proto_sequence(settings, filename):
+    header, samples = read_proto_file(filename)
+    if [(d.type, d.dim) for d in header.slot_defs] != settings.defs:
+        raise ValueError("%s: its header's slots differ from the first file's" % filename)
+    for n, s in enumerate(samples):
+        if not s.is_beginning:
+            raise ValueError("%s: sample %d continues a sequence; proto_sequence takes every sample as a "
+                             "sequence of its own (v1: iid data only)" % (filename, n))
+        if len(s.subseq_slots):
+            raise ValueError("%s: sample %d has sub-sequences, which proto_sequence does not read" % (filename, n))
+        values = _values(settings.defs, s, filename, n)
+        yield [(v or [-1]) if t == 1 else [v] for (t, _), v in zip(settings.defs, values)]

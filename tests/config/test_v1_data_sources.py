@@ -120,3 +120,29 @@ def test_proto_data_refuses_a_slot_count_that_does_not_match_the_model(tmp_path)
     p = paddle(["train", "--config=conf.py", "--num_passes=1", "--save_dir=out", "--dot_period=0"], tmp_path)
     assert p.returncode == 1 and "a.bin: 2 slots, the model has 4 data layers (x, b, v, y)" in p.stderr, \
         p.stderr[-2000:]
+
+
+def test_proto_sequence_data_trains(tmp_path):
+    """v1's ProtoSequenceDataProvider: each sample is a sequence; a sparse slot's ids are its
+    words (none: one ignored id), dense and index slots a sequence of one."""
+    needs_engine()
+    slots = [("VECTOR_SPARSE_NON_VALUE", 8), ("VECTOR_DENSE", 2), ("INDEX", 2)]
+    data = [{"vector_slots": [{"ids": [i % 8, (i + 3) % 8][:1 + i % 2] if i % 5 else []}, {"values": [i % 2, 1]}],
+             "id_slots": [i % 2]} for i in range(20)]
+    write_proto_data(str(tmp_path / "s.bin"), slots, data)
+    (tmp_path / "train.list").write_text("s.bin\n")
+    (tmp_path / "conf.py").write_text(textwrap.dedent("""\
+        from paddle.trainer_config_helpers import *
+        TrainData(ProtoData(files="train.list", type="proto_sequence"))
+        settings(batch_size=5, learning_rate=0.1)
+        words = data_layer(name="words", size=8)
+        extra = data_layer(name="extra", size=2)
+        label = data_layer(name="label", size=2)
+        emb = embedding_layer(input=words, size=4)
+        h = fc_layer(input=[pooling_layer(input=emb, pooling_type=AvgPooling()), last_seq(extra)], size=2,
+                     act=SoftmaxActivation())
+        outputs(classification_cost(h, label))
+        """))
+    p = paddle(["train", "--config=conf.py", "--num_passes=1", "--save_dir=out", "--dot_period=0"], tmp_path)
+    assert p.returncode == 0, p.stderr[-2000:]
+    assert "samples=20" in p.stderr, p.stderr[-2000:]

@@ -660,7 +660,7 @@ def test_close_is_clean_and_final(provider_dir, deadline):
         dp.reset()
 
 
-@pytest.mark.parametrize("kind", ["py", "proto_sequence", "multi"])  # simple and proto: v1_data_sources
+@pytest.mark.parametrize("kind", ["py", "multi"])  # simple, proto, proto_sequence: v1_data_sources
 def test_v1_data_sources_we_do_not_read_say_what_to_use(kind):
     from paddle.proto.DataConfig_pb2 import DataConfig
     with pytest.raises(ValueError, match="DataConfig type '%s' is not supported: .*define_py_data_sources2" % kind):
