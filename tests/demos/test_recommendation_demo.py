@@ -12,7 +12,7 @@ import sys
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 DEMO = os.path.join(ROOT, "demos", "recommendation")
-TEST_COST = re.compile(r"\]  Test samples=(\d+) cost=(\S+) ")
+TEST_COST = re.compile(r"\]  Test samples=(\d+) cost=(\S+)$", re.M)
 
 
 def environment():

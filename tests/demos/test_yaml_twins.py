@@ -58,6 +58,6 @@ def test_twin_trains(demo, py, py_args, twin, arg_sets, tmp_path):
     log = run(CLI + ["train", "--config=" + twin, "--config_args=" + arg_sets[0], "--data=synthetic:32",
                      "--num_passes=1", "--save_dir=" + str(tmp_path), "--log_period=0", "--dot_period=0"],
               os.path.join(ROOT, "demos", demo), blas_threads=1)
-    costs = re.findall(r"\]  Test samples=8 cost=(\S+) ", log)
+    costs = re.findall(r"\]  Test samples=8 cost=(\S+)(?: |$)", log, re.M)
     assert len(costs) == 1 and math.isfinite(float(costs[0])), log[-2000:]
     assert os.listdir(str(tmp_path / "pass-00000")), log[-2000:]
