@@ -169,7 +169,7 @@ class Health(object):
             if found:
                 ratio, large, small = found
                 self._warn("scale", "the columns of input '%s' are %.0fx apart in scale (%s vs %s); normalise them: "
-                           "args={'preprocess': {'columns': {'*': 'zscore'}}} with a built-in reader "
+                           "args={'preprocess': {'columns': 'zscore'}} with a built-in reader "
                            "(docs/readers.md), (x - mean) / std in your own provider"
                            % (name, ratio, ", ".join(large), ", ".join(small)))
                 break

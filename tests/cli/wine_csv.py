@@ -14,7 +14,7 @@ h = fc_layer(input=x, size={hidden}, act=ReluActivation())
 out = fc_layer(input=h, size=3, act=SoftmaxActivation())
 outputs(classification_cost(input=out, label=data_layer(name='label', size=3)))
 """
-ZSCORE = ", 'preprocess': {'columns': {'*': 'zscore'}}"
+ZSCORE = ", 'preprocess': {'columns': 'zscore'}"  # the fix the health warning names
 
 
 def write_wine(folder, name="wine.py", hidden=32, preprocess=""):
