@@ -359,7 +359,10 @@ class Checkpoints(object):
                                      % f)
             except (UsageError, ValueError, RuntimeError, OSError) as e:
                 raise UsageError("%s%s" % (e, self._origin_note(path))) from None
-        LOG.info("Loaded parameters from %s", path)
+        origin, fingerprint = pass_origin(path)
+        other = fingerprint is not None and self.fingerprint is not None and fingerprint != self.fingerprint
+        # (fine-tuning loads another network's pass on purpose; the log says whose it is)
+        LOG.info("Loaded parameters from %s%s", path, " (trained with %s, another network)" % origin if other else "")
 
     def _origin_note(self, path):
         """Where the pass at `path` came from, for errors loading it into this run's network."""

@@ -71,6 +71,20 @@ def test_init_model_path_errors_name_the_config_of_the_pass(wine):
         os.path.join(wine, "wine.py"), os.path.join(wine, "wide.py")) in line, line
 
 
+def test_loading_another_networks_pass_says_whose_it_is(wine):
+    """Fine-tuning from a pass of another network with the same parameters is allowed; the log
+    names the config it came from."""
+    code, _, log = train(wine, "--num_passes=1")
+    assert code == 0, log[-2000:]
+    with open(os.path.join(wine, "wine.py")) as f, open(os.path.join(wine, "tanh.py"), "w") as g:
+        g.write(f.read().replace("ReluActivation", "TanhActivation"))
+    code, _, log = paddle(["train", "--config=tanh.py", "--save_dir=tuned", "--num_passes=1", "--dot_period=0",
+                           "--init_model_path=out/pass-00000"], wine)
+    assert code == 0, log[-2000:]
+    assert "Loaded parameters from out/pass-00000 (trained with %s, another network)" % os.path.join(
+        wine, "wine.py") in log
+
+
 def test_a_fresh_run_is_not_steered_by_the_last_runs_best(wine):
     """Issue 28: a second, improving run in the same save_dir took the first run's best as
     its own, early-stopped, --keep_last deleted its passes, and `best` kept pointing at the
