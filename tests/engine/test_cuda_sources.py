@@ -68,6 +68,8 @@ def test_engine_includes_follow_the_dependency_direction():
     assert not offenders, offenders
 
 
+# nvcc over every engine source takes about 40 s of CPU: CI's whole suite runs it, the fast subset not
+@pytest.mark.slow
 @pytest.mark.skipif(NVCC is None, reason="nvcc not found: CUDA sources cannot be compile-checked")
 @pytest.mark.parametrize("src", CU_FILES + ENGINE_CPP, ids=rel)
 def test_cuda_source_compiles(src, tmp_path):
@@ -89,6 +91,7 @@ def test_cuda_source_compiles(src, tmp_path):
     assert p.returncode == 0, p.stderr[-4000:]
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(NVCC is None, reason="nvcc not found: CUDA sources cannot be compile-checked")
 def test_nccl_source_compiles_with_nccl(tmp_path):
     """trainer/GpuCollective.cpp as a CUDA build WITH_NCCL compiles it (the test above compiles
