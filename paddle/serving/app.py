@@ -150,9 +150,10 @@ def create_app(options, model=None):
 
     def log(request, status, started, **fields):
         metrics.requests.labels(request.url.path, str(status)).inc()
-        ACCESS_LOG.info(json.dumps(dict({"method": request.method, "path": request.url.path, "status": status,
-                                         "ms": round((time.monotonic() - started) * 1000, 3),
-                                         "client": request.client.host if request.client else None}, **fields)))
+        if ACCESS_LOG.isEnabledFor(logging.INFO):
+            ACCESS_LOG.info(json.dumps(dict({"method": request.method, "path": request.url.path, "status": status,
+                                             "ms": round((time.monotonic() - started) * 1000, 3),
+                                             "client": request.client.host if request.client else None}, **fields)))
 
     async def predict(request):
         state["in_flight"] += 1  # (the event loop's thread alone writes it)
