@@ -501,9 +501,10 @@ class Trainer {
   // seconds the training thread waited on MPI, DGC pair bytes, dense bytes whose all-reduce
   // started during backward] of this rank since the last call (which restarts the count).
   std::vector<double> takeCollectiveTraffic();
-  // Distributed: how gradients travel (trainer/Collective.h CollectiveOptions; dgcSparsity < 0: no DGC).
+  // Distributed: how gradients travel (trainer/Collective.h CollectiveOptions; dgcSparsity < 0: no DGC);
+  // timeoutSeconds > 0: a wait in one MPI exchange longer than that ends the job naming the rank and it.
   void setCollectiveOptions(double bucketMb, bool overlap, int localSgdSteps, double dgcSparsity,
-                            int dgcRampupBeginStep, double dgcMomentum);
+                            int dgcRampupBeginStep, double dgcMomentum, double timeoutSeconds = 0);
   // Distributed, each rank reading its own files: batches are not split, and
   // anyRankHasData (a collective) tells whether some rank still has a batch this step.
   void setShardedData(bool on);

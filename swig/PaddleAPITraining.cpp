@@ -533,7 +533,7 @@ void Trainer::agreeOnBatch(bool has, size_t samples, const Arguments* args) {
   if (!c || shardedData_) return;  // (sharded data: anyRankHasData, and batches differ by design)
   const std::vector<double> mine = {has ? 1.0 : 0.0, static_cast<double>(samples),
                                     args ? static_cast<double>(batchHash(*args->args_)) : 0.0};
-  const std::vector<double> all = c->gather(mine);
+  const std::vector<double> all = c->gather(mine, "the all-gather that compares the ranks' batches");
   std::string differ;
   for (int r = 1; r < c->size(); ++r) {
     const double* o = &all[3 * r];
@@ -634,7 +634,7 @@ std::vector<double> Trainer::takeCollectiveTraffic() {
 }
 
 void Trainer::setCollectiveOptions(double bucketMb, bool overlap, int localSgdSteps, double dgcSparsity,
-                                   int dgcRampupBeginStep, double dgcMomentum) {
+                                   int dgcRampupBeginStep, double dgcMomentum, double timeoutSeconds) {
   paddle::Collective* c = t_->collective();
   if (!c) return;
   paddle::CollectiveOptions o;
@@ -644,6 +644,7 @@ void Trainer::setCollectiveOptions(double bucketMb, bool overlap, int localSgdSt
   o.dgcSparsity = dgcSparsity;
   o.dgcRampupBeginStep = dgcRampupBeginStep;
   o.dgcMomentum = dgcMomentum;
+  o.timeoutSeconds = timeoutSeconds;
   c->setOptions(o);
 }
 

@@ -4,6 +4,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstring>
+#include <cstdio>
 #include <functional>
 #include <numeric>
 #include <limits>
@@ -18,6 +19,70 @@
 #endif
 
 namespace paddle {
+
+namespace {
+// The collective watchdog's state: who waits in MPI since when. Never destroyed, and its
+// thread detached, so process exit does not wait for (or on) it.
+struct Watchdog {
+  std::mutex mutex;
+  std::map<std::thread::id, std::pair<const char*, std::chrono::steady_clock::time_point>> waiting;
+  double timeout = 0;
+  int rank = 0, size = 1;
+  bool started = false;
+};
+Watchdog& watchdog() {
+  static Watchdog* w = new Watchdog;
+  return *w;
+}
+
+void watch() {
+  Watchdog& w = watchdog();
+  for (;;) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(200));
+    std::lock_guard<std::mutex> lock(w.mutex);
+    if (w.timeout <= 0) continue;
+    const auto now = std::chrono::steady_clock::now();
+    for (const auto& entry : w.waiting) {
+      const double waited = std::chrono::duration<double>(now - entry.second.second).count();
+      if (waited <= w.timeout) continue;
+      std::fprintf(stderr,
+                   "paddle train: rank %d of %d: %s has waited %.0f s for the other ranks (--collective_timeout=%g):"
+                   " a rank is stuck or gone, so the job ends\n",
+                   w.rank, w.size, entry.second.first, waited, w.timeout);
+      std::fflush(stderr);
+      std::this_thread::sleep_for(std::chrono::milliseconds(500));  // the launcher forwards the line first
+#ifdef PADDLE_WITH_MPI
+      MPI_Abort(MPI_COMM_WORLD, 1);
+#endif
+      std::_Exit(1);
+    }
+  }
+}
+}  // namespace
+
+void setCollectiveTimeout(double seconds, int rank, int size) {
+  Watchdog& w = watchdog();
+  std::lock_guard<std::mutex> lock(w.mutex);
+  w.timeout = seconds;
+  w.rank = rank;
+  w.size = size;
+  if (seconds > 0 && !w.started) {
+    w.started = true;
+    std::thread(watch).detach();
+  }
+}
+
+void enterCollective(const char* what) {
+  Watchdog& w = watchdog();
+  std::lock_guard<std::mutex> lock(w.mutex);
+  w.waiting[std::this_thread::get_id()] = {what, std::chrono::steady_clock::now()};
+}
+
+void leaveCollective() {
+  Watchdog& w = watchdog();
+  std::lock_guard<std::mutex> lock(w.mutex);
+  w.waiting.erase(std::this_thread::get_id());
+}
 
 bool Collective::compiled() {
 #ifdef PADDLE_WITH_MPI
@@ -38,7 +103,7 @@ Collective::Collective() {
 Collective::~Collective() = default;
 void Collective::setOptions(const CollectiveOptions&) {}
 void Collective::sum(double*, size_t) {}
-std::vector<double> Collective::gather(const std::vector<double>& mine) { return mine; }
+std::vector<double> Collective::gather(const std::vector<double>& mine, const char*) { return mine; }
 void Collective::attach(GradientMachine&) {}
 void Collective::finishBackward(const std::vector<ParameterPtr>&) {}
 void Collective::sumGradients(const std::vector<ParameterPtr>&) {}
@@ -118,15 +183,16 @@ void Collective::setOptions(const CollectiveOptions& o) {
                  "--local_sgd_steps and --dgc_sparsity exclude each other (choose one way to save communication)");
   options_ = o;
   planned_ = 0;  // re-plan the buckets for the new size
+  setCollectiveTimeout(o.timeoutSeconds, rank_, size_);
 }
 
 void Collective::sum(double* data, size_t n) {
-  MpiTimer t(traffic_.mpiSeconds);
+  MpiTimer t(traffic_.mpiSeconds, "the all-reduce of statistics");
   MPI_Allreduce(MPI_IN_PLACE, data, static_cast<int>(n), MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
 }
 
-std::vector<double> Collective::gather(const std::vector<double>& mine) {
-  MpiTimer t(traffic_.mpiSeconds);
+std::vector<double> Collective::gather(const std::vector<double>& mine, const char* what) {
+  MpiTimer t(traffic_.mpiSeconds, what);
   return allGatherv(mine, MPI_DOUBLE, size_, "evaluator statistics");
 }
 
@@ -277,7 +343,7 @@ void Collective::finishBackward(const std::vector<ParameterPtr>& params) {
 }
 
 void Collective::waitLaunched() {
-  MpiTimer t(traffic_.mpiSeconds);
+  MpiTimer t(traffic_.mpiSeconds, "the all-reduce of gradients");
   std::unique_lock<std::mutex> lock(mutex_);
   cv_.wait(lock, [this] { return done_ == launched_; });
 }
@@ -295,7 +361,7 @@ void Collective::reduceMatrices(const std::vector<Matrix*>& ms, float scale) {
     }
     traffic_.denseBytes += floats * sizeof(float);
     {
-      MpiTimer t(traffic_.mpiSeconds);
+      MpiTimer t(traffic_.mpiSeconds, "the all-reduce of gradients");
       reduceFloats(staging_.data(), floats, false);
     }
     if (scale != 1.0f) {
@@ -335,7 +401,7 @@ void Collective::gatherRows(Parameter& p, const std::vector<int>& counts) {
   std::vector<float> rows(total * cols);
   traffic_.sparseBytes += own.size() * (sizeof(int) + cols * sizeof(float));
   {
-    MpiTimer t(traffic_.mpiSeconds);
+    MpiTimer t(traffic_.mpiSeconds, "the all-gather of sparse gradient rows");
     MPI_Allgatherv(own.data(), static_cast<int>(own.size()), MPI_INT, ids.data(), counts.data(),
                    idOffsets.data(), MPI_INT, MPI_COMM_WORLD);
     MPI_Allgatherv(staging_.data(), static_cast<int>(staging_.size()), MPI_FLOAT, rows.data(), rowCounts.data(),
@@ -372,7 +438,7 @@ void Collective::sumGradients(const std::vector<ParameterPtr>& params) {
     for (Bucket& b : buckets_) {
       point(b, params);
       {
-        MpiTimer t(traffic_.mpiSeconds);
+        MpiTimer t(traffic_.mpiSeconds, "the all-reduce of gradients");
         reduceFloats(b.data, b.floats, false);
       }
       land(b, params);
@@ -392,7 +458,7 @@ void Collective::sumSparse(const std::vector<ParameterPtr>& params) {
     mine[s] = p.allRowsTouched() ? -1 : static_cast<int>(p.touchedRows().size());
   }
   {
-    MpiTimer t(traffic_.mpiSeconds);
+    MpiTimer t(traffic_.mpiSeconds, "the all-gather of sparse gradient rows");
     MPI_Allgather(mine.data(), static_cast<int>(n), MPI_INT, all.data(), static_cast<int>(n), MPI_INT,
                   MPI_COMM_WORLD);
   }
@@ -407,7 +473,7 @@ void Collective::sumSparse(const std::vector<ParameterPtr>& params) {
     if (dense) {  // some rank wrote every row (a dense writer): sum the whole table
       Matrix& g = p.grad();
       traffic_.denseBytes += g.size() * sizeof(float);
-      MpiTimer t(traffic_.mpiSeconds);
+      MpiTimer t(traffic_.mpiSeconds, "the all-gather of sparse gradient rows");
       reduceFloats(g.data(), g.size(), false);
     } else {
       gatherRows(p, counts);
@@ -473,7 +539,7 @@ void Collective::sumDgc(const std::vector<ParameterPtr>& params) {
   traffic_.dgcBytes += pairs.size() * sizeof(int32_t);
   std::vector<int32_t> all;
   {
-    MpiTimer t(traffic_.mpiSeconds);
+    MpiTimer t(traffic_.mpiSeconds, "the all-gather of DGC gradient pairs");
     all = allGatherv(pairs, MPI_INT32_T, size_, "DGC (index, value) pairs");
   }
   std::fill(dgcGrad_.begin(), dgcGrad_.end(), 0.0f);
@@ -536,7 +602,7 @@ void Collective::averageRows(Parameter& p) {
   if (all) mine.assign(1, -1);
   std::vector<int> ids;
   {
-    MpiTimer t(traffic_.mpiSeconds);
+    MpiTimer t(traffic_.mpiSeconds, "the LocalSGD average of table rows");
     ids = allGatherv(mine, MPI_INT, size_, "averaged row ids");
   }
   traffic_.sparseBytes += mine.size() * sizeof(int);
@@ -554,7 +620,7 @@ void Collective::averageRows(Parameter& p) {
   for (size_t i = 0; i < ids.size(); ++i) std::copy(v.row(ids[i]), v.row(ids[i]) + cols, staging_.data() + i * cols);
   traffic_.sparseBytes += staging_.size() * sizeof(float);
   {
-    MpiTimer t(traffic_.mpiSeconds);
+    MpiTimer t(traffic_.mpiSeconds, "the LocalSGD average of table rows");
     reduceFloats(staging_.data(), staging_.size(), false);
   }
   const float scale = 1.0f / static_cast<float>(size_);

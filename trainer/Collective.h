@@ -23,11 +23,26 @@ namespace paddle {
 class GradientMachine;
 class ParameterUpdater;
 
-// Adds the time the training thread spends blocked on MPI to the traffic statistics.
+// The collective watchdog (paddle train --collective_timeout): a thread that ends the job
+// (MPI_Abort), naming this rank and the operation, when a thread has waited in one MPI
+// exchange for longer than `seconds` (a rank stuck or gone would otherwise hang the others).
+// seconds <= 0: off.
+void setCollectiveTimeout(double seconds, int rank, int size);
+void enterCollective(const char* what);  // this thread now waits in MPI for `what`
+void leaveCollective();
+
+// Adds the time the training thread spends blocked on MPI to the traffic statistics, and
+// shows the wait to the watchdog.
 class MpiTimer {
  public:
-  explicit MpiTimer(double& total) : total_(total), start_(std::chrono::steady_clock::now()) {}
-  ~MpiTimer() { total_ += std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count(); }
+  explicit MpiTimer(double& total, const char* what = "an MPI exchange of gradients or statistics")
+      : total_(total), start_(std::chrono::steady_clock::now()) {
+    enterCollective(what);
+  }
+  ~MpiTimer() {
+    leaveCollective();
+    total_ += std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
+  }
 
  private:
   double& total_;
@@ -55,6 +70,7 @@ struct CollectiveOptions {
   double dgcSparsity = -1;
   int dgcRampupBeginStep = 0;  // plain all-reduce for the steps before this one
   double dgcMomentum = 0;      // DGC's local momentum correction (use it with plain SGD)
+  double timeoutSeconds = 0;   // --collective_timeout (setCollectiveTimeout); <= 0: off
 };
 
 class Collective {
@@ -76,8 +92,9 @@ class Collective {
 
   // Sums n doubles across ranks in place (statistics: cost, evaluator counts).
   void sum(double* data, size_t n);
-  // Every rank's n doubles (n may differ by rank), concatenated in rank order.
-  std::vector<double> gather(const std::vector<double>& mine);
+  // Every rank's n doubles (n may differ by rank), concatenated in rank order; `what` names
+  // the exchange for the watchdog.
+  std::vector<double> gather(const std::vector<double>& mine, const char* what = "the all-gather of statistics");
 
   // Overlap: attaches to `gm` (the only replica), so that a bucket's all-reduce starts as
   // soon as backward has passed every layer that writes its parameters' gradients.

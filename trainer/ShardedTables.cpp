@@ -147,7 +147,7 @@ void Collective::fetchRows(const std::vector<Argument>& inArgs) {
     const size_t cols = p.cols();
     std::vector<int> asked;
     {
-      MpiTimer t(traffic_.mpiSeconds);
+      MpiTimer t(traffic_.mpiSeconds, "the exchange of sharded table rows");
       asked = exchangeIds(need, counts, recvCounts, p);
     }
     p.catchUpRows(asked.data(), asked.size());  // the owner's pending lazy decay first
@@ -157,7 +157,7 @@ void Collective::fetchRows(const std::vector<Argument>& inArgs) {
     }
     float* fetched = p.fetchedRows(need.data(), need.size());  // (last batch's rows: stale by now)
     {
-      MpiTimer t(traffic_.mpiSeconds);
+      MpiTimer t(traffic_.mpiSeconds, "the exchange of sharded table rows");
       exchangeRows(shard.rows.data(), recvCounts, counts, cols, p, fetched);
     }
     traffic_.sparseBytes += need.size() * sizeof(int) + shard.rows.size() * sizeof(float);
@@ -182,7 +182,7 @@ void Collective::sendRowsToOwners(Shard& shard) {
   traffic_.sparseBytes += ids.size() * sizeof(int) + shard.rows.size() * sizeof(float);
   std::vector<int> got;
   {
-    MpiTimer t(traffic_.mpiSeconds);
+    MpiTimer t(traffic_.mpiSeconds, "the exchange of sharded table rows");
     got = exchangeIds(ids, counts, recvCounts, p);
     shard.sums.resize(got.size() * cols);
     exchangeRows(shard.rows.data(), counts, recvCounts, cols, p, shard.sums.data());
@@ -216,7 +216,7 @@ void Collective::reduceShardStats(ParameterUpdater& updater) {
     maxes.push_back(a->max);
   }
   {
-    MpiTimer t(traffic_.mpiSeconds);
+    MpiTimer t(traffic_.mpiSeconds, "the exchange of sharded table rows");
     MPI_Allreduce(MPI_IN_PLACE, sums.data(), static_cast<int>(sums.size()), MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
     MPI_Allreduce(MPI_IN_PLACE, maxes.data(), static_cast<int>(maxes.size()), MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
   }
@@ -230,7 +230,7 @@ void Collective::reduceShardStats(ParameterUpdater& updater) {
 int Collective::announce(int what) {
   int word = what;
   {
-    MpiTimer t(traffic_.mpiSeconds);
+    MpiTimer t(traffic_.mpiSeconds, "the announcement of a sharded save");
     MPI_Bcast(&word, 1, MPI_INT, 0, MPI_COMM_WORLD);
   }
   PADDLE_ENFORCE(rank_ == 0 || what == kListen || word == what, UnsupportedError, "rank ", rank_,

@@ -79,6 +79,7 @@ class Cluster(object):
         sys.stderr.write("paddle train: rank %d of %d failed: %s: %s\n"
                          % (self.rank, self.size, type(exc).__name__, exc))
         sys.stderr.flush()
+        time.sleep(0.5)  # the launcher forwards output asynchronously: let it pass this line before the kill
         self.comm.Abort(1)
 
 
@@ -180,6 +181,9 @@ def add_flags(flag):
     flag("--local", nargs="?", const="1", default=None,
          help="under mpiexec, 0: shard every sparse_remote_update table (ParamAttr(sparse_update=True)) over "
               "the ranks, each row on one rank (v1: such tables lived on the parameter servers)")
+    flag("--collective_timeout", type=float, default=1800,
+         help="under mpiexec: seconds a rank may wait in one MPI exchange before the job ends naming the rank and "
+              "the exchange (a rank stuck or gone); raise it when rank 0's tests or saves take longer; 0: no limit")
     flag("--dgc_rampup_begin_step", type=int, default=0, help="with --dgc_sparsity: plain all-reduce before this step")
     flag("--dgc_momentum", type=float, default=0.0,
          help="with --dgc_sparsity: DGC's local momentum correction; while DGC runs it replaces the "
@@ -262,7 +266,8 @@ def configure(trainer, args):
                  "momentum is off, so the gradient gets momentum once", args.dgc_momentum,
                  args.dgc_rampup_begin_step + 1)
     trainer.setCollectiveOptions(args.bucket_cap_mb, bool(args.overlap_allreduce), args.local_sgd_steps, dgc,
-                                 args.dgc_rampup_begin_step, args.dgc_momentum)
+                                 args.dgc_rampup_begin_step, args.dgc_momentum,
+                                 float(getattr(args, "collective_timeout", 0) or 0))
 
 
 def _check_v1_flags(args, size, rank):

@@ -34,6 +34,9 @@ from paddle.trainer.PyDataProvider2 import *
 def process(settings, filename):
     rank1 = os.environ.get('PMI_RANK') == '1'
     for i in range(24 if MODE == 'short' and rank1 else 40):
+        if MODE == 'stuck' and rank1 and i == 20:
+            import time
+            time.sleep(100)
         v = 0.5 if MODE == 'other' and rank1 and i == 17 else 0.25
         yield [v, -v, float(i % 5), 1.0], i % 2
 """
@@ -88,3 +91,13 @@ def test_ranks_started_alike_train(tmp_path):
     code, err, _ = run(tmp_path, ["--num_passes=2"], ["--num_passes=2"])
     assert code == 0, err[-3000:]
     assert os.path.isdir(str(tmp_path / "out" / "rank-1" / "pass-00001"))
+
+
+@needs_mpi
+def test_a_rank_stuck_outside_mpi_ends_the_job_after_the_collective_timeout(tmp_path):
+    code, err, seconds = run(tmp_path, ["--num_passes=1", "--collective_timeout=3"],
+                             ["--num_passes=1", "--collective_timeout=3"], "stuck")
+    assert code != 0, err[-3000:]
+    assert re.search(r"rank 0 of 2: the all-gather that compares the ranks' batches has waited [34] s for the other "
+                     r"ranks \(--collective_timeout=3\): a rank is stuck or gone", err), err[-3000:]
+    assert seconds < 60
