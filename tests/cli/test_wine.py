@@ -6,6 +6,7 @@ agreeing."""
 import csv
 import json
 import os
+import re
 
 import numpy as np
 import pytest
@@ -154,3 +155,19 @@ def test_a_model_saved_without_preprocessing_is_said_so(trained, tmp_path):
                            '--output=' + str(tmp_path / 'p.txt')], str(folder))
     assert code == 0, err[-2000:]
     assert 'fitted on new.csv itself' in err
+
+
+def test_job_test_applies_the_saved_preprocessing_not_one_fitted_on_the_test_list(tmp_path):
+    """`paddle train --job=test` on a saved pass reads the test list through the statistics fitted
+    on the training list (saved in the pass), so it reproduces the training run's own test."""
+    from wine_csv import ZSCORE, write_wine
+    write_wine(str(tmp_path), preprocess=ZSCORE)
+    code, _, log = paddle(['train', '--config=wine.py', '--save_dir=out', '--num_passes=2', '--dot_period=0'],
+                          str(tmp_path))
+    assert code == 0, log[-2000:]
+    trained = re.findall(r' Test samples=38 cost=(\S+) Eval: (.*)', log)[-1]  # pass 1's
+    code, _, log = paddle(['train', '--config=wine.py', '--job=test', '--init_model_path=out/pass-00001'],
+                          str(tmp_path))
+    assert code == 0, log[-2000:]
+    assert 'fitted on' not in log  # neither on the test list nor anew
+    assert re.search(r' Pass=pass-00001 samples=38 AvgCost=(\S+) Eval: (.*)', log).groups() == trained
