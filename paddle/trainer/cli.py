@@ -23,6 +23,7 @@ from paddle.trainer.arguments import ArgumentParser
 from paddle.trainer.checkpoints import (UsageError, BestPass, Checkpoints, config_fingerprint, pass_dir,
                                        saved_pass_path, tidy)
 from paddle.trainer.monitor import PROGRESS_MODES, Monitor, summary_lines
+from paddle.trainer import preprocessing
 from paddle.trainer import v1_flags
 from paddle.trainer.v1_flags import IGNORED_FLAGS, normalize as _normalize
 
@@ -284,9 +285,11 @@ class TrainingJob(object):
             self.checkpoints.load_initial(a.init_model_path, a.start_pass)
             monitor = self._monitor()
             self.health = None
-            if a.check_health and self.saves:  # (under mpiexec rank 0 speaks for all)
+            if a.check_health:  # every rank samples the same batches' statistics (a collective
+                # under sharded tables); under mpiexec rank 0 speaks for all
                 from paddle.trainer.health import Health
-                self.health = Health(self.config.model_config, self.trainer, LOG.warning,
+                self.health = Health(self.config.model_config, self.trainer,
+                                     LOG.warning if self.saves else (lambda *args: None),
                                      fresh=not self.config.init_model_path and a.start_pass == 0)
             with monitor.logging_around_bar():
                 for pass_id in range(a.start_pass, a.num_passes):
@@ -362,10 +365,7 @@ class TrainingJob(object):
     def run_test_job(self):
         """--job=test: evaluate --init_model_path, or save_dir/pass-N for N in [test_pass, num_passes)."""
         a = self.args
-        data = self._provider(True) or self._provider(False)
-        if data is None:
-            raise UsageError("the config defines no test data")
-        predictions = None
+        predictions = data = None
         if a.predict_output_dir:
             if a.trainer_count not in (None, 1):
                 raise UsageError("--predict_output_dir needs --trainer_count=1")
@@ -387,6 +387,11 @@ class TrainingJob(object):
                 models = [(p, d) for p, d in models if d is not None]
                 if not models:
                     raise UsageError("no saved passes found in %s (use --init_model_path)" % self.save_dir)
+            # the readers apply the preprocessing fitted when the model trained, not one fitted on the test data
+            preprocessing.load_saved(preprocessing.read(models[0][1]))
+            data = self._provider(True) or self._provider(False)
+            if data is None:
+                raise UsageError("the config defines no test data")
             monitor = self._monitor()
             for pass_id, path in models:
                 self.checkpoints.load(path)
@@ -400,7 +405,8 @@ class TrainingJob(object):
                                      n, cost, evals)
             monitor.close()
         finally:
-            data.close()
+            if data is not None:
+                data.close()
             if predictions is not None:
                 predictions.close()
 
@@ -613,6 +619,11 @@ def cmd_predict(argv):
     return predict(argv)
 
 
+def cmd_serve(argv):
+    from paddle.serving.cli import main as serve
+    return serve(argv)
+
+
 def cmd_export_onnx(argv):
     from paddle.utils.export_onnx import main as export
     return export(argv)
@@ -621,7 +632,7 @@ def cmd_export_onnx(argv):
 COMMANDS = {"train": cmd_train, "dump_config": cmd_dump_config, "make_diagram": cmd_make_diagram,
             "version": cmd_version, "plot": cmd_plot, "upgrade_config": cmd_upgrade_config,
             "merge_model": cmd_merge_model, "build_java": cmd_build_java, "export_onnx": cmd_export_onnx,
-            "predict": cmd_predict}
+            "predict": cmd_predict, "serve": cmd_serve}
 USAGE = """usage: paddle <command> [args]      (paddle <command> --help: its flags)
 
 commands:
@@ -634,6 +645,7 @@ commands:
   predict      write a model's outputs for a data list:  paddle predict --config=conf.py --model_dir=output/pass-00009 --output=pred.txt [--format=text|npy|jsonl]
   merge_model  config + a saved pass in one file:       paddle merge_model --config=conf.py --model_dir=output/pass-00009 --output=model.paddle
   build_java   the engine's Java binding:               paddle build_java --output=DIR  (paddle.jar, libpaddle_jni.so)
+  serve        a model behind HTTP with dynamic batching:  paddle serve --model_file=model.paddle [--port=8000]
   export_onnx  a saved pass / merged model as ONNX:     paddle export_onnx --config=conf.py --model_dir=output/pass-00009 --output=model.onnx
 """
 
