@@ -235,13 +235,14 @@ class TrainingJob(object):
 
     @staticmethod
     def _run_batch(step, provider, batch, args):
-        """step(batch.size, args); the engine names an empty sequence by its place in the
-        batch, so its error is replaced by one naming the provider, file and sample."""
+        """step(batch.size, args); the engine names a sample (an empty sequence, a label out of
+        range) by its place in the batch, so its error is replaced by one naming the provider,
+        file and sample."""
         try:
             step(batch.size, args)
         except ValueError as e:
-            locate = getattr(provider, "empty_sequence_error", None)
-            located = locate(batch, str(e)) if locate and "is empty" in str(e) else None
+            locate = getattr(provider, "batch_error", None)
+            located = locate(batch, str(e)) if locate else None
             if located is None:
                 raise
             raise located from None

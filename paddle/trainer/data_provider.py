@@ -673,7 +673,7 @@ class DataProvider(object):
         """The engine refused a batch with `detail`, which names a sample by its place in the
         batch ("sequence 3 is empty", "sample 5 has label 7"): a DataError naming the provider,
         file and sample instead, or None when the place cannot be told."""
-        if batch.origins is None:
+        if getattr(batch, "origins", None) is None:
             return None
         pos = slot_index = None
         if "is empty" in detail:  # the first empty sequence (the engine stops at it)
@@ -704,5 +704,3 @@ class DataProvider(object):
         if all(np.array_equal(s, starts[0]) for s in starts) and index < starts[0][-1]:
             return int(np.searchsorted(starts[0], index, "right")) - 1
         return None
-
-    empty_sequence_error = batch_error  # (the name the trainer loop calls)

@@ -114,6 +114,9 @@ class ShardedData(object):
                 return
             yield batch if batch is not None else _NoBatch()
 
+    def batch_error(self, batch, detail):
+        return self.provider.batch_error(batch, detail)
+
     def close(self):
         self.provider.close()
 

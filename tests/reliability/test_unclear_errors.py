@@ -114,3 +114,10 @@ def test_engine_errors_naming_a_batch_position_are_mapped_to_the_providers_sampl
         e = dp.batch_error(batch, "layer 'crf': sequence %d token 0 has label 7, outside [0, 2)" % pos)
         assert "file list entry 1 'b', sample 5" in str(e)
         assert dp.batch_error(batch, "something else went wrong") is None
+
+
+def test_a_label_out_of_range_is_named_by_the_providers_sample(tmp_path):
+    code, _, err = job(tmp_path, False)
+    assert code == 1 and "Traceback" not in err, err
+    assert re.search(r"provider\.py:process, file list entry 1 'b', sample 5\b.*sample \d+ has label 7, outside "
+                     r"\[0, 2\)", err), err
