@@ -697,10 +697,13 @@ class DataProvider(object):
     @staticmethod
     def _position(batch, kind, index):
         """The batch position of the engine's "sequence K" (a sample's sequence) or "sample R"
-        (a row: a sample, or a time step when every slot is a sequence cut the same way)."""
+        (a row: a sample when no slot is a sequence, a time step when every slot is a sequence cut
+        the same way; None when slots are mixed, as the row could be either)."""
         starts = [slot.seq_starts for slot in batch.slots if slot.seq_starts is not None]
-        if kind == "sequence" or len(starts) < len(batch.slots):
+        if kind == "sequence" or not starts:
             return index
+        if len(starts) < len(batch.slots):
+            return None
         if all(np.array_equal(s, starts[0]) for s in starts) and index < starts[0][-1]:
             return int(np.searchsorted(starts[0], index, "right")) - 1
         return None
