@@ -163,12 +163,21 @@ def begin_parse():
     state.current_submodel = state.root_submodel
 
 
-def _frames_in(tb, files):
-    """(filename, lineno) of traceback entries inside one of ``files``."""
+def _frames_in(tb, files, main_file):
+    """(filename, lineno) of traceback entries inside one of ``files`` or a helper module of the
+    user's; a helper is named as the main config was (relative to it when that was relative)."""
     out = []
+    base = os.path.dirname(os.path.abspath(main_file))
     for fs in traceback.extract_tb(tb):
-        if os.path.abspath(fs.filename) in files or python2.is_user_file(fs.filename):
+        if os.path.abspath(fs.filename) in files:
             out.append((fs.filename, fs.lineno))
+        elif python2.is_user_file(fs.filename):
+            shown = os.path.relpath(os.path.abspath(fs.filename), base)
+            if shown.startswith(os.pardir) or os.path.isabs(main_file):
+                shown = fs.filename
+            else:
+                shown = os.path.join(os.path.dirname(main_file), shown)
+            out.append((shown, fs.lineno))
     return out
 
 
@@ -232,7 +241,7 @@ def _keyword_hint(e):
 def _locate(e, main_file):
     """Attach FILE:LINE of the innermost user config frame to an error."""
     files = set(state.config_files)
-    frames = _frames_in(e.__traceback__, files)
+    frames = _frames_in(e.__traceback__, files, main_file)
     if frames:
         return frames[-1]
     if isinstance(e, ConfigError) and e.filename is not None:

@@ -107,4 +107,4 @@ def test_bad_config_args_are_config_errors():
             "        print(type(e).__name__, e)\n")
     out = run(["-c", code], DEMO).strip().split("\n")
     assert out[0] == "ConfigError resnet_cifar.py:15: depth must be 6n+2 (8, 14, 20, 32, 56, ...), got 10"
-    assert out[1] == "ConfigError resnet_cifar.py:12: dataset must be 'synthetic' or 'cifar', got 'imagenet'"
+    assert out[1] == "ConfigError cifar_data.py:12: dataset must be 'synthetic' or 'cifar', got 'imagenet'"
