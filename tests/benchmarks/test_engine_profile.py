@@ -165,16 +165,21 @@ def env_without_torch(tmp_path):
     return env
 
 
-def test_paddle_only_run_needs_no_torch(tmp_path):
+def test_without_torch_the_default_run_times_ours_alone(tmp_path):
+    """Both frameworks are the default: without PyTorch the run says so once and measures ours."""
     md = tmp_path / "table.md"
-    p = subprocess.run([sys.executable, RUN, "--bench", "mlp", "--frameworks", "paddle", "--threads", "1",
-                        "--repeats", "1", "--md", str(md)], capture_output=True, text=True, timeout=300,
-                       env=env_without_torch(tmp_path))
+    p = subprocess.run([sys.executable, RUN, "--bench", "mlp", "--threads", "1", "--repeats", "1", "--md", str(md)],
+                       capture_output=True, text=True, timeout=300, env=env_without_torch(tmp_path))
     assert p.returncode == 0, p.stderr
+    assert p.stderr.count("note: PyTorch is not installed, so this run times our engine alone") == 1
     head, row = p.stdout.splitlines()[:2]
     assert head.split()[:4] == ["bench", "engine", "threads", "samples/s"] and row.split()[:3] == ["mlp", "paddle", "1"]
     table = [line for line in md.read_text().splitlines() if line.startswith("| mlp")]
     assert len(table) == 1 and table[0].split(" | ")[1:3] == ["paddle", "1"]
+    assert "Note: PyTorch is not installed" in md.read_text()
+    p = subprocess.run([sys.executable, RUN, "--bench", "mlp", "--frameworks", "torch"], capture_output=True,
+                       text=True, timeout=120, env=env_without_torch(tmp_path))
+    assert p.returncode == 1 and p.stderr.strip() == "PyTorch is not installed: pip install torch==2.13.0"
 
 
 def test_profile_prints_the_tables(tmp_path):

@@ -37,19 +37,3 @@ def test_no_reference_to_files_outside_the_repository():
             offenders += ["%s:%d" % (os.path.relpath(path, ROOT), n + 1)
                           for n, line in enumerate(f) if outside.search(line)]
     assert not offenders
-
-
-def test_without_pytorch_the_default_run_times_ours_alone(tmp_path):
-    """Both frameworks are the default: without PyTorch the run says so once and measures ours."""
-    (tmp_path / "torch.py").write_text("raise ImportError('no torch here')\n")
-    env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(tmp_path)] + [p for p in sys.path if p]))
-    md = tmp_path / "table.md"
-    p = subprocess.run([sys.executable, RUN, "--bench", "mlp", "--threads", "1", "--repeats", "1", "--md", str(md)],
-                       capture_output=True, text=True, timeout=300, env=env)
-    assert p.returncode == 0, p.stderr
-    assert p.stderr.count("note: PyTorch is not installed, so this run times our engine alone") == 1
-    assert [line.split()[:2] for line in p.stdout.splitlines()[1:2]] == [["mlp", "paddle"]]
-    assert "Note: PyTorch is not installed" in md.read_text()
-    p = subprocess.run([sys.executable, RUN, "--bench", "mlp", "--frameworks", "torch"], capture_output=True,
-                       text=True, timeout=120, env=env)
-    assert p.returncode == 1 and p.stderr.strip() == "PyTorch is not installed: pip install torch==2.13.0"
