@@ -146,6 +146,7 @@ engine_profile.child_perf(Trainer(), 1, [None], float(sys.argv[-1]), warmup_s=0.
 """
 
 
+@pytest.mark.slow  # a longer training: the whole suite (CI) runs it
 def test_kernel_view_survives_a_perf_that_starts_late(tmp_path, monkeypatch):
     """Under load perf may start recording a second or more after the child is warm: the child
     must keep training until perf is done (it trained a fixed time and perf exited 143)."""
@@ -182,6 +183,7 @@ def test_without_torch_the_default_run_times_ours_alone(tmp_path):
     assert p.returncode == 1 and p.stderr.strip() == "PyTorch is not installed: pip install torch==2.13.0"
 
 
+@pytest.mark.slow  # a longer training: the whole suite (CI) runs it
 def test_profile_prints_the_tables(tmp_path):
     p = subprocess.run([sys.executable, RUN, "--profile", "--bench", "mlp", "--threads", "1", "--top", "4"],
                        capture_output=True, text=True, timeout=300, env=env_without_torch(tmp_path))

@@ -29,6 +29,7 @@ def train(work, config_args, passes):
     return [(int(n), float(e)) for n, e in TEST_ERROR.findall(log)], log
 
 
+@pytest.mark.slow  # a longer training: the whole suite (CI) runs it
 def test_resnet_learns_generated_images_and_predicts_png_files(work):
     errors, log = train(work, "depth=8,num_samples=1000", 4)
     assert len(errors) == 4 and errors[-1][0] == 200, log[-2000:]

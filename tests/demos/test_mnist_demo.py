@@ -39,6 +39,7 @@ def predictions(out):
     return rows
 
 
+@pytest.mark.slow  # a longer training: the whole suite (CI) runs it
 def test_light_conv_net_learns_mnist_subset_and_predicts(work):
     log = run(CLI + ["train", "--config=light_mnist.py", "--save_dir=output", "--num_passes=3",
                      "--config_args=num_filters=32", "--log_period=0", "--dot_period=0"], work, blas_threads=1)

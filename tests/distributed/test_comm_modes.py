@@ -114,6 +114,7 @@ def test_dgc_at_full_density_equals_plain_data_parallel(tmp_path):
     assert_same_parameters(last_pass(tmp_path, "dgc"), last_pass(tmp_path, "plain"), exact=True)
 
 
+@pytest.mark.slow  # a longer training: the whole suite (CI) runs it
 @needs_mpi
 def test_dgc_momentum_correction_replaces_the_optimizers_momentum(tmp_path):
     """With --dgc_momentum the velocity is kept before compression, so the optimizer's
@@ -133,6 +134,7 @@ def test_dgc_momentum_correction_replaces_the_optimizers_momentum(tmp_path):
     assert_same_parameters(last_pass(tmp_path, "rampup"), last_pass(tmp_path, "plain"), exact=True)
 
 
+@pytest.mark.slow  # a longer training: the whole suite (CI) runs it
 @needs_mpi
 def test_dgc_sending_one_percent_still_learns_the_digits(tmp_path):
     config = digits(tmp_path, "learning_rate=0.01, learning_method=MomentumOptimizer(0)", evaluator=True)

@@ -15,6 +15,7 @@ from paddle.trainer import checkpoints  # noqa: E402
 pytest.importorskip("py_paddle.swig_paddle")
 
 
+@pytest.mark.slow  # a longer training: the whole suite (CI) runs it
 def test_a_kill_before_every_step_of_re_saving_a_pass_loses_nothing(tmp_path):
     # One run per rename/swap/removal of re-saving the newest pass, with the atomic swap and
     # with the two-rename fallback (other file systems), then a kill at a random moment.

@@ -221,7 +221,7 @@ def test_reload_under_load_loses_and_mixes_nothing(digits_models, tmp_path):
     assert len(expected) == 2
     server = Server(["--model_file=" + models[0], "--max_delay_ms=1", "--workers=2"], str(tmp_path))
     try:
-        stop = time.time() + 6
+        stop = time.time() + 3
         seen = []
 
         def hammer(_):
@@ -233,8 +233,8 @@ def test_reload_under_load_loses_and_mixes_nothing(digits_models, tmp_path):
         with concurrent.futures.ThreadPoolExecutor(6) as pool:
             load = [pool.submit(hammer, k) for k in range(6)]
             versions = []
-            for k in range(8):
-                time.sleep(0.5)
+            for k in range(6):
+                time.sleep(0.4)
                 versions.append(server.client.reload(models[(k + 1) % 2])["version"])
             for f in load:
                 f.result()  # no request failed
