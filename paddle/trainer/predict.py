@@ -38,7 +38,7 @@ import numpy as np
 
 from paddle.trainer import preprocessing
 from paddle.trainer.arguments import ArgumentParser
-from paddle.utils.export_onnx.graph import COST_TYPES
+from paddle.utils.export_onnx.graph import COST_TYPES, needed_layers
 
 FORMATS = ("text", "npy", "jsonl")
 # costs whose prediction input holds class probabilities: their argmax is the class id
@@ -172,13 +172,7 @@ def pruned_network(model_config, outputs):
     layer, no evaluators); None for a network with recurrent groups (kept whole)."""
     if any(sm.name != "root" for sm in model_config.sub_models):
         return None
-    layers = {layer.name: layer for layer in model_config.layers}
-    needed, stack = set(), list(outputs)
-    while stack:
-        name = stack.pop()
-        if name not in needed:
-            needed.add(name)
-            stack.extend(inp.input_layer_name for inp in layers[name].inputs)
+    needed = needed_layers({layer.name: layer for layer in model_config.layers}, outputs)
     pruned = type(model_config)()
     pruned.CopyFrom(model_config)
     del pruned.layers[:], pruned.parameters[:], pruned.input_layer_names[:], pruned.output_layer_names[:]

@@ -22,7 +22,7 @@ import argparse
 import os
 
 from paddle.utils.export_onnx.errors import ExportError
-from paddle.utils.export_onnx.graph import ACTIVATIONS, COST_TYPES, GraphBuilder
+from paddle.utils.export_onnx.graph import ACTIVATIONS, COST_TYPES, GraphBuilder, needed_layers
 from paddle.utils.export_onnx.layers import CONVERTERS, ids_inputs
 from paddle.utils.export_onnx.preprocess import ML_DOMAIN, ML_OPSET, add_class_outputs, add_raw_input
 
@@ -92,17 +92,6 @@ def _outputs(model, layers, output_layers):
     return names
 
 
-def _needed(layers, outputs):
-    """Names of the layers the outputs depend on."""
-    needed, stack = set(), list(outputs)
-    while stack:
-        name = stack.pop()
-        if name not in needed:
-            needed.add(name)
-            stack.extend(inp.input_layer_name for inp in layers[name].inputs)
-    return needed
-
-
 def saved_preprocessing(model_dir=None, model_file=None):
     """The readers' fitted states saved with a pass or a merged model."""
     from paddle.trainer import preprocessing
@@ -126,7 +115,7 @@ def export_model(model, parameter, output_layers=None, states=()):
     builder = GraphBuilder(model, parameter)
     layers = builder.layers
     outputs = _outputs(model, layers, output_layers)
-    needed = _needed(layers, outputs)
+    needed = needed_layers(layers, outputs)
     state = next((s for s in states or () if s["reader"] == "csv"), None)
     raw = _raw_input_layer(model, layers, needed, state) if state else None
     for layer in model.layers:

@@ -194,3 +194,14 @@ ACTIVATIONS = {
     "log": _simple("Log"),
     "softmax": lambda g, x, hint: g.op("Softmax", [x], hint + "/softmax", axis=-1),
 }
+
+
+def needed_layers(layers, outputs):
+    """Names of the layers the `outputs` depend on (`layers`: {name: LayerConfig})."""
+    needed, stack = set(), list(outputs)
+    while stack:
+        name = stack.pop()
+        if name not in needed:
+            needed.add(name)
+            stack.extend(inp.input_layer_name for inp in layers[name].inputs)
+    return needed
