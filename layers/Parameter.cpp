@@ -375,6 +375,13 @@ void Parameter::read(std::istream& in, const std::string& what, ParameterType ty
   std::vector<float> host(size_);
   in.read(reinterpret_cast<char*>(host.data()), size_ * sizeof(float));
   PADDLE_ENFORCE(static_cast<size_t>(in.gcount()) == size_ * sizeof(float), IOError, what, " is truncated");
+  // NaN or inf in a saved parameter would silently turn every output into NaN
+  bool finite = true;
+  for (float v : host) finite &= std::isfinite(v);
+  if (!finite) {
+    const size_t k = std::find_if(host.begin(), host.end(), [](float v) { return !std::isfinite(v); }) - host.begin();
+    throw IOError(str(what, ": value ", k, " is ", host[k], " (a parameter must be finite)"));
+  }
   buffer(type).copyFromHost(host.data(), rows_, cols_);
 }
 

@@ -66,16 +66,6 @@ std::string withoutWrittenFiles(const std::string& config) {
   return j.dump();
 }
 
-// NaN or inf in a model's weights would silently turn every output into NaN.
-void checkFinite(Parameter& p, const std::string& what) {
-  std::vector<float> host(p.value().size());
-  p.value().copyToHost(host.data());
-  for (size_t k = 0; k < host.size(); ++k) {
-    PADDLE_ENFORCE(std::isfinite(host[k]), IOError, what, ": value ", k, " is ", host[k],
-                   " (a parameter must be finite)");
-  }
-}
-
 // A merged model may end with data for the Python front end (the readers' fitted
 // preprocessing as JSON): its bytes, their uint64 size and "PDEXTRA1". The engine skips it;
 // anything else after the last parameter is damage.
@@ -164,8 +154,7 @@ std::shared_ptr<GradientMachine> loadMergedModel(const std::string& path, bool u
     } catch (const std::exception&) {
       throw IOError(str(what, ": its config defines no parameter of that name"));
     }
-    p->read(in, what);
-    checkFinite(*p, what);
+    p->read(in, what);  // (refuses NaN and inf)
   }
   PADDLE_ENFORCE(frontEndTrailerFits(in), IOError, "merged model '", path, "' has bytes after its last parameter");
   return gm;

@@ -117,3 +117,20 @@ def test_an_embedded_printer_writes_no_file(merged, tmp_path):
     gm.makeEvaluator()
     assert victim.read_text() == "keep me\n" and not created.exists()
     assert "result_file" not in gm.getModelConfigJson()
+
+
+@pytest.mark.parametrize("bad", [np.nan, np.inf])
+def test_non_finite_values_in_a_pass_directory_are_refused(tmp_path, monkeypatch, bad):
+    """The same rule for a saved pass: loadParameters (and so --init_model_path, --start_pass,
+    paddle predict --model_dir) names the file and the value."""
+    monkeypatch.chdir(DEMO)
+    gm = api.GradientMachine.createFromConfigProto(parse_config("mlp.py", "is_predict=1").model_config)
+    gm.saveParameters(str(tmp_path))
+    name = next(iter(gm.getParameters())).getName()
+    path = tmp_path / name
+    data = bytearray(path.read_bytes())
+    data[16 + 4 * 7:16 + 4 * 8] = np.float32(bad).tobytes()
+    path.write_bytes(bytes(data))
+    with pytest.raises(Exception) as e:
+        gm.loadParameters(str(tmp_path))
+    assert str(path) in str(e.value) and "value 7 is" in str(e.value) and "must be finite" in str(e.value)
