@@ -9,8 +9,10 @@ batching, beside the same HTTP front end calling onnxruntime once per request.
 The model is the quick start's digits MLP (demos/mnist/mlp.py, one pass on scikit-learn's
 digits, merged with is_predict=1). Each request carries one row. For each server and
 concurrency, a client process with that many threads (keep-alive connections) sends
---requests requests (or stops after --seconds), and the table gives requests/s and the p50
-and p99 latency seen by the client. The servers:
+--requests requests (or stops after --seconds), or with --client wrk (apt-get install wrk) wrk
+keeps that many connections busy for --seconds; the table gives requests/s and the p50 and p99
+latency seen by the client. A Python client takes much of the two cores the server needs, so
+the wrk figures are closer to the server's own capacity. The servers:
   batched      paddle serve --max_batch=64 --max_delay_ms=2
   unbatched    paddle serve --max_batch=1 (each request its own forward)
   onnxruntime  the same front end, each request one onnxruntime session.run (max_batch=1)
@@ -23,8 +25,8 @@ import glob
 import http.client
 import json
 import os
+import re
 import socket
-import statistics
 import subprocess
 import sys
 import tempfile
@@ -151,7 +153,32 @@ def client(port, concurrency, requests, seconds, body):
     return latencies, time.perf_counter() - started
 
 
-def measure(port, concurrency, requests, seconds):
+def measure_wrk(port, concurrency, seconds):
+    """The same load from wrk (C, one thread per core here), for --seconds instead of a count."""
+    body = json.dumps({"rows": [{"pixel": [0.25] * 64}]})
+    with tempfile.NamedTemporaryFile("w", suffix=".lua", delete=False) as f:
+        f.write('wrk.method = "POST"\nwrk.body = %s\nwrk.headers["Content-Type"] = "application/json"\n'
+                % json.dumps(body))
+    try:
+        out = subprocess.run(["wrk", "-t", str(min(concurrency, 2)), "-c", str(concurrency), "-d", "%ds" % seconds,
+                              "--latency", "-s", f.name, "http://127.0.0.1:%d/predict" % port],
+                             capture_output=True, text=True, check=True).stdout
+    finally:
+        os.remove(f.name)
+    if "Non-2xx" in out:
+        raise RuntimeError("wrk saw errors:\n" + out)
+
+    def ms(label):
+        value = re.search(r"^\s*%s\s+([\d.]+)(us|ms|s)$" % label, out, re.M)
+        return float(value.group(1)) * {"us": 1e-3, "ms": 1.0, "s": 1e3}[value.group(2)]
+    requests = int(re.search(r"(\d+) requests in", out).group(1))
+    return {"rps": float(re.search(r"Requests/sec:\s+([\d.]+)", out).group(1)), "p50": ms("50%"),
+            "p99": ms("99%"), "n": requests}
+
+
+def measure(port, concurrency, requests, seconds, client="python"):
+    if client == "wrk":
+        return measure_wrk(port, concurrency, seconds)
     body = json.dumps({"rows": [{"pixel": [0.25] * 64}]})
     code = ("import json, sys; sys.path.insert(0, %r); import serve_bench as b; "
             "print(json.dumps(b.client(%d, %d, %d, %f, %r)))" % (os.path.dirname(os.path.abspath(__file__)), port,
@@ -213,6 +240,9 @@ def main():
     p.add_argument("--requests", type=int, default=2000, help="requests per server and concurrency")
     p.add_argument("--seconds", type=float, default=20, help="stop a measurement after this long")
     p.add_argument("--concurrency", default="1,8,32")
+    p.add_argument("--client", choices=["python", "wrk"], default="python",
+                   help="the load generator: a Python process (threads, keep-alive) or wrk (apt-get install "
+                        "wrk), which leaves more of the cores to the server; wrk runs --seconds per point")
     p.add_argument("--append", help="append the table to this Markdown file")
     p.add_argument("--soak", type=float, metavar="SECONDS",
                    help="instead: mixed valid/invalid load on the batched server for SECONDS; reports the "
@@ -245,7 +275,7 @@ def main():
         try:
             measure(port, 4, 200, 5)  # warm-up
             for c in levels:
-                results[(name, c)] = measure(port, c, args.requests, args.seconds)
+                results[(name, c)] = measure(port, c, args.requests, args.seconds, args.client)
                 r = results[(name, c)]
                 print("%-12s c=%-3d %8.0f req/s  p50 %6.2f ms  p99 %6.2f ms  (%d requests)"
                       % (name, c, r["rps"], r["p50"], r["p99"], r["n"]), flush=True)
@@ -254,7 +284,8 @@ def main():
             proc.wait(30)
     lines = ["", "### paddle serve, digits MLP, one row per request (%s, %d cores)"
              % (datetime.datetime.now().strftime("%Y-%m-%d %H:%M"), os.cpu_count()), "",
-             "`python benchmarks/serve_bench.py --requests %d --concurrency %s`" % (args.requests, args.concurrency), "",
+             "`python benchmarks/serve_bench.py --client %s --requests %d --seconds %g --concurrency %s`"
+             % (args.client, args.requests, args.seconds, args.concurrency), "",
              "| concurrency | batched req/s | p50 / p99 ms | unbatched req/s | p50 / p99 ms | onnxruntime req/s | "
              "p50 / p99 ms | batched / unbatched |", "| --- | --- | --- | --- | --- | --- | --- | --- |"]
     for c in levels:
