@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The engine under AddressSanitizer and UndefinedBehaviorSanitizer: builds it with
 # PADDLE_SANITIZE=1 into build/asan (a directory of its own: the in-place build is left
-# alone), then runs the engine tests and the fuzz smoke test against that build
+# alone), then runs the engine, SWIG, distributed and fuzz smoke tests against that build
 # (PADDLE_ENGINE_DIR, as tests/conftest.py reads it). Python is not built with ASan, so
 # libasan is preloaded, with libstdc++ (ASan finds the real __cxa_throw only in a library
 # loaded before it); leak checks are off (CPython keeps its objects until exit).
@@ -26,6 +26,11 @@ status=0
 python -m pytest -q -p no:cacheprovider tests/engine -m "not slow" \
   -k "not cuda_source and not kernel_bodies and not loops_reversed and not fake_gpu" || status=3
 python -m pytest -q -p no:cacheprovider tests/fuzz || status=3
+# the SWIG API's call sequences and lifetimes, and the ranks under mpiexec (which pass the
+# environment, so ASan, on to every rank)
+# (less the two that compare this engine's bits with a `paddle train` of the normal build)
+python -m pytest -q -p no:cacheprovider tests/swig tests/distributed -m "not slow" \
+  -k "not equals_paddle_train" || status=3
 
 # (A report file holding only "failed to allocate" warnings is a huge size refused as
 # std::bad_alloc, as intended; errors say ERROR or "runtime error".)
