@@ -76,17 +76,38 @@ def _error(status, message):
     return JSONResponse({"error": message}, status_code=status)
 
 
-async def _body(request, limit):
-    """The request's bytes, or a RequestError-like 413 once it passes `limit`."""
-    declared = request.headers.get("content-length")
-    if declared is not None and declared.isdigit() and int(declared) > limit:
-        raise _TooLarge(int(declared))
-    data = bytearray()
-    async for chunk in request.stream():
-        data += chunk
-        if len(data) > limit:
-            raise _TooLarge(len(data))
-    return bytes(data)
+class _Exchange(object):
+    """One HTTP request at the ASGI level: /predict reads its body and headers here, since
+    Starlette's Request and JSONResponse cost more than a small model's forward."""
+
+    def __init__(self, scope, receive):
+        self.receive = receive
+        self.method, self.path = scope["method"], scope["path"]
+        self.headers = {k.decode("latin-1"): v.decode("latin-1") for k, v in scope["headers"]}
+        self.client = scope["client"][0] if scope.get("client") else None
+
+    async def body(self, limit):
+        """The request's bytes; _TooLarge once it passes `limit`, ClientDisconnect if the client left."""
+        declared = self.headers.get("content-length")
+        if declared is not None and declared.isdigit() and int(declared) > limit:
+            raise _TooLarge(int(declared))
+        data = bytearray()
+        while True:
+            message = await self.receive()
+            if message["type"] == "http.disconnect":
+                raise ClientDisconnect()
+            data += message.get("body", b"")
+            if len(data) > limit:
+                raise _TooLarge(len(data))
+            if not message.get("more_body", False):
+                return bytes(data)
+
+
+async def _send_json(send, status, payload):
+    body = json.dumps(payload, separators=(",", ":")).encode("utf-8") if payload is not None else b""
+    await send({"type": "http.response.start", "status": status,
+                "headers": [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode())]})
+    await send({"type": "http.response.body", "body": body})
 
 
 class _TooLarge(Exception):
@@ -166,54 +187,62 @@ def create_app(options, model=None):
             await asyncio.to_thread(state["batcher"].stop)  # what is queued still runs
 
     def log(request, status, started, **fields):
-        metrics.request_counter(request.url.path, status).inc()
+        """Counts and logs a request (an _Exchange, or Starlette's Request for the other paths)."""
+        if not isinstance(request, _Exchange):
+            request = _Exchange(request.scope, None)
+        metrics.request_counter(request.path, status).inc()
         if ACCESS_LOG.isEnabledFor(logging.INFO):
-            ACCESS_LOG.info(json.dumps(dict({"method": request.method, "path": request.url.path, "status": status,
+            ACCESS_LOG.info(json.dumps(dict({"method": request.method, "path": request.path, "status": status,
                                              "ms": round((time.monotonic() - started) * 1000, 3),
-                                             "client": request.client.host if request.client else None}, **fields)))
+                                             "client": request.client}, **fields)))
 
-    async def predict(request):
+    async def predict(scope, receive, send):
         state["in_flight"] += 1  # (the event loop's thread alone writes it)
         try:
-            return await _predict(request)
+            status, payload = await _predict(_Exchange(scope, receive))
         finally:
             state["in_flight"] -= 1
+        await _send_json(send, status, payload)
 
     async def _predict(request):
+        """(status, JSON payload) of one /predict request."""
         started = time.monotonic()
         slot, batcher = state["slot"], state["batcher"]
         if slot is None:
             log(request, 503, started)
-            return _error(503, "the model is still loading")
+            return 503, {"error": "the model is still loading"}
         try:
-            body = await _body(request, options.max_request_bytes)
+            body = await request.body(options.max_request_bytes)
             rows = _rows_of(body, request.headers.get("content-type", "application/json"), slot.model)
             if len(rows) > options.max_rows:
                 raise RequestError("rows: %d rows, more than --max_rows=%d" % (len(rows), options.max_rows))
             version, result = await _within(asyncio.wrap_future(batcher.submit(rows)), options.timeout_ms / 1000.0)
         except ClientDisconnect:
             log(request, 499, started)  # nginx's code: the client closed the connection first
-            return Response(status_code=499)
+            return 499, None
         except _TooLarge as e:
             log(request, 413, started)
-            return _error(413, "the body has %s bytes, more than --max_request_bytes=%d"
-                          % (e.args[0], options.max_request_bytes))
+            return 413, {"error": "the body has %s bytes, more than --max_request_bytes=%d"
+                                  % (e.args[0], options.max_request_bytes)}
         except RequestError as e:
             log(request, 400, started, error=str(e))
-            return _error(400, str(e))
+            return 400, {"error": str(e)}
         except asyncio.TimeoutError:
             log(request, 504, started)
-            return _error(504, "no result within --timeout_ms=%d (the request was cancelled)" % options.timeout_ms)
+            return 504, {"error": "no result within --timeout_ms=%d (the request was cancelled)" % options.timeout_ms}
         except (ValueError, RuntimeError) as e:  # the engine refused the batch (e.g. an empty sequence)
             log(request, 422, started, error=str(e))
-            return _error(422, str(e))
+            return 422, {"error": str(e)}
         metrics.rows.inc(len(rows))
         metrics.latency_seconds.observe(time.monotonic() - started)
         response = {"version": version, "outputs": {}}
         for name, value in result.items():
             (response if name in ("id", "label") else response["outputs"])[name] = to_json(value)
         log(request, 200, started, rows=len(rows), version=version)
-        return JSONResponse(response)
+        return 200, response
+
+    async def predict_route(request):  # only other methods reach Starlette's /predict: they get its 405
+        return _error(405, "POST /predict")
 
     async def health(request):
         return JSONResponse({"status": "ok"})
@@ -230,7 +259,7 @@ def create_app(options, model=None):
     async def reload(request):
         started = time.monotonic()
         try:
-            body = await _body(request, 1 << 16)
+            body = await _Exchange(request.scope, request.receive).body(1 << 16)
             payload = json.loads(body) if body.strip() else {}
             if not isinstance(payload, dict) or set(payload) - {"model_file"}:
                 raise RequestError("body: expected {} or {\"model_file\": PATH}")
@@ -252,7 +281,7 @@ def create_app(options, model=None):
         log(request, 200, started, version=served.version, previous=old.version)
         return JSONResponse({"version": served.version, "previous": old.version})
 
-    routes = [Route("/predict", predict, methods=["POST"]), Route("/health", health), Route("/ready", ready),
+    routes = [Route("/predict", predict_route, methods=["POST"]), Route("/health", health), Route("/ready", ready),
               Route("/metrics", metrics_text), Route("/reload", reload, methods=["POST"])]
     @contextlib.asynccontextmanager
     async def lifespan(app):
@@ -262,4 +291,12 @@ def create_app(options, model=None):
         finally:
             await shutdown()
 
-    return Starlette(routes=routes, lifespan=lifespan)
+    rest = Starlette(routes=routes, lifespan=lifespan)
+
+    async def app(scope, receive, send):
+        if scope["type"] == "http" and scope["method"] == "POST" and scope["path"] == "/predict":
+            await predict(scope, receive, send)
+        else:
+            await rest(scope, receive, send)
+
+    return app

@@ -67,6 +67,7 @@ class ServedModel(object):
         types = infer_input_types(message_from_json("ModelConfig", gm.getModelConfigJson()))
         del gm  # only the Predictor's copy of the parameters stays
         self.input_types = [types[name] for name in self.inputs]
+        self.dense_only = all(t == "dense_vector" for t, _ in self.input_types)
         self.raw = None  # the preprocessing the model was trained with, for raw rows
         if len(self.inputs) == 1 and read_front_end_data(path):
             self.raw = RawPredictor(path)
@@ -165,8 +166,32 @@ class ServedModel(object):
             return [walk(s, depth - 1) for s in v]
         return sample[:i] + [walk(sample[i], level)] + sample[i + 1:]
 
+    def _dense_arguments(self, rows):
+        """Rows of a model whose inputs are all dense vectors, given as lists of numbers: one array
+        per input, checked whole (the general path below is ten times the cost a row); None
+        for anything else, which the general path checks and names."""
+        if not (self.dense_only and isinstance(rows, list) and rows
+                and all(type(r) is dict and len(r) == len(self.inputs) for r in rows)):
+            return None
+        args = api.Arguments.createArguments(len(self.inputs))
+        for i, (name, (_, dim)) in enumerate(zip(self.inputs, self.input_types)):
+            try:
+                values = [r[name] for r in rows]
+                if not all(type(v) is list for v in values):
+                    return None
+                array = np.array(values, dtype=np.float32)
+            except (KeyError, ValueError, TypeError):
+                return None
+            if array.ndim != 2 or array.shape[1] != dim or not np.isfinite(array).all():
+                return None
+            args.setSlotValueFromBuffer(i, array)
+        return args
+
     def arguments(self, rows):
         """Checks request rows (RequestError naming the row and field) and converts them."""
+        fast = self._dense_arguments(rows)
+        if fast is not None:
+            return fast
         if self.raw is not None and not self._looks_typed(rows):
             try:
                 return self.raw._arguments(rows)
