@@ -41,7 +41,26 @@ _tools = {}
 
 
 def looks_like_python2(source):
-    return bool(_SIGNS.search(source))
+    """Whether the code of `source` (not its strings or comments) shows a sign of Python 2."""
+    return bool(_SIGNS.search(_code_only(source)))
+
+
+def _code_only(source):
+    """`source` with its string literals and comments blanked out in place (a docstring that
+    mentions `.next()` is no Python 2); the source as it is where it does not tokenize."""
+    lines = source.splitlines(keepends=True)
+    try:
+        spans = [(t.start, t.end, '_' if t.type == tokenize.STRING else ' ')
+                 for t in tokenize.generate_tokens(io.StringIO(source).readline)
+                 if t.type in (tokenize.STRING, tokenize.COMMENT)]
+    except (tokenize.TokenError, SyntaxError, ValueError):
+        return source
+    for (row, col), (end_row, end_col), fill in spans:  # a string stays an operand: `print "x"`
+        for r in range(row, end_row + 1):
+            line = lines[r - 1]
+            start, stop = (col if r == row else 0), (end_col if r == end_row else len(line.rstrip('\n')))
+            lines[r - 1] = line[:start] + fill * (stop - start) + line[stop:]
+    return ''.join(lines)
 
 
 def _refactoring_tool(print_function):

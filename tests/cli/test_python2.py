@@ -548,3 +548,14 @@ def test_gzip_lines_are_text_in_converted_code_and_bytes_elsewhere(tmp_path):
     assert env["first"] == b"a b\n" and env["rest"] == ["c \udcff\n"]
     with gzip.open(path, "rb") as f:  # ordinary code is untouched
         assert next(iter(f)) == b"a b\n"
+
+
+def test_only_code_counts_as_a_sign_of_python_2():
+    """A Python 3 file that mentions `.next()` or `basestring` in a string or a comment is not
+    converted (its warning would say it was); the same words in code still are."""
+    assert not looks_like_python2('"""Call it.next() on the iterator."""\nx = "d.iteritems()"  # basestring\n')
+    assert not looks_like_python2("s = '''\nprint x\n'''\n")
+    assert looks_like_python2("for k, v in d.iteritems():\n    pass\n")
+    assert looks_like_python2('print "hello"\n')
+    assert looks_like_python2("value = it.next()  # a comment\n")
+    assert looks_like_python2('print "unterminated\n')  # does not tokenize: read as it is
