@@ -578,8 +578,11 @@ def cmd_plot(argv):
 
 def _engine_text():
     from py_paddle import cpu_dispatch
-    built = ["baseline"] + cpu_dispatch.built_variants(cpu_dispatch.engine_dir())
-    return "%s of %s" % (cpu_dispatch.chosen, ", ".join(built))
+    variants = cpu_dispatch.built_variants(cpu_dispatch.engine_dir())
+    if not variants:
+        return "one, built for the installing machine's CPU (PADDLE_PORTABLE=1 builds dispatched ones)"
+    return "%s of %s (PADDLE_CPU=baseline|avx2|avx512 forces one)" % (cpu_dispatch.chosen,
+                                                                     ", ".join(["baseline"] + variants))
 
 
 def cmd_version(argv):
@@ -588,13 +591,14 @@ def cmd_version(argv):
     text = ("PaddlePaddle %s, compiled with\n    with_avx: %s\n    with_gpu: %s\n"
             "    with_double: OFF\n    with_python: ON\n    with_rdma: OFF\n"
             "    with_timer: OFF\n    with_mpi: %s\n    visible GPUs: %d\n    build SIMD: %s\n    CPU SIMD: %s\n"
-            "    engine: %s (PADDLE_CPU=baseline|avx2|avx512 forces one)\n"
+            "    engine: %s\n"
             % (api.getVersion(), "ON" if "avx" in built else "OFF", "ON" if api.isGpuVersion() else "OFF",
                "ON" if api.isMpiVersion() else "OFF", api.getGpuCount(), " ".join(built) or "none",
                "unknown" if cpu is None else " ".join(cpu) or "none", _engine_text()))
     missing = [f for f in built if cpu is not None and f not in cpu]
     if missing:
-        text += ("    warning: this CPU lacks %s that the build uses; rebuild with PADDLE_MARCH=native\n"
+        text += ("    warning: this CPU lacks %s that the build uses; reinstall on this machine (pip install . "
+                 "builds for its CPU) or build with PADDLE_PORTABLE=1\n"
                  % " ".join(missing))
     sys.stdout.write(text)
     return 0

@@ -217,6 +217,9 @@ def test_version_flag_and_cpu_features():
         assert (feature in cpu) == (feature in flags), feature
     assert set(built) <= set(cpu) | {"none"}  # the engine runs here, so its build fits this CPU
     assert re.search(r"with_avx: (ON|OFF)", out).group(1) == ("ON" if "avx" in built else "OFF")
+    from py_paddle import cpu_dispatch
+    if not cpu_dispatch.built_variants(cpu_dispatch.engine_dir()):  # pip install . builds one engine
+        assert "    engine: one, built for the installing machine's CPU" in out, out
     code, out, _ = paddle(["train", "--version"], DEMO)
     assert code == 0 and ("withAvx: true" if "avx" in built else "withAvx: false") in out
 
