@@ -82,7 +82,7 @@ class ServedModel(object):
 
     # -- rows -> one batch
 
-    def _slot(self, field, type_name, dim, value):
+    def _slot(self, field, type_name, value):
         """A request value in the provider's form, with its sparse flag ('binary', 'float' or None)."""
         level = _level(type_name)
 
@@ -135,8 +135,8 @@ class ServedModel(object):
             else:
                 raise RequestError("rows[%d]: expected an object with fields %s" % (r, ", ".join(self.inputs)))
             sample = []
-            for i, (name, (type_name, dim), value) in enumerate(zip(self.inputs, self.input_types, values)):
-                converted, kind = self._slot("rows[%d].%s" % (r, name), type_name, dim, value)
+            for i, (name, (type_name, _), value) in enumerate(zip(self.inputs, self.input_types, values)):
+                converted, kind = self._slot("rows[%d].%s" % (r, name), type_name, value)
                 if kind == "float" or (kind == "binary" and sparse[i] is None):
                     sparse[i] = kind
                 sample.append(converted)
