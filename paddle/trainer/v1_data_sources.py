@@ -22,14 +22,14 @@ from paddle.trainer import PyDataProvider2 as dp2
 
 __all__ = ["provider_config", "read_proto_file", "write_proto_data", "simple", "proto"]
 
-SOURCES = {"simple": "simple", "proto": "proto", "proto_sequence": "proto_sequence"}
+SOURCES = ("simple", "proto", "proto_sequence")  # DataConfig types, each read by the provider of its name
 
 
 def provider_config(data_config):
     """The DataConfig of the provider that reads a v1 `simple`/`proto` source (a copy of
     type py2 naming this module), or None for other types."""
-    kind = SOURCES.get(data_config.type)
-    if kind is None:
+    kind = data_config.type
+    if kind not in SOURCES:
         return None
     if not data_config.files:
         raise ValueError("%s: files (the file list) is empty" % ("SimpleData" if kind == "simple" else "ProtoData"))
@@ -191,19 +191,35 @@ _TYPES = {0: (dp2.dense_vector, dp2.dense_vector_sequence),
           3: (dp2.integer_value, dp2.integer_value_sequence)}
 
 
-def _proto_hook(settings, file_list=(), input_order=(), **_):
+def _first_file_slots(file_list, input_order, types, readable):
+    """(slot defs [(type, dim)], samples) of the first file's header, checked against the slot
+    `types` the provider reads (`readable` words them) and the model's data layers."""
     if not file_list:
         raise ValueError("ProtoData: the file list is empty")
     header, samples = read_proto_file(file_list[0])
     defs = [(d.type, d.dim) for d in header.slot_defs]
-    bad = [i for i, (t, _) in enumerate(defs) if t not in _TYPES]
+    bad = [i for i, (t, _) in enumerate(defs) if t not in types]
     if bad:
         name = _messages()[2].SlotType.Name(defs[bad[0]][0])
-        raise ValueError("%s: slot %d is %s; ProtoData reads VECTOR_DENSE, VECTOR_SPARSE_NON_VALUE, "
-                         "VECTOR_SPARSE_VALUE and INDEX slots" % (file_list[0], bad[0], name))
+        raise ValueError("%s: slot %d is %s; %s" % (file_list[0], bad[0], name, readable))
     if len(defs) != len(input_order):
         raise ValueError("%s: %d slots, the model has %d data layers (%s)" % (
             file_list[0], len(defs), len(input_order), ", ".join(input_order)))
+    return defs, samples
+
+
+def _samples(settings, filename):
+    """The DataSamples of `filename`, whose header must match the first file's."""
+    header, samples = read_proto_file(filename)
+    if [(d.type, d.dim) for d in header.slot_defs] != settings.defs:
+        raise ValueError("%s: its header's slots differ from the first file's" % filename)
+    return samples
+
+
+def _proto_hook(settings, file_list=(), input_order=(), **_):
+    defs, samples = _first_file_slots(file_list, input_order, _TYPES,
+                                      "ProtoData reads VECTOR_DENSE, VECTOR_SPARSE_NON_VALUE, "
+                                      "VECTOR_SPARSE_VALUE and INDEX slots")
     settings.sequences = any(not s.is_beginning for s in samples)
     settings.defs = defs
     settings.input_types = [_TYPES[t][1 if settings.sequences else 0](dim) for t, dim in defs]
@@ -234,11 +250,8 @@ def _values(defs, sample, path, n):
 
 @dp2.provider(init_hook=_proto_hook)
 def proto(settings, filename):
-    header, samples = read_proto_file(filename)
-    if [(d.type, d.dim) for d in header.slot_defs] != settings.defs:
-        raise ValueError("%s: its header's slots differ from the first file's" % filename)
     current = None
-    for n, s in enumerate(samples):
+    for n, s in enumerate(_samples(settings, filename)):
         values = _values(settings.defs, s, filename, n)
         if not settings.sequences:
             yield values
@@ -260,29 +273,17 @@ _SEQUENCE_TYPES = {0: dp2.dense_vector_sequence, 1: dp2.integer_value_sequence, 
 
 
 def _proto_sequence_hook(settings, file_list=(), input_order=(), **_):
-    if not file_list:
-        raise ValueError("ProtoData: the file list is empty")
-    header, samples = read_proto_file(file_list[0])
+    defs, samples = _first_file_slots(file_list, input_order, _SEQUENCE_TYPES,
+                                      "proto_sequence reads VECTOR_DENSE, VECTOR_SPARSE_NON_VALUE and "
+                                      "INDEX slots (as v1)")
     samples.close()
-    defs = [(d.type, d.dim) for d in header.slot_defs]
-    bad = [i for i, (t, _) in enumerate(defs) if t not in _SEQUENCE_TYPES]
-    if bad:
-        name = _messages()[2].SlotType.Name(defs[bad[0]][0])
-        raise ValueError("%s: slot %d is %s; proto_sequence reads VECTOR_DENSE, VECTOR_SPARSE_NON_VALUE and "
-                         "INDEX slots (as v1)" % (file_list[0], bad[0], name))
-    if len(defs) != len(input_order):
-        raise ValueError("%s: %d slots, the model has %d data layers (%s)" % (
-            file_list[0], len(defs), len(input_order), ", ".join(input_order)))
     settings.defs = defs
     settings.input_types = [_SEQUENCE_TYPES[t](dim) for t, dim in defs]
 
 
 @dp2.provider(init_hook=_proto_sequence_hook)
 def proto_sequence(settings, filename):
-    header, samples = read_proto_file(filename)
-    if [(d.type, d.dim) for d in header.slot_defs] != settings.defs:
-        raise ValueError("%s: its header's slots differ from the first file's" % filename)
-    for n, s in enumerate(samples):
+    for n, s in enumerate(_samples(settings, filename)):
         if not s.is_beginning:
             raise ValueError("%s: sample %d continues a sequence; proto_sequence takes every sample as a "
                              "sequence of its own (v1: iid data only)" % (filename, n))
