@@ -97,18 +97,21 @@ class RawPredictor(object):
             raise ValueError("%s was trained with the %s reader; RawPredictor reads csv rows or text"
                              % (path, self.state["reader"]))
         self.classes = preprocessing.label_names(self.state)
-
-    def _arguments(self, rows):
         from paddle.trainer import PyDataProvider2 as dp2
         from py_paddle.util import DataProviderConverter
-        s = self.state
-        if s["reader"] == "text":
-            vocab = {w: i for i, w in enumerate(s["vocabulary"])}
-            samples = [[[vocab.get(w.lower() if s["lowercase"] else w, s["oov"]) for w in str(r).split()]
-                        or [s["oov"]]] for r in rows]
-            tp = dp2.integer_value_sequence(len(vocab))
+        if self.state["reader"] == "text":
+            self.transform = preprocessing.TextTransform(self.state)
+            input_type = dp2.integer_value_sequence(len(self.transform.vocab))
         else:
-            transform = preprocessing.CsvTransform(s)
+            self.transform = preprocessing.CsvTransform(self.state)
+            input_type = dp2.dense_vector(self.state["dim"])
+        self.converter = DataProviderConverter([input_type])
+
+    def _arguments(self, rows):
+        transform = self.transform
+        if self.state["reader"] == "text":
+            samples = [[transform.ids_of(str(r).split())] for r in rows]
+        else:
             samples = []
             for k, row in enumerate(rows):
                 where = "row %d" % k
@@ -122,8 +125,7 @@ class RawPredictor(object):
                 if features is None:
                     raise ValueError("%s: a missing value in a column whose policy is 'drop'" % where)
                 samples.append([features])
-            tp = dp2.dense_vector(s["dim"])
-        return DataProviderConverter([tp]).convert(samples)
+        return self.converter.convert(samples)
 
     def predict(self, rows):
         """{output layer: values (rows x size) or ids, "id": argmax class, "label": its name}:

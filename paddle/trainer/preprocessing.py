@@ -408,3 +408,17 @@ def fit_text(key, words_of_lines, label_cells, dictionary_words=None, min_count=
                                                                                  for x in found) else found)
     return {'reader': 'text', 'key': key, 'vocabulary': words, 'oov': words.index(oov_token),
             'lowercase': bool(lowercase), 'labels': [str(x) for x in labels]}
+
+
+class TextTransform(object):
+    """Applies a text state to the words of a line: their ids, the OOV token's for a word
+    outside the vocabulary (and alone for a line without words)."""
+
+    def __init__(self, state):
+        self.lowercase, self.oov = state['lowercase'], state['oov']
+        self.vocab = {w: i for i, w in enumerate(state['vocabulary'])}
+
+    def ids_of(self, words):
+        if self.lowercase:
+            words = [w.lower() for w in words]
+        return [self.vocab.get(w, self.oov) for w in words] or [self.oov]

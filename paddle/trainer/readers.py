@@ -301,9 +301,8 @@ def _text_hook(settings, file_list, dictionary=None, min_count=1, max_size=None,
     else:  # a progress bar's total in the first pass
         settings.num_samples = sum(1 for path in file_list for _ in _text_lines(path, delimiter, labelled))
     settings.fitted = state
-    settings.lowercase = state['lowercase']
-    settings.vocab = {w: i for i, w in enumerate(state['vocabulary'])}
-    settings.oov = state['oov']
+    settings.transform = preprocessing.TextTransform(state)
+    settings.vocab = settings.transform.vocab
     settings.labels = {x: i for i, x in enumerate(state['labels'])}
     _bind_slots(settings, dp2.integer_value_sequence(len(settings.vocab)),
                 integer_value(max(len(settings.labels), 1)), **kwargs)
@@ -318,10 +317,7 @@ def text(settings, path):
         if labelled and label not in settings.labels:
             raise ValueError("%s:%d: unknown label %r (labels: %s)" % (
                 path, line_no, label, ", ".join(settings.labels)))
-        if settings.lowercase:
-            words = [w.lower() for w in words]
-        ids = [settings.vocab.get(w, settings.oov) for w in words] or [settings.oov]
-        yield _sample(settings, ids, settings.labels.get(label))
+        yield _sample(settings, settings.transform.ids_of(words), settings.labels.get(label))
 
 
 # ------------------------------------------------------------------------------ synthetic
