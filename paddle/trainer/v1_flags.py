@@ -194,16 +194,13 @@ def add_flags(parser, bool_type):
 def config_from_model_dir(args):
     """v1 without --config: the config named by path.txt in --init_model_path, or (with
     --start_pass=N) in save_dir/pass-(N-1); '' when neither has one."""
-    dirs = []
     if args.init_model_path:
-        dirs.append(args.init_model_path)
+        model_dir = args.init_model_path
     elif args.start_pass >= 1:
-        dirs.append(os.path.join(args.save_dir or "./output/model", "pass-%05d" % (args.start_pass - 1)))
-    for d in dirs:
-        path = config_in(d)
-        if path:
-            return path
-    return ""
+        model_dir = os.path.join(args.save_dir or "./output/model", "pass-%05d" % (args.start_pass - 1))
+    else:
+        return ""
+    return config_in(model_dir) or ""
 
 
 def config_in(model_dir):
