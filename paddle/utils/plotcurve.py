@@ -209,18 +209,19 @@ def main(argv=None):
     p.add_argument('--format', help='figure format: png, pdf, ps, eps or svg (default: from -o, else png)')
     args = p.parse_args(argv)
     fmt = args.format or (os.path.splitext(args.output)[1][1:] if args.output else '') or 'png'
+    keys, source = args.key or ['AvgCost'], args.input or '-'
     try:
-        source = args.input or '-'
-        log = read_paddle_log(_read_lines(source), args.key or ['AvgCost'], source)
+        log = read_paddle_log(_read_lines(source), keys, source)
         if args.output:
             with open(args.output, 'wb') as out:
-                ok = draw_curves(log, args.key or ['AvgCost'], out, fmt)
+                ok = draw_curves(log, keys, out, fmt)
         else:
-            ok = draw_curves(log, args.key or ['AvgCost'], sys.stdout.buffer, fmt)
+            ok = draw_curves(log, keys, sys.stdout.buffer, fmt)
     except (PlotError, OSError) as e:
         sys.stderr.write('plotcurve: %s\n' % e)
         return 2
     return 0 if ok else 1
+
 
 if __name__ == '__main__':
     sys.exit(main())
