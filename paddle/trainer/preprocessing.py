@@ -182,14 +182,14 @@ def fit_csv(key, header, label_index, rows, spec, labels=None):
         if i == label_index:
             continue
         name = header[i] if header else None
-        column = repr(name) if name is not None else str(i)
+        feature = {'index': i, 'name': name}
+        column = _column_name(feature)
         steps = _steps(_per_column(columns, name, i, width, 'none'), column)
         if steps == ['drop']:
             continue
-        policy = _per_column(missing, name, i, width, 'error')
+        policy = feature['missing'] = _per_column(missing, name, i, width, 'error')
         _check_missing_policy(policy, column)
         present = [(where, cells[i].strip()) for where, cells in rows if cells[i].strip() not in na]
-        feature = {'index': i, 'name': name, 'missing': policy}
         if steps and steps[0] in CATEGORICAL:
             feature['encoding'] = steps[0]
             feature['vocabulary'] = sorted({v for _, v in present})
