@@ -89,10 +89,10 @@ class LayerOutput(dict):
     def __init__(self, args):
         def dense(m):
             return m.copyToNumpyMat() if m is not None and not m.isSparse() else None
-        ids = args.getSlotIds(0) if args.getSlotNum() else None
-        super().__init__(value=dense(args.getSlotValue(0)) if args.getSlotNum() else None,
-                         id=ids.copyToNumpyArray() if ids is not None else None,
-                         prob=dense(args.getSlotIn(0)) if args.getSlotNum() else None)
+        value = ids = prob = None
+        if args.getSlotNum():
+            value, ids, prob = dense(args.getSlotValue(0)), args.getSlotIds(0), dense(args.getSlotIn(0))
+        super().__init__(value=value, id=ids.copyToNumpyArray() if ids is not None else None, prob=prob)
 
     def _array(self):
         value = dict.get(self, "value")
