@@ -178,8 +178,8 @@ def csv(settings, path):
     for line_no, row in rows:
         where = "%s:%d" % (path, line_no)
         if at is None:
-            at, col = transform.columns_of(names, len(names or row), where)
             width = len(names or row)
+            at, col = transform.columns_of(names, width, where)
             if col is None and settings.label_slot is not None:
                 raise ValueError("%s: no label column, which the model's data layer '%s' reads (a prediction "
                                  "config, or `paddle predict` on the prediction's layers, reads features only)"
