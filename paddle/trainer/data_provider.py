@@ -40,6 +40,7 @@ import numpy as np
 from paddle.trainer.batch_conversion import (  # noqa: F401  (re-exported)
     Batch, SlotData, _SlotError, _convert, _seq_len, convert_samples)
 from paddle.parser.python2 import install_import_hook
+from paddle.trainer import v1_data_sources
 from paddle.trainer.PyDataProvider2 import (
     CacheType, DataError, _describe, _get_logger, check_sample, deserialize_args, is_provider)
 
@@ -221,9 +222,8 @@ class DataProvider(object):
                  is_train=None, seed=1, shuffle=None, prefetch=2,
                  config_dir=None, start_pass=0, model_config=None):
         dc_type = getattr(data_config, 'type', 'py2')
-        if dc_type in ('simple', 'proto', 'proto_sequence'):  # v1's text and binary files: built-in providers
-            from paddle.trainer.v1_data_sources import provider_config
-            data_config, dc_type = provider_config(data_config), 'py2'
+        if dc_type in v1_data_sources.SOURCES:  # v1's text and binary files: built-in providers
+            data_config, dc_type = v1_data_sources.provider_config(data_config), 'py2'
         if dc_type not in ('py2', ''):
             raise ValueError("DataConfig type %r is not supported: %s" % (
                 dc_type, UNSUPPORTED_DATA_TYPES.get(dc_type, "use a PyDataProvider2 provider")))
