@@ -68,6 +68,14 @@ def read_front_end_data(path):
         return preprocessing.from_json(f.read(size).decode("utf-8"), path)
 
 
+def saved_preprocessing(model_dir=None, model_file=None):
+    """The readers' fitted states saved with a merged model (its trailer) or else a pass
+    directory (preprocessing.json); [] when there are none."""
+    if model_file:
+        return read_front_end_data(model_file)
+    return preprocessing.read(model_dir) if model_dir and os.path.isdir(model_dir) else []
+
+
 class RawPredictor(object):
     """A merged model served on raw data through the preprocessing it was trained with:
 

@@ -215,14 +215,6 @@ def _machine(args, trainer_config, merged, model_config=None):
                                 args.config)
 
 
-def _saved_preprocessing(args):
-    """The readers' fitted states saved with the model ([] for a model saved without any)."""
-    if args.model_file:
-        from py_paddle.deploy import read_front_end_data
-        return read_front_end_data(args.model_file)
-    return preprocessing.read(args.model_dir) if os.path.isdir(args.model_dir) else []
-
-
 def _network(args, trainer_config):
     """(the ModelConfig to predict with, the merged model's GradientMachine or None)."""
     if not args.model_file:
@@ -270,6 +262,7 @@ def predict(args):
     from paddle.trainer.config_parser import parse_config
     from py_paddle import swig_paddle as api
     from py_paddle.util import slots_to_arguments
+    from py_paddle.deploy import saved_preprocessing
 
     api.initPaddle("--use_gpu=%d" % args.use_gpu)
     trainer_config = parse_config(args.config, args.config_args)
@@ -291,7 +284,7 @@ def predict(args):
                              "--output_layers picks other layers\n" % (", ".join(names), (
                                  ", with the argmax class as 'id' (and its name as 'label' when the labels "
                                  "are names)") if classifiers else ""))
-    preprocessing.load_saved(_saved_preprocessing(args))
+    preprocessing.load_saved(saved_preprocessing(args.model_dir, args.model_file))
     gm = _machine(args, trainer_config, merged, part)
     data = _data(args, trainer_config, gm.getInputLayerNames())
     classes = preprocessing.label_names(getattr(data.settings, "fitted", None))

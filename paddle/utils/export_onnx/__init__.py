@@ -92,15 +92,6 @@ def _outputs(model, layers, output_layers):
     return names
 
 
-def saved_preprocessing(model_dir=None, model_file=None):
-    """The readers' fitted states saved with a pass or a merged model."""
-    from paddle.trainer import preprocessing
-    if model_file is not None:
-        from py_paddle.deploy import read_front_end_data
-        return read_front_end_data(model_file)
-    return preprocessing.read(model_dir)
-
-
 def _raw_input_layer(model, layers, needed, state):
     """The dense data layer the csv state's features feed (one of the size it gives), or None."""
     dense = [layers[n] for n in model.input_layer_names if n in needed and layers[n].size == state["dim"]]
@@ -167,6 +158,7 @@ def export_onnx(output, config=None, model_dir=None, model_file=None, config_arg
                 raw_inputs=True):
     """Writes the ONNX model of a saved pass or merged model to `output`; returns it.
     raw_inputs: apply the readers' saved preprocessing in the graph."""
+    from py_paddle.deploy import saved_preprocessing
     model, parameter = load_model(config, model_dir, model_file, config_args)
     states = saved_preprocessing(model_dir, model_file) if raw_inputs else ()
     proto = export_model(model, parameter, output_layers, states)
