@@ -54,6 +54,7 @@ ENGINE_LIB = "paddle_engine"  # py_paddle/libpaddle_engine.so: the engine withou
 FAKE_GPU = os.environ.get("PADDLE_FAKE_GPU") == "1"
 MPI_SOURCES = ("trainer/Collective.cpp", "trainer/ShardedTables.cpp")  # the engine sources that include mpi.h
 NCCL_SOURCES = ("trainer/GpuCollective.cpp",)  # the engine source that includes nccl.h
+HOST_ONLY_SOURCES = ("layers/math/GemmBf16.cpp",)  # CPU intrinsics nvcc's front end need not parse
 SANITIZE = os.environ.get("PADDLE_SANITIZE") == "1"
 SANITIZE_FLAGS = ["-fsanitize=address,undefined", "-fsanitize=float-cast-overflow", "-fno-omit-frame-pointer"]
 
@@ -239,7 +240,8 @@ class build_ext(_build_ext):
             ext.extra_link_args += ["-L" + mpi[1], "-lmpi", "-Wl,-rpath,$ORIGIN/../../..", "-Wl,-rpath," + mpi[1]]
         if cuda:
             nvcc, (cu_inc, cu_lib, soname) = cuda
-            gpu_sources = CUDA_SOURCES + [s for s in sources if s.startswith(("layers/", "trainer/")) and s not in MPI_SOURCES]
+            gpu_sources = CUDA_SOURCES + [s for s in sources if s.startswith(("layers/", "trainer/"))
+                                          and s not in MPI_SOURCES + HOST_ONLY_SOURCES]
             sources = [s for s in sources if s not in gpu_sources]
             ext.define_macros.append(("WITH_CUDA", "1"))
             macros.append(("WITH_CUDA", "1"))

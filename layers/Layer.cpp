@@ -1,5 +1,7 @@
 #include "Layer.h"
 
+#include <set>
+
 #include "Errors.h"
 #include "math/MathOps.h"
 
@@ -10,6 +12,36 @@ Layer::Layer(const Json& config)
       name_(config.getString("name")),
       type_(config.getString("type")),
       size_(static_cast<size_t>(config.getInt("size"))) {}
+
+namespace {
+thread_local math::Precision tNetworkPrecision = math::Precision::kFp32;
+// Layer types whose matrix products (weights times activations) may run in bf16.
+const std::set<std::string> kBf16Types = {"fc",        "selective_fc", "mixed",     "exconv",
+                                          "cudnn_conv", "exconvt",      "cudnn_convt", "lstmemory",
+                                          "lstm_step", "gated_recurrent", "gru_step", "recurrent"};
+}  // namespace
+
+NetworkPrecisionScope::NetworkPrecisionScope(math::Precision p) : saved_(tNetworkPrecision) {
+  tNetworkPrecision = p;
+}
+NetworkPrecisionScope::~NetworkPrecisionScope() { tNetworkPrecision = saved_; }
+math::Precision NetworkPrecisionScope::current() { return tNetworkPrecision; }
+
+math::Precision parsePrecision(const std::string& name) {
+  if (name == "fp32") return math::Precision::kFp32;
+  if (name == "bf16") return math::Precision::kBf16;
+  throw ConfigError(str("precision must be 'fp32' or 'bf16', got '", name, "'"));
+}
+
+void Layer::runForward(PassType pass) {
+  math::GemmPrecisionScope scope(bf16Capable_ ? tNetworkPrecision : math::Precision::kFp32);
+  forward(pass);
+}
+
+void Layer::runBackward() {
+  math::GemmPrecisionScope scope(bf16Capable_ ? tNetworkPrecision : math::Precision::kFp32);
+  backward();
+}
 
 Parameter* Layer::getParameter(LayerContext& ctx, const std::string& name) {
   auto it = ctx.params.find(name);
@@ -23,6 +55,10 @@ Parameter* Layer::getParameter(LayerContext& ctx, const std::string& name) {
 void Layer::init(LayerContext& ctx) {
   useGpu_ = ctx.useGpu;
   rng_ = ctx.rng;
+  const std::string precision = config_.getString("precision");
+  PADDLE_ENFORCE(precision.empty() || precision == "fp32", ConfigError,
+                 "precision may only be 'fp32' on a layer (keeping it out of bf16), got '", precision, "'");
+  bf16Capable_ = kBf16Types.count(type_) && precision.empty();
   activation_.reset(new Activation(config_.getString("active_type")));
   dropRate_ = static_cast<float>(config_.getDouble("drop_rate"));
   PADDLE_ENFORCE(dropRate_ >= 0 && dropRate_ < 1, ConfigError, "drop_rate must be in [0, 1), got ", dropRate_);

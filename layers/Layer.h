@@ -13,6 +13,7 @@
 #include "Argument.h"
 #include "Json.h"
 #include "Parameter.h"
+#include "math/MathOps.h"
 
 namespace paddle {
 
@@ -42,6 +43,14 @@ class Layer {
   virtual void forward(PassType pass) = 0;
   // Accumulates into the inputs' grads and the parameters' grads.
   virtual void backward() = 0;
+  // forward() / backward() with this layer's matrix products in the network's precision
+  // (NetworkPrecisionScope) where the layer takes part in bf16 (bf16Capable), else fp32.
+  void runForward(PassType pass);
+  void runBackward();
+  // Whether bf16 may run this layer's products: a layer of weights times activations
+  // (fc, mixed, conv, recurrent) whose config does not keep it in fp32. Layers that need
+  // range (costs, softmax, normalisation, CRF/CTC) have no such products or stay fp32.
+  bool bf16Capable() const { return bf16Capable_; }
 
   const std::string& name() const { return name_; }
   const std::string& type() const { return type_; }
@@ -115,7 +124,25 @@ class Layer {
   // handOverInputGradient's pact: this layer's one reader sets its whole output gradient (and
   // applies its relu derivative)
   bool gradSetByReader_ = false, reluByReader_ = false;
+  bool bf16Capable_ = false;
 };
+
+// The precision the network running on this thread asked for (GradientMachine::forward and
+// backward set it; recurrent groups' frames run inside and inherit it).
+class NetworkPrecisionScope {
+ public:
+  explicit NetworkPrecisionScope(math::Precision p);
+  ~NetworkPrecisionScope();
+  NetworkPrecisionScope(const NetworkPrecisionScope&) = delete;
+  NetworkPrecisionScope& operator=(const NetworkPrecisionScope&) = delete;
+  static math::Precision current();
+
+ private:
+  math::Precision saved_;
+};
+
+// "fp32" or "bf16" (ConfigError for anything else).
+math::Precision parsePrecision(const std::string& name);
 
 using LayerFactory = std::function<std::unique_ptr<Layer>(const Json&)>;
 

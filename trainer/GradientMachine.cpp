@@ -1,9 +1,11 @@
 #include "GradientMachine.h"
 
+#include <cstdio>
 #include <map>
 #include <set>
 
 #include "../layers/Errors.h"
+#include "../layers/math/GemmBf16.h"
 #ifdef WITH_CUDA
 #include "../layers/math/GpuRuntime.h"
 #endif
@@ -158,17 +160,27 @@ void GradientMachine::setNeedInputGradient(bool need) {
   for (DataLayer* d : dataLayers_) d->setNeedGradient(need);
 }
 
+void GradientMachine::setPrecision(math::Precision p) {
+  const bool runs = p == math::Precision::kFp32 || (!useGpu_ && math::bf16GemmSupported());
+  if (!runs && p != precision_) {
+    std::fprintf(stderr, "paddle: precision bf16 needs a CPU with AVX512_BF16%s; training in fp32\n",
+                 useGpu_ ? " (the GPU path is fp32 for now)" : "");
+  }
+  precision_ = runs ? p : math::Precision::kFp32;
+}
+
 void GradientMachine::forward(const std::vector<Argument>& inArgs, PassType pass) {
   PADDLE_ENFORCE(inArgs.size() == dataLayers_.size(), DataError, "the network has ",
                  dataLayers_.size(), " input layers but the batch has ", inArgs.size(), " slots");
   pass_ = pass;
   flushDenormals();
+  NetworkPrecisionScope precision(precision_);
   for (size_t i = 0; i < inArgs.size(); ++i) dataLayers_[i]->setData(inArgs[i]);
   for (size_t i = 0; i < layers_.size(); ++i) {
     Layer* l = layers_[i].get();
     try {
       ProfileScope timed(profile_ ? &profile_->forward[i] : nullptr, useGpu_);
-      l->forward(pass);
+      l->runForward(pass);
     } catch (const std::bad_alloc&) {
       throw DataError(str("layer '", l->name(), "' (", l->type(), "): out of memory for its output (",
                           inArgs.empty() ? 0 : inArgs[0].batchSize(), " rows in this batch)"));
@@ -184,9 +196,10 @@ void GradientMachine::backward() {
     for (auto& p : params_) p->zeroGrad();
   }
   gradientsZero_ = false;
+  NetworkPrecisionScope precision(precision_);
   for (size_t i = layers_.size(); i-- > 0;) {
     ProfileScope timed(profile_ ? &profile_->backward[i] : nullptr, useGpu_);
-    layers_[i]->backward();
+    layers_[i]->runBackward();
     if (backwardHook_) backwardHook_(i);
   }
 }

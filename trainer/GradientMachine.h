@@ -68,6 +68,10 @@ class GradientMachine {
   const std::vector<Layer*>& outputLayers() const { return outputLayers_; }
   const Json& config() const { return config_; }
   bool useGpu() const { return useGpu_; }
+  // The arithmetic of the layers' matrix products (Layer::runForward). bf16 on a CPU without
+  // AVX512_BF16 (or on a GPU, for now) runs fp32: precision() says which runs.
+  void setPrecision(math::Precision p);
+  math::Precision precision() const { return precision_; }
   std::mt19937& rng() { return rng_; }
 
   void randomizeParameters();
@@ -89,6 +93,7 @@ class GradientMachine {
 
   Json config_;
   bool useGpu_;
+  math::Precision precision_ = math::Precision::kFp32;
   std::mt19937 rng_;
   std::vector<std::unique_ptr<Layer>> layers_;
   LayerMap layerMap_;

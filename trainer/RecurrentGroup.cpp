@@ -245,7 +245,7 @@ void RecurrentLayerGroup::forward(PassType pass) {
                              nested_ ? stepStarts_[t] : IVector(), pass);
     }
     for (Memory& m : memories_) connectMemory(m, t, r);
-    for (Layer* l : f.compute) l->forward(pass);
+    for (Layer* l : f.compute) l->runForward(pass);
     f.gradShapes.clear();
     for (auto& l : f.layers) f.gradShapes.emplace_back(l->output().grad.height(), l->output().grad.width());
   }
@@ -304,7 +304,7 @@ void RecurrentLayerGroup::backward() {
         math::axpby(1.0f, o.batchGrad->rows(b0, b0 + r), 1.0f, g);
       }
     }
-    for (auto it = f.compute.rbegin(); it != f.compute.rend(); ++it) (*it)->backward();
+    for (auto it = f.compute.rbegin(); it != f.compute.rend(); ++it) (*it)->runBackward();
     // frame t+1 is done; frame t-1 (which forward left without gradients unless it is
     // the second last) takes its buffers before memory gradients flow into it
     if (t >= 1 && t + 1 < T) handGradients(*frames_[t + 1], *frames_[t - 1], true);

@@ -52,7 +52,7 @@ void RecurrentLayerGroup::generate() {
   for (size_t t = 0; t < maxFrames_ && !live.empty(); ++t) {
     Frame& f = *frames_[t % 2];
     for (Memory& m : memories_) connectGenerated(m, t, live, f);
-    for (Layer* l : f.compute) l->forward(PASS_TEST);
+    for (Layer* l : f.compute) l->runForward(PASS_TEST);
     live = expand(live, f.get(probLayer_)->output().value, t + 1 == maxFrames_, finished);
   }
   for (Path& p : live) finished[p.sample].push_back(p);  // ran out of frames

@@ -139,6 +139,8 @@ void Trainer::init(std::shared_ptr<GradientMachine> main) {
     machines_.push_back(std::make_shared<GradientMachine>(model, options_.useGpu, options_.seed + i, false));
   }
   if (gpus_) gpus_->select(0);
+  const math::Precision precision = parsePrecision(config_["opt_config"].getString("precision"));
+  for (auto& m : machines_) m->setPrecision(precision);
   // Replicas compute their own gradients but read the main copy of every value (GPU replicas
   // keep a copy each: a GPU cannot read another's memory).
   for (size_t r = 1; r < machines_.size() && !gpus_; ++r) {

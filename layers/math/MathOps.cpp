@@ -5,12 +5,21 @@
 #include <cstring>
 
 #include "../Errors.h"
+#include "GemmBf16.h"
 #include "GpuOps.h"
 #include "Kernel.h"
 #include "ThreadPool.h"
 
 namespace paddle {
 namespace math {
+
+namespace {
+thread_local Precision tGemmPrecision = Precision::kFp32;
+}  // namespace
+
+Precision gemmPrecision() { return tGemmPrecision; }
+GemmPrecisionScope::GemmPrecisionScope(Precision p) : saved_(tGemmPrecision) { tGemmPrecision = p; }
+GemmPrecisionScope::~GemmPrecisionScope() { tGemmPrecision = saved_; }
 
 namespace {
 void sameDevice(const Matrix& a, const Matrix& b, const char* op) {
@@ -54,8 +63,14 @@ void cpuGemm(const Matrix& A, bool transA, const Matrix& B, bool transB, Matrix&
   const float *a = A.data(), *b = B.data();
   float* c = C.data();
   const size_t lda = A.width(), ldb = B.width(), ldc = C.width();
+  const bool bf16 = gemmPrecision() == Precision::kBf16 && bf16GemmSupported();
   // rows [i0, i1) x columns [j0, j1) of C
   auto block = [&](size_t i0, size_t i1, size_t j0, size_t j1) {
+    if (bf16) {
+      gemmBf16(transA, transB, i1 - i0, j1 - j0, K, alpha, transA ? a + i0 : a + i0 * lda, lda,
+               transB ? b + j0 * ldb : b + j0, ldb, beta, c + i0 * ldc + j0, ldc);
+      return;
+    }
     const size_t m = i1 - i0, small = smallGemmColumns(transB, m, j1 - j0, K), width = small ? small : j1 - j0;
     for (; j0 < j1; j0 += width) {
       blasGemm(transA, transB, m, std::min(width, j1 - j0), K, alpha, transA ? a + i0 : a + i0 * lda, lda,

@@ -7,6 +7,22 @@
 namespace paddle {
 namespace math {
 
+// The arithmetic of the calling thread's GEMMs. bf16: operands rounded to bfloat16 as they
+// are packed, products summed in fp32 (GemmBf16.h; fp32 where the CPU lacks AVX512_BF16).
+// A layer's owner sets it around the layer's forward and backward (Layer::runForward).
+enum class Precision { kFp32 = 0, kBf16 = 1 };
+Precision gemmPrecision();
+class GemmPrecisionScope {
+ public:
+  explicit GemmPrecisionScope(Precision p);
+  ~GemmPrecisionScope();
+  GemmPrecisionScope(const GemmPrecisionScope&) = delete;
+  GemmPrecisionScope& operator=(const GemmPrecisionScope&) = delete;
+
+ private:
+  Precision saved_;
+};
+
 // C = alpha * op(A) * op(B) + beta * C   (row-major; C must already have its shape)
 void gemm(const Matrix& A, bool transA, const Matrix& B, bool transB, Matrix& C,
           float alpha = 1.0f, float beta = 0.0f);

@@ -14,7 +14,7 @@ import pytest
 from doc_scope import public_callables
 
 SECTION = re.compile(r"^(\w[\w ]*):\s*$")
-ARG_LINE = re.compile(r"^\s+(\*{0,2}\w+)(\s*\([^)]*\))?\s*:")
+ARG_LINE = re.compile(r"^\s+(\*{0,2}\w+)(\s*\(.*\))?\s*:")
 ARG_SECTIONS = {"Args", "Arguments", "Parameters", "Keyword Args", "Keyword Arguments"}
 EXAMPLE_SECTIONS = {"Example", "Examples"}
 
