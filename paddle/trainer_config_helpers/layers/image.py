@@ -493,7 +493,8 @@ def batch_norm_layer(input, act=None, name=None, num_channels=None,
     moving averages ``m = m * moving_average_fraction + batch * (1 - fraction)``;
     testing (or ``use_global_stats=True``) uses the moving averages. ``w`` starts at
     1 and ``b`` at 0. The output has the input's shape and channel count. Creates an
-    engine layer of type ``batch_norm`` (``cudnn_batch_norm`` on a GPU unless
+    engine layer of type ``batch_norm``, or ``cudnn_batch_norm`` when the config
+    is parsed with ``use_gpu=1`` and ``cudnn_version`` >= 4007 (unless
     ``batch_norm_type='batch_norm'``).
 
     Args:
@@ -509,8 +510,8 @@ def batch_norm_layer(input, act=None, name=None, num_channels=None,
             mean 1, std 0 by default).
         layer_attr (ExtraLayerAttribute, optional): extra settings (``drop_rate``,
             ``device``).
-        batch_norm_type (str, optional): ``'batch_norm'`` or
-            ``'cudnn_batch_norm'``; chosen by the device when omitted.
+        batch_norm_type (str, optional): ``'batch_norm'`` forces the plain layer;
+            None or ``'cudnn_batch_norm'`` lets the parse settings choose.
         moving_average_fraction (float, default 0.9): weight of the old value in
             the moving averages.
         use_global_stats (bool, optional): use the moving averages also in
