@@ -156,7 +156,7 @@ def selective_fc_layer(input,
 
     ``y = act(sum_i x_i W_i^T + b)`` with ``W_i`` of dims ``[size, in_i]`` (v1's
     transposed layout, unlike fc_layer). With ``select`` given, that layer (a
-    ``[batch, size]`` dense or sparse 0/1 slot) marks which columns each row computes;
+    ``[batch, size]`` row of flags, nonzero = selected) marks which columns each row computes;
     the others are 0 and get no gradient, and a softmax activation normalises over
     the selected columns only. Useful for a large output vocabulary where each sample
     needs only a few candidates. Without ``select`` (and ``has_selected_colums``
