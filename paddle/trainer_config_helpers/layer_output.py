@@ -22,7 +22,20 @@ DEVICE = 'device'
 
 
 class LayerType(object):
-    """Helper-level type names (mostly the v1 layer type strings)."""
+    """The layer type names the helpers write: constants such as ``LayerType.FC_LAYER``
+    (``'fc'``) or ``LayerType.DATA`` (``'data'``), mostly v1's engine layer type
+    strings.
+
+    ``LayerOutput.layer_type`` holds one of them (or, for a few helpers, the engine
+    type directly, e.g. a pooling type name). Helpers compare against these names
+    (classification_cost requires its label's type to be ``LayerType.DATA``).
+
+    Example:
+        >>> LayerType.FC_LAYER, LayerType.DATA
+        ('fc', 'data')
+        >>> fc_layer(input=data_layer(name='x', size=4), size=2).layer_type == LayerType.FC_LAYER
+        True
+    """
     DATA = 'data'
     MIXED_LAYER = 'mixed'
     LSTMEMORY = 'lstmemory'
@@ -98,6 +111,14 @@ class LayerType(object):
 
     @staticmethod
     def is_layer_type(type_name):
+        """Whether ``type_name`` is one of the names LayerType defines.
+
+        Args:
+            type_name (str): a layer type string, e.g. ``'fc'``.
+
+        Returns:
+            bool: True when some ``LayerType`` constant has that value.
+        """
         for key in dir(LayerType):
             if key.isupper() and getattr(LayerType, key) == type_name:
                 return True
@@ -105,7 +126,36 @@ class LayerType(object):
 
 
 class LayerOutput(object):
-    """What a helper returns: a handle on a created layer."""
+    """What every layer helper returns: a handle on a layer of the network being
+    configured.
+
+    Pass it as the ``input`` of later helpers, to ``outputs()`` (for the network's
+    outputs), or combine layers with ``+``, ``-`` and ``*`` (see layer_math). It
+    records what later helpers need to know: the layer's ``name``, its
+    ``layer_type``, its ``parents`` (the layers it reads; ``outputs()`` walks them to
+    find the data layers), its ``size`` (width), and for image layers its channel
+    count ``num_filters``. Helpers construct it; configs rarely do.
+
+    Args:
+        name (str): the layer's name.
+        layer_type (str): its type (a LayerType value).
+        parents (LayerOutput | list of LayerOutput, optional): the layers it reads.
+        activation (BaseActivation, optional): its activation.
+        num_filters (int, optional): channel count of an image layer.
+        img_norm_type (str, optional): the norm type of an image norm layer.
+        size (int, optional): the layer's width.
+        outputs (list of str, optional): its output names; ``['default']`` when
+            omitted (lstm_step_layer adds ``'state'``, see get_output_layer).
+        reverse (bool, optional): for recurrent layers, whether it runs backwards.
+
+    Example:
+        >>> x = data_layer(name='x', size=4)
+        >>> h = fc_layer(input=x, size=2, name='hidden')
+        >>> h
+        LayerOutput(hidden, type=fc, size=2)
+        >>> [p.name for p in h.parents], h.activation.name, h.outputs
+        (['x'], 'tanh', ['default'])
+    """
 
     def __init__(self,
                  name,
@@ -141,7 +191,15 @@ class LayerOutput(object):
                                                       self.size)
 
     def set_input(self, input):
-        """Bind a memory created with memory_name to its layer (v0.10)."""
+        """Binds a memory declared without a layer name to the layer it remembers (v0.10).
+
+        Inside a recurrent_group step, ``memory(name=None, size=...)`` can be used
+        before its layer exists; once that layer is created, ``mem.set_input(layer)``
+        makes the memory read the layer's previous output.
+
+        Args:
+            input (LayerOutput): the layer whose previous output the memory holds.
+        """
         config_assert(isinstance(input, LayerOutput),
                       'set_input needs a LayerOutput')
         config_assert(self.layer_type == LayerType.MEMORY,
@@ -234,7 +292,33 @@ def _b0_pair(a, b, input, helper):
 
 
 def layer_support(*attrs):
-    """Declare which ExtraAttr fields (besides device) a helper supports."""
+    """Decorator declaring which ExtraAttr fields a layer helper supports.
+
+    The decorated helper checks its ``layer_attr`` argument: it must be an
+    ``ExtraAttr(...)``, and each field it sets must be one of ``attrs`` (``device``
+    is always allowed), otherwise the call raises a ConfigError naming the helper
+    and the field. The field names are the constants ``DROPOUT`` (``drop_rate``),
+    ``ERROR_CLIPPING`` (``error_clipping_threshold``) and ``DEVICE``.
+
+    Args:
+        *attrs (str): the supported fields besides ``device``.
+
+    Returns:
+        callable: the decorator.
+
+    Example:
+        >>> @layer_support(DROPOUT)
+        ... def passthrough(input, layer_attr=None):
+        ...     return input
+        >>> x = data_layer(name='x', size=4)
+        >>> passthrough(x, layer_attr=ExtraAttr(drop_rate=0.5)).name
+        'x'
+        >>> try:
+        ...     passthrough(x, layer_attr=ExtraAttr(error_clipping_threshold=10.0))
+        ... except Exception as e:
+        ...     print(e)
+        passthrough does not support ExtraAttr(error_clipping_threshold=...)
+    """
     supported = set(attrs) | {DEVICE}
 
     def decorator(method):
@@ -267,8 +351,21 @@ def _bias(bias_attr):
 
 
 class AggregateLevel(object):
-    """EACH_TIMESTEP: one vector per sequence; EACH_SEQUENCE: one vector
-    per sub-sequence of a nested sequence."""
+    """What a sequence-aggregating layer (pooling_layer, last_seq, first_seq) produces
+    one row for.
+
+    - ``EACH_TIMESTEP`` (alias ``TO_NO_SEQUENCE``): one row per sequence; the
+      output is not a sequence.
+    - ``EACH_SEQUENCE`` (alias ``TO_SEQUENCE``): for a nested sequence, one row per
+      sub-sequence; the output is a sequence of them.
+
+    Example:
+        >>> paragraphs = data_layer(name='paragraphs', size=8)
+        >>> per_sentence = pooling_layer(input=paragraphs,
+        ...                              agg_level=AggregateLevel.EACH_SEQUENCE)
+        >>> AggregateLevel.EACH_TIMESTEP, AggregateLevel.EACH_SEQUENCE
+        ('non-seq', 'seq')
+    """
     EACH_TIMESTEP = 'non-seq'
     EACH_SEQUENCE = 'seq'
     TO_NO_SEQUENCE = EACH_TIMESTEP
@@ -276,6 +373,20 @@ class AggregateLevel(object):
 
 
 class ExpandLevel(object):
+    """What expand_layer repeats: its ``expand_level`` argument.
+
+    - ``FROM_TIMESTEP`` (alias ``FROM_NO_SEQUENCE``): the input has one row per
+      sequence, copied over every step of that sequence.
+    - ``FROM_SEQUENCE``: the input has one row per sub-sequence of a nested
+      sequence, copied over every step of that sub-sequence.
+
+    Example:
+        >>> seq = data_layer(name='seq', size=8)
+        >>> expanded = expand_layer(input=last_seq(input=seq), expand_as=seq,
+        ...                         expand_level=ExpandLevel.FROM_TIMESTEP)
+        >>> expanded.size
+        8
+    """
     FROM_TIMESTEP = AggregateLevel.EACH_TIMESTEP
     FROM_SEQUENCE = AggregateLevel.EACH_SEQUENCE
     FROM_NO_SEQUENCE = FROM_TIMESTEP

@@ -24,7 +24,36 @@ __all__ = [
 @wrap_name_default('data')
 @layer_support()
 def data_layer(name, size, height=None, width=None, layer_attr=None):
-    """Input slot of the network; the data provider feeds it."""
+    """Input slot of the network: the layer the data provider fills for every batch.
+
+    The data provider's ``input_types`` (in the order of the data layers the
+    network's inputs list names) decide what the slot holds: dense vectors, sparse
+    vectors, integer ids, or sequences / nested sequences of these. A data layer has
+    no parameters and computes nothing; it only exposes a ``size``-wide value (for
+    ids, ``size`` is the dictionary size, the number of distinct ids). Creates an
+    engine layer of type ``data``.
+
+    Args:
+        name (str): the slot's name; data providers and ``outputs()`` refer to it.
+            ``__data_N__`` when omitted (give one: feeders find slots by name).
+        size (int): width of one sample (or of one time step of a sequence); for an
+            integer id slot, the number of distinct ids.
+        height (int, optional): image height, for image inputs that later image
+            layers (img_conv_layer, img_pool_layer, ...) read in ``[C, H, W]`` order.
+        width (int, optional): image width; used only with ``height``.
+        layer_attr (ExtraLayerAttribute, optional): extra settings; data layers
+            support only ``device``.
+
+    Returns:
+        LayerOutput: the slot, of width ``size``.
+
+    Example:
+        >>> img = data_layer(name='pixel', size=784)
+        >>> img.name, img.size
+        ('pixel', 784)
+        >>> data_layer(name='image', size=3 * 32 * 32, height=32, width=32).layer_type
+        'data'
+    """
     size = _size_arg(size, 'data_layer')
     Layer(
         type=LayerType.DATA,
@@ -48,7 +77,40 @@ def fc_layer(input,
              param_attr=None,
              bias_attr=None,
              layer_attr=None):
-    """Fully connected: act(sum_i x_i W_i + b); W_i has dims [in_i, size]."""
+    """Fully connected layer: ``y = act(sum_i x_i W_i + b)``.
+
+    Each input ``x_i`` (``[batch, in_i]``) gets its own weight ``W_i`` of dims
+    ``[in_i, size]``; the products are summed, the bias added and the activation
+    applied. The layer works row by row: a sequence input is transformed at every
+    time step and the output keeps the input's sequence boundaries. A sparse input
+    (a sparse data slot) gathers and sums the rows of ``W_i`` it selects. Creates an
+    engine layer of type ``fc``.
+
+    Args:
+        input (LayerOutput | list of LayerOutput): the input(s), one ``W_i`` each.
+        size (int): output width.
+        act (BaseActivation, optional): activation applied to the sum, ``TanhActivation()``
+            when omitted.
+        name (str, optional): layer name; ``__fc_layer_N__`` when omitted.
+        param_attr (ParameterAttribute | list of ParameterAttribute, optional):
+            weight attributes (initialisation, learning rate, decay, sharing by
+            name); one for all inputs, or a list with one per input.
+        bias_attr (ParameterAttribute | bool, optional): bias attributes; None or
+            True gives a zero-initialised bias, False no bias.
+        layer_attr (ExtraLayerAttribute, optional): extra settings (``drop_rate``,
+            ``error_clipping_threshold``, ``device``).
+
+    Returns:
+        LayerOutput: the fc layer, of width ``size``.
+
+    Example:
+        >>> img = data_layer(name='pixel', size=784)
+        >>> hidden = fc_layer(input=img, size=128, act=ReluActivation())
+        >>> hidden.size, hidden.layer_type
+        (128, 'fc')
+        >>> fc_layer(input=[img, hidden], size=10, act=SoftmaxActivation()).name
+        '__fc_layer_1__'
+    """
     inputs = _check_input_list(input, 'fc_layer')
     size = _size_arg(size, 'fc_layer')
     _check_act(act, 'fc_layer')
@@ -90,7 +152,46 @@ def selective_fc_layer(input,
                        param_attr=None,
                        bias_attr=None,
                        layer_attr=None):
-    """fc that computes only the output columns flagged by `select`."""
+    """Fully connected layer that computes only selected output columns.
+
+    ``y = act(sum_i x_i W_i^T + b)`` with ``W_i`` of dims ``[size, in_i]`` (v1's
+    transposed layout, unlike fc_layer). With ``select`` given, that layer (a
+    ``[batch, size]`` row of flags, nonzero = selected) marks which columns each row computes;
+    the others are 0 and get no gradient, and a softmax activation normalises over
+    the selected columns only. Useful for a large output vocabulary where each sample
+    needs only a few candidates. Without ``select`` (and ``has_selected_colums``
+    False) it behaves like fc_layer. Creates an engine layer of type ``selective_fc``.
+
+    Args:
+        input (LayerOutput | list of LayerOutput): the input(s), one weight each.
+        size (int): output width.
+        select (LayerOutput, optional): the ``[batch, size]`` selection; nonzero
+            entries are the columns to compute.
+        act (BaseActivation, optional): activation, ``TanhActivation()`` when omitted.
+        name (str, optional): layer name; ``__selective_fc_layer_N__`` when omitted.
+        pass_generation (bool, default False): v1's flag for use in generation.
+        has_selected_colums (bool, default True): whether the last input is the
+            selection; set False when ``select`` is not given.
+        mul_ratio (float, default 0.02): v1's threshold on the selected fraction
+            above which a full dense product is cheaper.
+        param_attr (ParameterAttribute | list of ParameterAttribute, optional):
+            weight attributes, one for all inputs or one per input.
+        bias_attr (ParameterAttribute | bool, optional): bias attributes; None or
+            True gives a zero bias, False none.
+        layer_attr (ExtraLayerAttribute, optional): extra settings (``drop_rate``,
+            ``error_clipping_threshold``, ``device``).
+
+    Returns:
+        LayerOutput: the layer, of width ``size``.
+
+    Example:
+        >>> x = data_layer(name='x', size=64)
+        >>> candidates = data_layer(name='candidates', size=1000)
+        >>> out = selective_fc_layer(input=x, size=1000, select=candidates,
+        ...                          act=SoftmaxActivation())
+        >>> out.size, out.layer_type
+        (1000, 'selective_fc')
+    """
     inputs = _check_input_list(input, 'selective_fc_layer')
     size = _size_arg(size, 'selective_fc_layer')
     if select is not None:
@@ -122,7 +223,26 @@ def selective_fc_layer(input,
 @wrap_name_default()
 @layer_support()
 def trans_layer(input, name=None, layer_attr=None):
-    """Transpose of the batch matrix."""
+    """Transpose of the whole batch matrix: a ``[batch, n]`` input gives ``[n, batch]``.
+
+    The output's rows are the input's columns, so its width is the batch size, not
+    ``input.size`` (the returned LayerOutput still reports ``input.size``, as in v1).
+    Mostly used together with layers that read a matrix from a batch. Creates an
+    engine layer of type ``trans``.
+
+    Args:
+        input (LayerOutput): the matrix to transpose.
+        name (str, optional): layer name; ``__trans_layer_N__`` when omitted.
+        layer_attr (ExtraLayerAttribute, optional): extra settings (``device``).
+
+    Returns:
+        LayerOutput: the transposed layer.
+
+    Example:
+        >>> x = data_layer(name='x', size=16)
+        >>> trans_layer(input=x).layer_type
+        'trans'
+    """
     _check_input(input, 'input', 'trans_layer')
     Layer(
         name=name,
@@ -135,6 +255,25 @@ def trans_layer(input, name=None, layer_attr=None):
 @wrap_name_default()
 @layer_support()
 def sum_to_one_norm_layer(input, name=None, layer_attr=None):
+    """Normalises each row to sum to one: ``y_i = x_i / sum_j x_j``.
+
+    Meant for non-negative inputs (a distribution of unnormalised weights). The
+    output has the input's width and sequence layout. Creates an engine layer of type
+    ``sum_to_one_norm``.
+
+    Args:
+        input (LayerOutput): the input.
+        name (str, optional): layer name; ``__sum_to_one_norm_layer_N__`` when omitted.
+        layer_attr (ExtraLayerAttribute, optional): extra settings (``device``).
+
+    Returns:
+        LayerOutput: the normalised layer, of width ``input.size``.
+
+    Example:
+        >>> x = data_layer(name='x', size=8)
+        >>> sum_to_one_norm_layer(input=x).size
+        8
+    """
     _check_input(input, 'input', 'sum_to_one_norm_layer')
     Layer(
         name=name,
@@ -148,7 +287,33 @@ def sum_to_one_norm_layer(input, name=None, layer_attr=None):
 @wrap_name_default()
 @layer_support()
 def cos_sim(a, b, scale=1, size=1, name=None, layer_attr=None):
-    """scale * cos(a, b); with size > 1, b holds `size` vectors of |a|."""
+    """Cosine similarity, scaled: ``y = scale * <a, b> / (|a| |b|)``.
+
+    With ``size`` 1, ``a`` and ``b`` have the same width and the output is one value
+    per row (engine type ``cos``). With ``size`` > 1, ``b`` holds ``size`` vectors of
+    ``a``'s width side by side, and output ``k`` is the cosine of ``a`` with the k-th
+    (engine type ``cos_vm``); ``size`` must then be ``b.size / a.size``.
+
+    Args:
+        a (LayerOutput): the first input.
+        b (LayerOutput): the second input (``size`` vectors of ``a.size``).
+        scale (float, default 1): factor applied to the cosine.
+        size (int, default 1): number of vectors in ``b``, the output width.
+        name (str, optional): layer name; ``__cos_sim_N__`` when omitted.
+        layer_attr (ExtraLayerAttribute, optional): extra settings (``device``).
+
+    Returns:
+        LayerOutput: the similarities, of width ``size``.
+
+    Example:
+        >>> q = data_layer(name='query', size=32)
+        >>> d = data_layer(name='doc', size=32)
+        >>> cos_sim(a=q, b=d, scale=5).size
+        1
+        >>> three = data_layer(name='three_docs', size=96)
+        >>> cos_sim(a=q, b=three, size=3).size
+        3
+    """
     _check_input(a, 'a', 'cos_sim')
     _check_input(b, 'b', 'cos_sim')
     if size == 1:
@@ -174,7 +339,29 @@ def cos_sim(a, b, scale=1, size=1, name=None, layer_attr=None):
 
 
 class MixedLayerType(LayerOutput):
-    """A mixed layer being built: `m += projection` inside `with`."""
+    """The LayerOutput of a mixed layer that is still being built.
+
+    ``mixed_layer()`` without ``input`` returns one; inside a ``with`` block, add
+    projections and operators with ``+=``. The engine layer is created when the block
+    ends, and the layer is then sealed: adding more raises a ConfigError. Adding a
+    plain layer (not a projection) raises a ConfigError naming the projection to use.
+    Users normally get this from mixed_layer rather than constructing it.
+
+    Args:
+        name (str): layer name.
+        size (int): output width; 0 to infer it from the inputs.
+        act (BaseActivation): activation.
+        bias_attr (ParameterAttribute | bool): bias attributes, False for none.
+        layer_attr (ExtraLayerAttribute): extra settings, or None.
+        parents (list of LayerOutput, optional): initial parent layers.
+
+    Example:
+        >>> x = data_layer(name='x', size=16)
+        >>> with mixed_layer(size=8) as m:
+        ...     m += full_matrix_projection(input=x)
+        >>> type(m).__name__, m.size, m.finalized
+        ('MixedLayerType', 8, True)
+    """
 
     class AddToSealedMixedLayerException(ConfigError):
         def __init__(self):
@@ -240,8 +427,46 @@ class MixedLayerType(LayerOutput):
 @layer_support(ERROR_CLIPPING, DROPOUT)
 def mixed_layer(size=0, input=None, name=None, act=None, bias_attr=False,
                 layer_attr=None):
-    """Sum of projections/operators, + bias, then act. Use
-    mixed_layer(input=[...]) or `with mixed_layer(...) as m: m += proj`."""
+    """Sum of projections and operators, plus an optional bias, then an activation.
+
+    ``y = act(sum_k p_k(x_k) + b)``, where each ``p_k`` is a projection
+    (full_matrix_projection, table_projection, identity_projection,
+    context_projection, ...) or an operator (dotmul_operator, conv_operator). All of
+    them produce ``size``-wide outputs. The layer works row by row, so sequence
+    inputs keep their boundaries. Two spellings (v1):
+
+    - ``mixed_layer(size=..., input=[proj, ...])`` builds it at once;
+    - ``with mixed_layer(size=...) as m: m += proj`` adds inputs in a block; the
+      layer is created when the block ends.
+
+    ``size`` may be 0 when a projection fixes it (identity_projection,
+    table_projection with a size, ...). Creates an engine layer of type ``mixed``.
+
+    Args:
+        size (int, default 0): output width; 0 to infer it from the inputs.
+        input (Projection | Operator | list, optional): the inputs; omit to use the
+            ``with`` form.
+        name (str, optional): layer name; ``__mixed_N__`` when omitted.
+        act (BaseActivation, optional): activation, ``LinearActivation()`` when omitted.
+        bias_attr (ParameterAttribute | bool, default False): bias; no bias unless
+            given (True or a ParamAttr).
+        layer_attr (ExtraLayerAttribute, optional): extra settings (``drop_rate``,
+            ``error_clipping_threshold``, ``device``).
+
+    Returns:
+        MixedLayerType: the layer (a LayerOutput), of width ``size``.
+
+    Example:
+        >>> x = data_layer(name='x', size=16)
+        >>> y = mixed_layer(size=8, input=[full_matrix_projection(input=x)],
+        ...                 act=TanhActivation(), bias_attr=True)
+        >>> y.size, y.layer_type
+        (8, 'mixed')
+        >>> with mixed_layer() as z:
+        ...     z += identity_projection(input=x)
+        >>> z.size
+        16
+    """
     _check_act(act, 'mixed_layer')
     if input is None:
         return MixedLayerType(name, size, act, bias_attr, layer_attr)
@@ -259,7 +484,33 @@ def mixed_layer(size=0, input=None, name=None, act=None, bias_attr=False,
 @wrap_param_attr_default()
 @layer_support(ERROR_CLIPPING)
 def embedding_layer(input, size, name=None, param_attr=None, layer_attr=None):
-    """Word embedding: a mixed layer with one table_projection."""
+    """Word embedding: looks up one learned row per integer id.
+
+    A mixed layer holding one table_projection: the table has dims
+    ``[input.size, size]`` (dictionary size by embedding width), and each id of the
+    input selects its row. For an id sequence, the output is a sequence of the same
+    length of ``size``-wide vectors. The input must be an integer id slot (see
+    data_layer). No bias, linear activation. Creates an engine layer of type
+    ``mixed``.
+
+    Args:
+        input (LayerOutput): integer ids, ``input.size`` being the dictionary size.
+        size (int): embedding width.
+        name (str, optional): layer name; ``__embedding_N__`` when omitted.
+        param_attr (ParameterAttribute, optional): the table's attributes (share it
+            between layers by giving the same name).
+        layer_attr (ExtraLayerAttribute, optional): extra settings
+            (``error_clipping_threshold``, ``device``).
+
+    Returns:
+        LayerOutput: the embeddings, of width ``size``.
+
+    Example:
+        >>> words = data_layer(name='words', size=10000)
+        >>> emb = embedding_layer(input=words, size=128)
+        >>> emb.size, emb.layer_type
+        (128, 'mixed')
+    """
     _check_input(input, 'input', 'embedding_layer')
     size = _size_arg(size, 'embedding_layer')
     with mixed_layer(name=name, size=size, act=LinearActivation(),
@@ -273,7 +524,32 @@ def embedding_layer(input, size, name=None, param_attr=None, layer_attr=None):
 @wrap_bias_attr_default(has_bias=False)
 @layer_support(DROPOUT)
 def addto_layer(input, act=None, name=None, bias_attr=None, layer_attr=None):
-    """Element-wise sum of equal-size inputs (+ bias, act)."""
+    """Element-wise sum of its inputs: ``y = act(sum_i x_i + b)``.
+
+    All inputs must have the same width (the parser warns, the engine refuses
+    otherwise) and the same sequence layout; the output has that width and layout.
+    It has no weights; the bias is off unless asked for. Image inputs keep their
+    channel count (``num_filters``). Creates an engine layer of type ``addto``.
+
+    Args:
+        input (LayerOutput | list of LayerOutput): the layers to add.
+        act (BaseActivation, optional): activation, ``LinearActivation()`` when omitted.
+        name (str, optional): layer name; ``__addto_N__`` when omitted.
+        bias_attr (ParameterAttribute | bool, optional): bias; none unless True or
+            a ParamAttr is given.
+        layer_attr (ExtraLayerAttribute, optional): extra settings (``drop_rate``,
+            ``device``).
+
+    Returns:
+        LayerOutput: the sum, of the inputs' width.
+
+    Example:
+        >>> a = data_layer(name='a', size=10)
+        >>> b = data_layer(name='b', size=10)
+        >>> s = addto_layer(input=[a, b], act=ReluActivation())
+        >>> s.size, s.layer_type
+        (10, 'addto')
+    """
     inputs = _check_input_list(input, 'addto_layer')
     _check_act(act, 'addto_layer')
     num_filters = None
@@ -297,7 +573,36 @@ def addto_layer(input, act=None, name=None, bias_attr=None, layer_attr=None):
 @layer_support()
 def concat_layer(input, act=None, name=None, layer_attr=None,
                  bias_attr=None):
-    """Concatenate layers (type concat) or projections (type concat2)."""
+    """Concatenates its inputs' features side by side, row by row.
+
+    Two forms (v1):
+
+    - a list of layers: ``y = [x_1, x_2, ...]``, width the sum of the input widths;
+      no parameters, no bias (engine type ``concat``). The inputs must have the same
+      number of rows (same sequence layout). Image inputs' channel counts add up.
+    - a list of projections: each projection is computed and the results are
+      concatenated, with an optional bias (engine type ``concat2``).
+
+    Args:
+        input (LayerOutput | Projection | list): all layers or all projections.
+        act (BaseActivation, optional): activation, ``IdentityActivation()`` when omitted.
+        name (str, optional): layer name; ``__concat_N__`` when omitted.
+        layer_attr (ExtraLayerAttribute, optional): extra settings (``device``).
+        bias_attr (ParameterAttribute | bool, optional): bias, only for a concat of
+            projections (a ConfigError for layers).
+
+    Returns:
+        LayerOutput: the concatenation.
+
+    Example:
+        >>> a = data_layer(name='a', size=10)
+        >>> b = data_layer(name='b', size=6)
+        >>> concat_layer(input=[a, b]).size
+        16
+        >>> concat_layer(input=[identity_projection(input=a),
+        ...                     full_matrix_projection(input=b, size=4)]).size
+        14
+    """
     if isinstance(input, (LayerOutput, cp.Projection)):
         input = [input]
     if not isinstance(input, (list, tuple)) or not input:

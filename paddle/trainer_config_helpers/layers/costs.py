@@ -1,4 +1,5 @@
-"""Cost layers (CostLayers.cpp, CRFLayers.cpp, CTCLayers.cpp in the engine)."""
+"""Cost layers (CostLayers.cpp, StructuredCostLayers.cpp); the CRF and CTC costs are in
+sequence_costs.py (CRFLayers.cpp, CTCLayers.cpp) and exported from here too."""
 
 import copy
 
@@ -9,6 +10,8 @@ from ..default_decorators import wrap_bias_attr_default, wrap_name_default, wrap
 from ..evaluators import classification_error_evaluator
 from ..layer_output import (DROPOUT, LayerOutput, LayerType, _bias, _check_input,
                             _check_input_list, _extra, layer_support)
+# CRF and CTC live in sequence_costs.py; this module keeps exporting them
+from .sequence_costs import crf_decoding_layer, crf_layer, ctc_layer, warp_ctc_layer
 
 
 __all__ = [
@@ -43,8 +46,41 @@ def classification_cost(input,
                         layer_attr=None,
                         top_k=None,
                         coeff=1.):
-    """Cross-entropy on a softmax output; also adds a
-    classification_error_evaluator on (input, label)."""
+    """Classification cost: cross-entropy ``-log p[label]`` of a softmax output, plus
+    an error-rate evaluator.
+
+    ``input`` must use ``SoftmaxActivation()`` (its rows are probabilities over the
+    classes) and ``label`` must be a data layer of integer class ids. One cost per sample; training sums the costs (and gradients) over the batch.
+    Besides the cost layer it adds ``classification_error_evaluator`` (or the given
+    evaluators) on ``(input, label)``, which the trainer reports. Creates an engine
+    layer of type ``multi-class-cross-entropy``.
+
+    Args:
+        input (LayerOutput): class probabilities (a softmax layer).
+        label (LayerOutput): the class ids, a data layer.
+        weight (LayerOutput, optional): a size-1 layer weighting each sample's
+            cost.
+        name (str, optional): layer name; ``__cost_N__`` when omitted.
+        evaluator (callable | list of callable, optional): evaluator function(s)
+            to add, called with ``input``, ``label`` and ``weight``;
+            classification_error_evaluator when omitted.
+        layer_attr (ExtraLayerAttribute, optional): extra settings (``device``).
+        top_k (int, optional): passed to classification_error_evaluator: a sample
+            is right when its label is among the ``top_k`` best classes.
+        coeff (float, default 1.0): factor applied to the cost (and its
+            gradient).
+
+    Returns:
+        LayerOutput: the cost (size 1).
+
+    Example:
+        >>> img = data_layer(name='pixel', size=784)
+        >>> label = data_layer(name='label', size=10)
+        >>> prob = fc_layer(input=img, size=10, act=SoftmaxActivation())
+        >>> cost = classification_cost(input=prob, label=label)
+        >>> cost.name, cost.size
+        ('__cost_0__', 1)
+    """
     ipts, parents = _cost_inputs(input, label, weight, 'classification_cost')
     if label.layer_type != LayerType.DATA:
         raise ConfigError("classification_cost: label must be a data layer, "
@@ -84,7 +120,32 @@ def classification_cost(input,
 @layer_support()
 def mse_cost(input, label, weight=None, name=None, coeff=1.0,
              layer_attr=None):
-    """Sum over dimensions of (input - label)^2 per sample."""
+    """Squared error cost: ``sum_j (input_j - label_j)^2`` per sample.
+
+    ``label`` is a dense layer of ``input``'s width (the engine refuses different
+    widths). One cost per sample; training sums the costs (and gradients) over the batch. ``regression_cost`` is the same helper under its v1
+    name. Creates an engine layer of type ``square_error``.
+
+    Args:
+        input (LayerOutput): the prediction.
+        label (LayerOutput): the target, of the same width.
+        weight (LayerOutput, optional): a size-1 layer weighting each sample's
+            cost.
+        name (str, optional): layer name; ``__mse_cost_N__`` when omitted.
+        coeff (float, default 1.0): factor applied to the cost (and its
+            gradient).
+        layer_attr (ExtraLayerAttribute, optional): extra settings (``device``).
+
+    Returns:
+        LayerOutput: the cost (size 1).
+
+    Example:
+        >>> x = data_layer(name='x', size=13)
+        >>> y = data_layer(name='y', size=1)
+        >>> pred = fc_layer(input=x, size=1, act=LinearActivation())
+        >>> regression_cost(input=pred, label=y).layer_type
+        'cost'
+    """
     ipts, parents = _cost_inputs(input, label, weight, 'mse_cost')
     if (input.size is not None and label.size is not None and
             input.size != label.size):
@@ -106,7 +167,9 @@ def mse_cost(input, label, weight=None, name=None, coeff=1.0,
 regression_cost = mse_cost
 
 
-def _make_simple_cost(fname, layer_type, out_type):
+def _make_simple_cost(fname, layer_type, out_type, doc):
+    """A cost helper ``fname(input, label, name, coeff, weight, layer_attr)`` creating
+    an engine layer of ``layer_type``; ``doc`` becomes its docstring."""
     @wrap_name_default(fname)
     @layer_support()
     def cost(input, label, name=None, coeff=1.0, weight=None,
@@ -122,18 +185,131 @@ def _make_simple_cost(fname, layer_type, out_type):
 
     cost.__name__ = fname
     cost.__qualname__ = fname
+    cost.__doc__ = doc
     return cost
 
 
-cross_entropy = _make_simple_cost('cross_entropy', LayerType.CROSS_ENTROPY,
-                                  LayerType.CROSS_ENTROPY)
+cross_entropy = _make_simple_cost(
+    'cross_entropy', LayerType.CROSS_ENTROPY, LayerType.CROSS_ENTROPY,
+    doc="""Multi-class cross-entropy: ``-log p[label]`` per sample.
+
+    ``input`` holds probabilities over the classes (normally a softmax output) and
+    ``label`` the class ids. The same cost as classification_cost, without its
+    checks and evaluator. One cost per sample; training sums the costs (and
+    gradients) over the batch. Creates an engine layer of type
+    ``multi-class-cross-entropy``.
+
+    Args:
+        input (LayerOutput): class probabilities.
+        label (LayerOutput): the class ids.
+        name (str, optional): layer name; ``__cross_entropy_N__`` when omitted.
+        coeff (float, default 1.0): factor applied to the cost (and its
+            gradient).
+        weight (LayerOutput, optional): a size-1 layer weighting each sample's
+            cost.
+        layer_attr (ExtraLayerAttribute, optional): extra settings (``device``).
+
+    Returns:
+        LayerOutput: the cost (size 1).
+
+    Example:
+        >>> x = data_layer(name='x', size=32)
+        >>> label = data_layer(name='label', size=10)
+        >>> prob = fc_layer(input=x, size=10, act=SoftmaxActivation())
+        >>> cost = cross_entropy(input=prob, label=label)
+        >>> cost.name, cost.size
+        ('__cross_entropy_0__', 1)
+    """)
 multi_binary_label_cross_entropy = _make_simple_cost(
-    'multi_binary_label_cross_entropy',
-    LayerType.MULTI_BIN_LABEL_CROSS_ENTROPY,
-    LayerType.MULTI_BIN_LABEL_CROSS_ENTROPY)
-huber_cost = _make_simple_cost('huber_cost', LayerType.HUBER,
-                               LayerType.HUBER)
-smooth_l1_cost = _make_simple_cost('smooth_l1_cost', LayerType.SMOOTH_L1, LayerType.SMOOTH_L1)
+    'multi_binary_label_cross_entropy', LayerType.MULTI_BIN_LABEL_CROSS_ENTROPY, LayerType.MULTI_BIN_LABEL_CROSS_ENTROPY,
+    doc="""Cross-entropy of independent binary labels (multi-label classification).
+
+    ``cost = -sum_j [y_j log p_j + (1 - y_j) log(1 - p_j)]``: each of the
+    ``input.size`` outputs is a probability (normally a sigmoid output) that its
+    label is on. ``label`` gives the ``y_j``: a dense 0/1 row of the input's width,
+    a sparse binary vector (the labels that are on), or an integer id (one label
+    per sample). One cost per sample. Creates an engine layer of type
+    ``multi_binary_label_cross_entropy``.
+
+    Args:
+        input (LayerOutput): per-label probabilities.
+        label (LayerOutput): the labels that are on.
+        name (str, optional): layer name;
+            ``__multi_binary_label_cross_entropy_N__`` when omitted.
+        coeff (float, default 1.0): factor applied to the cost (and its
+            gradient).
+        weight (LayerOutput, optional): a size-1 layer weighting each sample's
+            cost.
+        layer_attr (ExtraLayerAttribute, optional): extra settings (``device``).
+
+    Returns:
+        LayerOutput: the cost (size 1).
+
+    Example:
+        >>> x = data_layer(name='x', size=32)
+        >>> tags = data_layer(name='tags', size=20)
+        >>> prob = fc_layer(input=x, size=20, act=SigmoidActivation())
+        >>> multi_binary_label_cross_entropy(input=prob, label=tags).size
+        1
+    """)
+huber_cost = _make_simple_cost(
+    'huber_cost', LayerType.HUBER, LayerType.HUBER,
+    doc="""Two-class Huber cost on a score (v1's ``huber``).
+
+    ``input`` is one score per sample (size 1), ``label`` a class id 0 or 1. With
+    ``y = 2 * label - 1`` and ``a = input * y``, the cost is ``-4a`` for
+    ``a < -1``, ``(1 - a)^2`` for ``a < 1`` and 0 otherwise: a smoothed hinge
+    loss. One cost per sample. Creates an engine layer of type ``huber``.
+
+    Args:
+        input (LayerOutput): the score (size 1).
+        label (LayerOutput): class ids 0 / 1.
+        name (str, optional): layer name; ``__huber_cost_N__`` when omitted.
+        coeff (float, default 1.0): factor applied to the cost (and its
+            gradient).
+        weight (LayerOutput, optional): a size-1 layer weighting each sample's
+            cost.
+        layer_attr (ExtraLayerAttribute, optional): extra settings (``device``).
+
+    Returns:
+        LayerOutput: the cost (size 1).
+
+    Example:
+        >>> x = data_layer(name='x', size=32)
+        >>> label = data_layer(name='label', size=2)
+        >>> score = fc_layer(input=x, size=1, act=LinearActivation())
+        >>> huber_cost(input=score, label=label).layer_type
+        'huber'
+    """)
+smooth_l1_cost = _make_simple_cost(
+    'smooth_l1_cost', LayerType.SMOOTH_L1, LayerType.SMOOTH_L1,
+    doc="""Smooth L1 cost: ``sum_j f(input_j - label_j)`` per sample.
+
+    ``f(d) = d^2 / 2`` where ``|d| < 1``, else ``|d| - 1/2`` (quadratic near zero,
+    linear for outliers; the box regression loss of Fast R-CNN). ``label`` is a
+    dense layer of ``input``'s width. One cost per sample. Creates an engine
+    layer of type ``smooth_l1``.
+
+    Args:
+        input (LayerOutput): the prediction.
+        label (LayerOutput): the target, of the same width.
+        name (str, optional): layer name; ``__smooth_l1_cost_N__`` when omitted.
+        coeff (float, default 1.0): factor applied to the cost (and its
+            gradient).
+        weight (LayerOutput, optional): a size-1 layer weighting each sample's
+            cost.
+        layer_attr (ExtraLayerAttribute, optional): extra settings (``device``).
+
+    Returns:
+        LayerOutput: the cost (size 1).
+
+    Example:
+        >>> x = data_layer(name='x', size=32)
+        >>> target = data_layer(name='target', size=4)
+        >>> pred = fc_layer(input=x, size=4, act=LinearActivation())
+        >>> smooth_l1_cost(input=pred, label=target).layer_type
+        'smooth_l1'
+    """)
 
 
 @wrap_name_default()
@@ -144,6 +320,36 @@ def cross_entropy_with_selfnorm(input,
                                 coeff=1.0,
                                 softmax_selfnorm_alpha=0.1,
                                 layer_attr=None):
+    """Cross-entropy on unnormalised scores, with a self-normalisation penalty.
+
+    ``input`` holds positive scores ``x`` (e.g. an exp activation), not
+    probabilities; with ``S = sum_j x_j`` the cost is
+    ``-log(x[label] / S) + alpha * (log S)^2``, which pushes ``S`` towards 1 so that
+    at test time the raw scores can be used without normalising. ``label`` holds
+    class ids. Creates an engine layer of type
+    ``multi_class_cross_entropy_with_selfnorm``.
+
+    Args:
+        input (LayerOutput): positive class scores.
+        label (LayerOutput): the class ids.
+        name (str, optional): layer name; ``__cross_entropy_with_selfnorm_N__`` when
+            omitted.
+        coeff (float, default 1.0): factor applied to the cost (and its
+            gradient).
+        softmax_selfnorm_alpha (float, default 0.1): weight ``alpha`` of the
+            penalty.
+        layer_attr (ExtraLayerAttribute, optional): extra settings (``device``).
+
+    Returns:
+        LayerOutput: the cost (size 1).
+
+    Example:
+        >>> x = data_layer(name='x', size=32)
+        >>> label = data_layer(name='label', size=10)
+        >>> scores = fc_layer(input=x, size=10, act=ExpActivation())
+        >>> cross_entropy_with_selfnorm(input=scores, label=label).size
+        1
+    """
     ipts, parents = _cost_inputs(input, label, None,
                                  'cross_entropy_with_selfnorm')
     Layer(
@@ -160,6 +366,24 @@ def cross_entropy_with_selfnorm(input,
 @wrap_name_default()
 @layer_support()
 def sum_cost(input, name=None, layer_attr=None):
+    """Uses the sum of each input row as the cost: ``cost = sum_j x_j``.
+
+    For networks that compute their own loss value; the gradient of each input
+    value is 1. Creates an engine layer of type ``sum_cost``.
+
+    Args:
+        input (LayerOutput): the per-sample loss terms.
+        name (str, optional): layer name; ``__sum_cost_N__`` when omitted.
+        layer_attr (ExtraLayerAttribute, optional): extra settings (``device``).
+
+    Returns:
+        LayerOutput: the cost (size 1).
+
+    Example:
+        >>> loss_terms = data_layer(name='loss_terms', size=4)
+        >>> sum_cost(input=loss_terms).layer_type
+        'sum_cost'
+    """
     _check_input(input, 'input', 'sum_cost')
     Layer(
         name=name,
@@ -173,7 +397,35 @@ def sum_cost(input, name=None, layer_attr=None):
 @layer_support()
 def rank_cost(left, right, label, weight=None, name=None, coeff=1.0,
               layer_attr=None):
-    """Pairwise ranking cost on scores left/right (size 1) and a 0/1 label."""
+    """Pairwise ranking cost (RankNet): ``log(1 + e^o) - label * o``, ``o = left - right``.
+
+    ``left`` and ``right`` are the scores (size 1) of two items and ``label`` the
+    probability that ``left`` should rank above ``right`` (1, 0, or 0.5 for a tie);
+    a dense value, or integer ids used as values, as v1 accepted. One cost per sample; training sums the costs (and gradients) over the batch.
+    Creates an engine layer of type ``rank-cost``.
+
+    Args:
+        left (LayerOutput): score of the first item (size 1).
+        right (LayerOutput): score of the second item (size 1).
+        label (LayerOutput): the target probability.
+        weight (LayerOutput, optional): a size-1 layer weighting each sample's
+            cost.
+        name (str, optional): layer name; ``__rank_cost_N__`` when omitted.
+        coeff (float, default 1.0): factor applied to the cost (and its
+            gradient).
+        layer_attr (ExtraLayerAttribute, optional): extra settings (``device``).
+
+    Returns:
+        LayerOutput: the cost (size 1).
+
+    Example:
+        >>> a = fc_layer(input=data_layer(name='doc_a', size=16), size=1,
+        ...              act=LinearActivation())
+        >>> b = fc_layer(input=data_layer(name='doc_b', size=16), size=1,
+        ...              act=LinearActivation())
+        >>> rank_cost(left=a, right=b, label=data_layer(name='prefer_a', size=1)).size
+        1
+    """
     for what, l in (('left', left), ('right', right), ('label', label)):
         _check_input(l, what, 'rank_cost')
     ipts = [left.name, right.name, label.name]
@@ -195,6 +447,34 @@ def rank_cost(left, right, label, weight=None, name=None, coeff=1.0,
 @layer_support()
 def lambda_cost(input, score, name=None, NDCG_num=5, max_sort_size=-1,
                 layer_attr=None):
+    """LambdaRank cost for learning to rank lists (one sequence = one query's items).
+
+    ``input`` holds the model's score of each item (size 1, a sequence per query),
+    ``score`` its relevance label (size 1, same sequences). Forward outputs the
+    list's NDCG@``NDCG_num`` (ranking by the model's scores) in every row of the
+    list; backward pushes each pair of items by LambdaRank's gradient, weighted by
+    how much swapping them changes the DCG. Creates an engine layer of type
+    ``lambda_cost``.
+
+    Args:
+        input (LayerOutput): the model's scores (size 1), a sequence per list.
+        score (LayerOutput): the relevance labels (size 1).
+        name (str, optional): layer name; ``__lambda_cost_N__`` when omitted.
+        NDCG_num (int, default 5): the cut-off of the NDCG it reports.
+        max_sort_size (int, default -1): sort only the first this many items by
+            label when computing gradients (-1: all); at least ``NDCG_num``.
+        layer_attr (ExtraLayerAttribute, optional): extra settings (``device``).
+
+    Returns:
+        LayerOutput: the cost (size 1).
+
+    Example:
+        >>> feats = data_layer(name='feats', size=16)
+        >>> relevance = data_layer(name='relevance', size=1)
+        >>> s = fc_layer(input=feats, size=1, act=LinearActivation())
+        >>> lambda_cost(input=s, score=relevance, NDCG_num=3).layer_type
+        'lambda_cost'
+    """
     _check_input(input, 'input', 'lambda_cost')
     _check_input(score, 'score', 'lambda_cost')
     if input.size is not None and input.size != 1:
@@ -216,89 +496,40 @@ def lambda_cost(input, score, name=None, NDCG_num=5, max_sort_size=-1,
 
 @wrap_name_default()
 @wrap_param_attr_default()
-@layer_support()
-def crf_layer(input, label, size=None, weight=None, param_attr=None,
-              name=None, coeff=1.0, layer_attr=None):
-    """Linear-chain CRF cost; transition weight dims [size+2, size]."""
-    _check_input(input, 'input', 'crf_layer')
-    _check_input(label, 'label', 'crf_layer')
-    if size is None:
-        size = input.size
-    if input.size is not None and input.size != size:
-        raise ConfigError("crf_layer: input '%s' has size %d but size=%d "
-                          "(the number of labels)" % (input.name, input.size,
-                                                      size))
-    ipts = [Input(input.name, **param_attr.attr), Input(label.name)]
-    parents = [input, label]
-    if weight is not None:
-        _check_input(weight, 'weight', 'crf_layer')
-        ipts.append(Input(weight.name))
-        parents.append(weight)
-    Layer(name=name, type=LayerType.CRF_LAYER, size=size, inputs=ipts,
-          coeff=coeff, **_extra(layer_attr))
-    return LayerOutput(name, LayerType.CRF_LAYER, parents, size=1)
-
-
-@wrap_name_default()
-@wrap_param_attr_default()
-@layer_support()
-def crf_decoding_layer(input, size, label=None, param_attr=None, name=None,
-                       layer_attr=None):
-    """Viterbi decoding with the CRF transition weights."""
-    _check_input(input, 'input', 'crf_decoding_layer')
-    ipts = [Input(input.name, **param_attr.attr)]
-    parents = [input]
-    if label is not None:
-        _check_input(label, 'label', 'crf_decoding_layer')
-        ipts.append(Input(label.name))
-        parents.append(label)
-    Layer(name=name, type=LayerType.CRF_DECODING_LAYER, size=size,
-          inputs=ipts, **_extra(layer_attr))
-    return LayerOutput(name, LayerType.CRF_DECODING_LAYER, parents, size=1)
-
-
-@wrap_name_default()
-@layer_support()
-def ctc_layer(input, label, size=None, name=None, norm_by_times=False,
-              layer_attr=None):
-    """CTC cost; size = number of classes + 1 (blank is the last)."""
-    _check_input(input, 'input', 'ctc_layer')
-    _check_input(label, 'label', 'ctc_layer')
-    if label.size is not None:
-        if size is not None and size != label.size + 1:
-            raise ConfigError('ctc_layer: size must be label.size + 1 = %d' %
-                              (label.size + 1))
-        if size is None:
-            size = label.size + 1
-    Layer(name=name, type=LayerType.CTC_LAYER, size=size,
-          norm_by_times=norm_by_times, inputs=[input.name, label.name],
-          **_extra(layer_attr))
-    return LayerOutput(name, LayerType.CTC_LAYER, [input, label], size=size)
-
-
-@wrap_name_default()
-@layer_support()
-def warp_ctc_layer(input, label, size=None, name=None, blank=0,
-                   norm_by_times=False, layer_attr=None):
-    _check_input(input, 'input', 'warp_ctc_layer')
-    _check_input(label, 'label', 'warp_ctc_layer')
-    if label.size is not None:
-        if size is None:
-            size = label.size + 1
-    Layer(name=name, type=LayerType.WARP_CTC_LAYER, size=size, blank=blank,
-          norm_by_times=norm_by_times, inputs=[input.name, label.name],
-          **_extra(layer_attr))
-    return LayerOutput(name, LayerType.WARP_CTC_LAYER, parents=[input, label],
-                       size=size)
-
-
-@wrap_name_default()
-@wrap_param_attr_default()
 @wrap_bias_attr_default()
 @layer_support()
 def hsigmoid(input, label, num_classes=None, name=None, bias_attr=None,
              param_attr=None, layer_attr=None):
-    """Hierarchical sigmoid cost; weights [num_classes-1, in] per input."""
+    """Hierarchical sigmoid cost: a class's probability as a product of binary
+    decisions along a path in a tree.
+
+    The ``num_classes`` classes are the leaves of a complete binary tree with
+    ``num_classes - 1`` inner nodes; each inner node has a weight row per input
+    (``[num_classes - 1, input.size]``) and a bias. For a sample of class ``c`` the
+    cost is the sum over the nodes on ``c``'s path of the logistic loss of the branch
+    taken, about ``log2(num_classes)`` terms instead of a softmax over all classes.
+    ``label`` holds the class ids. Creates an engine layer of type ``hsigmoid``.
+
+    Args:
+        input (LayerOutput | list of LayerOutput): the features.
+        label (LayerOutput): the class ids.
+        num_classes (int, optional): number of classes (> 2); ``label.size`` when
+            omitted.
+        name (str, optional): layer name; ``__hsigmoid_N__`` when omitted.
+        bias_attr (ParameterAttribute | bool, optional): node biases; False for none.
+        param_attr (ParameterAttribute | list of ParameterAttribute, optional):
+            node weight attributes, one for all inputs or one per input.
+        layer_attr (ExtraLayerAttribute, optional): extra settings (``device``).
+
+    Returns:
+        LayerOutput: the cost (size 1).
+
+    Example:
+        >>> x = data_layer(name='x', size=32)
+        >>> word = data_layer(name='word', size=1000)
+        >>> hsigmoid(input=x, label=word).size
+        1
+    """
     inputs = _check_input_list(input, 'hsigmoid')
     _check_input(label, 'label', 'hsigmoid')
     if num_classes is None:
@@ -324,7 +555,44 @@ def hsigmoid(input, label, num_classes=None, name=None, bias_attr=None,
 def nce_layer(input, label, num_classes=None, act=None, weight=None,
               num_neg_samples=10, neg_distribution=None, name=None,
               bias_attr=None, param_attr=None, layer_attr=None):
-    """Noise-contrastive estimation cost."""
+    """Noise-contrastive estimation cost: trains a large softmax by telling the true
+    class from sampled noise classes.
+
+    For each sample, the true class and ``num_neg_samples`` noise classes (drawn
+    uniformly, or from ``neg_distribution``) are scored with
+    ``o = act(b[c] + sum_i W_i[c] . x_i`` (``W_i`` of dims
+    ``[num_classes, input_i.size]``); with ``q = num_neg_samples * P_noise(c)`` the
+    cost is ``-log(o / (o + q))`` for the true class and ``-log(q / (o + q))`` for
+    each noise class, times the sample's weight. ``label`` must be a data layer of
+    class ids. Creates an engine layer of type ``nce``.
+
+    Args:
+        input (LayerOutput | list of LayerOutput): the features.
+        label (LayerOutput): the class ids (a data layer).
+        num_classes (int, optional): number of classes; ``label.size`` when omitted.
+        act (BaseActivation, optional): activation of the scores,
+            ``SigmoidActivation()`` when omitted.
+        weight (LayerOutput, optional): a size-1 layer weighting each sample's
+            cost.
+        num_neg_samples (int, default 10): noise classes drawn per sample.
+        neg_distribution (list of float, optional): the noise distribution over
+            the classes (``num_classes`` values summing to 1); uniform when omitted.
+        name (str, optional): layer name; ``__nce_N__`` when omitted.
+        bias_attr (ParameterAttribute | bool, optional): class biases; False for none.
+        param_attr (ParameterAttribute | list of ParameterAttribute, optional):
+            weight attributes, one for all inputs or one per input.
+        layer_attr (ExtraLayerAttribute, optional): extra settings (``drop_rate``,
+            ``device``).
+
+    Returns:
+        LayerOutput: the cost (size 1).
+
+    Example:
+        >>> x = data_layer(name='x', size=32)
+        >>> word = data_layer(name='word', size=1000)
+        >>> nce_layer(input=x, label=word, num_neg_samples=5).layer_type
+        'nce'
+    """
     inputs = _check_input_list(input, 'nce_layer')
     _check_input(label, 'label', 'nce_layer')
     if num_classes is None:

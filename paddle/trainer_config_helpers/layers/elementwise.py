@@ -19,7 +19,25 @@ __all__ = [
 
 @wrap_name_default("clip")
 def clip_layer(input, min, max, name=None):
-    """Clips every value of the input to [min, max]; the gradient passes inside."""
+    """Clips every value to ``[min, max]``: ``y = min(max(x, min), max)``.
+
+    The gradient passes where the input is inside the range and is 0 elsewhere.
+    Output of the input's width and layout. Creates an engine layer of type ``clip``.
+
+    Args:
+        input (LayerOutput): the input.
+        min (float): lower bound.
+        max (float): upper bound.
+        name (str, optional): layer name; ``__clip_N__`` when omitted.
+
+    Returns:
+        LayerOutput: the clipped layer, of the input's width.
+
+    Example:
+        >>> x = data_layer(name='x', size=10)
+        >>> clip_layer(input=x, min=-1.0, max=1.0).size
+        10
+    """
     _check_input(input, 'input', 'clip_layer')
     Layer(name=name, type=LayerType.CLIP_LAYER, inputs=[input.name], min=min, max=max)
     return LayerOutput(name, LayerType.CLIP_LAYER, [input], size=input.size)
@@ -29,7 +47,28 @@ def clip_layer(input, min, max, name=None):
 @layer_support()
 def slope_intercept_layer(input, name=None, slope=1.0, intercept=0.0,
                           layer_attr=None):
-    """slope * x + intercept."""
+    """Affine map with constant coefficients: ``y = slope * x + intercept``.
+
+    No parameters; element-wise, so the output keeps the input's width and layout.
+    ``layer * 2``, ``layer + 1`` and ``layer - 1`` in a config create this layer.
+    Creates an engine layer of type ``slope_intercept``.
+
+    Args:
+        input (LayerOutput): the input.
+        name (str, optional): layer name; ``__slope_intercept_layer_N__`` when omitted.
+        slope (float, default 1.0): the factor.
+        intercept (float, default 0.0): the constant added.
+        layer_attr (ExtraLayerAttribute, optional): extra settings (``device``).
+
+    Returns:
+        LayerOutput: the layer, of the input's width.
+
+    Example:
+        >>> x = data_layer(name='x', size=10)
+        >>> y = slope_intercept_layer(input=x, slope=2.0, intercept=-1.0)
+        >>> y.size, y.layer_type
+        (10, 'slope_intercept')
+    """
     _check_input(input, 'input', 'slope_intercept_layer')
     Layer(
         name=name,
@@ -45,7 +84,27 @@ def slope_intercept_layer(input, name=None, slope=1.0, intercept=0.0,
 @wrap_name_default()
 @layer_support()
 def scaling_layer(input, weight, name=None, layer_attr=None):
-    """weight (size 1, per sample) * input."""
+    """Scales each sample by its own factor: ``y = w * x``.
+
+    ``weight`` has size 1: one factor per row (per sample, or per time step of a
+    sequence), multiplying every value of that row of ``input``. Creates an engine
+    layer of type ``scaling``.
+
+    Args:
+        input (LayerOutput): the values to scale.
+        weight (LayerOutput): the factors (size 1).
+        name (str, optional): layer name; ``__scaling_layer_N__`` when omitted.
+        layer_attr (ExtraLayerAttribute, optional): extra settings (``device``).
+
+    Returns:
+        LayerOutput: the scaled layer, of ``input``'s width.
+
+    Example:
+        >>> x = data_layer(name='x', size=10)
+        >>> w = data_layer(name='w', size=1)
+        >>> scaling_layer(input=x, weight=w).size
+        10
+    """
     _check_input(input, 'input', 'scaling_layer')
     _check_input(weight, 'weight', 'scaling_layer')
     Layer(
@@ -60,7 +119,26 @@ def scaling_layer(input, weight, name=None, layer_attr=None):
 @wrap_name_default()
 @layer_support()
 def power_layer(input, weight, name=None, layer_attr=None):
-    """input ** weight (weight of size 1, per sample)."""
+    """Raises each value to a per-sample power: ``y = x ^ w``.
+
+    ``weight`` has size 1: one exponent per row. Creates an engine layer of type
+    ``power``.
+
+    Args:
+        input (LayerOutput): the bases.
+        weight (LayerOutput): the exponents (size 1).
+        name (str, optional): layer name; ``__power_layer_N__`` when omitted.
+        layer_attr (ExtraLayerAttribute, optional): extra settings (``device``).
+
+    Returns:
+        LayerOutput: the layer, of ``input``'s width.
+
+    Example:
+        >>> x = data_layer(name='x', size=10)
+        >>> w = data_layer(name='w', size=1)
+        >>> power_layer(input=x, weight=w).layer_type
+        'power'
+    """
     _check_input(input, 'input', 'power_layer')
     _check_input(weight, 'weight', 'power_layer')
     Layer(
@@ -75,7 +153,27 @@ def power_layer(input, weight, name=None, layer_attr=None):
 @wrap_name_default()
 @layer_support()
 def interpolation_layer(input, weight, name=None, layer_attr=None):
-    """w * a + (1 - w) * b for input=[a, b]."""
+    """Per-sample interpolation of two layers: ``y = w * a + (1 - w) * b``.
+
+    ``input`` is ``[a, b]`` (same width); ``weight`` has size 1, one ``w`` per row.
+    Creates an engine layer of type ``interpolation``.
+
+    Args:
+        input (list of LayerOutput): the two layers ``[a, b]``.
+        weight (LayerOutput): the interpolation weights (size 1).
+        name (str, optional): layer name; ``__interpolation_layer_N__`` when omitted.
+        layer_attr (ExtraLayerAttribute, optional): extra settings (``device``).
+
+    Returns:
+        LayerOutput: the interpolated layer, of ``a``'s width.
+
+    Example:
+        >>> a = data_layer(name='a', size=10)
+        >>> b = data_layer(name='b', size=10)
+        >>> w = data_layer(name='w', size=1)
+        >>> interpolation_layer(input=[a, b], weight=w).size
+        10
+    """
     if not isinstance(input, (list, tuple)) or len(input) != 2:
         raise ConfigError('interpolation_layer: input must be [a, b]')
     a, b = input
@@ -93,6 +191,26 @@ def interpolation_layer(input, weight, name=None, layer_attr=None):
 @wrap_name_default()
 @layer_support()
 def out_prod_layer(input1, input2, name=None, layer_attr=None):
+    """Outer product of two vectors, per sample: ``y = vec(a b^T)``.
+
+    For each row, the ``input1.size x input2.size`` matrix ``a_i * b_j``, flattened
+    row by row. Creates an engine layer of type ``out_prod``.
+
+    Args:
+        input1 (LayerOutput): the first vectors ``a``.
+        input2 (LayerOutput): the second vectors ``b``.
+        name (str, optional): layer name; ``__out_prod_layer_N__`` when omitted.
+        layer_attr (ExtraLayerAttribute, optional): extra settings (``device``).
+
+    Returns:
+        LayerOutput: the products, ``input1.size * input2.size`` wide.
+
+    Example:
+        >>> a = data_layer(name='a', size=10)
+        >>> b = data_layer(name='b', size=4)
+        >>> out_prod_layer(input1=a, input2=b).size
+        40
+    """
     _check_input(input1, 'input1', 'out_prod_layer')
     _check_input(input2, 'input2', 'out_prod_layer')
     l = Layer(
@@ -109,8 +227,30 @@ def out_prod_layer(input1, input2, name=None, layer_attr=None):
 @_positional(2)
 def conv_shift_layer(a=None, b=None, name=None, layer_attr=None,
                      input=None):
-    """Circular convolution of a by the odd-sized kernel b
-    (b0 spelling: conv_shift_layer(input=[a, b]))."""
+    """Circular convolution of each row of ``a`` by the kernel in the same row of ``b``.
+
+    ``y_i = sum_j a_{(i + j) mod N} * b_j`` for ``j = -(M-1)/2 .. (M-1)/2`` (``b``'s
+    entries numbered from its centre; ``N = a.size``, ``M = b.size``, odd): a
+    learned, per-sample shift (used by Neural Turing Machine style addressing). The
+    b0 spelling ``conv_shift_layer(input=[a, b])`` is accepted. Creates an engine
+    layer of type ``conv_shift``.
+
+    Args:
+        a (LayerOutput): the rows to shift.
+        b (LayerOutput): the kernels, of odd width.
+        name (str, optional): layer name; ``__conv_shift_layer_N__`` when omitted.
+        layer_attr (ExtraLayerAttribute, optional): extra settings (``device``).
+        input (list of LayerOutput, optional): b0 spelling ``[a, b]``.
+
+    Returns:
+        LayerOutput: the layer, of ``a``'s width.
+
+    Example:
+        >>> a = data_layer(name='a', size=10)
+        >>> kernel = data_layer(name='kernel', size=3)
+        >>> conv_shift_layer(a=a, b=kernel).size
+        10
+    """
     a, b = _b0_pair(a, b, input, 'conv_shift_layer')
     _check_input(a, 'a', 'conv_shift_layer')
     _check_input(b, 'b', 'conv_shift_layer')
@@ -131,8 +271,32 @@ def conv_shift_layer(a=None, b=None, name=None, layer_attr=None,
 @_positional(2)
 def linear_comb_layer(weights=None, vectors=None, size=None, name=None,
                       layer_attr=None, input=None):
-    """out = sum_i weights[i] * vectors[i*size:(i+1)*size]
-    (b0 spelling: convex_comb_layer(input=[weights, vectors], size))."""
+    """Weighted sum of vectors, per sample: ``y = sum_i w_i v_i``.
+
+    ``weights`` has ``N`` values per row and ``vectors`` holds ``N`` vectors of
+    ``size`` side by side (``N * size`` values); the output is their combination,
+    ``size`` wide. ``convex_comb_layer`` is the same helper (its v1 name), and the
+    b0 spelling ``input=[weights, vectors]`` is accepted. Creates an engine layer of
+    type ``convex_comb``.
+
+    Args:
+        weights (LayerOutput): the ``N`` weights.
+        vectors (LayerOutput): the ``N * size`` values.
+        size (int, optional): width of one vector; ``vectors.size / weights.size``
+            when omitted.
+        name (str, optional): layer name; ``__linear_comb_layer_N__`` when omitted.
+        layer_attr (ExtraLayerAttribute, optional): extra settings (``device``).
+        input (list of LayerOutput, optional): b0 spelling ``[weights, vectors]``.
+
+    Returns:
+        LayerOutput: the combination, ``size`` wide.
+
+    Example:
+        >>> w = data_layer(name='w', size=3)
+        >>> v = data_layer(name='v', size=3 * 8)
+        >>> linear_comb_layer(weights=w, vectors=v).size
+        8
+    """
     weights, vectors = _b0_pair(weights, vectors, input, 'linear_comb_layer')
     _check_input(weights, 'weights', 'linear_comb_layer')
     _check_input(vectors, 'vectors', 'linear_comb_layer')
@@ -160,8 +324,34 @@ convex_comb_layer = linear_comb_layer
 def tensor_layer(a=None, b=None, size=None, act=None, name=None,
                  param_attr=None, bias_attr=None, layer_attr=None,
                  input=None):
-    """y_k = a^T W_k b (+ bias) (b0 spelling: tensor_layer(input=[a, b],
-    size))."""
+    """Bilinear tensor product: ``y_k = act(a^T W_k b + bias_k)`` for ``k < size``.
+
+    ``W`` has dims ``[a.size, b.size, size]``; each output is a bilinear form of the
+    two inputs' rows. The b0 spelling ``input=[a, b]`` is accepted. Creates an engine
+    layer of type ``tensor``.
+
+    Args:
+        a (LayerOutput): the left vectors.
+        b (LayerOutput): the right vectors.
+        size (int): output width.
+        act (BaseActivation, optional): activation, ``LinearActivation()`` when
+            omitted.
+        name (str, optional): layer name; ``__tensor_layer_N__`` when omitted.
+        param_attr (ParameterAttribute, optional): attributes of ``W``.
+        bias_attr (ParameterAttribute | bool, optional): bias; False for none.
+        layer_attr (ExtraLayerAttribute, optional): extra settings (``drop_rate``,
+            ``error_clipping_threshold``, ``device``).
+        input (list of LayerOutput, optional): b0 spelling ``[a, b]``.
+
+    Returns:
+        LayerOutput: the layer, ``size`` wide.
+
+    Example:
+        >>> a = data_layer(name='a', size=10)
+        >>> b = data_layer(name='b', size=4)
+        >>> tensor_layer(a=a, b=b, size=5).size
+        5
+    """
     a, b = _b0_pair(a, b, input, 'tensor_layer')
     size = _size_arg(size, 'tensor_layer')
     _check_input(a, 'a', 'tensor_layer')
@@ -181,6 +371,26 @@ def tensor_layer(a=None, b=None, size=None, act=None, name=None,
 @wrap_name_default()
 @layer_support()
 def sampling_id_layer(input, name=None, layer_attr=None):
+    """Samples one id per row from the row's probability distribution.
+
+    The input rows are probabilities (e.g. a softmax output); the output holds, as
+    ids, a class drawn at random for each row. No gradient flows back. Creates an
+    engine layer of type ``sampling_id``.
+
+    Args:
+        input (LayerOutput): the distributions.
+        name (str, optional): layer name; ``__sampling_id_layer_N__`` when omitted.
+        layer_attr (ExtraLayerAttribute, optional): extra settings (``device``).
+
+    Returns:
+        LayerOutput: the sampled ids.
+
+    Example:
+        >>> prob = fc_layer(input=data_layer(name='x', size=8), size=10,
+        ...                 act=SoftmaxActivation())
+        >>> sampling_id_layer(input=prob).layer_type
+        'sampling_id'
+    """
     _check_input(input, 'input', 'sampling_id_layer')
     l = Layer(name=name, type=LayerType.SAMPLING_ID_LAYER,
               inputs=[Input(input.name)], **_extra(layer_attr))
@@ -191,7 +401,26 @@ def sampling_id_layer(input, name=None, layer_attr=None):
 @wrap_name_default()
 @layer_support()
 def maxid_layer(input, name=None, layer_attr=None):
-    """Index of the max of each row (outputs ids)."""
+    """The index of each row's largest value.
+
+    The output holds the arg-max of each row as ids (and the maximum as its value);
+    beam_search uses it to pick the next word. No gradient flows back. Creates an
+    engine layer of type ``maxid``.
+
+    Args:
+        input (LayerOutput): the scores.
+        name (str, optional): layer name; ``__maxid_layer_N__`` when omitted.
+        layer_attr (ExtraLayerAttribute, optional): extra settings (``device``).
+
+    Returns:
+        LayerOutput: the ids.
+
+    Example:
+        >>> prob = fc_layer(input=data_layer(name='x', size=8), size=10,
+        ...                 act=SoftmaxActivation())
+        >>> maxid_layer(input=prob).layer_type
+        'maxid'
+    """
     _check_input(input, 'input', 'maxid_layer')
     l = Layer(name=name, type='maxid', inputs=[input.name],
               **_extra(layer_attr))
@@ -202,6 +431,25 @@ def maxid_layer(input, name=None, layer_attr=None):
 @wrap_name_default()
 @layer_support()
 def eos_layer(input, eos_id, name=None, layer_attr=None):
+    """Flags end-of-sequence ids: 1 where the input id equals ``eos_id``, else 0.
+
+    The input holds ids (e.g. a maxid_layer); a generating group (beam_search) ends
+    a path when its eos layer fires. Creates an engine layer of type ``eos_id``.
+
+    Args:
+        input (LayerOutput): the ids.
+        eos_id (int): the end-of-sequence id.
+        name (str, optional): layer name; ``__eos_layer_N__`` when omitted.
+        layer_attr (ExtraLayerAttribute, optional): extra settings (``device``).
+
+    Returns:
+        LayerOutput: the flags.
+
+    Example:
+        >>> ids = maxid_layer(input=data_layer(name='scores', size=10))
+        >>> eos_layer(input=ids, eos_id=1).layer_type
+        'eos_id'
+    """
     _check_input(input, 'input', 'eos_layer')
     l = Layer(name=name, type=LayerType.EOSID_LAYER, eos_id=eos_id,
               inputs=[input.name], **_extra(layer_attr))
@@ -211,7 +459,24 @@ def eos_layer(input, eos_id, name=None, layer_attr=None):
 
 @wrap_name_default('print')
 def print_layer(input, name=None):
-    """Logs its inputs' values (not part of the outputs)."""
+    """Prints its inputs at every forward pass (for debugging).
+
+    Writes each input's values (and ids and sequence starts) to stderr, as v1's
+    PrintLayer. It computes nothing and is not part of the outputs. Creates an
+    engine layer of type ``print``.
+
+    Args:
+        input (LayerOutput | list of LayerOutput): the layers to print.
+        name (str, optional): layer name; ``__print_N__`` when omitted.
+
+    Returns:
+        None: (as in v1) there is no layer to connect further.
+
+    Example:
+        >>> x = data_layer(name='x', size=4)
+        >>> print_layer(input=x) is None
+        True
+    """
     inputs = _check_input_list(input, 'print_layer')
     Layer(name=name, type=LayerType.PRINT_LAYER,
           inputs=[l.name for l in inputs])
@@ -220,6 +485,27 @@ def print_layer(input, name=None):
 @wrap_name_default()
 @layer_support()
 def rotate_layer(input, height, width, name=None, layer_attr=None):
+    """Rotates each channel of an image 90 degrees clockwise.
+
+    Each row holds channels of ``height x width`` values; each becomes a
+    ``width x height`` image with ``out[j][height - 1 - i] = in[i][j]``. Creates an
+    engine layer of type ``rotate``.
+
+    Args:
+        input (LayerOutput): the images.
+        height (int): image height.
+        width (int): image width.
+        name (str, optional): layer name; ``__rotate_layer_N__`` when omitted.
+        layer_attr (ExtraLayerAttribute, optional): extra settings (``device``).
+
+    Returns:
+        LayerOutput: the rotated images, of the input's width.
+
+    Example:
+        >>> img = data_layer(name='img', size=3 * 4)
+        >>> rotate_layer(input=img, height=3, width=4).size
+        12
+    """
     _check_input(input, 'input', 'rotate_layer')
     l = Layer(name=name, height=height, width=width,
               type=LayerType.ROTATE_LAYER, inputs=[input.name],
@@ -231,7 +517,29 @@ def rotate_layer(input, height, width, name=None, layer_attr=None):
 @wrap_name_default()
 @layer_support()
 def get_output_layer(input, arg_name, name=None, layer_attr=None):
-    """Expose the secondary output `arg_name` (e.g. 'state') of input."""
+    """Exposes a secondary output of a layer (such as lstm_step_layer's ``state``) as
+    a layer.
+
+    Its value is the named output of ``input``; gradients flow back into it.
+    ``input.outputs`` lists the names a layer has. Creates an engine layer of type
+    ``get_output``.
+
+    Args:
+        input (LayerOutput): the layer.
+        arg_name (str): the output's name, one of ``input.outputs``.
+        name (str, optional): layer name; ``__get_output_layer_N__`` when omitted.
+        layer_attr (ExtraLayerAttribute, optional): extra settings (``device``).
+
+    Returns:
+        LayerOutput: the output, of ``input``'s width.
+
+    Example:
+        >>> gates = data_layer(name='gates', size=4 * 16)
+        >>> cell = data_layer(name='prev_cell', size=16)
+        >>> step = lstm_step_layer(input=gates, state=cell)
+        >>> get_output_layer(input=step, arg_name='state').size
+        16
+    """
     _check_input(input, 'input', 'get_output_layer')
     if arg_name not in input.outputs:
         raise ConfigError("get_output_layer: layer '%s' has no output '%s' "

@@ -42,7 +42,58 @@ def img_conv_layer(input, filter_size, num_filters, name=None,
                    shared_biases=True, layer_attr=None, filter_size_y=None,
                    stride_y=None, padding_y=None, trans=False,
                    layer_type=None):
-    """2-D convolution (type exconv, or cudnn_conv with use_gpu=1)."""
+    """2-D convolution of images: ``y = act(conv(x, W) + b)``.
+
+    Images are rows of ``C * H * W`` values, channel-major (``[C, H, W]``). The
+    height and width come from the input layer (a data_layer with ``height`` and
+    ``width``, or the output of another image layer); without them the image is
+    taken to be square. Each of the ``num_filters`` filters spans
+    ``num_channels / groups`` input channels over ``filter_size_y x filter_size``
+    pixels (cross-correlation, as in caffe). Output size in each direction:
+    ``out = (in + 2 * padding - filter) // stride + 1``; the output is
+    ``num_filters * out_h * out_w`` wide and carries ``num_filters`` as its channel
+    count. With ``trans=True`` it is the transposed convolution (a learned
+    upsampling: ``in = (out - 1) * stride + filter - 2 * padding``). Creates an engine
+    layer of type ``exconv`` (``cudnn_conv`` when the trainer runs on a GPU), or
+    ``exconvt`` / ``cudnn_convt`` for ``trans``.
+
+    Args:
+        input (LayerOutput): the images.
+        filter_size (int | tuple): filter width, or ``(x, y)``.
+        num_filters (int): number of filters (output channels).
+        name (str, optional): layer name; ``__conv_N__`` when omitted.
+        num_channels (int, optional): input channels; taken from an image layer
+            input, required for a data layer.
+        act (BaseActivation, optional): activation, ``ReluActivation()`` when
+            omitted.
+        groups (int, default 1): split channels and filters into this many groups
+            (each filter sees only its group's channels).
+        stride (int | tuple, default 1): step, or ``(x, y)``.
+        padding (int | tuple, default 0): zero padding on each side, or ``(x, y)``.
+        bias_attr (ParameterAttribute | bool, optional): bias; False for none.
+        param_attr (ParameterAttribute, optional): filter attributes;
+            ``initial_smart`` gives std ``sqrt(2 / (filter_size^2 * num_channels))``.
+        shared_biases (bool, default True): one bias per filter; False for one per
+            output value.
+        layer_attr (ExtraLayerAttribute, optional): extra settings (``drop_rate``,
+            ``device``).
+        filter_size_y (int, optional): filter height; ``filter_size`` when omitted.
+        stride_y (int, optional): vertical step; ``stride`` when omitted.
+        padding_y (int, optional): vertical padding; ``padding`` when omitted.
+        trans (bool, default False): transposed convolution.
+        layer_type (str, optional): force the engine type: ``exconv`` or
+            ``cudnn_conv`` (``exconvt`` or ``cudnn_convt`` with ``trans``).
+
+    Returns:
+        LayerOutput: the feature maps, ``num_filters * out_h * out_w`` wide.
+
+    Example:
+        >>> img = data_layer(name='img', size=3 * 32 * 32, height=32, width=32)
+        >>> conv = img_conv_layer(input=img, filter_size=3, num_filters=16,
+        ...                       num_channels=3, padding=1)
+        >>> conv.size, conv.num_filters
+        (16384, 16)
+    """
     _check_input(input, 'input', 'img_conv_layer')
     num_channels = _img_channels(input, num_channels, 'img_conv_layer')
     filter_size, filter_size_y = _pair(filter_size, filter_size_y,
@@ -105,8 +156,47 @@ def img_pool_layer(input, pool_size, name=None, num_channels=None,
                    pool_type=None, stride=1, padding=0, layer_attr=None,
                    pool_size_y=None, stride_y=None, padding_y=None,
                    ceil_mode=True, start=None):
-    """Max/average pooling over image windows. (`start` is the b0/b1
-    spelling; like v0.9+ only start=None/0 is accepted.)"""
+    """Max or average pooling over windows of each image channel.
+
+    Images are rows of ``C * H * W`` values, channel-major (``[C, H, W]``). The
+    height and width come from the input layer (a data_layer with ``height`` and
+    ``width``, or the output of another image layer); without them the image is
+    taken to be square. Each ``pool_size_y x pool_size`` window, moved by
+    ``stride``, gives one output value per channel: its maximum, or its average
+    (divided by the window clipped to the padded image, as caffe). Output size in
+    each direction: ``ceil((in + 2 * padding - pool) / stride) + 1`` (v1's default;
+    ``ceil_mode=False`` rounds down). The channel count is kept. Creates an engine
+    layer of type ``pool``.
+
+    Args:
+        input (LayerOutput): the images.
+        pool_size (int | tuple): window width, or ``(x, y)``.
+        name (str, optional): layer name; ``__pool_N__`` when omitted.
+        num_channels (int, optional): input channels; taken from an image layer
+            input, required for a data layer.
+        pool_type (BasePoolingType, optional): ``MaxPooling()`` (when omitted) or
+            ``AvgPooling()`` (or the Cudnn variants).
+        stride (int | tuple, default 1): step, or ``(x, y)``.
+        padding (int | tuple, default 0): padding on each side, or ``(x, y)``.
+        layer_attr (ExtraLayerAttribute, optional): extra settings (``device``).
+        pool_size_y (int, optional): window height; ``pool_size`` when omitted.
+        stride_y (int, optional): vertical step; ``stride`` when omitted.
+        padding_y (int, optional): vertical padding; ``padding`` when omitted.
+        ceil_mode (bool, default True): round the output size up (False: down).
+        start (int, optional): b0 spelling, deprecated since v0.9; only None or 0
+            is accepted (use ``padding``).
+
+    Returns:
+        LayerOutput: the pooled maps, ``C * out_h * out_w`` wide.
+
+    Example:
+        >>> img = data_layer(name='img', size=3 * 32 * 32, height=32, width=32)
+        >>> conv = img_conv_layer(input=img, filter_size=3, num_filters=16,
+        ...                       num_channels=3, padding=1)
+        >>> pool = img_pool_layer(input=conv, pool_size=2, stride=2)
+        >>> pool.size, pool.num_filters
+        (4096, 16)
+    """
     if start:
         raise ConfigError('img_pool_layer: start is deprecated in pooling '
                           '(v0.9+); use padding')
@@ -145,7 +235,31 @@ def img_pool_layer(input, pool_size, name=None, num_channels=None,
 @layer_support()
 def spp_layer(input, name=None, num_channels=None, pool_type=None,
               pyramid_height=None, layer_attr=None):
-    """Spatial pyramid pooling."""
+    """Spatial pyramid pooling: a fixed-size vector from images of any size.
+
+    For each level ``l = 0 .. pyramid_height - 1``, every channel is divided into
+    ``2^l x 2^l`` bins and each bin pooled (max or average); the results are
+    concatenated, giving ``C * (4^pyramid_height - 1) / 3`` values. Creates an
+    engine layer of type ``spp``.
+
+    Args:
+        input (LayerOutput): the images.
+        name (str, optional): layer name; ``__spp_N__`` when omitted.
+        num_channels (int, optional): input channels; taken from an image layer
+            input, required for a data layer.
+        pool_type (BasePoolingType, optional): ``MaxPooling()`` (when omitted) or
+            ``AvgPooling()``.
+        pyramid_height (int): number of pyramid levels.
+        layer_attr (ExtraLayerAttribute, optional): extra settings (``device``).
+
+    Returns:
+        LayerOutput: the pooled vector.
+
+    Example:
+        >>> img = data_layer(name='img', size=16 * 8 * 8, height=8, width=8)
+        >>> spp_layer(input=img, num_channels=16, pyramid_height=2).size
+        80
+    """
     _check_input(input, 'input', 'spp_layer')
     num_channels = _img_channels(input, num_channels, 'spp_layer')
     if pool_type is None:
@@ -169,8 +283,32 @@ def spp_layer(input, name=None, num_channels=None, pool_type=None,
 @layer_support()
 def img_cmrnorm_layer(input, size, scale=0.0128, power=0.75, name=None,
                       num_channels=None, layer_attr=None, blocked=0):
-    """Local response normalisation across channels (`blocked` is the b0
-    spelling; it is written to norm_conf)."""
+    """Local response normalisation across channels (AlexNet's LRN).
+
+    Each value is divided by a power of the sum of squares of the same pixel in
+    ``size`` neighbouring channels: ``y = x * (1 + scale / size * sum x^2)^(-power)``
+    (v1 divides ``scale`` by ``size``). Output of the input's shape. Creates an engine
+    layer of type ``norm`` (``cmrnorm-projection``).
+
+    Args:
+        input (LayerOutput): the images.
+        size (int): number of channels in the window.
+        scale (float, default 0.0128): scale of the sum of squares.
+        power (float, default 0.75): exponent.
+        name (str, optional): layer name; ``__crmnorm_N__`` when omitted.
+        num_channels (int, optional): input channels; taken from an image layer
+            input, required for a data layer.
+        layer_attr (ExtraLayerAttribute, optional): extra settings (``device``).
+        blocked (int, default 0): b0 spelling, written to the config only.
+
+    Returns:
+        LayerOutput: the normalised images, of the input's width.
+
+    Example:
+        >>> img = data_layer(name='img', size=16 * 8 * 8, height=8, width=8)
+        >>> img_cmrnorm_layer(input=img, size=5, num_channels=16).size
+        1024
+    """
     _check_input(input, 'input', 'img_cmrnorm_layer')
     num_channels = _img_channels(input, num_channels, 'img_cmrnorm_layer')
     l = Layer(
@@ -196,8 +334,32 @@ def img_cmrnorm_layer(input, size, scale=0.0128, power=0.75, name=None,
 @layer_support()
 def img_rnorm_layer(input, size, scale, power, name=None, num_channels=None,
                     layer_attr=None):
-    """b0 only (removed in b1): response normalisation within a channel,
-    norm type 'rnorm' (stored scale = scale / size**2)."""
+    """Response normalisation within each channel (b0 only; removed in b1).
+
+    Writes a ``norm`` layer of type ``rnorm`` (the stored scale is
+    ``scale / size^2``). This engine implements only the across-channel
+    normalisation (img_cmrnorm_layer): a network with this layer parses, but the
+    engine refuses to build it.
+
+    Args:
+        input (LayerOutput): the images.
+        size (int): window size.
+        scale (float): scale of the sum of squares.
+        power (float): exponent.
+        name (str, optional): layer name; ``__rnorm_N__`` when omitted.
+        num_channels (int, optional): input channels; taken from an image layer
+            input, required for a data layer.
+        layer_attr (ExtraLayerAttribute, optional): extra settings (``device``).
+
+    Returns:
+        LayerOutput: the layer, of the input's width.
+
+    Example:
+        >>> img = data_layer(name='img', size=16 * 8 * 8, height=8, width=8)
+        >>> img_rnorm_layer(input=img, size=5, scale=0.0001, power=0.75,
+        ...                 num_channels=16).layer_type
+        'norm'
+    """
     _check_input(input, 'input', 'img_rnorm_layer')
     num_channels = _img_channels(input, num_channels, 'img_rnorm_layer')
     l = Layer(
@@ -216,8 +378,28 @@ def img_rnorm_layer(input, size, scale, power, name=None, num_channels=None,
 @wrap_name_default('cross_channel_norm')
 @wrap_param_attr_default()
 def cross_channel_norm_layer(input, name=None, param_attr=None):
-    """v0.10 (SSD): L2-normalise each pixel across channels, then scale
-    each channel by a learned weight (dims [C, 1])."""
+    """L2 normalisation of each pixel across channels, then a learned scale per
+    channel (v0.10, SSD).
+
+    Writes a ``norm`` layer of type ``cross-channel-norm`` with a ``[C, 1]`` scale
+    parameter. This engine does not implement it yet: the network parses, but the
+    engine refuses to build it.
+
+    Args:
+        input (LayerOutput): an image layer (it must carry a channel count).
+        name (str, optional): layer name; ``__cross_channel_norm_N__`` when omitted.
+        param_attr (ParameterAttribute, optional): attributes of the scales.
+
+    Returns:
+        LayerOutput: the layer, of the input's width.
+
+    Example:
+        >>> img = data_layer(name='img', size=3 * 8 * 8, height=8, width=8)
+        >>> conv = img_conv_layer(input=img, filter_size=3, num_filters=4,
+        ...                       num_channels=3, padding=1)
+        >>> cross_channel_norm_layer(input=conv).size
+        256
+    """
     _check_input(input, 'input', 'cross_channel_norm_layer')
     _check_param_attr(param_attr, 'cross_channel_norm_layer')
     if input.num_filters is None:
@@ -242,11 +424,37 @@ def cross_channel_norm_layer(input, name=None, param_attr=None):
 @wrap_name_default('priorbox')
 def priorbox_layer(input, image, aspect_ratio, variance, min_size,
                    max_size=[], name=None):
-    """v0.10 (SSD): prior boxes for each position of the feature map
-    `input` over the data layer `image` (which must have height/width).
-    Output: 2 * (H*W of input) * num_filters values, num_filters =
-    (2*len(aspect_ratio) + 1 + len(max_size)) * 4 (boxes, then
-    variances)."""
+    """SSD prior (default) boxes for every position of a feature map (v0.10).
+
+    For each cell of the feature map ``input`` and each prior (one per
+    ``min_size``, one per ``max_size`` and two per aspect ratio, ratio ``r`` and
+    ``1 / r``), it outputs the box ``[xmin, ymin, xmax, ymax]`` relative to the
+    ``image`` (in ``[0, 1]``), then the 4 ``variance`` values. ``image`` must be a
+    data layer with height and width. No parameters, no gradient. Creates an engine
+    layer of type ``priorbox``.
+
+    Args:
+        input (LayerOutput): the feature map (an image layer).
+        image (LayerOutput): the input image data layer.
+        aspect_ratio (list of float): aspect ratios besides 1.
+        variance (list of float): the 4 variances written with each box.
+        min_size (list of int): minimum box sizes, in pixels.
+        max_size (list of int, default []): maximum box sizes, in pixels.
+        name (str, optional): layer name; ``__priorbox_N__`` when omitted.
+
+    Returns:
+        LayerOutput: the boxes, ``2 * H * W * num_filters`` wide, with
+        ``num_filters = (2 * len(aspect_ratio) + 1 + len(max_size)) * 4``.
+
+    Example:
+        >>> img = data_layer(name='img', size=3 * 32 * 32, height=32, width=32)
+        >>> feat = img_conv_layer(input=img, filter_size=3, num_filters=8,
+        ...                       num_channels=3, stride=4)
+        >>> boxes = priorbox_layer(input=feat, image=img, aspect_ratio=[2.0],
+        ...                        variance=[0.1, 0.1, 0.2, 0.2], min_size=[8])
+        >>> boxes.num_filters
+        12
+    """
     _check_input(input, 'input', 'priorbox_layer')
     _check_input(image, 'image', 'priorbox_layer')
     if input.num_filters is None or input.size is None:
@@ -278,7 +486,49 @@ def batch_norm_layer(input, act=None, name=None, num_channels=None,
                      bias_attr=None, param_attr=None, layer_attr=None,
                      batch_norm_type=None, moving_average_fraction=0.9,
                      use_global_stats=None):
-    """Batch normalisation (per channel for images)."""
+    """Batch normalisation: ``y = act(w * (x - mean) / sqrt(var + 1e-5) + b)``.
+
+    For images the statistics are per channel (over the samples and pixels of the
+    batch), otherwise per column. Training uses the batch's statistics and updates
+    moving averages ``m = m * moving_average_fraction + batch * (1 - fraction)``;
+    testing (or ``use_global_stats=True``) uses the moving averages. ``w`` starts at
+    1 and ``b`` at 0. The output has the input's shape and channel count. Creates an
+    engine layer of type ``batch_norm``, or ``cudnn_batch_norm`` when the config
+    is parsed with ``use_gpu=1`` and ``cudnn_version`` >= 4007 (unless
+    ``batch_norm_type='batch_norm'``).
+
+    Args:
+        input (LayerOutput): the input (often a conv or fc layer with a linear
+            activation).
+        act (BaseActivation, optional): activation, ``ReluActivation()`` when
+            omitted.
+        name (str, optional): layer name; ``__batch_norm_N__`` when omitted.
+        num_channels (int, optional): channels; the input's channel count, or its
+            width for a non-image input.
+        bias_attr (ParameterAttribute | bool, optional): attributes of ``b``.
+        param_attr (ParameterAttribute, optional): attributes of ``w`` (initial
+            mean 1, std 0 by default).
+        layer_attr (ExtraLayerAttribute, optional): extra settings (``drop_rate``,
+            ``device``).
+        batch_norm_type (str, optional): ``'batch_norm'`` forces the plain layer;
+            None or ``'cudnn_batch_norm'`` lets the parse settings choose.
+        moving_average_fraction (float, default 0.9): weight of the old value in
+            the moving averages.
+        use_global_stats (bool, optional): use the moving averages also in
+            training; by default, batch statistics in training and moving averages
+            in testing.
+
+    Returns:
+        LayerOutput: the normalised layer, of the input's width.
+
+    Example:
+        >>> img = data_layer(name='img', size=3 * 8 * 8, height=8, width=8)
+        >>> conv = img_conv_layer(input=img, filter_size=3, num_filters=4,
+        ...                       num_channels=3, padding=1, act=LinearActivation())
+        >>> bn = batch_norm_layer(input=conv)
+        >>> bn.size, bn.num_filters
+        (256, 4)
+    """
     _check_input(input, 'input', 'batch_norm_layer')
     if num_channels is None:
         num_channels = input.num_filters if input.num_filters is not None \
@@ -307,8 +557,40 @@ def batch_norm_layer(input, act=None, name=None, num_channels=None,
 def block_expand_layer(input, block_x=0, block_y=0, stride_x=0, stride_y=0,
                        padding_x=0, padding_y=0, num_channels=None,
                        name=None, layer_attr=None, channel=None):
-    """im2col: image -> sequence of block_x*block_y*C vectors.
-    (`channel` is the b0 spelling of num_channels.)"""
+    """Turns each image into a sequence of blocks (im2col).
+
+    A ``block_y x block_x`` window moves over the image by ``stride_y`` /
+    ``stride_x`` (with zero padding); each position becomes one time step holding
+    the block's ``C * block_y * block_x`` values (channel-major). The output is a
+    sequence of ``out_h * out_w`` steps per image, with
+    ``out = ceil((in + 2 * padding - block) / stride) + 1`` (as v1), so image
+    features can feed sequence layers (e.g. an RNN for OCR). Creates an engine layer
+    of type ``blockexpand``.
+
+    Args:
+        input (LayerOutput): the images.
+        block_x (int, default 0): block width; must be given (positive).
+        block_y (int, default 0): block height; must be given (positive).
+        stride_x (int, default 0): horizontal step; must be given (positive).
+        stride_y (int, default 0): vertical step; must be given (positive).
+        padding_x (int, default 0): horizontal padding.
+        padding_y (int, default 0): vertical padding.
+        num_channels (int, optional): input channels; taken from an image layer
+            input, required for a data layer.
+        name (str, optional): layer name; ``__block_expand_layer_N__`` when omitted.
+        layer_attr (ExtraLayerAttribute, optional): extra settings (``device``).
+        channel (int, optional): b0 spelling of ``num_channels``.
+
+    Returns:
+        LayerOutput: the sequence of blocks, ``C * block_y * block_x`` wide.
+
+    Example:
+        >>> img = data_layer(name='img', size=1 * 8 * 8, height=8, width=8)
+        >>> blocks = block_expand_layer(input=img, num_channels=1, block_x=4,
+        ...                             block_y=4, stride_x=4, stride_y=4)
+        >>> blocks.size
+        16
+    """
     _check_input(input, 'input', 'block_expand_layer')
     if channel and num_channels is None:
         num_channels = channel
@@ -335,6 +617,30 @@ def block_expand_layer(input, block_x=0, block_y=0, stride_x=0, stride_y=0,
 @layer_support()
 def maxout_layer(input, groups, num_channels=None, name=None,
                  layer_attr=None):
+    """Maxout over channels: the maximum of each group of ``groups`` consecutive
+    channels.
+
+    Output channel ``k`` at each pixel is ``max(x[k * groups], ...,
+    x[k * groups + groups - 1])``, so the output has ``C / groups`` channels of the
+    same height and width. Creates an engine layer of type ``maxout``.
+
+    Args:
+        input (LayerOutput): the images.
+        groups (int): channels per group; must divide the channel count.
+        num_channels (int, optional): input channels; taken from an image layer
+            input, required for a data layer.
+        name (str, optional): layer name; ``__maxout_layer_N__`` when omitted.
+        layer_attr (ExtraLayerAttribute, optional): extra settings (``device``).
+
+    Returns:
+        LayerOutput: the maxout maps, ``C / groups * H * W`` wide.
+
+    Example:
+        >>> img = data_layer(name='img', size=16 * 8 * 8, height=8, width=8)
+        >>> out = maxout_layer(input=img, groups=4, num_channels=16)
+        >>> out.size, out.num_filters
+        (256, 4)
+    """
     _check_input(input, 'input', 'maxout_layer')
     num_channels = _img_channels(input, num_channels, 'maxout_layer')
     l = Layer(
@@ -352,6 +658,31 @@ def maxout_layer(input, groups, num_channels=None, name=None,
 @layer_support()
 def bilinear_interp_layer(input, out_size_x=None, out_size_y=None,
                           name=None, layer_attr=None):
+    """Resizes every channel with bilinear interpolation.
+
+    Each channel becomes ``out_size_y x out_size_x`` (corners aligned: the ratio is
+    ``(in - 1) / (out - 1)``); the channel count is kept. The input must be an image
+    layer carrying a channel count. Creates an engine layer of type
+    ``bilinear_interp``.
+
+    Args:
+        input (LayerOutput): an image layer.
+        out_size_x (int): output width.
+        out_size_y (int): output height.
+        name (str, optional): layer name; ``__bilinear_interp_layer_N__`` when
+            omitted.
+        layer_attr (ExtraLayerAttribute, optional): extra settings (``device``).
+
+    Returns:
+        LayerOutput: the resized images, ``C * out_size_y * out_size_x`` wide.
+
+    Example:
+        >>> img = data_layer(name='img', size=3 * 8 * 8, height=8, width=8)
+        >>> conv = img_conv_layer(input=img, filter_size=3, num_filters=4,
+        ...                       num_channels=3, padding=1)
+        >>> bilinear_interp_layer(input=conv, out_size_x=16, out_size_y=16).size
+        1024
+    """
     _check_input(input, 'input', 'bilinear_interp_layer')
     num_channels = _img_channels(input, None, 'bilinear_interp_layer')
     l = Layer(
@@ -373,7 +704,33 @@ def bilinear_interp_layer(input, out_size_x=None, out_size_y=None,
 @layer_support()
 def pad_layer(input, pad_c=None, pad_h=None, pad_w=None, name=None,
               layer_attr=None):
-    """Zero padding of channels/height/width (each a [before, after])."""
+    """Zero-pads images along channels, height and width.
+
+    Each of ``pad_c``, ``pad_h``, ``pad_w`` is a ``[before, after]`` pair of counts
+    of zero channels / rows / columns added. The output has
+    ``C + pad_c[0] + pad_c[1]`` channels of ``(H + pad_h[0] + pad_h[1]) x
+    (W + pad_w[0] + pad_w[1])``. The input must be an image layer carrying a channel
+    count. Creates an engine layer of type ``pad``.
+
+    Args:
+        input (LayerOutput): an image layer.
+        pad_c (list of int, optional): ``[before, after]`` channels; none when omitted.
+        pad_h (list of int, optional): ``[before, after]`` rows; none when omitted.
+        pad_w (list of int, optional): ``[before, after]`` columns; none when omitted.
+        name (str, optional): layer name; ``__pad_N__`` when omitted.
+        layer_attr (ExtraLayerAttribute, optional): extra settings (``device``).
+
+    Returns:
+        LayerOutput: the padded images.
+
+    Example:
+        >>> img = data_layer(name='img', size=3 * 8 * 8, height=8, width=8)
+        >>> conv = img_conv_layer(input=img, filter_size=3, num_filters=4,
+        ...                       num_channels=3, padding=1)
+        >>> padded = pad_layer(input=conv, pad_c=[1, 1], pad_h=[1, 1], pad_w=[1, 1])
+        >>> padded.num_filters, padded.size
+        (6, 600)
+    """
     _check_input(input, 'input', 'pad_layer')
     pads = []
     for what, p in (('pad_c', pad_c), ('pad_h', pad_h), ('pad_w', pad_w)):
