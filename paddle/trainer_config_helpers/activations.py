@@ -50,8 +50,7 @@ class TanhActivation(BaseActivation):
     """Hyperbolic tangent: f(x) = tanh(x) = (e^x - e^-x) / (e^x + e^-x), in ]-1, 1[.
 
     The default activation of fc_layer and of lstmemory's output and state; usable
-    in lstmemory and grumemory. Derivative
-    1 - f(x)^2.
+    in lstmemory and grumemory. Derivative 1 - f(x)^2.
 
     Example:
         >>> def net():
