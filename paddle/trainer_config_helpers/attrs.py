@@ -97,7 +97,8 @@ class ParameterAttribute(object):
             gradient elements to [-t, t] when any exceeds t; overrides settings().
         sparse_update (bool, default False): update only the rows a batch touched
             (for large embedding tables fed by integer ids); lazy decay catches up
-            the other rows.
+            the other rows. Needs momentum 0 and a learning method that supports
+            it: plain SGD (MomentumOptimizer), AdaGrad, RMSProp or DecayedAdaGrad.
         update_hooks (HookAttr or list of them, optional): update hooks such as
             HookAttr('pruning', ...).
 

@@ -106,7 +106,7 @@ class MomentumOptimizer(BaseSGDOptimizer):
     momentum buffer is kept) and decay its L2 rate (L2Regularization / ParamAttr
     l2_rate). With an L1 rate (ParamAttr l1_rate) or sparse_update, decay is
     applied as a separate step after the update instead, as in v1; L1 cannot be
-    combined with momentum.
+    combined with momentum, and sparse_update parameters need momentum 0.
 
     Args:
         momentum (float in [0, 1], optional): default momentum mu of the parameters
@@ -144,9 +144,10 @@ class AdamOptimizer(BaseSGDOptimizer):
         w = w - lr * sqrt(1 - beta2^t) / (1 - beta1^t) * m / (sqrt(v) + epsilon)
 
     As in v1, Adam ignores the learning-rate schedule (it uses settings()'s
-    learning_rate times the parameter's learning_rate), momentum and L2 decay
-    (regularization has no effect under Adam). It cannot train sparse_update
-    parameters.
+    learning_rate times the parameter's learning_rate) and momentum, and adds no
+    L2 term to the gradient: L2Regularization / l2_rate have no effect unless the
+    parameter also has an L1 rate, in which case both decays run after the step.
+    It cannot train sparse_update parameters.
 
     Args:
         beta1 (float, default 0.9): decay of the first-moment average m, in [0, 1[.
@@ -192,8 +193,8 @@ class AdamaxOptimizer(BaseSGDOptimizer):
         w = w - lr / (1 - beta1^t) * m / u
 
     (no step while u is 0, i.e. while every gradient so far was 0; v1 wrote NaN
-    there). Like Adam it ignores the learning-rate schedule, momentum and L2 decay,
-    and cannot train sparse_update parameters.
+    there). Like Adam it ignores the learning-rate schedule and momentum, adds no
+    L2 term to the gradient, and cannot train sparse_update parameters.
 
     Args:
         beta1 (float, default 0.9): decay of the first-moment average m, in [0, 1[.
@@ -345,7 +346,7 @@ class AdaDeltaOptimizer(_DecayedSquareOptimizer):
 
     Unlike the original paper, v1 still multiplies by the learning rate (use
     ``learning_rate=1.0`` for the paper's rule); schedule, momentum and L2 decay
-    apply as in MomentumOptimizer.
+    apply as in MomentumOptimizer. It cannot train sparse_update parameters.
 
     Args:
         rho (float in [0, 1], default 0.95): decay of both running averages (``ada_rou``).
@@ -432,9 +433,11 @@ class ModelAverage(Optimizer):
     While training, the trainer accumulates each parameter's value after every batch.
     When it tests (the test period or pass end) and when it saves a model, it swaps in
     the average of the accumulated values, then restores the trained values and
-    carries on; the saved model files hold the averaged weights. The window covers
-    about ``average_window * (number of updates so far)`` batches, at least
-    min(10000, max_average_window) and at most max_average_window batches.
+    carries on; the saved model files hold the averaged weights. Values are summed
+    in windows of batches: a window closes once it holds at least
+    min(10000, max_average_window) batches and at least
+    min(max_average_window, average_window * number of updates so far); the average
+    covers the open window and the one closed before it.
 
     Args:
         average_window (float > 0): the window as a fraction of the updates so far
@@ -545,9 +548,9 @@ def settings(batch_size,
             asynchronous parameter-server update) instead of ``'sgd'``; this engine
             trains both the same way.
         model_average (ModelAverage, optional): test and save averaged parameters.
-        gradient_clipping_threshold (float, optional): the default per-parameter
-            threshold t of later parameters: when a parameter's gradient has an
-            element beyond t, every element is clipped to [-t, t] (v1's rule;
+        gradient_clipping_threshold (float, optional): the default clipping
+            threshold t of later parameters: each element of their gradients is
+            clipped to [-t, t] before the update (v1's rule;
             ParamAttr(gradient_clipping_threshold=...) overrides it per parameter).
         gradient_clipping_norm (float > 0, optional): not in v1: scale all gradients
             together by norm_max / ||g|| when their global L2 norm ||g|| exceeds it.
