@@ -552,8 +552,9 @@ def settings(batch_size,
             threshold t of later parameters: each element of their gradients is
             clipped to [-t, t] before the update (v1's rule;
             ParamAttr(gradient_clipping_threshold=...) overrides it per parameter).
-        gradient_clipping_norm (float > 0, optional): not in v1: scale all gradients
-            together by norm_max / ||g|| when their global L2 norm ||g|| exceeds it.
+        gradient_clipping_norm (float > 0, optional): not in v1: when the global L2
+            norm ||g|| of all the gradients together exceeds this value N, scale
+            them all by N / ||g||.
 
     Raises:
         ConfigError: a value out of range, an unknown schedule, or a wrong type for
