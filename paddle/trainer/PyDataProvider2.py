@@ -33,6 +33,13 @@ import pickle
 
 import numpy as np
 
+from paddle.trainer.input_types import (  # noqa: F401  (the input types are part of this API)
+    CacheType, DataType, InputType, SequenceType, dense_array, dense_slot, dense_vector,
+    dense_vector_sequence, dense_vector_sub_sequence, index_slot, integer_sequence, integer_value,
+    integer_value_sequence, integer_value_sub_sequence, sparse_binary_vector,
+    sparse_binary_vector_sequence, sparse_binary_vector_sub_sequence, sparse_non_value_slot,
+    sparse_value_slot, sparse_vector, sparse_vector_sequence, sparse_vector_sub_sequence)
+
 __all__ = [
     # types and constructors
     'SequenceType', 'DataType', 'CacheType', 'InputType',
@@ -76,150 +83,39 @@ def _get_logger():
 
 
 # ---------------------------------------------------------------------------
-# Input types
-# ---------------------------------------------------------------------------
-
-class SequenceType(object):
-    NO_SEQUENCE = 0
-    SEQUENCE = 1
-    SUB_SEQUENCE = 2
-
-
-class DataType(object):
-    Dense = 0
-    SparseNonValue = 1
-    SparseValue = 2
-    Index = 3
-
-
-class CacheType(object):
-    # Every pass runs the Python generators again.
-    NO_CACHE = 0
-    # The first pass runs the generators and keeps every sample in memory;
-    # later passes replay the samples from memory.
-    CACHE_PASS_IN_MEM = 1
-
-
-_TYPE_BASENAMES = {
-    DataType.Dense: "dense_vector",
-    DataType.SparseNonValue: "sparse_binary_vector",
-    DataType.SparseValue: "sparse_vector",
-    DataType.Index: "integer_value",
-}
-_SEQ_SUFFIXES = {
-    SequenceType.NO_SEQUENCE: "",
-    SequenceType.SEQUENCE: "_sequence",
-    SequenceType.SUB_SEQUENCE: "_sub_sequence",
-}
-
-
-class InputType(object):
-    """Declares one input slot: its dimension, sequence level and data type.
-
-    ``dim`` is the vector size for dense/sparse slots and the value range
-    (number of distinct ids) for integer slots.
-    """
-    __slots__ = ['dim', 'seq_type', 'type']
-
-    def __init__(self, dim, seq_type, tp):
-        self.dim = dim
-        self.seq_type = seq_type
-        self.type = tp
-
-    def __repr__(self):
-        base = _TYPE_BASENAMES.get(self.type, "InputType[type=%r]" % (self.type,))
-        suffix = _SEQ_SUFFIXES.get(self.seq_type,
-                                   "[seq_type=%r]" % (self.seq_type,))
-        return "%s%s(%r)" % (base, suffix, self.dim)
-
-    def __eq__(self, other):
-        return (isinstance(other, InputType) and self.dim == other.dim and
-                self.seq_type == other.seq_type and self.type == other.type)
-
-    def __ne__(self, other):
-        return not self.__eq__(other)
-
-    def __hash__(self):
-        return hash((self.dim, self.seq_type, self.type))
-
-
-def dense_slot(dim, seq_type=SequenceType.NO_SEQUENCE):
-    """A dense float vector of size ``dim`` (a list of numbers or a numpy
-    array holding ``dim`` values, of any shape)."""
-    return InputType(dim, seq_type, DataType.Dense)
-
-
-def sparse_non_value_slot(dim, seq_type=SequenceType.NO_SEQUENCE):
-    """A sparse 0/1 vector of size ``dim``, given as the list of its
-    non-zero ids."""
-    return InputType(dim, seq_type, DataType.SparseNonValue)
-
-
-def sparse_value_slot(dim, seq_type=SequenceType.NO_SEQUENCE):
-    """A sparse float vector of size ``dim``, given as a list of
-    ``(id, value)`` pairs."""
-    return InputType(dim, seq_type, DataType.SparseValue)
-
-
-def index_slot(value_range, seq_type=SequenceType.NO_SEQUENCE):
-    """An integer in ``[0, value_range)`` (class label, word id ...)."""
-    return InputType(value_range, seq_type, DataType.Index)
-
-
-dense_vector = dense_slot
-sparse_binary_vector = sparse_non_value_slot
-sparse_vector = sparse_value_slot
-integer_value = index_slot
-# v0.10 name for dense input whose samples are multi-dimensional arrays.
-dense_array = dense_slot
-
-
-def dense_vector_sequence(dim):
-    return dense_vector(dim, seq_type=SequenceType.SEQUENCE)
-
-
-def dense_vector_sub_sequence(dim):
-    return dense_vector(dim, seq_type=SequenceType.SUB_SEQUENCE)
-
-
-def sparse_binary_vector_sequence(dim):
-    return sparse_binary_vector(dim, seq_type=SequenceType.SEQUENCE)
-
-
-def sparse_binary_vector_sub_sequence(dim):
-    return sparse_binary_vector(dim, seq_type=SequenceType.SUB_SEQUENCE)
-
-
-def sparse_vector_sequence(dim):
-    return sparse_vector(dim, seq_type=SequenceType.SEQUENCE)
-
-
-def sparse_vector_sub_sequence(dim):
-    return sparse_vector(dim, seq_type=SequenceType.SUB_SEQUENCE)
-
-
-def integer_value_sequence(value_range):
-    return integer_value(value_range, seq_type=SequenceType.SEQUENCE)
-
-
-def integer_value_sub_sequence(value_range):
-    return integer_value(value_range, seq_type=SequenceType.SUB_SEQUENCE)
-
-
-integer_sequence = integer_value_sequence
-
-
-# ---------------------------------------------------------------------------
 # Errors
 # ---------------------------------------------------------------------------
 
 class DataError(ValueError):
-    """A sample does not match the provider's declared input types.
+    """Bad data from a provider: a sample that does not fit the declared input types.
 
-    The message names, where known, the provider (its source file and
-    function), the file list entry being read, the index of the sample within
-    that entry, and the offending slot with what was expected.  The same
-    pieces are available as attributes.
+    Raised by the data runtime (and by the engine's checks of a batch, translated
+    back to the sample) with a message that names, where known, the provider (its
+    source file and function), the file list entry, the sample's index within that
+    entry, and the slot with its declared type, e.g. ``data provider
+    p.py:process, file list entry 0 'train.txt', sample 12, slot 1 'label'
+    (integer_value(10)): integer value 10 out of range [0, 10)``. Every argument
+    is kept as an attribute of the same name. A ValueError, and picklable (it
+    crosses process boundaries intact).
+
+    Args:
+        detail (str): what is wrong.
+        provider (str, optional): the provider, as ``file:function``.
+        file_entry (str, optional): the file list entry being read.
+        file_index (int, optional): that entry's index in the file list.
+        sample_index (int, optional): the sample's index within the entry.
+        slot_index (int, optional): the offending slot's position.
+        slot_name (str, optional): its data layer name.
+        input_type (InputType, optional): its declared type.
+
+    Example:
+        >>> err = DataError('integer value 10 out of range [0, 10)', file_entry='train.txt',
+        ...                 file_index=0, sample_index=12, slot_index=1, slot_name='label',
+        ...                 input_type=integer_value(10))
+        >>> print(err)
+        file list entry 0 'train.txt', sample 12, slot 1 'label' (integer_value(10)): integer value 10 out of range [0, 10)
+        >>> isinstance(err, ValueError), err.sample_index
+        (True, 12)
     """
 
     def __init__(self, detail, provider=None, file_entry=None, file_index=None,
@@ -425,33 +321,83 @@ def provider(input_types=None, should_shuffle=None, pool_size=-1,
              min_pool_size=-1, can_over_batch_size=True, calc_batch_size=None,
              cache=CacheType.NO_CACHE, check=False, check_fail_continue=False,
              init_hook=None, **outter_kwargs):
-    """Turns a generator ``f(settings, filename)`` into a data provider class.
+    """Turns a generator function ``f(settings, filename)`` into a data provider.
 
-    :param input_types: list of :class:`InputType` (samples are lists/tuples in
-        that order, matching the model's data layers), or a dict keyed by data
-        layer name (samples may then be dicts too; slots are reordered by the
-        model's ``input_layer_names``).  May instead be set by ``init_hook`` as
-        ``settings.input_types``.  With a single slot the generator may yield
-        the bare value.
-    :param should_shuffle: True/False, or None to shuffle when training only.
-        The strings t/true/on/1 and f/false/off/0 are accepted.
-    :param pool_size: maximum pool size in samples (-1: unlimited).
-    :param min_pool_size: a batch is drawn only once the pool holds at least
-        max(batch_size, min_pool_size) samples, or the files are exhausted
-        (-1: the whole pass, capped by pool_size).
-    :param can_over_batch_size: with calc_batch_size, whether a batch may
-        exceed the batch size.
-    :param calc_batch_size: callable(sample) -> int, a sample's contribution
-        to the batch size (default 1).
-    :param cache: CacheType.NO_CACHE or CacheType.CACHE_PASS_IN_MEM.
-    :param check: validate every sample against the input types.
-    :param check_fail_continue: with check, drop bad samples (with a warning)
-        instead of raising :class:`DataError`.
-    :param init_hook: callable(settings, file_list=..., **kwargs) run when the
-        provider is created; kwargs are ``is_train``, ``input_order`` and the
-        ``args`` of define_py_data_sources2. It may set
-        ``settings.num_samples`` (the samples of a pass, when known) for the
-        progress bar's total and ETA in the first pass.
+    This is how a v1 user feeds data: write a generator that reads one entry of the
+    file list (usually a file name) and yields samples, decorate it with
+    ``@provider(input_types=...)`` and name it in define_py_data_sources2(...,
+    module='my_provider', obj='process'). The decorator returns a *class*; the
+    trainer creates one instance per data source (train, test) and calls
+    ``instance.generator(instance, entry)`` for each line of the file list. The
+    instance is the ``settings`` the generator and ``init_hook`` receive, holding
+    the options below as attributes plus ``is_train``, ``input_order`` (the model's
+    data layer names), ``file_list``, ``logger``, ``slots`` (the resolved input
+    types) and whatever init_hook stores.
+
+    A sample is a list or tuple with one value per slot, in input_types order; a
+    dict keyed by data layer name (input_types must then be a dict too); or, with a
+    single slot, the bare value. Values follow the slot's InputType (see
+    dense_vector, sparse_binary_vector, integer_value and their sequence forms).
+
+    Batching: samples go into a pool; a batch is drawn once the pool holds
+    max(batch_size, min(pool_size, min_pool_size)) samples or the files are done,
+    uniformly at random from the pool when shuffling (then the next sample also
+    comes from a randomly chosen file), in order otherwise. With both sizes -1 a
+    whole pass is read before the first batch.
+
+    Args:
+        input_types (list or dict of InputType, optional): the slots, in the order of
+            the model's data layers (a list) or keyed by data layer name (a dict,
+            reordered to the model's input_layer_names). May be left None when
+            init_hook sets ``settings.input_types``.
+        should_shuffle (bool, optional): shuffle the samples; None: shuffle when
+            training, not when testing. The strings t/true/on/1/yes/y and
+            f/false/off/0/no/n are accepted (anything else warns and uses None).
+        pool_size (int, default -1): the most samples (calc_batch_size weight) read
+            ahead into the pool; -1: unlimited.
+        min_pool_size (int, default -1): draw batches only once the pool holds this
+            many (capped by pool_size), for a better shuffle; -1: the whole pass.
+        can_over_batch_size (bool, default True): with calc_batch_size, whether a
+            batch may go over batch_size by its last sample (False: that sample waits
+            for the next batch).
+        calc_batch_size (callable, optional): ``calc_batch_size(sample) -> int``, a
+            sample's weight towards batch_size (e.g. its number of words); default 1.
+        cache (int, default CacheType.NO_CACHE): CacheType.CACHE_PASS_IN_MEM keeps
+            the first pass's samples in memory and replays them in later passes.
+        check (bool, default False): check every sample against input_types
+            (sizes, id ranges, finite values) and raise DataError naming the file,
+            sample and slot.
+        check_fail_continue (bool, default False): with check, drop a bad sample
+            with a warning instead of raising.
+        init_hook (callable, optional): ``init_hook(settings, file_list, **kwargs)``,
+            called once when the provider is created, before input_types are
+            resolved. kwargs hold ``is_train``, ``input_order`` and the ``args``
+            dict of define_py_data_sources2. It may set ``settings.input_types``,
+            load dictionaries into settings, and set ``settings.num_samples`` (the
+            samples of a pass) for the progress bar's total in the first pass.
+        **outter_kwargs: v1's deprecated ``slots=`` (the old name of input_types,
+            with a warning); other keys are ignored.
+
+    Returns:
+        A decorator: applied to the generator, it returns the provider class (named
+        after the generator, with its docstring).
+
+    Raises:
+        ValueError: when the provider is created: no input types, a dict lacking a
+            data layer of the model, or an entry that is not an InputType.
+
+    Example:
+        >>> def hook(settings, file_list, dictionary, **kwargs):
+        ...     settings.word_ids = dictionary
+        >>> @provider(input_types={'words': integer_value_sequence(3), 'label': integer_value(2)},
+        ...           init_hook=hook, should_shuffle=False)
+        ... def process(settings, line):
+        ...     text, label = line.split('|')
+        ...     yield {'words': [settings.word_ids[w] for w in text.split()], 'label': int(label)}
+        >>> s = process(file_list=['a b|1'], input_order=['label', 'words'], is_train=True,
+        ...             dictionary={'a': 0, 'b': 1, 'c': 2})
+        >>> s.slots, next(s.generator(s, s.file_list[0]))
+        ([integer_value(2), integer_value_sequence(3)], {'words': [0, 1], 'label': 1})
     """
 
     def __wrapper__(generator):
@@ -540,8 +486,23 @@ def provider(input_types=None, should_shuffle=None, pool_size=-1,
 # ---------------------------------------------------------------------------
 
 class SingleSlotWrapper(object):
-    """One-slot providers may yield the bare value: wraps it in a one-item list
-    (a dict passes through)."""
+    """v1's generator wrapper for one-slot providers: wraps each bare value in a
+    one-item list (dict samples pass through).
+
+    The runtime does this itself (a one-slot provider may yield the bare value);
+    the class remains for code that composed v1's wrappers by hand. Calling the
+    wrapper as ``wrapper(settings, filename)`` runs the wrapped generator.
+
+    Args:
+        generator (callable): a generator function ``generator(settings, filename)``.
+
+    Example:
+        >>> def gen(settings, filename):
+        ...     yield 1
+        ...     yield {'label': 2}
+        >>> list(SingleSlotWrapper(gen)(None, 'f'))
+        [[1], {'label': 2}]
+    """
 
     def __init__(self, generator):
         self.generator = generator
@@ -552,7 +513,21 @@ class SingleSlotWrapper(object):
 
 
 class InputOrderWrapper(object):
-    """Turns dict samples into lists in ``input_order`` (a missing key gives None)."""
+    """v1's generator wrapper turning dict samples into lists in ``input_order``
+    (a missing key gives None; list samples pass through).
+
+    The runtime does this itself for providers whose input_types is a dict.
+
+    Args:
+        generator (callable): a generator function ``generator(settings, filename)``.
+        input_order (list of str): the data layer names, in the model's order.
+
+    Example:
+        >>> def gen(settings, filename):
+        ...     yield {'x': [0.5], 'label': 1}
+        >>> list(InputOrderWrapper(gen, ['label', 'x'])(None, 'f'))
+        [[1, [0.5]]]
+    """
 
     def __init__(self, generator, input_order):
         self.generator = generator
@@ -567,8 +542,28 @@ class InputOrderWrapper(object):
 
 
 class CheckWrapper(object):
-    """Checks every sample against ``input_types``; a bad one is logged and then
-    dropped (``check_fail_continue``) or raised as :class:`DataError`."""
+    """v1's generator wrapper checking every (list) sample against ``input_types``:
+    a bad one is logged, then dropped (``check_fail_continue``) or raised as a
+    DataError naming the slot.
+
+    The runtime does this itself for ``@provider(check=True)``.
+
+    Args:
+        generator (callable): a generator function ``generator(settings, filename)``
+            yielding samples as lists in slot order.
+        input_types (list of InputType): the slots.
+        check_fail_continue (bool): drop bad samples instead of raising.
+        logger (logging.Logger): where the warnings go.
+
+    Example:
+        >>> def gen(settings, filename):
+        ...     yield [[0.5, 0.5], 1]
+        ...     yield [[0.5, 0.5], 7]
+        >>> wrapper = CheckWrapper(gen, [dense_vector(2), integer_value(2)], True,
+        ...                        logging.getLogger('doc'))
+        >>> list(wrapper(None, 'f'))    # the second sample's label is out of range
+        [[[0.5, 0.5], 1]]
+    """
 
     def __init__(self, generator, input_types, check_fail_continue, logger):
         self.generator = generator
@@ -590,7 +585,25 @@ class CheckWrapper(object):
 
 
 class CheckInputTypeWrapper(object):
-    """A dict sample needs input_types given as a dict (keyed by data layer name)."""
+    """v1's generator wrapper refusing dict samples when ``input_types`` is not a
+    dict (a dict sample names its slots, so the types must be named too): raises
+    DataError; other samples pass through.
+
+    Args:
+        generator (callable): a generator function ``generator(settings, filename)``.
+        input_types (list or dict of InputType): the provider's declared types.
+        logger (logging.Logger): where the error is logged.
+
+    Example:
+        >>> def gen(settings, filename):
+        ...     yield {'label': 1}
+        >>> wrapper = CheckInputTypeWrapper(gen, [integer_value(2)], logging.getLogger('doc'))
+        >>> try:
+        ...     list(wrapper(None, 'f'))
+        ... except DataError as err:
+        ...     print(err)
+        a dict sample needs input_types given as a dict keyed by data layer name, got list
+    """
 
     def __init__(self, generator, input_types, logger):
         self.generator = generator
@@ -613,11 +626,24 @@ def is_provider(obj):
 
 
 def deserialize_args(args):
-    """Unpickles the ``load_data_args`` of a DataConfig (a pickled dict).
+    """Unpickles the ``load_data_args`` of a DataConfig: the ``args`` dict that
+    define_py_data_sources2 pickled, which the runtime passes to the provider's
+    constructor (and init_hook) as keyword arguments.
 
-    Accepts bytes or str (a str is taken as the latin-1 spelling of the pickle
-    bytes); an empty value or None gives an empty dict; a dict is returned as
-    is."""
+    Args:
+        args (bytes, str, dict or None): the pickle (a str is taken as the latin-1
+            spelling of its bytes, as a protobuf string field holds it); an empty
+            value or None gives ``{}``; a dict is returned as is.
+
+    Returns:
+        dict (or whatever was pickled): the arguments.
+
+    Example:
+        >>> deserialize_args(cPickle.dumps({'dictionary': 'words.txt'}, protocol=0).decode('latin-1'))
+        {'dictionary': 'words.txt'}
+        >>> deserialize_args(''), deserialize_args(None)
+        ({}, {})
+    """
     if args is None:
         return {}
     if isinstance(args, dict):

@@ -165,8 +165,75 @@ def _csv_hook(settings, file_list, label_column=-1, num_classes=None, header=Non
 
 @provider(init_hook=_csv_hook, cache=CacheType.CACHE_PASS_IN_MEM)
 def csv(settings, path):
-    """One sample per row: the feature columns (through the preprocessing block) as a dense
-    vector, and the label column as a class id (an integer, or a name of the label vocabulary)."""
+    r"""Built-in reader of delimited text files (CSV / TSV): one sample per row.
+
+    Use it without provider code: ``define_py_data_sources2(..., module=
+    'paddle.trainer.readers', obj='csv', args={...})``; the ``args`` are the keyword
+    arguments below. Each row gives the feature columns (every column but the
+    label's, through the preprocessing block) as a ``dense_vector`` and the label
+    column as an ``integer_value`` class id. Blank rows are skipped; a row with the
+    wrong number of columns, a non-number in a numeric column or an unknown label is
+    an error naming ``file:line`` (and the column). The samples of the first pass
+    stay in memory (CACHE_PASS_IN_MEM).
+
+    The preprocessing block ``preprocess={'columns': ..., 'missing': ...,
+    'na_values': [...]}``:
+
+    - ``columns``: a transform for every feature column (one name), or a dict from
+      column (header name or index; ``'*'`` for the others) to a transform or a
+      chain of numeric steps (``['log', 'zscore']``). Transforms: ``none`` (as is,
+      the default), ``zscore`` ((x - mean) / std), ``minmax`` ((x - min) /
+      (max - min)), ``log`` (log(1 + x)), ``onehot`` (a 0/1 feature per category,
+      sorted; unseen: all 0), ``id`` (the category's index; unseen: one past the
+      last), ``drop`` (column not read). Word-valued columns must be onehot or id.
+    - ``missing``: per column (or one for all) what a missing cell becomes:
+      ``error`` (default), ``drop`` (the row), ``mean`` / ``median`` / ``mode`` of
+      the training data, or a constant (a number, or one of a categorical column's
+      categories).
+    - ``na_values``: the cells meaning "missing" (default '', NA, N/A, NaN, nan,
+      null, NULL, None, ?).
+
+    Statistics, categories and label names are fitted once on the training list,
+    applied unchanged to the test list, saved beside the parameters as
+    preprocessing.json, and applied again by ``paddle predict``, RawPredictor and
+    ``paddle export_onnx``. docs/readers.md has the full story.
+
+    Args:
+        file_list (list of str): the CSV files (the lines of the file list).
+        **kwargs: the keyword arguments below (``args`` of define_py_data_sources2,
+            and those the runtime adds).
+
+    Keyword Args:
+        label_column (int, str or None, default -1): the label's column: an index
+            (negative from the end), a header name, or None (no label: prediction).
+        num_classes (int, optional): the label's range; default: the number of
+            labels (set it when the training data lacks the largest integer label).
+        header (bool, optional): whether each file starts with a header row;
+            default: detected (a named label column, or a word above a number).
+        delimiter (str, optional): the separator; default tab for .tsv / .tab
+            files, else comma.
+        labels (list of str, optional): the class names in id order; default:
+            integer labels keep their value, names are sorted.
+        preprocess (dict, optional): the preprocessing block above.
+        is_train (bool, default True): set by the runtime; a training reader fits the
+            statistics / vocabulary and registers them (saved with the model), any
+            other reader applies the saved or live training ones.
+        input_order (list of str, optional): set by the runtime: the model's data
+            layer names; the reader feeds the first two (features, label), or only
+            the features when the model has one.
+        slots (list of str, optional): the two data layers to feed, [features,
+            label], when the model has others.
+
+    Example:
+        >>> with open('iris.csv', 'w') as f:
+        ...     _ = f.write('length,width,species\n5.0,3.0,setosa\n7.0,2.0,virginica\n6.0,NA,setosa\n')
+        >>> s = readers.csv(file_list=['iris.csv'], input_order=['x', 'label'], label_column='species',
+        ...                 preprocess={'columns': {'length': 'minmax'}, 'missing': {'width': 0}})
+        >>> s.input_types
+        {'x': dense_vector(2), 'label': integer_value(2)}
+        >>> list(s.generator(s, 'iris.csv'))
+        [{'x': [0.0, 3.0], 'label': 0}, {'x': [1.0, 2.0], 'label': 1}, {'x': [0.5, 0.0], 'label': 0}]
+    """
     rows = _csv_rows(path, _delimiter(path, settings.delimiter))
     names = None
     if settings.header:
@@ -244,8 +311,47 @@ def load_image(path, size, mode):
 
 @provider(init_hook=_image_hook)
 def image_folder(settings, root):
-    """Each file list entry is a folder holding a sub-folder per class (named as in
-    `classes`, by default the first entry's sub-folders in sorted order)."""
+    """Built-in reader of images sorted into a folder per class.
+
+    Each file list entry is a folder holding one sub-folder per class
+    (``train/cat/*.png``, ``train/dog/*.jpg``, ...). Every image file (png, jpg,
+    jpeg, bmp, gif, ppm, pgm, tif, tiff, webp; read with Pillow) is converted to RGB
+    or grey, resized (bilinear) and yielded as a ``dense_vector`` of
+    channels * height * width floats in [0, 1], channel-major (C, H, W), with its
+    class index as an ``integer_value``. Declare the data layer with its geometry,
+    e.g. ``data_layer(name='image', size=3 * 32 * 32, height=32, width=32)``. The
+    class names are saved with the model like the csv reader's labels.
+
+    Args:
+        file_list (list of str): the folders (the lines of the file list).
+        **kwargs: the keyword arguments below (``args`` of define_py_data_sources2,
+            and those the runtime adds).
+
+    Keyword Args:
+        size (int or pair of int, default 32): the output height and width, or
+            [height, width].
+        channels (int, default 3): 3 (RGB) or 1 (grey).
+        classes (list of str, optional): the class sub-folders in label order;
+            default: the first folder's sub-folders, sorted.
+        is_train (bool, default True): set by the runtime; a training reader fits the
+            statistics / vocabulary and registers them (saved with the model), any
+            other reader applies the saved or live training ones.
+        input_order (list of str, optional): set by the runtime: the model's data
+            layer names; the reader feeds the first two (features, label), or only
+            the features when the model has one.
+        slots (list of str, optional): the two data layers to feed, [features,
+            label], when the model has others.
+
+    Example:
+        >>> import os
+        >>> from PIL import Image
+        >>> for name in ('cat', 'dog'):
+        ...     os.makedirs(os.path.join('pets', name))
+        ...     Image.new('RGB', (8, 8), (255, 0, 0)).save(os.path.join('pets', name, 'a.png'))
+        >>> s = readers.image_folder(file_list=['pets'], input_order=['image', 'label'], size=4)
+        >>> s.input_types, [(x['image'][:2].tolist(), x['label']) for x in s.generator(s, 'pets')]
+        ({'image': dense_vector(48), 'label': integer_value(2)}, [([1.0, 1.0], 0), ([1.0, 1.0], 1)])
+    """
     for label, name in enumerate(settings.classes):
         folder = os.path.join(root, name)
         if not os.path.isdir(folder):
@@ -310,8 +416,51 @@ def _text_hook(settings, file_list, dictionary=None, min_count=1, max_size=None,
 
 @provider(init_hook=_text_hook, cache=CacheType.CACHE_PASS_IN_MEM)
 def text(settings, path):
-    """One sample per line "LABEL<TAB>w1 w2 ...": the word ids (words outside the vocabulary
-    map to the OOV token, <unk>) and the label's id; a prediction reads lines of text alone."""
+    r"""Built-in reader of labelled text: one sample per line ``LABEL<TAB>word word ...``.
+
+    The words become an ``integer_value_sequence`` of vocabulary ids (words outside
+    the vocabulary map to the OOV token, ``<unk>``) and the label a class id. The
+    vocabulary is built from the training list (most frequent words first, ties in
+    alphabetical order, the OOV token last) unless a dictionary file is given; its
+    size is the words data layer's size. Vocabulary and labels are fitted on the
+    training list and saved with the model, like the csv reader's preprocessing.
+    Blank lines are skipped; a model with one data layer (a prediction) also reads
+    lines without a label. The first pass stays in memory (CACHE_PASS_IN_MEM).
+
+    Args:
+        file_list (list of str): the text files (the lines of the file list).
+        **kwargs: the keyword arguments below (``args`` of define_py_data_sources2,
+            and those the runtime adds).
+
+    Keyword Args:
+        dictionary (str, optional): a vocabulary file, one word per line (its first
+            field); a word's id is its line number.
+        min_count (int, default 1): for a built vocabulary, keep words seen at least
+            this often.
+        max_size (int, optional): at most this many ids, the OOV token included.
+        oov_token (str, default '<unk>'): the token of unknown words.
+        labels (list of str, optional): the label names in id order; default:
+            integer labels keep their value, names are sorted.
+        delimiter (str, default tab): separates the label from the words.
+        lowercase (bool, default True): lower-case the words.
+        is_train (bool, default True): set by the runtime; a training reader fits the
+            statistics / vocabulary and registers them (saved with the model), any
+            other reader applies the saved or live training ones.
+        input_order (list of str, optional): set by the runtime: the model's data
+            layer names; the reader feeds the first two (features, label), or only
+            the features when the model has one.
+        slots (list of str, optional): the two data layers to feed, [features,
+            label], when the model has others.
+
+    Example:
+        >>> with open('reviews.txt', 'w') as f:
+        ...     _ = f.write('pos\tA good movie\nneg\ta bad movie\n')
+        >>> s = readers.text(file_list=['reviews.txt'], input_order=['words', 'label'])
+        >>> s.input_types, s.vocab
+        ({'words': integer_value_sequence(5), 'label': integer_value(2)}, {'a': 0, 'movie': 1, 'bad': 2, 'good': 3, '<unk>': 4})
+        >>> list(s.generator(s, 'reviews.txt'))
+        [{'words': [0, 3, 1], 'label': 1}, {'words': [0, 2, 1], 'label': 0}]
+    """
     labelled = settings.label_slot is not None
     for line_no, label, words in _text_lines(path, settings.delimiter, labelled):
         if labelled and label not in settings.labels:
@@ -327,8 +476,28 @@ _TYPE_SPEC = re.compile(r'^(dense_vector|sparse_binary_vector|sparse_vector|inte
 
 
 def input_type(spec):
-    """An InputType from a plain description that pickles and writes in YAML:
-    [constructor name, dim], e.g. ['integer_value_sequence', 10000]."""
+    """An InputType from a plain description, ``[constructor name, dim]``, that
+    pickles and writes in YAML (the form the synthetic reader's ``input_types``
+    take).
+
+    Args:
+        spec (list, tuple or InputType): ``[name, dim]`` where name is one of
+            dense_vector, sparse_binary_vector, sparse_vector, integer_value, each
+            optionally with ``_sequence`` or ``_sub_sequence``; an InputType is
+            returned as is.
+
+    Returns:
+        InputType: the declared type.
+
+    Raises:
+        ValueError: spec is not such a pair.
+
+    Example:
+        >>> readers.input_type(['integer_value_sequence', 10000])
+        integer_value_sequence(10000)
+        >>> readers.input_type(('sparse_vector_sub_sequence', 50)).dim
+        50
+    """
     if isinstance(spec, dp2.InputType):
         return spec
     if not (isinstance(spec, (list, tuple)) and len(spec) == 2 and isinstance(spec[0], str)
@@ -378,8 +547,45 @@ def _random_leaf(rng, tp):
 
 @provider(init_hook=_synthetic_hook, should_shuffle=False)
 def synthetic(settings, entry):
-    """Each file list entry is a number of samples. Sequences of one sample share their
-    length (as a tagger's words and tags must); values are standard normal, ids uniform."""
+    """Built-in reader of random samples shaped like the model's data layers, to try
+    or time any config without data.
+
+    Each file list entry is a number of samples (``'256'``; the text after the last
+    ':' counts, so ``'train:256'`` works too). Without ``input_types`` the types
+    come from the model (the runtime passes its ModelConfig): ids where an
+    embedding or a cost's label reads the layer, sequences where a recurrent or
+    sequence layer reads it, dense values otherwise; sparse inputs must be given
+    by hand. Dense values are standard normal, ids and sparse ids uniform; the
+    sequences of one sample share their length (as a tagger's words and tags
+    must). The data is the same on every run and differs between the training
+    and test lists. ``paddle train --data=synthetic`` uses it (use_synthetic_data).
+
+    Args:
+        file_list (list of str): sample counts (the lines of the file list).
+        **kwargs: the keyword arguments below (``args`` of define_py_data_sources2,
+            and those the runtime adds).
+
+    Keyword Args:
+        input_types (dict, optional): data layer name -> ``[type name, dim]`` (see
+            input_type) or InputType; entries override the inferred ones.
+        seq_len (pair of int, default (2, 12)): the range of sequence lengths.
+        sub_seq_len (pair of int, default (1, 4)): the range of sub-sequence lengths.
+        seed (int, default 0): the random seed.
+        model_config (ModelConfig, optional): set by the runtime; the types are
+            inferred from it.
+        is_train (bool, default True): set by the runtime; test data differs.
+        input_order (list of str, optional): set by the runtime: the model's data
+            layer names, each of which needs a type.
+
+    Example:
+        >>> s = readers.synthetic(file_list=['3'], input_order=['words', 'tags'], input_types={
+        ...     'words': ['integer_value_sequence', 10], 'tags': ['integer_value_sequence', 4]})
+        >>> samples = list(s.generator(s, '3'))
+        >>> len(samples), all(len(x['words']) == len(x['tags']) for x in samples)
+        (3, True)
+        >>> all(0 <= i < 4 for x in samples for i in x['tags'])
+        True
+    """
     count = _sample_count(entry)
     rng = np.random.RandomState((settings.seed * 7919 + zlib.crc32(entry.encode())) % (2 ** 31))
     for _ in range(count):
@@ -400,8 +606,28 @@ synthetic.wants_model_config = True  # DataProvider hands it the ModelConfig: ty
 
 
 def use_synthetic_data(trainer_config, spec):
-    """`paddle train --data=synthetic[:N]`: N random training samples per pass (N/4 to test;
-    default 256) shaped like the model's data layers replace the config's data sources."""
+    r"""Replaces a TrainerConfig's data sources by the synthetic reader: what
+    ``paddle train --data=synthetic[:N]`` does.
+
+    The training source gets N random samples per pass (default 256), the test
+    source N/4 (at least 1), shaped like the model's data layers. The file lists are
+    written to a temporary folder removed when the process exits.
+
+    Args:
+        trainer_config (TrainerConfig): the parsed config; its data_config and
+            test_data_config are overwritten.
+        spec (str): ``'synthetic'`` or ``'synthetic:N'`` with N > 0.
+
+    Raises:
+        ValueError: spec is neither.
+
+    Example:
+        >>> from paddle.proto.TrainerConfig_pb2 import TrainerConfig
+        >>> cfg = TrainerConfig()
+        >>> readers.use_synthetic_data(cfg, 'synthetic:100')
+        >>> cfg.data_config.load_data_object, open(cfg.test_data_config.files).read()
+        ('synthetic', '25\n')
+    """
     kind, _, count = spec.partition(":")
     if kind != "synthetic" or (count and not (count.isdigit() and int(count) > 0)):
         raise ValueError("--data=%s: expected config, synthetic or synthetic:N (N > 0 samples per pass)" % spec)

@@ -33,7 +33,23 @@ def is_compatible_with(x, typ):
 
 
 class HookAttribute(object):
-    """Parameter update hook, e.g. HookAttr('pruning', mask_filename=...)."""
+    """A parameter update hook (alias HookAttr), for ``ParamAttr(update_hooks=...)``.
+
+    v1 knew one hook, ``'pruning'``: after each update it multiplied the parameter
+    by a 0/1 mask read from ``mask_filename``, keeping pruned weights at zero. The
+    hook is recorded in the ParameterConfig (``update_hooks``); this engine does not
+    run update hooks, so the parameter trains unmasked.
+
+    Args:
+        type (str): the hook type; only ``'pruning'`` is known.
+        mask_filename (str, optional): the pruning mask file (one value per weight).
+
+    Example:
+        >>> hook = HookAttr('pruning', mask_filename='mask.bin')
+        >>> cfg = hook()    # the ParameterUpdaterHookConfig a parameter gets
+        >>> cfg.type, cfg.purning_mask_filename
+        ('pruning', 'mask.bin')
+    """
 
     def __init__(self, type, mask_filename=None):
         self.type = type
@@ -44,11 +60,60 @@ class HookAttribute(object):
 
 
 class ParameterAttribute(object):
-    """Attributes of a parameter (weight or bias).
+    """Attributes of one parameter (a weight or a bias), alias ParamAttr.
 
-    All four initial_* None -> smart init (mean 0, std 1/sqrt(dims[0]));
-    initial_std/initial_mean -> Gaussian; initial_max/initial_min -> uniform.
-    l1_rate/l2_rate -> decay_rate_l1/decay_rate; name -> shared parameter.
+    Passed as ``param_attr=`` (weights) or ``bias_attr=`` (biases) of the layer
+    helpers. Initialisation is chosen by which initial_* arguments are given:
+
+    - none of them: v1's "smart" init, Gaussian with mean 0 and std
+      1/sqrt(dims[0]) (dims[0] is the input width of an fc weight);
+    - initial_std and/or initial_mean: Gaussian (a missing one takes the config's
+      default, std 0.01 / mean 0);
+    - initial_max and initial_min: uniform on [initial_min, initial_max].
+
+    Parameters with the same ``name`` are one shared parameter (the sizes must
+    agree). Unset per-parameter values (momentum, l2_rate, clipping) take the
+    defaults settings() set.
+
+    Args:
+        name (str, optional): the parameter's name; default: generated from the
+            layer (``_<layer>.w0``, ``_<layer>.wbias``). Give two layers the same
+            name to share the parameter.
+        is_static (bool, default False): never update it (a fixed parameter); its
+            rates and momentum are then ignored.
+        initial_std (float >= 0, optional): std of the Gaussian initialisation.
+        initial_mean (float, optional): mean of the Gaussian initialisation.
+        initial_max (float, optional): upper end of the uniform initialisation.
+        initial_min (float, optional): lower end of the uniform initialisation
+            (must be below initial_max).
+        l1_rate (float >= 0, optional): L1 decay rate (``decay_rate_l1``): after each
+            step, w shrinks towards 0 by lr * l1_rate; not with momentum.
+        l2_rate (float >= 0, optional): L2 decay rate (``decay_rate``): adds
+            l2_rate * w to the gradient; overrides L2Regularization.
+        learning_rate (float >= 0, optional): this parameter's multiplier of the
+            global learning rate (default 1).
+        momentum (float in [0, 1], optional): this parameter's momentum.
+        gradient_clipping_threshold (float >= 0, optional): clip this parameter's
+            gradient elements to [-t, t] when any exceeds t; overrides settings().
+        sparse_update (bool, default False): update only the rows a batch touched
+            (for large embedding tables fed by integer ids); lazy decay catches up
+            the other rows. Needs momentum 0 and a learning method that supports
+            it: plain SGD (MomentumOptimizer), AdaGrad, RMSProp or DecayedAdaGrad.
+        update_hooks (HookAttr or list of them, optional): update hooks such as
+            HookAttr('pruning', ...).
+
+    Raises:
+        ConfigError: non-numeric initial values, initial_min >= initial_max, or a
+            wrong type for a flag.
+
+    Example:
+        >>> def net():
+        ...     x = data_layer(name='x', size=4)
+        ...     outputs(fc_layer(input=x, size=2, param_attr=ParamAttr(
+        ...         name='w', initial_std=0.02, l2_rate=1e-3, learning_rate=0.5)))
+        >>> w = parse_network_config(net).parameters[0]
+        >>> w.name, round(w.initial_std, 6), round(w.decay_rate, 6), w.learning_rate
+        ('w', 0.02, 0.001, 0.5)
     """
 
     def __init__(self,
@@ -110,11 +175,27 @@ class ParameterAttribute(object):
         self.attr = attr
 
     def set_default_parameter_name(self, name):
+        """Names the parameter ``name`` unless the user already named it (the layer
+        helpers call this with the name they generate).
+
+        Args:
+            name (str): the name to use when none was given.
+        """
         if 'parameter_name' not in self.attr:
             self.attr['parameter_name'] = name
 
     @staticmethod
     def to_bias(bias_attr):
+        """Turns a layer's ``bias_attr`` argument into the parser's bias setting.
+
+        Args:
+            bias_attr (ParamAttr, bool or None): True: v1's default bias, initialised
+                to zero; a ParamAttr: a bias with those attributes; False or None: no
+                bias.
+
+        Returns:
+            Bias or False: what the parser's Layer(bias=...) takes.
+        """
         if bias_attr is True:  # v1's default bias: zero-initialised
             bias_attr = ParameterAttribute(initial_std=0., initial_mean=0.)
         if isinstance(bias_attr, ParameterAttribute):
@@ -128,7 +209,29 @@ class ParameterAttribute(object):
 
 
 class ExtraLayerAttribute(object):
-    """Layer attributes: error_clipping_threshold, drop_rate, device."""
+    """Extra attributes of a layer (alias ExtraAttr), the ``layer_attr=`` of the
+    layer helpers.
+
+    Args:
+        error_clipping_threshold (float >= 0, optional): v1 clipped the gradient
+            flowing back into the layer's output to [-t, t]; recorded in the
+            LayerConfig, this engine does not clip it.
+        drop_rate (float in [0, 1[, optional): dropout on the layer's output, v1
+            style (not inverted): in training each output is zeroed with
+            probability drop_rate, in testing outputs are scaled by 1 - drop_rate.
+        device (int, optional): v1's device id for model parallelism; recorded,
+            this engine places all layers together (non-int values are ignored).
+
+    Raises:
+        ConfigError: a negative threshold or a drop_rate outside [0, 1[.
+
+    Example:
+        >>> def net():
+        ...     x = data_layer(name='x', size=4)
+        ...     outputs(fc_layer(input=x, size=8, name='h', layer_attr=ExtraAttr(drop_rate=0.5)))
+        >>> parse_network_config(net).layers[1].drop_rate
+        0.5
+    """
 
     def __init__(self,
                  error_clipping_threshold=None,
@@ -151,6 +254,13 @@ class ExtraLayerAttribute(object):
             self.attr['device'] = device
 
     def check(self, layer_name, supported=None):
+        """Raises ConfigError if this carries an attribute the layer does not support.
+
+        Args:
+            layer_name (str): the layer (or helper) named in the error.
+            supported (list of str, optional): the attribute names allowed
+                (``'drop_rate'``, ...); None allows all.
+        """
         if supported is None:
             return
         for key in self.attr:
@@ -160,6 +270,17 @@ class ExtraLayerAttribute(object):
 
     @staticmethod
     def to_kwargs(attr):
+        """The parser Layer(...) keyword arguments of a ``layer_attr`` value.
+
+        Args:
+            attr (ExtraAttr or None): the layer_attr a helper received.
+
+        Returns:
+            dict: e.g. ``{'drop_rate': 0.5}`` (empty for None).
+
+        Raises:
+            ConfigError: attr is not an ExtraAttr.
+        """
         if attr is None:
             return dict()
         if not isinstance(attr, ExtraLayerAttribute):

@@ -58,11 +58,44 @@ def _py_data2(files, load_data_module, load_data_object, load_data_args):
 
 
 def define_py_data_sources2(train_list, test_list, module, obj, args=None):
-    """Train/test data from a PyDataProvider2 @provider function.
+    """Declares the training and test data: a PyDataProvider2 ``@provider`` and the
+    file lists it reads.
 
-    train_list / test_list: path of a text file listing data files (or
-    None to skip). module, obj, args may each be a 2-item (train, test)
-    pair. A non-string args is pickled (protocol 0) into load_data_args.
+    Fills ``data_config`` (train) and ``test_data_config`` of the TrainerConfig with
+    DataConfig type ``py2``. When training, the trainer imports ``module`` (found
+    on the config's directory or the working directory), takes the provider ``obj``
+    from it, creates it with ``args`` as keyword arguments (plus is_train,
+    input_order, file_list), and calls its generator for each line of the file
+    list. Called in the config, usually right after the data layers.
+
+    Args:
+        train_list (str, list of str or None): the training file list: the path of
+            a text file with one entry (usually a data file path) per line, or a
+            list of entries, which is written to ``./train.list`` (relative to the
+            working directory) and used from there. None: no training data.
+        test_list (str, list of str or None): the test file list, the same way
+            (``./test.list``). None: no test data.
+        module (str or pair of str): the Python module holding the provider, e.g.
+            ``'mnist_provider'``; a (train, test) pair to use different ones.
+        obj (str or pair of str): the provider's name in that module (the decorated
+            function), or a (train, test) pair.
+        args (dict or pair of dicts, optional): keyword arguments for the provider's
+            constructor and init_hook (e.g. a dictionary path); pickled into
+            ``load_data_args``. A (train, test) list or tuple gives each source its
+            own; a str is stored as is (an already pickled value).
+
+    Raises:
+        ConfigError: module or obj not names, a pair without 2 items, or a file list
+            that is neither a path nor a list of file names.
+
+    Example:
+        >>> cfg = parse_trainer_config(lambda: define_py_data_sources2(
+        ...     ['part-0.txt', 'part-1.txt'], None, module='mnist_provider', obj='process',
+        ...     args={'dictionary': 'words.txt'}))
+        >>> cfg.data_config.type, cfg.data_config.files, cfg.data_config.load_data_object
+        ('py2', 'train.list', 'process')
+        >>> open('train.list').read().split(), cfg.HasField('test_data_config')
+        (['part-0.txt', 'part-1.txt'], False)
     """
     train_module, test_module = _split(module, 'module')
     train_obj, test_obj = _split(obj, 'obj')
@@ -93,11 +126,34 @@ def define_py_data_sources2(train_list, test_list, module, obj, args=None):
 
 def define_py_data_sources(train_list, test_list, module, obj, args=None,
                            train_async=False, data_cls=PyData):
-    """b0 spelling (removed from __all__ in b1): like
-    define_py_data_sources2 but, by default, for the old PyDataProvider
-    (DataConfig type "py"); data_cls=None gives "py2". train_async sets
-    async_load_data of the train source. (b0's bugs with a list of files
-    and a (train, test) obj pair are not reproduced.)"""
+    """v1's older spelling of define_py_data_sources2, for the first-generation
+    ``PyDataProvider`` (DataConfig type ``py``).
+
+    Arguments as in define_py_data_sources2. With the default ``data_cls`` the
+    sources get type ``py``, which this toolkit's trainer does not run (it asks
+    you to port the reader to a PyDataProvider2 @provider); ``data_cls=None``
+    declares ``py2`` sources, i.e. behaves like define_py_data_sources2. (v1's
+    mistakes with a list of files and a (train, test) obj pair are not reproduced.)
+
+    Args:
+        train_list (str, list of str or None): the training file list (a path, or
+            entries written to ``./train.list``).
+        test_list (str, list of str or None): the test file list (``./test.list``);
+            not both None.
+        module (str or pair of str): the provider's module, or a (train, test) pair.
+        obj (str or pair of str): the provider's name in it, or a pair.
+        args (optional): the provider's arguments (pickled) or a (train, test) pair.
+        train_async (bool, default False): set ``async_load_data`` on the training
+            source (v1 loaded it in a background thread; this toolkit always does).
+        data_cls (callable or None, default PyData): the parser's DataConfig maker
+            (PyData: type ``py``); None: type ``py2``.
+
+    Example:
+        >>> cfg = parse_trainer_config(lambda: define_py_data_sources(
+        ...     'train.txt', 'test.txt', module='provider', obj='process', data_cls=None))
+        >>> cfg.data_config.type, cfg.test_data_config.files
+        ('py2', 'test.txt')
+    """
     helper = 'define_py_data_sources'
     if train_list is None and test_list is None:
         raise ConfigError('%s: train_list and test_list are both None' %

@@ -31,18 +31,65 @@ def _layer_list(layers, args, helper):
 
 
 def inputs(layers, *args):
-    """Declare the network's input (data) layers, in data-provider order."""
+    """Declares the network's input (data) layers and their order.
+
+    The order is the order of the slots the data provider yields (for a provider
+    whose input_types is a list) and of the arguments a py_paddle caller passes.
+    Without inputs(), outputs() finds the data layers itself (see outputs); call
+    inputs() when that order is not the one the data comes in. Call it before
+    outputs().
+
+    Args:
+        layers (LayerOutput, str or list of them): the data layers (or their names).
+        *args (LayerOutput or str): more data layers, so that ``inputs(a, b)`` and
+            ``inputs([a, b])`` are the same.
+
+    Raises:
+        ConfigError: no layer, or something that is not a layer.
+
+    Example:
+        >>> def net():
+        ...     label, x = data_layer(name='label', size=2), data_layer(name='x', size=4)
+        ...     inputs(x, label)
+        ...     outputs(classification_cost(input=fc_layer(input=x, size=2, act=SoftmaxActivation()),
+        ...                                 label=label))
+        >>> list(parse_network_config(net).input_layer_names)
+        ['x', 'label']
+    """
     layers = _layer_list(layers, args, 'inputs')
     Inputs(*[l if isinstance(l, str) else l.name for l in layers])
 
 
 def outputs(layers, *args):
-    """Declare the network's outputs (the last statement of a config).
+    """Declares the network's outputs; the last statement of a config.
 
-    Unless inputs() was called, the input order is found by a depth-first
-    walk over each given layer's parents (parents first, in order): the
-    data layers, deduplicated in discovery order.  The outputs are the
-    'cost' layers found the same way, or the given layers if there are none.
+    For a training config, pass the cost layer(s); for a prediction config
+    (``is_predict``), the layers to compute. The outputs recorded are the cost
+    layers found among the given layers and their ancestors, or, when there are
+    none, the given layers themselves.
+
+    Unless inputs() was called, the input layers and their order are found by a
+    depth-first walk over each given layer's inputs (an input's inputs first, in
+    the order they were passed): the data layers, each once, in the order first
+    reached. So the data provider's slots must come in that order, or be declared
+    by name (input_types as a dict), or be fixed with inputs().
+
+    Args:
+        layers (LayerOutput or list of LayerOutput): the output (or cost) layers.
+        *args (LayerOutput): more layers, so that ``outputs(a, b)`` and
+            ``outputs([a, b])`` are the same.
+
+    Raises:
+        ConfigError: no layer, or something that is not a layer.
+
+    Example:
+        >>> def net():
+        ...     x, label = data_layer(name='x', size=4), data_layer(name='label', size=2)
+        ...     prob = fc_layer(input=x, size=2, act=SoftmaxActivation(), name='prob')
+        ...     outputs(classification_cost(input=prob, label=label, name='cost'))
+        >>> model = parse_network_config(net)
+        >>> list(model.input_layer_names), list(model.output_layer_names)
+        (['x', 'label'], ['cost'])
     """
     layers = _layer_list(layers, args, 'outputs')
     for each in layers:
@@ -87,19 +134,15 @@ def outputs(layers, *args):
 # ---------------------------------------------------------------------------
 # composite networks
 
-from .activations import (IdentityActivation, LinearActivation,
-                          ReluActivation, SequenceSoftmaxActivation,
-                          SoftmaxActivation, TanhActivation)
+from .activations import LinearActivation, ReluActivation, SoftmaxActivation
 from .attrs import ExtraAttr
-from .default_decorators import wrap_act_default, wrap_name_default
-from .layers import (addto_layer, batch_norm_layer, concat_layer,
-                     context_projection, expand_layer, fc_layer, first_seq,
-                     full_matrix_projection, get_output_layer,
-                     gru_step_layer, gru_step_naive_layer, grumemory, identity_projection,
-                     img_conv_layer, img_pool_layer, last_seq, lstm_step_layer,
-                     lstmemory, memory, mixed_layer, pooling_layer,
-                     recurrent_group, scaling_layer)
-from .poolings import MaxPooling, SumPooling
+from .default_decorators import wrap_name_default
+from .layers import (addto_layer, batch_norm_layer, context_projection, fc_layer,
+                     img_conv_layer, img_pool_layer, mixed_layer, pooling_layer)
+from .poolings import MaxPooling
+from .networks_recurrent import (  # noqa: F401  (part of this module's API)
+    bidirectional_gru, bidirectional_lstm, gru_group, gru_unit, lstmemory_group, lstmemory_unit,
+    simple_attention, simple_gru, simple_gru2, simple_lstm)
 
 __all__ += [
     'sequence_conv_pool', 'text_conv_pool', 'simple_lstm', 'simple_img_conv_pool',
@@ -118,7 +161,49 @@ def sequence_conv_pool(input, context_len, hidden_size, name=None,
                        fc_param_attr=None, fc_bias_attr=None, fc_act=None,
                        pool_bias_attr=None, fc_attr=None, context_attr=None,
                        pool_attr=None):
-    """Text CNN: context projection -> fc -> sequence pooling."""
+    """A text convolution (alias text_conv_pool): context windows of a sequence, a
+    fully connected layer over each window, then pooling over the sequence.
+
+    Builds three layers: ``<name>_conv_proj`` (a mixed_layer with a
+    context_projection: each time step becomes the concatenation of the
+    context_len steps around it, size input.size * context_len),
+    ``<name>_conv_fc`` (fc_layer of hidden_size on every step) and ``<name>``
+    (pooling_layer over each sequence, max by default). The result is one vector
+    of hidden_size per sequence: the classic CNN sentence classifier's feature.
+
+    Args:
+        input (LayerOutput): a sequence (e.g. word embeddings).
+        context_len (int): the window length.
+        hidden_size (int): the fc layer's size (the number of filters).
+        name (str, optional): the pooling layer's name and the prefix of the others;
+            default generated.
+        context_start (int, optional): the window's first offset relative to the
+            step; default -(context_len - 1) // 2 (centred).
+        pool_type (BasePoolingType, optional): the sequence pooling, default
+            MaxPooling().
+        context_proj_layer_name (str, optional): the projection layer's name.
+        context_proj_param_attr (ParamAttr or bool, default False): padding of the
+            windows beyond the sequence ends: False zeros, True or a ParamAttr a
+            trainable padding.
+        fc_layer_name (str, optional): the fc layer's name.
+        fc_param_attr (ParamAttr, optional): the fc weight's attributes.
+        fc_bias_attr (ParamAttr or bool, optional): the fc bias.
+        fc_act (BaseActivation, optional): the fc activation, default tanh.
+        pool_bias_attr (ParamAttr or bool, optional): a bias of the pooling layer
+            (default none).
+        fc_attr (ExtraAttr, optional): the fc layer's extra attributes.
+        context_attr (ExtraAttr, optional): the projection layer's extra attributes.
+        pool_attr (ExtraAttr, optional): the pooling layer's extra attributes.
+
+    Returns:
+        LayerOutput: the pooling layer (size hidden_size).
+
+    Example:
+        >>> words = embedding_layer(input=data_layer(name='words', size=1000), size=32)
+        >>> conv = sequence_conv_pool(input=words, context_len=3, hidden_size=64, name='conv')
+        >>> conv.name, conv.size, conv.layer_type
+        ('conv', 64, 'max')
+    """
     if context_proj_layer_name is None:
         context_proj_layer_name = '%s_conv_proj' % name
     with mixed_layer(name=context_proj_layer_name,
@@ -146,7 +231,45 @@ def simple_img_conv_pool(input, filter_size, num_filters, pool_size,
                          num_channel=None, param_attr=None, shared_bias=True,
                          conv_layer_attr=None, pool_stride=1, pool_padding=0,
                          pool_layer_attr=None):
-    """img_conv_layer (NAME_conv) followed by img_pool_layer (NAME_pool)."""
+    """An image convolution followed by a pooling: ``<name>_conv`` (img_conv_layer)
+    then ``<name>_pool`` (img_pool_layer).
+
+    Output sizes follow v1's rules: the convolution gives
+    (in + 2 * conv_padding - filter_size) / conv_stride + 1 pixels a side, the pool
+    (conv_out + 2 * pool_padding - pool_size) / pool_stride + 1, rounded up.
+
+    Args:
+        input (LayerOutput): the image layer (a data_layer with height / width, or
+            an image layer).
+        filter_size (int): the convolution's square filter size.
+        num_filters (int): the number of filters (output channels).
+        pool_size (int): the pooling window's size.
+        name (str, optional): the prefix of both layers' names; default generated.
+        pool_type (BasePoolingType, optional): MaxPooling() (default) or AvgPooling().
+        act (BaseActivation, optional): the convolution's activation, default ReLU.
+        groups (int, default 1): filter groups of the convolution.
+        conv_stride (int, default 1): the convolution's stride.
+        conv_padding (int, default 0): the convolution's zero padding.
+        bias_attr (ParamAttr or bool, optional): the convolution's bias.
+        num_channel (int, optional): the input's channel count; default from the
+            input layer.
+        param_attr (ParamAttr, optional): the filters' attributes.
+        shared_bias (bool, default True): one bias per filter (not per position).
+        conv_layer_attr (ExtraAttr, optional): the convolution's extra attributes.
+        pool_stride (int, default 1): the pooling stride.
+        pool_padding (int, default 0): the pooling padding.
+        pool_layer_attr (ExtraAttr, optional): the pooling layer's extra attributes.
+
+    Returns:
+        LayerOutput: the pooling layer.
+
+    Example:
+        >>> img = data_layer(name='pixel', size=28 * 28, height=28, width=28)
+        >>> out = simple_img_conv_pool(input=img, filter_size=5, num_filters=20, num_channel=1,
+        ...                            pool_size=2, pool_stride=2, name='conv1')
+        >>> out.name, out.size    # 20 channels of (28 - 5 + 1) / 2 = 12 x 12
+        ('conv1_pool', 2880)
+    """
     conv = img_conv_layer(name='%s_conv' % name, input=input,
                           filter_size=filter_size, num_filters=num_filters,
                           num_channels=num_channel, act=act, groups=groups,
@@ -168,7 +291,43 @@ def img_conv_bn_pool(input, filter_size, num_filters, pool_size, name=None,
                      conv_layer_attr=None, bn_param_attr=None,
                      bn_bias_attr=None, bn_layer_attr=None, pool_stride=1,
                      pool_padding=0, pool_layer_attr=None):
-    """conv (linear) -> batch_norm (act) -> pool."""
+    """A convolution, batch normalisation and pooling: ``<name>_conv`` (linear
+    img_conv_layer), ``<name>_bn`` (batch_norm_layer applying ``act``) and
+    ``<name>_pool`` (img_pool_layer).
+
+    Args:
+        input (LayerOutput): the image layer.
+        filter_size (int): the convolution's square filter size.
+        num_filters (int): the number of filters.
+        pool_size (int): the pooling window's size.
+        name (str, optional): the prefix of the three layers' names.
+        pool_type (BasePoolingType, optional): MaxPooling() (default) or AvgPooling().
+        act (BaseActivation, optional): the activation after batch norm, default ReLU.
+        groups (int, default 1): filter groups of the convolution.
+        conv_stride (int, default 1): the convolution's stride.
+        conv_padding (int, default 0): the convolution's zero padding.
+        conv_bias_attr (ParamAttr or bool, optional): the convolution's bias.
+        num_channel (int, optional): the input's channel count; default from the input.
+        conv_param_attr (ParamAttr, optional): the filters' attributes.
+        shared_bias (bool, default True): one bias per filter.
+        conv_layer_attr (ExtraAttr, optional): the convolution's extra attributes.
+        bn_param_attr (ParamAttr, optional): the batch norm scale's attributes.
+        bn_bias_attr (ParamAttr, optional): the batch norm shift's attributes.
+        bn_layer_attr (ExtraAttr, optional): the batch norm layer's extra attributes.
+        pool_stride (int, default 1): the pooling stride.
+        pool_padding (int, default 0): the pooling padding.
+        pool_layer_attr (ExtraAttr, optional): the pooling layer's extra attributes.
+
+    Returns:
+        LayerOutput: the pooling layer.
+
+    Example:
+        >>> img = data_layer(name='pixel', size=28 * 28, height=28, width=28)
+        >>> out = img_conv_bn_pool(input=img, filter_size=3, num_filters=8, num_channel=1,
+        ...                        conv_padding=1, pool_size=2, pool_stride=2, name='block')
+        >>> out.name, out.size    # 8 channels of 14 x 14
+        ('block_pool', 1568)
+    """
     conv = img_conv_layer(name='%s_conv' % name, input=input,
                           filter_size=filter_size, num_filters=num_filters,
                           num_channels=num_channel, act=LinearActivation(),
@@ -190,7 +349,44 @@ def img_conv_group(input, conv_num_filter, pool_size, num_channels=None,
                    conv_padding=1, conv_filter_size=3, conv_act=None,
                    conv_with_batchnorm=False, conv_batchnorm_drop_rate=0,
                    pool_stride=1, pool_type=None):
-    """A VGG block: convs (optionally with batch norm) then one pool."""
+    """A VGG block: a stack of convolutions (each optionally followed by batch
+    normalisation and dropout), then one pooling.
+
+    One img_conv_layer per entry of conv_num_filter. The per-convolution arguments
+    (conv_padding, conv_filter_size, conv_act, conv_with_batchnorm,
+    conv_batchnorm_drop_rate) take one value for all or a list with one per
+    convolution. With batch norm a convolution is linear and its batch_norm_layer
+    applies the activation (and the dropout, when its rate is not 0).
+
+    Args:
+        input (LayerOutput): the image layer.
+        conv_num_filter (list of int): the filter count of each convolution.
+        pool_size (int): the pooling window's size.
+        num_channels (int, optional): the input's channel count; default from the
+            input.
+        conv_padding (int or list, default 1): zero padding of the convolutions.
+        conv_filter_size (int or list, default 3): their filter sizes.
+        conv_act (BaseActivation or list, optional): their activations (default
+            ReLU, the img_conv_layer default).
+        conv_with_batchnorm (bool or list, default False): add batch norm.
+        conv_batchnorm_drop_rate (float or list, default 0): dropout rate after
+            each batch norm.
+        pool_stride (int, default 1): the pooling stride.
+        pool_type (BasePoolingType, optional): MaxPooling() (default) or AvgPooling().
+
+    Returns:
+        LayerOutput: the pooling layer.
+
+    Raises:
+        ConfigError: conv_num_filter is not a list.
+
+    Example:
+        >>> img = data_layer(name='pixel', size=28 * 28, height=28, width=28)
+        >>> block = img_conv_group(input=img, num_channels=1, conv_num_filter=[16, 16],
+        ...                        pool_size=2, pool_stride=2, conv_with_batchnorm=True)
+        >>> block.size    # 16 channels of 14 x 14
+        3136
+    """
     if not isinstance(conv_num_filter, (list, tuple)):
         raise ConfigError('img_conv_group: conv_num_filter must be a list')
 
@@ -230,6 +426,28 @@ def img_conv_group(input, conv_num_filter, pool_size, num_channels=None,
 
 
 def small_vgg(input_image, num_channels, num_classes):
+    """A VGG-style classifier for small (32 x 32, CIFAR-sized) images.
+
+    Four img_conv_group blocks of 3 x 3 ReLU convolutions with batch norm and
+    dropout (2 x 64, 2 x 128, 3 x 256, 3 x 512 filters, each block halving the
+    image), another 2 x 2 max pooling, dropout 0.5, a 512-unit fc layer with
+    dropout and batch norm, and a softmax fc of num_classes.
+
+    Args:
+        input_image (LayerOutput): the image layer (32 x 32 gives 1 x 1 before the
+            fc layers).
+        num_channels (int): the image's channel count (3 for RGB).
+        num_classes (int): the number of classes.
+
+    Returns:
+        LayerOutput: the softmax output layer (size num_classes).
+
+    Example:
+        >>> image = data_layer(name='image', size=3 * 32 * 32, height=32, width=32)
+        >>> probs = small_vgg(input_image=image, num_channels=3, num_classes=10)
+        >>> probs.size, probs.activation
+        (10, softmax)
+    """
     def vgg(ipt, num_filter, times, dropouts, channels=None):
         return img_conv_group(input=ipt, num_channels=channels, pool_size=2,
                               pool_stride=2,
@@ -253,6 +471,27 @@ def small_vgg(input_image, num_channels, num_classes):
 
 
 def vgg_16_network(input_image, num_channels, num_classes=1000):
+    """The VGG-16 classifier (Simonyan & Zisserman) for 224 x 224 images.
+
+    Five img_conv_group blocks of 3 x 3 ReLU convolutions with padding 1 (2 x 64,
+    2 x 128, 3 x 256, 3 x 512, 3 x 512 filters), each followed by a 2 x 2 max
+    pooling of stride 2, then two 4096-unit ReLU fc layers with dropout 0.5 and a
+    softmax fc of num_classes.
+
+    Args:
+        input_image (LayerOutput): the image layer.
+        num_channels (int): the image's channel count (3 for RGB).
+        num_classes (int, default 1000): the number of classes.
+
+    Returns:
+        LayerOutput: the softmax output layer.
+
+    Example:
+        >>> image = data_layer(name='image', size=3 * 224 * 224, height=224, width=224)
+        >>> probs = vgg_16_network(image, num_channels=3, num_classes=100)
+        >>> probs.size, probs.activation
+        (100, softmax)
+    """
     tmp = input_image
     for i, filters in enumerate([[64, 64], [128, 128], [256, 256, 256],
                                  [512, 512, 512], [512, 512, 512]]):
@@ -269,227 +508,31 @@ def vgg_16_network(input_image, num_channels, num_classes=1000):
     return fc_layer(input=tmp, size=num_classes, act=SoftmaxActivation())
 
 
-@wrap_name_default('lstm')
-def simple_lstm(input, size, name=None, reverse=False, mat_param_attr=None,
-                bias_param_attr=None, inner_param_attr=None, act=None,
-                gate_act=None, state_act=None, mixed_layer_attr=None,
-                lstm_cell_attr=None):
-    """mixed 'lstm_transform_NAME' (4*size, no bias) + lstmemory NAME."""
-    fc_name = 'lstm_transform_%s' % name
-    with mixed_layer(name=fc_name, size=size * 4, act=IdentityActivation(),
-                     layer_attr=mixed_layer_attr, bias_attr=False) as m:
-        m += full_matrix_projection(input, param_attr=mat_param_attr)
-    return lstmemory(name=name, input=m, reverse=reverse,
-                     bias_attr=bias_param_attr, param_attr=inner_param_attr,
-                     act=act, gate_act=gate_act, state_act=state_act,
-                     layer_attr=lstm_cell_attr)
-
-
-@wrap_name_default('lstm_unit')
-def lstmemory_unit(input, name=None, size=None, param_attr=None, act=None,
-                   gate_act=None, state_act=None, mixed_bias_attr=None,
-                   lstm_bias_attr=None, mixed_layer_attr=None,
-                   lstm_layer_attr=None, get_output_layer_attr=None,
-                   out_memory=None):
-    """One LSTM step built from memories (use inside recurrent_group)."""
-    if size is None:
-        if input.size % 4 != 0:
-            raise ConfigError('lstmemory_unit: input size must be 4*size')
-        size = input.size // 4
-    # state_act=None reaches lstm_step_layer, whose default (sigmoid) v1's unit kept
-    out_mem = memory(name=name, size=size) if out_memory is None \
-        else out_memory
-    state_mem = memory(name='%s_state' % name, size=size)
-    with mixed_layer(name='%s_input_recurrent' % name, size=size * 4,
-                     bias_attr=mixed_bias_attr, layer_attr=mixed_layer_attr,
-                     act=IdentityActivation()) as m:
-        m += identity_projection(input=input)
-        m += full_matrix_projection(input=out_mem, param_attr=param_attr)
-    lstm_out = lstm_step_layer(name=name, input=m, state=state_mem,
-                               size=size, bias_attr=lstm_bias_attr, act=act,
-                               gate_act=gate_act, state_act=state_act,
-                               layer_attr=lstm_layer_attr)
-    get_output_layer(name='%s_state' % name, input=lstm_out,
-                     arg_name='state', layer_attr=get_output_layer_attr)
-    return lstm_out
-
-
-@wrap_name_default('lstm_group')
-def lstmemory_group(input, size=None, name=None, reverse=False,
-                    param_attr=None, act=None, gate_act=None, state_act=None,
-                    mixed_bias_attr=None, lstm_bias_attr=None,
-                    mixed_layer_attr=None, lstm_layer_attr=None,
-                    get_output_layer_attr=None):
-    """lstmemory built as a recurrent_group of lstmemory_unit."""
-
-    def step(ipt):
-        return lstmemory_unit(input=ipt, name=name, size=size,
-                              mixed_bias_attr=mixed_bias_attr,
-                              mixed_layer_attr=mixed_layer_attr,
-                              param_attr=param_attr,
-                              lstm_bias_attr=lstm_bias_attr, act=act,
-                              gate_act=gate_act, state_act=state_act,
-                              lstm_layer_attr=lstm_layer_attr,
-                              get_output_layer_attr=get_output_layer_attr)
-
-    return recurrent_group(name='%s_recurrent_group' % name, step=step,
-                           reverse=reverse, input=input)
-
-
-@wrap_name_default('gru_unit')
-def gru_unit(input, size=None, name=None, gru_bias_attr=None,
-             gru_param_attr=None, act=None, gate_act=None,
-             gru_layer_attr=None, naive=False):
-    """One GRU step with its output memory (use inside recurrent_group); naive=True builds
-    it from mixed layers (gru_step_naive_layer), which honours error_clipping_threshold."""
-    if input.size % 3 != 0:
-        raise ConfigError('gru_unit: input size must be 3*size')
-    if size is None:
-        size = input.size // 3
-    out_mem = memory(name=name, size=size)
-    step = gru_step_naive_layer if naive else gru_step_layer
-    return step(name=name, input=input, output_mem=out_mem,
-                size=size, bias_attr=gru_bias_attr,
-                param_attr=gru_param_attr, act=act,
-                gate_act=gate_act, layer_attr=gru_layer_attr)
-
-
-@wrap_name_default('gru_group')
-def gru_group(input, size=None, name=None, reverse=False, gru_bias_attr=None,
-              gru_param_attr=None, act=None, gate_act=None,
-              gru_layer_attr=None, naive=False):
-    """grumemory built as a recurrent_group of gru_unit."""
-
-    def step(ipt):
-        return gru_unit(input=ipt, name=name, size=size,
-                        gru_bias_attr=gru_bias_attr,
-                        gru_param_attr=gru_param_attr, act=act,
-                        gate_act=gate_act, gru_layer_attr=gru_layer_attr, naive=naive)
-
-    return recurrent_group(name='%s_recurrent_group' % name, step=step,
-                           reverse=reverse, input=input)
-
-
-@wrap_name_default('simple_gru')
-def simple_gru(input, size, name=None, reverse=False, mixed_param_attr=None,
-               mixed_bias_param_attr=None, mixed_layer_attr=None,
-               gru_bias_attr=None, gru_param_attr=None, act=None,
-               gate_act=None, gru_layer_attr=None, naive=False):
-    """mixed NAME_transform (3*size) + gru_group NAME."""
-    with mixed_layer(name='%s_transform' % name, size=size * 3,
-                     bias_attr=mixed_bias_param_attr,
-                     layer_attr=mixed_layer_attr) as m:
-        m += full_matrix_projection(input=input, param_attr=mixed_param_attr)
-    return gru_group(name=name, size=size, input=m, reverse=reverse,
-                     gru_bias_attr=gru_bias_attr,
-                     gru_param_attr=gru_param_attr, act=act,
-                     gate_act=gate_act, gru_layer_attr=gru_layer_attr, naive=naive)
-
-
-@wrap_name_default('simple_gru2')
-def simple_gru2(input, size, name=None, reverse=False,
-                mixed_param_attr=None, mixed_bias_attr=None,
-                gru_param_attr=None, gru_bias_attr=None, act=None,
-                gate_act=None, mixed_layer_attr=None, gru_cell_attr=None):
-    """mixed NAME_transform (3*size) + grumemory NAME."""
-    with mixed_layer(name='%s_transform' % name, size=size * 3,
-                     bias_attr=mixed_bias_attr,
-                     layer_attr=mixed_layer_attr) as m:
-        m += full_matrix_projection(input, param_attr=mixed_param_attr)
-    return grumemory(name=name, input=m, reverse=reverse,
-                     bias_attr=gru_bias_attr, param_attr=gru_param_attr,
-                     act=act, gate_act=gate_act, layer_attr=gru_cell_attr)
-
-
-def _prefixed(kwargs, prefix):
-    return dict((k[len(prefix):], v) for k, v in kwargs.items()
-                if k.startswith(prefix))
-
-
-def _check_bidir_kwargs(kwargs, helper):
-    for k in kwargs:
-        if not (k.startswith('fwd_') or k.startswith('bwd_')):
-            raise ConfigError("%s() got an unexpected keyword argument '%s'"
-                              % (helper, k))
-
-
-@wrap_name_default('bidirectional_lstm')
-def bidirectional_lstm(input, size, name=None, return_seq=False,
-                       last_seq_attr=None, first_seq_attr=None,
-                       concat_attr=None, concat_act=None, **kwargs):
-    """simple_lstm NAME_fw + reversed NAME_bw; concat of their last/first
-    steps (or of the sequences with return_seq=True). fwd_*/bwd_* keywords
-    go to the two simple_lstm calls."""
-    _check_bidir_kwargs(kwargs, 'bidirectional_lstm')
-    fw = simple_lstm(name='%s_fw' % name, input=input, size=size,
-                     **_prefixed(kwargs, 'fwd_'))
-    bw = simple_lstm(name='%s_bw' % name, input=input, size=size,
-                     reverse=True, **_prefixed(kwargs, 'bwd_'))
-    if return_seq:
-        return concat_layer(name=name, input=[fw, bw],
-                            layer_attr=concat_attr, act=concat_act)
-    fw_seq = last_seq(name='%s_fw_last' % name, input=fw,
-                      layer_attr=last_seq_attr)
-    bw_seq = first_seq(name='%s_bw_last' % name, input=bw,
-                       layer_attr=first_seq_attr)
-    return concat_layer(name=name, input=[fw_seq, bw_seq],
-                        layer_attr=concat_attr, act=concat_act)
-
-
-@wrap_name_default('bidirectional_gru')
-def bidirectional_gru(input, size, name=None, return_seq=False,
-                      last_seq_attr=None, first_seq_attr=None,
-                      concat_attr=None, concat_act=None, **kwargs):
-    """simple_gru2 NAME_fw + reversed NAME_bw, as bidirectional_lstm."""
-    _check_bidir_kwargs(kwargs, 'bidirectional_gru')
-    fw = simple_gru2(name='%s_fw' % name, input=input, size=size,
-                     **_prefixed(kwargs, 'fwd_'))
-    bw = simple_gru2(name='%s_bw' % name, input=input, size=size,
-                     reverse=True, **_prefixed(kwargs, 'bwd_'))
-    if return_seq:
-        return concat_layer(name=name, input=[fw, bw],
-                            layer_attr=concat_attr, act=concat_act)
-    fw_seq = last_seq(name='%s_fw_last' % name, input=fw,
-                      layer_attr=last_seq_attr)
-    bw_seq = first_seq(name='%s_bw_last' % name, input=bw,
-                       layer_attr=first_seq_attr)
-    return concat_layer(name=name, input=[fw_seq, bw_seq],
-                        layer_attr=concat_attr, act=concat_act)
-
-
-@wrap_name_default('simple_attention')
-@wrap_act_default(param_names=['weight_act'], act=TanhActivation())
-def simple_attention(encoded_sequence, encoded_proj, decoder_state,
-                     transform_param_attr=None, softmax_param_attr=None,
-                     weight_act=None, name=None):
-    """Bahdanau attention: context vector for decoder_state."""
-    if encoded_proj.size != decoder_state.size:
-        raise ConfigError(
-            'simple_attention: encoded_proj size %s != decoder_state size %s'
-            % (encoded_proj.size, decoder_state.size))
-    proj_size = encoded_proj.size
-    with mixed_layer(size=proj_size, name='%s_transform' % name) as m:
-        m += full_matrix_projection(decoder_state,
-                                    param_attr=transform_param_attr)
-    expanded = expand_layer(input=m, expand_as=encoded_sequence,
-                            name='%s_expand' % name)
-    with mixed_layer(size=proj_size, act=weight_act,
-                     name='%s_combine' % name) as m:
-        m += identity_projection(expanded)
-        m += identity_projection(encoded_proj)
-    attention_weight = fc_layer(input=m, size=1,
-                                act=SequenceSoftmaxActivation(),
-                                param_attr=softmax_param_attr,
-                                name='%s_softmax' % name, bias_attr=False)
-    scaled = scaling_layer(weight=attention_weight, input=encoded_sequence,
-                           name='%s_scaling' % name)
-    return pooling_layer(input=scaled, pooling_type=SumPooling(),
-                         name='%s_pooling' % name)
-
-
 @wrap_name_default('dropout')
 def dropout_layer(input, dropout_rate, name=None):
-    """addto of one input with ExtraAttr(drop_rate)."""
+    """Dropout as a layer of its own: an addto_layer passing ``input`` through with
+    ``ExtraAttr(drop_rate=dropout_rate)``.
+
+    v1 dropout (not inverted): in training each value is zeroed with probability
+    dropout_rate; in testing values are scaled by 1 - dropout_rate. Most layers
+    take the same as ``layer_attr=ExtraAttr(drop_rate=...)``.
+
+    Args:
+        input (LayerOutput): the layer to drop out.
+        dropout_rate (float): the probability of zeroing a value, in [0, 1[.
+        name (str, optional): the layer's name; default generated.
+
+    Returns:
+        LayerOutput: the dropout layer (same size as input).
+
+    Example:
+        >>> def net():
+        ...     hidden = fc_layer(input=data_layer(name='x', size=8), size=16)
+        ...     outputs(dropout_layer(input=hidden, dropout_rate=0.3, name='drop'))
+        >>> layer = parse_network_config(net).layers[-1]
+        >>> layer.name, layer.type, round(layer.drop_rate, 6)
+        ('drop', 'addto', 0.3)
+    """
     return addto_layer(name=name, input=input, act=LinearActivation(),
                        bias_attr=False,
                        layer_attr=ExtraAttr(drop_rate=dropout_rate))
