@@ -355,6 +355,10 @@ class GradientMachine {
   std::vector<std::string> getOutputLayerNames() const;
   // Let data layers keep gradients (read them with Arguments.getSlotGrad on getLayerOutput).
   void setNeedInputGradient(bool need);
+  // Not in v1: "fp32" or "bf16", the arithmetic of the layers' matrix products (settings'
+  // precision); getPrecision() says which runs ("fp32" where the CPU lacks AVX512_BF16).
+  void setPrecision(const std::string& precision);
+  std::string getPrecision() const;
   Evaluator* makeEvaluator();  // the config's evaluators, started
   void eval(Evaluator* evaluator);  // adds the last forward's batch
 

@@ -254,6 +254,14 @@ std::vector<std::string> GradientMachine::getOutputLayerNames() const {
   return n;
 }
 void GradientMachine::setNeedInputGradient(bool need) { m_->setNeedInputGradient(need); }
+
+void GradientMachine::setPrecision(const std::string& precision) {
+  m_->setPrecision(paddle::parsePrecision(precision));
+}
+
+std::string GradientMachine::getPrecision() const {
+  return m_->precision() == paddle::math::Precision::kBf16 ? "bf16" : "fp32";
+}
 Evaluator* GradientMachine::makeEvaluator() {
   auto* e = new Evaluator;
   e->e_ = paddle::createEvaluators(m_->config(), *m_, true);

@@ -25,7 +25,8 @@ class LayerBase(object):
                  active_type='',
                  drop_rate=0.,
                  coeff=None,
-                 error_clipping_threshold=None):
+                 error_clipping_threshold=None,
+                 precision=None):
         config_assert(
             isinstance(name, str) and name,
             'layer name must be a non-empty string, got %r' % (name, ))
@@ -58,6 +59,8 @@ class LayerBase(object):
             self.config.device = state.default_device
         if error_clipping_threshold is not None:
             self.config.error_clipping_threshold = error_clipping_threshold
+        if precision is not None:
+            self.config.precision = precision
 
         for input_index in range(len(self.inputs)):
             inp = self.inputs[input_index]

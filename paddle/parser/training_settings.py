@@ -10,6 +10,7 @@ from .state import state
 # the settings() line and `paddle dump_config` catches it too.
 LEARNING_METHODS = ('momentum', 'torch_momentum', 'sparse_momentum', 'adagrad', 'adadelta', 'rmsprop',
                     'decayed_adagrad', 'adam', 'adamax')
+PRECISIONS = ('fp32', 'bf16')  # OptimizationConfig.precision
 LEARNING_RATE_SCHEDULES = ('constant', 'poly', 'caffe_poly', 'exp', 'discexp', 'linear', 'manual', 'pass_manual')
 _NON_NEGATIVE = ('learning_rate', 'learning_rate_decay_a', 'learning_rate_decay_b', 'l1weight', 'l2weight',
                  'average_window', 'delta_add_rate', 'async_lagged_grad_discard_ratio', 'c1', 'backoff',
@@ -38,6 +39,8 @@ def check_setting(k, v):
         as_int(v, what, low=1)
     elif k == 'learning_method' and v not in LEARNING_METHODS:
         raise ConfigError("settings: unknown learning_method %r (known: %s)" % (v, ', '.join(LEARNING_METHODS)))
+    elif k == 'precision' and v not in PRECISIONS:
+        raise ConfigError("settings: precision must be one of %s, got %r" % (', '.join(PRECISIONS), v))
     elif k == 'learning_rate_schedule' and v not in LEARNING_RATE_SCHEDULES:
         raise ConfigError("settings: unknown learning_rate_schedule %r (known: %s)" %
                           (v, ', '.join(LEARNING_RATE_SCHEDULES)))

@@ -221,9 +221,13 @@ class ExtraLayerAttribute(object):
             probability drop_rate, in testing outputs are scaled by 1 - drop_rate.
         device (int, optional): v1's device id for model parallelism; recorded,
             this engine places all layers together (non-int values are ignored).
+        precision (str, optional): not in v1: ``'fp32'`` keeps this layer's matrix
+            products in fp32 when ``settings(precision='bf16')`` (or ``--precision=bf16``)
+            runs the others in bf16.
 
     Raises:
-        ConfigError: a negative threshold or a drop_rate outside [0, 1[.
+        ConfigError: a negative threshold, a drop_rate outside [0, 1[ or a precision
+            other than ``'fp32'``.
 
     Example:
         >>> def net():
@@ -231,12 +235,18 @@ class ExtraLayerAttribute(object):
         ...     outputs(fc_layer(input=x, size=8, name='h', layer_attr=ExtraAttr(drop_rate=0.5)))
         >>> parse_network_config(net).layers[1].drop_rate
         0.5
+        >>> def mixed():
+        ...     x = data_layer(name='x', size=4)
+        ...     outputs(fc_layer(input=x, size=8, name='h', layer_attr=ExtraAttr(precision='fp32')))
+        >>> parse_network_config(mixed).layers[1].precision
+        'fp32'
     """
 
     def __init__(self,
                  error_clipping_threshold=None,
                  drop_rate=None,
-                 device=None):
+                 device=None,
+                 precision=None):
         self.attr = dict()
         if error_clipping_threshold is not None:
             error_clipping_threshold = float(error_clipping_threshold)
@@ -252,6 +262,11 @@ class ExtraLayerAttribute(object):
             self.attr['drop_rate'] = drop_rate
         if isinstance(device, int) and not isinstance(device, bool):
             self.attr['device'] = device
+        if precision is not None:
+            if precision != 'fp32':
+                raise ConfigError("ExtraAttr: precision may only be 'fp32' (keeping the layer "
+                                  "out of bf16), got %r" % (precision, ))
+            self.attr['precision'] = precision
 
     def check(self, layer_name, supported=None):
         """Raises ConfigError if this carries an attribute the layer does not support.

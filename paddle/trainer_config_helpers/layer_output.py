@@ -19,6 +19,7 @@ __all__ = [
 ERROR_CLIPPING = 'error_clipping_threshold'
 DROPOUT = 'drop_rate'
 DEVICE = 'device'
+PRECISION = 'precision'  # every layer accepts it, like device
 
 
 class LayerType(object):
@@ -296,12 +297,12 @@ def layer_support(*attrs):
 
     The decorated helper checks its ``layer_attr`` argument: it must be an
     ``ExtraAttr(...)``, and each field it sets must be one of ``attrs`` (``device``
-    is always allowed), otherwise the call raises a ConfigError naming the helper
+    and ``precision`` are always allowed), otherwise the call raises a ConfigError naming the helper
     and the field. The field names are the constants ``DROPOUT`` (``drop_rate``),
     ``ERROR_CLIPPING`` (``error_clipping_threshold``) and ``DEVICE``.
 
     Args:
-        *attrs (str): the supported fields besides ``device``.
+        *attrs (str): the supported fields besides ``device`` and ``precision``.
 
     Returns:
         callable: the decorator.
@@ -319,7 +320,7 @@ def layer_support(*attrs):
         ...     print(e)
         passthrough does not support ExtraAttr(error_clipping_threshold=...)
     """
-    supported = set(attrs) | {DEVICE}
+    supported = set(attrs) | {DEVICE, PRECISION}
 
     def decorator(method):
         @functools.wraps(method)

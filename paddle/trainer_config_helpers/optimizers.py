@@ -507,7 +507,8 @@ def settings(batch_size,
              is_async=False,
              model_average=None,
              gradient_clipping_threshold=None,
-             gradient_clipping_norm=None):
+             gradient_clipping_norm=None,
+             precision=None):
     """Sets the trainer's optimization settings (call it once per config).
 
     Fills the OptimizationConfig of the TrainerConfig, and sets defaults (momentum,
@@ -555,6 +556,14 @@ def settings(batch_size,
         gradient_clipping_norm (float > 0, optional): not in v1: when the global L2
             norm ||g|| of all the gradients together exceeds this value N, scale
             them all by N / ||g||.
+        precision (str, optional): not in v1: ``'fp32'`` (the default) or ``'bf16'``,
+            the arithmetic of the matrix products of the layers of weights times
+            activations (fc, mixed/projections, conv, lstmemory, grumemory, recurrent):
+            their operands are rounded to bfloat16 and the products summed in fp32
+            (AVX512_BF16 CPUs; elsewhere training runs fp32 with a notice). Weights,
+            gradients, optimizer state, costs, softmax and normalisation stay fp32, and
+            so do checkpoints. ``paddle train --precision`` overrides it;
+            ``ExtraAttr(precision='fp32')`` keeps one layer in fp32.
 
     Raises:
         ConfigError: a value out of range, an unknown schedule, or a wrong type for
@@ -594,6 +603,8 @@ def settings(batch_size,
     kwargs['algorithm'] = algorithm
     if gradient_clipping_norm is not None:
         kwargs['gradient_clipping_norm'] = float(gradient_clipping_norm)  # checked by Settings
+    if precision is not None:
+        kwargs['precision'] = precision  # checked by Settings
 
     _merge(kwargs, learning_method.to_setting_kwargs(), 'learning_method')
     learning_method.extra_settings()
