@@ -2,7 +2,7 @@
 around a unit, and the table of medians and ratios built from the units' results.
 
 A unit result is a dict: bench, framework ("paddle" or "torch"), variant ("" or e.g. "packed"),
-threads, round (0, 1, ...: ours and torch alternate within a round), samples_per_s, ms_per_step,
+precision ("fp32", or "bf16": ours with settings(precision='bf16'), torch under autocast), threads, round (0, 1, ...: ours and torch alternate within a round), samples_per_s, ms_per_step,
 gflops, peak_mb, busy (cores that other processes used while it ran).
 """
 import os
@@ -14,7 +14,8 @@ CLOCK_HZ = os.sysconf("SC_CLK_TCK")
 
 
 def engine_label(r):
-    return r["framework"] + (" (%s)" % r["variant"] if r.get("variant") else "")
+    return (r["framework"] + (" bf16" if r.get("precision", "fp32") == "bf16" else "") +
+            (" (%s)" % r["variant"] if r.get("variant") else ""))
 
 
 class MachineLoad:
@@ -41,11 +42,13 @@ class MachineLoad:
         return max(0.0, other / wall) if wall > 0 else 0.0
 
 
-def pair_ratios(results, bench, threads):
-    """ours / torch for each round of (bench, threads) that has both; torch = its fastest variant."""
+def pair_ratios(results, bench, threads, precision="fp32"):
+    """ours / torch for each round of (bench, threads, precision) that has both; torch = its fastest
+    variant."""
     ratios = []
     for rnd in sorted({r["round"] for r in results}):
-        unit = [r for r in results if r["bench"] == bench and r["threads"] == threads and r["round"] == rnd]
+        unit = [r for r in results if r["bench"] == bench and r["threads"] == threads and r["round"] == rnd
+                and r.get("precision", "fp32") == precision]
         ours = [r["samples_per_s"] for r in unit if r["framework"] == "paddle"]
         torch = [r["samples_per_s"] for r in unit if r["framework"] == "torch"]
         if ours and torch:
@@ -61,9 +64,10 @@ def summarize(results, busy_limit=0.25):
         unit = [r for r in results if (r["bench"], r["threads"], engine_label(r)) == (bench, threads, engine)]
         sps = [r["samples_per_s"] for r in unit]
         med = statistics.median(sps)
-        ratios = pair_ratios(results, bench, threads) if engine == "paddle" else []
+        precision = unit[0].get("precision", "fp32")
+        ratios = pair_ratios(results, bench, threads, precision) if unit[0]["framework"] == "paddle" else []
         rows.append({
-            "bench": bench, "engine": engine, "threads": threads, "runs": len(unit),
+            "bench": bench, "engine": engine, "threads": threads, "runs": len(unit), "precision": precision,
             "samples_per_s": med, "spread_pct": 100.0 * (max(sps) - min(sps)) / med if med else 0.0,
             "ms_per_step": statistics.median(r["ms_per_step"] for r in unit),
             "gflops": statistics.median(r["gflops"] for r in unit),
@@ -109,6 +113,17 @@ def markdown_table(header, lines):
 
 def results_markdown(rows):
     return markdown_table(COLUMNS, [row_cells(r) for r in rows])
+
+
+def bf16_speedup_lines(rows):
+    """Ours (and torch's) bf16 samples/s over fp32, per bench and thread count that has both."""
+    at = {(r["bench"], r["engine"], r["threads"]): r["samples_per_s"] for r in rows}
+    out = []
+    for (bench, engine, threads), sps in at.items():
+        fp32 = engine.replace(" bf16", "")
+        if engine != fp32 and (bench, fp32, threads) in at:
+            out.append("%s %s, %d threads: %.2fx" % (bench, fp32, threads, sps / at[(bench, fp32, threads)]))
+    return out
 
 
 def speedup_lines(rows):

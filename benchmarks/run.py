@@ -246,19 +246,22 @@ def paddle_config(name):
     return conf
 
 
-def paddle_trainer(name, gpu):
+def paddle_trainer(name, gpu, precision="fp32"):
     """A trainer of benchmark `name` in its first pass and its synthetic batches."""
     from paddle.proto import message_to_json
     from py_paddle import swig_paddle as api
 
     conf = paddle_config(name)
+    conf.opt_config.precision = precision
     trainer = api.Trainer.create(message_to_json(conf), gpu, 0, 1)  # 0: replicas as `paddle train` chooses
     trainer.startTrainPass(0)
     return trainer, paddle_arguments(name, conf, api)
 
 
-def run_paddle(name, gpu):
-    trainer, args = paddle_trainer(name, gpu)
+def run_paddle(name, gpu, precision):
+    trainer, args = paddle_trainer(name, gpu, precision)
+    if trainer.getGradientMachine().getPrecision() != precision:
+        raise RuntimeError("this machine cannot train in %s (no AVX512_BF16)" % precision)
     batch = BENCHES[name]["batch"]
     # trainOneDataBatch reads the batch cost back to the host: each step ends synchronised
     return time_steps(lambda a: trainer.trainOneDataBatch(batch, a), args)
@@ -270,10 +273,10 @@ BATCHES = {"sparse_ctr": ctr_batches, "gru_seq2seq_attention": seq2seq_batches, 
            "cnn_text": text_batches, "mlp": synthetic_batches, "lenet": synthetic_batches}
 
 
-def run_torch(name, threads, gpu, setup, variant):
+def run_torch(name, threads, gpu, setup, variant, precision):
     import torch_twins
     batches = BATCHES[name](BENCHES[name]["batch"])
-    step, data, sync = torch_twins.build(name, batches, threads, gpu, setup, variant, TEXT_VOCAB)
+    step, data, sync = torch_twins.build(name, batches, threads, gpu, setup, variant, TEXT_VOCAB, precision)
     return time_steps(step, data, sync=sync)
 
 
@@ -298,12 +301,14 @@ def child(args):
             return engine_profile.child_perf(trainer, BENCHES[bench]["batch"], batches, args.perf_seconds)
         print(json.dumps(engine_profile.child_layers(trainer, BENCHES[bench]["batch"], batches)))
         return
+    precision = args.precision[0]
     if args.framework == "paddle":
-        sec = run_paddle(bench, gpu)
+        sec = run_paddle(bench, gpu, precision)
     else:
-        sec = run_torch(bench, threads, gpu, args.torch, args.variant)
+        sec = run_torch(bench, threads, gpu, args.torch, args.variant, precision)
     b = BENCHES[bench]
     print(json.dumps({"bench": bench, "framework": args.framework, "variant": args.variant, "threads": threads,
+                      "precision": precision,
                       "device": args.device, "ms_per_step": sec * 1e3, "samples_per_s": b["batch"] / sec,
                       "gflops": b["flops_per_sample"] * b["batch"] / sec / 1e9,
                       "peak_mb": peak_mb(args.framework, gpu)}))
@@ -353,6 +358,9 @@ def parse_args(argv=None):
     p.add_argument("--busy-limit", default=0.25, type=float,
                    help="flag a unit during which other processes used more CPU than this, in cores (0.25)")
     p.add_argument("--device", choices=["cpu", "gpu"], default="cpu")
+    p.add_argument("--precision", choices=["fp32", "bf16"], default="fp32",
+                   help="bf16: each round also runs ours with settings(precision='bf16') and torch under "
+                        "torch.autocast(bfloat16), after the fp32 pair")
     p.add_argument("--profile", action="store_true",
                    help="profile our engine instead: time per layer and update, and perf's hottest functions")
     p.add_argument("--top", default=12, type=_positive, help="--profile: rows per table (12)")
@@ -363,37 +371,40 @@ def parse_args(argv=None):
     p.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
     args = p.parse_args(argv)
     args.variant = args.variant or ""
+    # the precisions each round runs (a child runs the one it is given)
+    args.precision = [args.precision] if args.child or args.precision == "fp32" else ["fp32", "bf16"]
     args.perf_seconds = float(args.perf_seconds or 0)
     if args.child:
         args.threads = args.threads[0]
     return args
 
 
-def child_cmd(args, bench, threads, framework="paddle", variant="", profile=False):
+def child_cmd(args, bench, threads, framework="paddle", variant="", profile=False, precision="fp32"):
     cmd = [sys.executable, os.path.abspath(__file__), "--child", "--bench", bench, "--threads", str(threads),
-           "--framework", framework, "--torch", args.torch, "--device", args.device]
+           "--framework", framework, "--torch", args.torch, "--device", args.device, "--precision", precision]
     return cmd + (["--variant", variant] if variant else []) + (["--profile"] if profile else [])
 
 
 def plan(args):
-    """The units in running order: per benchmark and thread count, `repeats` rounds of ours then
-    torch (each of torch's variants)."""
+    """The units in running order: per benchmark and thread count, `repeats` rounds of, per
+    precision, ours then torch (each of torch's variants)."""
     units = []
     for bench in args.bench:
         for threads in args.threads:
             for rnd in range(args.repeats):
-                for fw in args.frameworks:
-                    for variant in (TORCH_VARIANTS[args.torch].get(bench, ("",)) if fw == "torch" else ("",)):
-                        units.append({"bench": bench, "threads": threads, "framework": fw, "variant": variant,
-                                      "round": rnd})
+                for precision in args.precision:
+                    for fw in args.frameworks:
+                        for variant in (TORCH_VARIANTS[args.torch].get(bench, ("",)) if fw == "torch" else ("",)):
+                            units.append({"bench": bench, "threads": threads, "framework": fw, "variant": variant,
+                                          "round": rnd, "precision": precision})
     return units
 
 
 def run_unit(args, unit):
     """One unit in a fresh process; its result, with how busy the machine was meanwhile."""
     load = harness.MachineLoad()
-    p = subprocess.run(child_cmd(args, unit["bench"], unit["threads"], unit["framework"], unit["variant"]),
-                       capture_output=True, text=True)
+    p = subprocess.run(child_cmd(args, unit["bench"], unit["threads"], unit["framework"], unit["variant"],
+                                 precision=unit.get("precision", "fp32")), capture_output=True, text=True)
     busy = load.others()
     if p.returncode != 0:
         raise RuntimeError((p.stderr.strip().splitlines() or ["exit status %d" % p.returncode])[-1])
@@ -429,7 +440,8 @@ def compare(args, machine):
     results, failed = [], []
     units = plan(args)
     for i, unit in enumerate(units):
-        tag = "%s/%s%s/%d threads/round %d" % (unit["bench"], unit["framework"],
+        tag = "%s/%s%s%s/%d threads/round %d" % (unit["bench"], unit["framework"],
+                                               " bf16" if unit.get("precision") == "bf16" else "",
                                                " (%s)" % unit["variant"] if unit["variant"] else "",
                                                unit["threads"], unit["round"] + 1)
         try:
@@ -451,6 +463,9 @@ def compare(args, machine):
     speedups = harness.speedup_lines(rows)
     if speedups:
         print("\n2-vs-1 thread speedup (samples/s):\n  " + "\n  ".join(speedups))
+    bf16 = harness.bf16_speedup_lines(rows)
+    if bf16:
+        print("\nbf16 over fp32 (samples/s):\n  " + "\n  ".join(bf16))
     flagged = [r for r in rows if r["flagged"]]
     if flagged:
         print("\nDISTURBED: other processes used over %.2f cores during %d row(s) marked '!'; rerun on a quiet "
@@ -487,6 +502,8 @@ def main(argv=None):
                  harness.results_markdown(rows), ""]
         if speedups:
             lines += ["2-vs-1 thread speedup (samples/s): " + "; ".join(speedups) + ".", ""]
+        if harness.bf16_speedup_lines(rows):
+            lines += ["bf16 over fp32 (samples/s): " + "; ".join(harness.bf16_speedup_lines(rows)) + ".", ""]
         if flagged:
             lines += ["Disturbed: rows marked ! ran while other processes used over %.2f cores." % args.busy_limit,
                       ""]

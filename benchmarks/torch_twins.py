@@ -37,9 +37,29 @@ def train_step(model_loss, opt):
     return step
 
 
-def build(name, batches, threads, gpu, setup, variant="", vocab=30000):
+def autocast_step(step, device_type):
+    """step with the forward and the loss under torch.autocast(bfloat16): the bf16 reference
+    (weights, gradients and optimizer state stay fp32; the backward follows the autocast graph)."""
+    import torch
+    model_loss = step.loss
+
+    def bf16_loss(batch):
+        with torch.autocast(device_type, dtype=torch.bfloat16):
+            return model_loss(batch)
+    return train_step(bf16_loss, step.optimizer)
+
+
+def build(name, batches, threads, gpu, setup, variant="", vocab=30000, precision="fp32"):
     """(step, batches, sync) of benchmark `name`'s twin under `setup` ("tuned" or "stock"), over
-    run.py's synthetic `batches`; `vocab`: the text benchmarks' vocabulary."""
+    run.py's synthetic `batches`; `vocab`: the text benchmarks' vocabulary; precision "bf16":
+    under autocast (autocast_step)."""
+    step, data, sync = _build(name, batches, threads, gpu, setup, variant, vocab)
+    if precision == "bf16":
+        step = autocast_step(step, "cuda" if gpu else "cpu")
+    return step, data, sync
+
+
+def _build(name, batches, threads, gpu, setup, variant, vocab):
     import torch
 
     tuned = setup == "tuned"
