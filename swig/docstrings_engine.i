@@ -197,8 +197,8 @@ Returns:
 %feature("docstring") Parameter::load %{Reads the value from a v1 parameter file.
 
 Args:
-    path (str): the file (IOError when missing, not a parameter file, of another
-        size than the parameter's, or not finite).
+    path (str): the file (IOError when it is missing, not a parameter file, holds
+        another number of values than the parameter, or is not finite).
 
 Returns:
     bool: True.
@@ -300,7 +300,7 @@ Args:
     path (str): the file to write (IOError when it cannot be written).
 %}
 
-%feature("docstring") GradientMachine::start %{v1 started its prefetch threads here; nothing runs in the background: only checks the machine is usable.%}
+%feature("docstring") GradientMachine::start %{v1 started its prefetch threads here; nothing runs in the background, so it does nothing (accepted for v1 scripts).%}
 %feature("docstring") GradientMachine::finish %{v1 stopped its threads here; nothing to stop. Accepted for v1 scripts.%}
 
 %feature("docstring") GradientMachine::prefetch %{v1 fetched the remote sparse rows a batch needs; all rows are local here. Does nothing.

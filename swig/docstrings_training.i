@@ -99,11 +99,12 @@ Args:
     pserverSpec (str): v1's parameter servers.
 %}
 
-%feature("docstring") ParameterUpdater::init %{Attaches the updater to a machine's non-static parameters (makes the optimizer's buffers).
+%feature("docstring") ParameterUpdater::init %{Attaches the updater to a machine: remembers its non-static parameters.
+
+Call it once before the first pass; global-norm clipping reads all of them.
 
 Args:
-    gm (GradientMachine): the machine to train (global-norm clipping reads all its
-        parameters).
+    gm (GradientMachine): the machine to train.
 %}
 
 %feature("docstring") ParameterUpdater::startPass %{Starts a pass (v1's ParameterUpdater.startPass).
@@ -128,7 +129,8 @@ Args:
 %feature("docstring") ParameterUpdater::finishBatch %{Ends a batch.
 
 Args:
-    cost (float, default 0): the batch's mean cost (v1 logged it).
+    cost (float, default 0): the batch's mean cost; accepted for v1 scripts (v1's
+        remote updaters sent it on) and not used.
 %}
 
 %feature("docstring") ParameterUpdater::finishPass %{Ends a pass.
@@ -214,12 +216,13 @@ Args:
 %feature("docstring") Trainer::getBatchSize %{The config's batch size (``settings(batch_size=...)``).%}
 %feature("docstring") Trainer::getReplicaCount %{The number of machine replicas, each training its share of a batch.%}
 %feature("docstring") Trainer::startTrain %{Starts training: pass numbers count from 0 again.%}
-%feature("docstring") Trainer::finishTrainPass %{Ends the pass (catches up sparse rows, logs v1's pass line statistics).%}
+%feature("docstring") Trainer::finishTrainPass %{Ends the pass: the optimizer's end-of-pass step; the pass statistics (getPassCost, getPassEval) are final until the next startTrainPass.%}
 
 %feature("docstring") Trainer::trainOneDataBatch %{Trains on one batch: forward, backward and an update (statistics added to the pass and period).
 
 Args:
-    batchSize (int): the batch's samples (the number of sequences for sequence data).
+    batchSize (int): the batch's samples (sequences, for sequence data): what the
+        statistics and the learning-rate schedule count.
     args (Arguments): one slot per data layer, labels included.
 %}
 
@@ -257,7 +260,7 @@ Returns:
 %feature("docstring") Trainer::getPassEvalValues %{The evaluators' values over this pass, in getEvaluatorNames order.%}
 %feature("docstring") Trainer::getLearningRate %{The current learning rate, after the schedule.%}
 
-%feature("docstring") Trainer::setRecordParameterStats %{Records value and gradient magnitudes during the next batches (v1's --show_parameter_stats_period).
+%feature("docstring") Trainer::setRecordParameterStats %{Records value and gradient magnitudes during the next batch (v1's --show_parameter_stats_period).
 
 Args:
     on (bool): True to record; read the lines with getParameterStats.
@@ -277,7 +280,7 @@ Each line: name, type, forward seconds, backward seconds, calls. UnsupportError 
 profiling is off.
 %}
 
-%feature("docstring") Trainer::startTestPeriod %{Starts a test period: clears the test statistics.%}
+%feature("docstring") Trainer::startTestPeriod %{Starts a test period: clears the test statistics, catches sparse rows up and, under model averaging, tests with the averaged weights (until finishTestPeriod or the next training batch).%}
 
 %feature("docstring") Trainer::testOneDataBatch %{Tests on one batch: forward in test mode, cost and evaluators added to the test statistics.
 
