@@ -559,7 +559,9 @@ def _patch_gradient_machine():
 
 def _patch_parameter():
     def get_bufs(self):
-        """v1: every buffer type in order; None for those this parameter does not have."""
+        """v1: yields a buffer for every ParameterType in order (NUM_PARAMETER_TYPES of them):
+        a Vector sharing the engine's memory, or None for those this parameter does not have.
+        ``list(parameter.getBufs())`` is what ParameterOptimizer.update also takes."""
         for t in range(api.NUM_PARAMETER_TYPES):
             yield self.getBuf(t) if self.hasBuf(t) else None
 
@@ -664,7 +666,8 @@ def _patch_trainer():
         return trainer
 
     def create_by_command_line():
-        """v1: the trainer of initPaddle's --config (and --config_args)."""
+        """v1: the Trainer of initPaddle's --config (and --config_args), parsed in this process;
+        IOError when initPaddle was given no --config."""
         if not _FLAGS.get("config"):
             raise api.IOError("Trainer.createByCommandLine: initPaddle was given no --config=FILE")
         from paddle.trainer.config_parser import parse_config
@@ -728,7 +731,7 @@ def _patch_trainer():
         return self._prepared is None
 
     def finish_train_one_batch(self):
-        """v1 (2016): trains on the batch prepareBatchData fetched."""
+        """v1 (2016): trains on the batch prepareBatchData fetched (UnsupportError when none is prepared)."""
         batch = getattr(self, "_prepared", None)
         if batch is None:
             raise api.UnsupportError("finishTrainOneBatch: no batch prepared (call prepareBatchData first)")

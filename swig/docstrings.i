@@ -4,9 +4,11 @@
 // before PaddleAPI.h, so each %feature attaches to the declaration it names.
 // Parameters are named as Python callers see them: where py_paddle wraps a method in
 // Python (ownership.py, training_api.py), the wrapper keeps this text and its names.
-// This file: the module functions and the data family (Matrix, IVector, Vector,
-// Arguments); docstrings_engine.i: configs, parameters and machines; the training
-// family is in docstrings_training.i.
+// This file: the module functions, Matrix, IVector and Vector; docstrings_arguments.i:
+// Arguments; docstrings_engine.i: the config objects, Parameter, Evaluator,
+// GradientMachine and Predictor; docstrings_training.i: ParameterOptimizer,
+// ParameterUpdater and Trainer. Classes and methods defined in Python (paddle.i's
+// %pythoncode, py_paddle/training_api.py, v1_compat.py) carry plain docstrings there.
 
 // ---------------------------------------------------------------- module functions
 
