@@ -70,7 +70,8 @@ Example:
     True
 %}
 
-%feature("docstring") getGpuMemoryStats %{The engine's pooled GPU memory: (cudaMalloc calls, bytes held, peak bytes held).
+%feature("docstring") getGpuMemoryStats %{
+The engine's pooled GPU memory: (cudaMalloc calls, bytes held, peak bytes held).
 
 All zeros on a build without CUDA or before the GPU is first used. The pool keeps
 freed blocks for reuse, so "bytes held" does not drop when a Matrix is freed.
@@ -162,7 +163,8 @@ Returns:
     Matrix: owned by the caller.
 %}
 
-%feature("docstring") Matrix::createSparse %{A new sparse CSR matrix with room for ``nnz`` entries, to fill with sparseCopyFrom.
+%feature("docstring") Matrix::createSparse %{
+A new sparse CSR matrix with room for ``nnz`` entries, to fill with sparseCopyFrom.
 
 The data of a sparse input slot (``sparse_binary_vector`` / ``sparse_vector``). Sparse
 data always stays in host memory (layers on the GPU read it from there).
@@ -194,7 +196,8 @@ Raises:
 %}
 
 %feature("docstring") Matrix::isSparse %{True for a sparse (CSR) matrix, False for a dense one.%}
-%feature("docstring") Matrix::getSparseValueType %{SPARSE_NON_VALUE (binary) or SPARSE_VALUE; UnsupportError for a dense matrix.%}
+%feature("docstring") Matrix::getSparseValueType %{
+SPARSE_NON_VALUE (binary) or SPARSE_VALUE; UnsupportError for a dense matrix.%}
 %feature("docstring") Matrix::getSparseFormat %{SPARSE_CSR (the only format here); UnsupportError for a dense matrix.%}
 
 %feature("docstring") Matrix::getSparseRowCols %{The column ids of one row of a sparse matrix, as a list.
@@ -203,7 +206,8 @@ Args:
     i (int): the row (RangeError outside the matrix).
 %}
 
-%feature("docstring") Matrix::getSparseRowColsVal %{The (column id, value) pairs of one row of a sparse matrix, as a list of tuples.
+%feature("docstring") Matrix::getSparseRowColsVal %{
+The (column id, value) pairs of one row of a sparse matrix, as a list of tuples.
 
 A binary matrix gives the value 1.0 for every entry.
 
@@ -237,7 +241,8 @@ Raises:
 
 %feature("docstring") Matrix::isGpu %{True when the matrix's memory is on the GPU.%}
 
-%feature("docstring") Matrix::getData %{All the values of a dense matrix, row by row, as a list of floats (a copy; v1's format).%}
+%feature("docstring") Matrix::getData %{
+All the values of a dense matrix, row by row, as a list of floats (a copy; v1's format).%}
 
 %feature("docstring") Matrix::copyFromNumpyMat %{Copies a 2-D float32 C-contiguous array into the matrix.
 
@@ -248,7 +253,8 @@ Args:
     data (numpy.ndarray): float32, 2-D, C-contiguous.
 %}
 
-%feature("docstring") Matrix::dataPointer %{The host address of a dense CPU matrix's first element (what numpy views are built on).
+%feature("docstring") Matrix::dataPointer %{
+The host address of a dense CPU matrix's first element (what numpy views are built on).
 
 UnsupportError for a GPU or sparse matrix. The address is valid while the matrix (or
 a view holding its memory) lives and is not resized.
@@ -263,13 +269,15 @@ Returns:
     Matrix: owned by the caller, aliasing this one's current memory.
 %}
 
-%feature("docstring") Matrix::devicePointer %{The device address of a GPU matrix, after the device has finished its pending work.
+%feature("docstring") Matrix::devicePointer %{
+The device address of a GPU matrix, after the device has finished its pending work.
 
 What ``__cuda_array_interface__`` hands to cupy or PyTorch. UnsupportError for a
 matrix in host memory.
 %}
 
-%feature("docstring") Matrix::createDenseFromDevicePointer %{A dense GPU matrix over (copy=False) or copied from (copy=True) a device buffer.
+%feature("docstring") Matrix::createDenseFromDevicePointer %{
+A dense GPU matrix over (copy=False) or copied from (copy=True) a device buffer.
 
 Prefer ``Matrix.createFromCudaArray``, which reads the address and shape from a CUDA
 array and keeps that array alive.
@@ -346,23 +354,28 @@ Args:
 %feature("docstring") IVector::isGpu %{True when the vector's memory is on the GPU.%}
 %feature("docstring") IVector::getData %{All elements as a list of ints (a copy; v1's format).%}
 
-%feature("docstring") IVector::copyFromNumpyArray %{Copies an int32 array into the vector, resizing it to the array's length.
+%feature("docstring") IVector::copyFromNumpyArray %{
+Copies an int32 array into the vector, resizing it to the array's length.
 
 Args:
     data (numpy.ndarray): int32, C-contiguous (any shape; read flat).
 %}
 
-%feature("docstring") IVector::dataPointer %{The host address of a CPU vector's first element (UnsupportError on the GPU).%}
+%feature("docstring") IVector::dataPointer %{
+The host address of a CPU vector's first element (UnsupportError on the GPU).%}
 
-%feature("docstring") IVector::shareMemory %{A new IVector over this one's memory that keeps it alive (what numpy views hold).
+%feature("docstring") IVector::shareMemory %{
+A new IVector over this one's memory that keeps it alive (what numpy views hold).
 
 Returns:
     IVector: owned by the caller.
 %}
 
-%feature("docstring") IVector::devicePointer %{The device address of a GPU vector, after pending device work (UnsupportError on the CPU).%}
+%feature("docstring") IVector::devicePointer %{
+The device address of a GPU vector, after pending device work (UnsupportError on the CPU).%}
 
-%feature("docstring") IVector::createVectorFromDevicePointer %{A GPU vector over (copy=False) or copied from a device buffer of int32.
+%feature("docstring") IVector::createVectorFromDevicePointer %{
+A GPU vector over (copy=False) or copied from a device buffer of int32.
 
 Prefer ``IVector.createFromCudaArray``.
 
@@ -441,7 +454,8 @@ Args:
     src (Vector): a vector of the same size (RangeError otherwise).
 %}
 
-%feature("docstring") Vector::copyFromNumpyArray %{Copies a float32 array into the vector, resizing it to the array's length.
+%feature("docstring") Vector::copyFromNumpyArray %{
+Copies a float32 array into the vector, resizing it to the array's length.
 
 A parameter buffer should get an array of the parameter's size.
 
@@ -449,15 +463,18 @@ Args:
     data (numpy.ndarray): float32, C-contiguous (any shape; read flat).
 %}
 
-%feature("docstring") Vector::dataPointer %{The host address of a CPU vector's first element (UnsupportError on the GPU).%}
+%feature("docstring") Vector::dataPointer %{
+The host address of a CPU vector's first element (UnsupportError on the GPU).%}
 
-%feature("docstring") Vector::shareMemory %{A new Vector over this one's memory that keeps it alive (what numpy views hold).
+%feature("docstring") Vector::shareMemory %{
+A new Vector over this one's memory that keeps it alive (what numpy views hold).
 
 Returns:
     Vector: owned by the caller.
 %}
 
-%feature("docstring") Vector::createFromParameterFile %{The values of one v1 parameter file, read by the engine's own reader.
+%feature("docstring") Vector::createFromParameterFile %{
+The values of one v1 parameter file, read by the engine's own reader.
 
 The file must be a regular file with v1's 16-byte header (version 0, value size 4,
 count) and exactly ``count`` float32 values; a NaN or infinite value is refused.
@@ -473,9 +490,11 @@ Raises:
         the message names it.
 %}
 
-%feature("docstring") Vector::devicePointer %{The device address of a GPU vector, after pending device work (UnsupportError on the CPU).%}
+%feature("docstring") Vector::devicePointer %{
+The device address of a GPU vector, after pending device work (UnsupportError on the CPU).%}
 
-%feature("docstring") Vector::createVectorFromDevicePointer %{A GPU vector over (copy=False) or copied from a device buffer of float32.
+%feature("docstring") Vector::createVectorFromDevicePointer %{
+A GPU vector over (copy=False) or copied from a device buffer of float32.
 
 Prefer ``Vector.createFromCudaArray``.
 

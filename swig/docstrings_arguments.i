@@ -50,7 +50,8 @@ Args:
     n (int): the new number of slots.
 %}
 
-%feature("docstring") Arguments::getSlotValue %{The slot's value Matrix (dense, or sparse for a sparse slot), or None when unset.
+%feature("docstring") Arguments::getSlotValue %{
+The slot's value Matrix (dense, or sparse for a sparse slot), or None when unset.
 
 The Matrix aliases the slot (no copy) and keeps the Arguments alive.
 
@@ -76,13 +77,15 @@ Args:
     idx (int): the slot (RangeError out of range).
 %}
 
-%feature("docstring") Arguments::getSlotIds %{The slot's ids (IVector), or None: class labels, word ids, a max-id layer's choice.
+%feature("docstring") Arguments::getSlotIds %{
+The slot's ids (IVector), or None: class labels, word ids, a max-id layer's choice.
 
 Args:
     idx (int): the slot (RangeError out of range).
 %}
 
-%feature("docstring") Arguments::getSlotSequenceStartPositions %{The slot's sequence start positions (IVector), or None for non-sequence data.
+%feature("docstring") Arguments::getSlotSequenceStartPositions %{
+The slot's sequence start positions (IVector), or None for non-sequence data.
 
 Offsets of each sequence's first row, then the number of rows.
 
@@ -90,13 +93,15 @@ Args:
     idx (int): the slot (RangeError out of range).
 %}
 
-%feature("docstring") Arguments::getSlotSubSequenceStartPositions %{The slot's sub-sequence start positions (nested sequences), or None.
+%feature("docstring") Arguments::getSlotSubSequenceStartPositions %{
+The slot's sub-sequence start positions (nested sequences), or None.
 
 Args:
     idx (int): the slot (RangeError out of range).
 %}
 
-%feature("docstring") Arguments::getSlotSequenceDim %{The slot's sequence dimensions (IVector), or None. Carried, read by no layer.
+%feature("docstring") Arguments::getSlotSequenceDim %{
+The slot's sequence dimensions (IVector), or None. Carried, read by no layer.
 
 Args:
     idx (int): the slot (RangeError out of range).
@@ -118,7 +123,8 @@ Args:
     obj (Matrix or None): the gradient.
 %}
 
-%feature("docstring") Arguments::setSlotIn %{Sets the slot's ``in`` Matrix (shared); None clears it. Carried, read by no layer.
+%feature("docstring") Arguments::setSlotIn %{
+Sets the slot's ``in`` Matrix (shared); None clears it. Carried, read by no layer.
 
 Args:
     idx (int): the slot.
@@ -132,7 +138,8 @@ Args:
     obj (IVector or None): one id per row (``integer_value`` data, labels).
 %}
 
-%feature("docstring") Arguments::setSlotSequenceStartPositions %{Sets the slot's sequence layout (shared); None makes it non-sequence data.
+%feature("docstring") Arguments::setSlotSequenceStartPositions %{
+Sets the slot's sequence layout (shared); None makes it non-sequence data.
 
 Args:
     idx (int): the slot.
@@ -140,7 +147,8 @@ Args:
         number of rows: ``[0, 3, 5]`` is two sequences of 3 and 2 rows.
 %}
 
-%feature("docstring") Arguments::setSlotSubSequenceStartPositions %{Sets the slot's sub-sequence layout for nested sequences (shared); None clears it.
+%feature("docstring") Arguments::setSlotSubSequenceStartPositions %{
+Sets the slot's sub-sequence layout for nested sequences (shared); None clears it.
 
 Args:
     idx (int): the slot.
@@ -148,14 +156,16 @@ Args:
         every sequence start must also start a sub-sequence.
 %}
 
-%feature("docstring") Arguments::setSlotSequenceDim %{Sets the slot's sequence dimensions (shared); None clears them. Read by no layer.
+%feature("docstring") Arguments::setSlotSequenceDim %{
+Sets the slot's sequence dimensions (shared); None clears them. Read by no layer.
 
 Args:
     idx (int): the slot.
     obj (IVector or None): the dimensions.
 %}
 
-%feature("docstring") Arguments::setSlotFrameHeight %{Sets the image height of the slot's rows (image layers read it with the width).
+%feature("docstring") Arguments::setSlotFrameHeight %{
+Sets the image height of the slot's rows (image layers read it with the width).
 
 Args:
     idx (int): the slot.
@@ -181,7 +191,8 @@ Args:
     idx (int, default 0): the slot.
 %}
 
-%feature("docstring") Arguments::setSlotValueFromBuffer %{Copies a 2-D float32 numpy array into the slot's value (one memcpy).
+%feature("docstring") Arguments::setSlotValueFromBuffer %{
+Copies a 2-D float32 numpy array into the slot's value (one memcpy).
 
 Args:
     idx (int): the slot.
@@ -195,21 +206,24 @@ Args:
     data (numpy.ndarray): int32, C-contiguous, one id per row.
 %}
 
-%feature("docstring") Arguments::setSlotSequenceStartPositionsFromBuffer %{Copies an int32 numpy array into the slot's sequence start positions.
+%feature("docstring") Arguments::setSlotSequenceStartPositionsFromBuffer %{
+Copies an int32 numpy array into the slot's sequence start positions.
 
 Args:
     idx (int): the slot.
     data (numpy.ndarray): int32: offsets of each sequence's first row, then the total.
 %}
 
-%feature("docstring") Arguments::setSlotSubSequenceStartPositionsFromBuffer %{Copies an int32 numpy array into the slot's sub-sequence start positions.
+%feature("docstring") Arguments::setSlotSubSequenceStartPositionsFromBuffer %{
+Copies an int32 numpy array into the slot's sub-sequence start positions.
 
 Args:
     idx (int): the slot.
     data (numpy.ndarray): int32: offsets of each sub-sequence's first row, then the total.
 %}
 
-%feature("docstring") Arguments::setSlotSparseFromBuffers %{Makes the slot a sparse CSR value copied from numpy arrays (host memory).
+%feature("docstring") Arguments::setSlotSparseFromBuffers %{
+Makes the slot a sparse CSR value copied from numpy arrays (host memory).
 
 Args:
     idx (int): the slot.
@@ -226,7 +240,8 @@ Args:
     idx (int): the slot.
 %}
 
-%feature("docstring") Arguments::getBatchSize %{The number of rows of a slot: its value's height, else its number of ids (0 when empty).
+%feature("docstring") Arguments::getBatchSize %{
+The number of rows of a slot: its value's height, else its number of ids (0 when empty).
 
 For sequence data that is the number of time steps, not of sequences.
 

@@ -3,7 +3,9 @@
 
 // ------------------------------------------------------------------ config objects
 
-%feature("docstring") ParameterConfig %{One parameter's config (v1's ParameterConfig message): name, size, dims, initialisation, per-parameter learning rate, ...
+%feature("docstring") ParameterConfig %{One parameter's config (v1's ParameterConfig message).
+
+Name, size, dims, initialisation, per-parameter learning rate, ...
 
 Held as the message's protobuf JSON. ``Parameter.getConfig()`` returns one; py_paddle
 adds the protobuf conversions (``createFromProto``, ``toProto``, ``createFromProtoString``,
@@ -19,7 +21,8 @@ Example:
     ('_hidden.w0', [3, 4])
 %}
 
-%feature("docstring") ParameterConfig::createFromJson %{A ParameterConfig from the protobuf JSON of a ParameterConfig message.
+%feature("docstring") ParameterConfig::createFromJson %{
+A ParameterConfig from the protobuf JSON of a ParameterConfig message.
 
 Args:
     json (str): the message as protobuf JSON (ValueError when it is not one).
@@ -30,7 +33,9 @@ Returns:
 
 %feature("docstring") ParameterConfig::toJson %{The message as protobuf JSON text.%}
 
-%feature("docstring") OptimizationConfig %{The optimizer settings of a config (v1's OptimizationConfig message): learning rate and its schedule, method, regularisation, batch size, ...
+%feature("docstring") OptimizationConfig %{The optimizer settings of a config (v1's OptimizationConfig message).
+
+Learning rate and its schedule, method, regularisation, batch size, ...
 
 What ``settings(...)`` in a config file writes. ``ParameterUpdater.createLocalUpdater``
 and ``ParameterOptimizer.create`` take one. Held as protobuf JSON; py_paddle adds the
@@ -45,7 +50,8 @@ Example:
     (0.1, 'momentum')
 %}
 
-%feature("docstring") OptimizationConfig::createFromJson %{An OptimizationConfig from the protobuf JSON of an OptimizationConfig message.
+%feature("docstring") OptimizationConfig::createFromJson %{
+An OptimizationConfig from the protobuf JSON of an OptimizationConfig message.
 
 Args:
     json (str): the message as protobuf JSON (ValueError when it is not one).
@@ -56,7 +62,8 @@ Returns:
 
 %feature("docstring") OptimizationConfig::toJson %{The message as protobuf JSON text.%}
 
-%feature("docstring") ModelConfig %{A network (v1's ModelConfig message): its layers, parameters, inputs, outputs, evaluators and sub-models.
+%feature("docstring") ModelConfig %{
+A network (v1's ModelConfig message): its layers, parameters, inputs, outputs, evaluators and sub-models.
 
 ``GradientMachine.createByModelConfig`` builds a machine from one;
 ``TrainerConfig.getModelConfig()`` returns the one of a parsed config. Held as protobuf
@@ -81,7 +88,9 @@ Returns:
 
 %feature("docstring") ModelConfig::toJson %{The message as protobuf JSON text.%}
 
-%feature("docstring") TrainerConfig %{A whole parsed config file (v1's TrainerConfig message): the model, the optimizer settings and the data sources.
+%feature("docstring") TrainerConfig %{A whole parsed config file (v1's TrainerConfig message).
+
+The model, the optimizer settings and the data sources.
 
 ``Trainer.create`` trains one. Make it from a config file with
 ``TrainerConfig.createFromTrainerConfigFile(path)`` or from the message
@@ -145,15 +154,18 @@ Example:
     (12, (3, 4))
     >>> value = weight.getBuf(swig_paddle.PARAMETER_VALUE)
     >>> value.copyFromNumpyArray(np.zeros(12, np.float32))
-    >>> float(np.abs(machine.getParameterByName("_hidden.w0").getBuf(swig_paddle.PARAMETER_VALUE).copyToNumpyArray()).sum())
+    >>> again = machine.getParameterByName("_hidden.w0").getBuf(swig_paddle.PARAMETER_VALUE)
+    >>> float(np.abs(again.copyToNumpyArray()).sum())  # the machine's weight changed
     0.0
 %}
 
-%feature("docstring") Parameter::getName %{The parameter's name (e.g. ``_hidden.w0``, ``_hidden.wbias``; also its file name in a pass directory).%}
+%feature("docstring") Parameter::getName %{
+The parameter's name (e.g. ``_hidden.w0``, ``_hidden.wbias``; also its file name in a pass directory).%}
 %feature("docstring") Parameter::getID %{Its index among its machine's parameters (the order of ``getParameter(i)``).%}
 %feature("docstring") Parameter::getSize %{The number of values (also ``len(parameter)``).%}
 %feature("docstring") Parameter::getDims %{Its shape as a tuple, e.g. ``(3, 4)`` for the weight of a 3-to-4 fc layer.%}
-%feature("docstring") Parameter::isStatic %{True for a static parameter (``is_static=True`` in its ParameterAttribute): optimizers leave it alone.%}
+%feature("docstring") Parameter::isStatic %{
+True for a static parameter (``is_static=True`` in its ParameterAttribute): optimizers leave it alone.%}
 
 %feature("docstring") Parameter::getConfig %{Its config (initialisation, learning rate, decay, ...).
 
@@ -173,13 +185,15 @@ Returns:
     Vector: aliases the engine's buffer and keeps the parameter alive.
 %}
 
-%feature("docstring") Parameter::hasBuf %{Whether the parameter has this buffer (the value always; the gradient and optimizer states once made).
+%feature("docstring") Parameter::hasBuf %{
+Whether the parameter has this buffer (the value always; the gradient and optimizer states once made).
 
 Args:
     type (int): a ParameterType.
 %}
 
-%feature("docstring") Parameter::setValueUpdated %{v1 told the other copies of the value (GPU replicas, a parameter server) that it changed.
+%feature("docstring") Parameter::setValueUpdated %{
+v1 told the other copies of the value (GPU replicas, a parameter server) that it changed.
 
 Replicas here read the one value buffer, so there is nothing to tell: accepted and
 does nothing.
@@ -206,7 +220,8 @@ Returns:
 
 // ---------------------------------------------------------------------- Evaluator
 
-%feature("docstring") Evaluator %{The evaluators of a config (classification error, AUC, chunk F1, ...) summed over batches.
+%feature("docstring") Evaluator %{
+The evaluators of a config (classification error, AUC, chunk F1, ...) summed over batches.
 
 ``GradientMachine.makeEvaluator()`` makes one, started; ``GradientMachine.eval(evaluator)``
 adds the batch of the machine's last forward; ``str``/``repr`` give "name=value ..."
@@ -228,9 +243,11 @@ Example:
 %}
 
 %feature("docstring") Evaluator::start %{Clears the running values (start of a pass or test period).%}
-%feature("docstring") Evaluator::finish %{Marks the values final (they are already kept up to date; v1 computed them here).%}
+%feature("docstring") Evaluator::finish %{
+Marks the values final (they are already kept up to date; v1 computed them here).%}
 %feature("docstring") Evaluator::toString %{"name=value ..." for every evaluator, as v1 printed it (also ``repr``).%}
-%feature("docstring") Evaluator::getNames %{The evaluators' names (the config's names, or v1's defaults such as ``classification_error_evaluator``).%}
+%feature("docstring") Evaluator::getNames %{
+The evaluators' names (the config's names, or v1's defaults such as ``classification_error_evaluator``).%}
 
 %feature("docstring") Evaluator::getValue %{One evaluator's current value.
 
@@ -271,7 +288,8 @@ Example:
     ((2, 2), True)
 %}
 
-%feature("docstring") GradientMachine::createByConfigJson %{A machine of a ModelConfig given as protobuf JSON, parameters initialised from ``seed``.
+%feature("docstring") GradientMachine::createByConfigJson %{
+A machine of a ModelConfig given as protobuf JSON, parameters initialised from ``seed``.
 
 Args:
     modelConfigJson (str): the ModelConfig message as protobuf JSON.
@@ -282,7 +300,8 @@ Returns:
     GradientMachine: owned by the caller.
 %}
 
-%feature("docstring") GradientMachine::createFromMergedModel %{A machine from a merged model file (``paddle merge_model``; v1's layout too).
+%feature("docstring") GradientMachine::createFromMergedModel %{
+A machine from a merged model file (``paddle merge_model``; v1's layout too).
 
 The file holds the network and all its parameters; a preprocessing trailer is skipped.
 
@@ -294,16 +313,20 @@ Returns:
     GradientMachine: owned by the caller.
 %}
 
-%feature("docstring") GradientMachine::saveMergedModel %{Writes the network and all its parameters as one merged model file.
+%feature("docstring") GradientMachine::saveMergedModel %{
+Writes the network and all its parameters as one merged model file.
 
 Args:
     path (str): the file to write (IOError when it cannot be written).
 %}
 
-%feature("docstring") GradientMachine::start %{v1 started its prefetch threads here; nothing runs in the background, so it does nothing (accepted for v1 scripts).%}
+%feature("docstring") GradientMachine::start %{Accepted for v1 scripts; does nothing.
+
+v1 started its prefetch threads here; nothing runs in the background.%}
 %feature("docstring") GradientMachine::finish %{v1 stopped its threads here; nothing to stop. Accepted for v1 scripts.%}
 
-%feature("docstring") GradientMachine::prefetch %{v1 fetched the remote sparse rows a batch needs; all rows are local here. Does nothing.
+%feature("docstring") GradientMachine::prefetch %{
+v1 fetched the remote sparse rows a batch needs; all rows are local here. Does nothing.
 
 Args:
     inArgs (Arguments): the batch.
@@ -337,7 +360,8 @@ Returns:
     Parameter: sharing the machine's buffers, keeping the machine alive.
 %}
 
-%feature("docstring") GradientMachine::getNonStaticParameterSize %{The number of parameters an optimizer updates (the non-static ones).%}
+%feature("docstring") GradientMachine::getNonStaticParameterSize %{
+The number of parameters an optimizer updates (the non-static ones).%}
 
 %feature("docstring") GradientMachine::getNonStaticParameter %{The i-th non-static parameter.
 
@@ -358,15 +382,18 @@ Returns:
     Parameter: sharing the machine's buffers.
 %}
 
-%feature("docstring") GradientMachine::randParameters %{Initialises every parameter again from its config (initial_mean / initial_std / smart init).%}
+%feature("docstring") GradientMachine::randParameters %{
+Initialises every parameter again from its config (initial_mean / initial_std / smart init).%}
 
-%feature("docstring") GradientMachine::loadParameters %{Loads every parameter from a pass directory (one v1 parameter file per parameter).
+%feature("docstring") GradientMachine::loadParameters %{
+Loads every parameter from a pass directory (one v1 parameter file per parameter).
 
 Args:
     dir (str): e.g. ``output/pass-00009`` (IOError naming a missing or bad file).
 %}
 
-%feature("docstring") GradientMachine::saveParameters %{Writes every parameter as a v1 parameter file into an existing directory.
+%feature("docstring") GradientMachine::saveParameters %{
+Writes every parameter as a v1 parameter file into an existing directory.
 
 Args:
     dir (str): the directory (IOError when a file cannot be written).
@@ -386,9 +413,11 @@ Returns:
 %feature("docstring") GradientMachine::getModelConfigJson %{The machine's ModelConfig as protobuf JSON.%}
 %feature("docstring") GradientMachine::isGpu %{True when the machine runs on the GPU.%}
 %feature("docstring") GradientMachine::getInputLayerNames %{The data layers' names, in the order of the input slots.%}
-%feature("docstring") GradientMachine::getOutputLayerNames %{The output layers' names, in the order of the output slots.%}
+%feature("docstring") GradientMachine::getOutputLayerNames %{
+The output layers' names, in the order of the output slots.%}
 
-%feature("docstring") GradientMachine::setNeedInputGradient %{Whether backward also computes the gradients of the data layers.
+%feature("docstring") GradientMachine::setNeedInputGradient %{
+Whether backward also computes the gradients of the data layers.
 
 Read them with ``getLayerOutput(data_layer_name).getSlotGrad(0)`` after backward.
 
@@ -396,7 +425,8 @@ Args:
     need (bool): True to keep input gradients.
 %}
 
-%feature("docstring") GradientMachine::makeEvaluator %{The config's evaluators, started (plus one per auc-validation / pnpair-validation layer).
+%feature("docstring") GradientMachine::makeEvaluator %{
+The config's evaluators, started (plus one per auc-validation / pnpair-validation layer).
 
 Returns:
     Evaluator: owned by the caller.
@@ -427,7 +457,8 @@ Example:
     (3, 2)
 %}
 
-%feature("docstring") Predictor::createFromMergedModel %{A Predictor over a merged model file (``paddle merge_model``; v1's layout too).
+%feature("docstring") Predictor::createFromMergedModel %{
+A Predictor over a merged model file (``paddle merge_model``; v1's layout too).
 
 Args:
     path (str): the merged model (IOError when missing or not a merged model).
@@ -437,7 +468,8 @@ Returns:
     Predictor: owned by the caller.
 %}
 
-%feature("docstring") Predictor::forward %{Runs the network forward (test mode) on a batch; safe to call from several threads at once.
+%feature("docstring") Predictor::forward %{
+Runs the network forward (test mode) on a batch; safe to call from several threads at once.
 
 Args:
     inArgs (Arguments): one slot per data layer, in ``getInputLayerNames()`` order.

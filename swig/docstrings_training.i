@@ -3,7 +3,8 @@
 
 // ------------------------------------------------------------- ParameterOptimizer
 
-%feature("docstring") ParameterOptimizer %{v1's optimizer on buffers (2016 API): one update rule applied to Vectors the caller passes.
+%feature("docstring") ParameterOptimizer %{
+v1's optimizer on buffers (2016 API): one update rule applied to Vectors the caller passes.
 
 Lower level than ParameterUpdater: the caller keeps each parameter's buffers and passes
 them to ``update`` in ``getParameterTypes()`` order (value, gradient, then the rule's
@@ -31,7 +32,8 @@ Example:
     [0.9, 1.1]
 %}
 
-%feature("docstring") ParameterOptimizer::init %{Prepares the optimizer for one parameter (call once per parameter before the first pass).
+%feature("docstring") ParameterOptimizer::init %{
+Prepares the optimizer for one parameter (call once per parameter before the first pass).
 
 Args:
     numRows (int): the parameter's rows (its first dimension; 1 for a bias).
@@ -50,11 +52,18 @@ Args:
 
 %feature("docstring") ParameterOptimizer::finishBatch %{Ends a batch (after the update of every parameter).%}
 
-%feature("docstring") ParameterOptimizer::getParameterTypes %{The buffer types ``update`` takes, in order: PARAMETER_VALUE, PARAMETER_GRADIENT, then the rule's state (e.g. PARAMETER_MOMENTUM).%}
+%feature("docstring") ParameterOptimizer::getParameterTypes %{
+The buffer types ``update`` takes, in order, as a tuple of ParameterType.
+
+PARAMETER_VALUE, PARAMETER_GRADIENT, then the rule's state (e.g. PARAMETER_MOMENTUM).%}
 
 // -------------------------------------------------------------- ParameterUpdater
 
-%feature("docstring") ParameterUpdater %{v1's local updater: applies a config's optimizer (learning-rate schedule, regularisation, clipping, model averaging) to a GradientMachine's parameters.
+%feature("docstring") ParameterUpdater %{
+v1's local updater: applies a config's optimizer to a GradientMachine's parameters.
+
+The optimizer with its learning-rate schedule, regularisation, clipping and model
+averaging.
 
 The training loop of a v1 script (docs/swig_api.md): ``init(machine)``; per pass
 ``startPass``; per batch ``startBatch`` (returns the pass type for forwardBackward),
@@ -84,7 +93,10 @@ Example:
     (True, 0.1)
 %}
 
-%feature("docstring") ParameterUpdater::createRemoteUpdater %{v1's parameter-server updater: always raises UnsupportError (multi-process training is data parallel over MPI).
+%feature("docstring") ParameterUpdater::createRemoteUpdater %{
+v1's parameter-server updater: always raises UnsupportError.
+
+Multi-process training is data parallel over MPI (``Trainer.create(..., distributed=True)``).
 
 Args:
     config (OptimizationConfig): the optimizer settings.
@@ -92,7 +104,8 @@ Args:
     useSparseUpdater (bool): v1's sparse remote update.
 %}
 
-%feature("docstring") ParameterUpdater::createNewRemoteUpdater %{v1's Go parameter-server updater: always raises UnsupportError.
+%feature("docstring") ParameterUpdater::createNewRemoteUpdater %{
+v1's Go parameter-server updater: always raises UnsupportError.
 
 Args:
     config (OptimizationConfig): the optimizer settings.
@@ -119,7 +132,8 @@ Args:
     batchSize (int): the batch's samples (learning-rate schedules count them).
 %}
 
-%feature("docstring") ParameterUpdater::update %{Applies the optimizer to one parameter, from the gradient of the last backward.
+%feature("docstring") ParameterUpdater::update %{
+Applies the optimizer to one parameter, from the gradient of the last backward.
 
 Args:
     param (Parameter): one of the machine's parameters (None raises ValueError;
@@ -140,22 +154,26 @@ Args:
         startPass.
 %}
 
-%feature("docstring") ParameterUpdater::getParametersRemote %{v1 fetched the values from the parameter servers; local values are always current. Does nothing.
+%feature("docstring") ParameterUpdater::getParametersRemote %{
+v1 fetched the values from the parameter servers; local values are always current. Does nothing.
 
 Args:
     fullSize (bool, default False): v1's fetch of all rows.
     apply (bool, default False): v1's fetch of the averaged values.
 %}
 
-%feature("docstring") ParameterUpdater::apply %{Model averaging (``settings(model_average=...)``): swaps the averaged weights in, e.g. to test with them.%}
+%feature("docstring") ParameterUpdater::apply %{
+Model averaging (``settings(model_average=...)``): swaps the averaged weights in, e.g. to test with them.%}
 %feature("docstring") ParameterUpdater::restore %{Model averaging: swaps the trained weights back after ``apply``.%}
-%feature("docstring") ParameterUpdater::catchUpWith %{Sparse updates: applies the decay the rows no batch touched still owe (call before saving or testing).%}
+%feature("docstring") ParameterUpdater::catchUpWith %{
+Sparse updates: applies the decay the rows no batch touched still owe (call before saving or testing).%}
 %feature("docstring") ParameterUpdater::catchUp %{The same as ``catchUpWith`` (v1 had both names).%}
 %feature("docstring") ParameterUpdater::getLearningRate %{The current learning rate, after the schedule.%}
 
 // ------------------------------------------------------------------------ Trainer
 
-%feature("docstring") Trainer %{The training engine behind ``paddle train``: a config's machine, its updater, evaluators and statistics.
+%feature("docstring") Trainer %{
+The training engine behind ``paddle train``: a config's machine, its updater, evaluators and statistics.
 
 Feed it batches (``trainOneDataBatch``), or let it read the config's own data
 (``trainOneBatch``, v1's loop). Statistics are kept per pass (``getPassCost``, summed
@@ -181,7 +199,8 @@ Example:
     >>> trainer.finishTrain()
 %}
 
-%feature("docstring") Trainer::getGradientMachine %{The trainer's machine (the first replica), sharing the trained parameters.
+%feature("docstring") Trainer::getGradientMachine %{
+The trainer's machine (the first replica), sharing the trained parameters.
 
 Returns:
     GradientMachine: keeps the trainer's machine alive.
@@ -195,13 +214,15 @@ Args:
     dir (str): e.g. ``output/pass-00009`` (IOError naming a missing or bad file).
 %}
 
-%feature("docstring") Trainer::saveParameters %{Writes every parameter into an existing directory (the averaged weights under model averaging).
+%feature("docstring") Trainer::saveParameters %{
+Writes every parameter into an existing directory (the averaged weights under model averaging).
 
 Args:
     dir (str): the directory.
 %}
 
-%feature("docstring") Trainer::saveOptimizerState %{Writes the optimizer's state (momentum, ..., counters) so training can resume.
+%feature("docstring") Trainer::saveOptimizerState %{
+Writes the optimizer's state (momentum, ..., counters) so training can resume.
 
 Args:
     dir (str): the directory (usually the pass directory).
@@ -216,9 +237,12 @@ Args:
 %feature("docstring") Trainer::getBatchSize %{The config's batch size (``settings(batch_size=...)``).%}
 %feature("docstring") Trainer::getReplicaCount %{The number of machine replicas, each training its share of a batch.%}
 %feature("docstring") Trainer::startTrain %{Starts training: pass numbers count from 0 again.%}
-%feature("docstring") Trainer::finishTrainPass %{Ends the pass: the optimizer's end-of-pass step; the pass statistics (getPassCost, getPassEval) are final until the next startTrainPass.%}
+%feature("docstring") Trainer::finishTrainPass %{Ends the pass: the optimizer's end-of-pass step.
 
-%feature("docstring") Trainer::trainOneDataBatch %{Trains on one batch: forward, backward and an update (statistics added to the pass and period).
+The pass statistics (getPassCost, getPassEval) stay final until the next startTrainPass.%}
+
+%feature("docstring") Trainer::trainOneDataBatch %{
+Trains on one batch: forward, backward and an update (statistics added to the pass and period).
 
 Args:
     batchSize (int): the batch's samples (sequences, for sequence data): what the
@@ -226,7 +250,8 @@ Args:
     args (Arguments): one slot per data layer, labels included.
 %}
 
-%feature("docstring") Trainer::forwardOneDataBatch %{Runs the network forward in test mode on a batch without touching the statistics (v1's forwardOneBatch).
+%feature("docstring") Trainer::forwardOneDataBatch %{
+Runs the network forward in test mode on a batch without touching the statistics (v1's forwardOneBatch).
 
 Read the results with getForwardOutput / getNetworkOutput / getLayerOutput.
 
@@ -234,7 +259,8 @@ Args:
     args (Arguments): one slot per data layer.
 %}
 
-%feature("docstring") Trainer::getForwardOutput %{The outputs of the last batch, as Arguments (one slot per output layer).
+%feature("docstring") Trainer::getForwardOutput %{
+The outputs of the last batch, as Arguments (one slot per output layer).
 
 Returns:
     Arguments: aliases the machine's layers until the next batch.
@@ -250,39 +276,50 @@ Returns:
 %}
 
 %feature("docstring") Trainer::startPeriod %{Restarts the "since last log" statistics (getPeriodCost, ...).%}
-%feature("docstring") Trainer::getPassCost %{The summed cost of this pass's batches (divide by getPassSamples for the mean).%}
+%feature("docstring") Trainer::getPassCost %{
+The summed cost of this pass's batches (divide by getPassSamples for the mean).%}
 %feature("docstring") Trainer::getPassSamples %{The samples trained on in this pass.%}
 %feature("docstring") Trainer::getPassEval %{The evaluators over this pass, as "name=value ..." (v1's log line).%}
 %feature("docstring") Trainer::getPeriodCost %{The summed cost since the last startPeriod.%}
 %feature("docstring") Trainer::getPeriodSamples %{The samples since the last startPeriod.%}
 %feature("docstring") Trainer::getPeriodEval %{The evaluators since the last startPeriod, as "name=value ...".%}
-%feature("docstring") Trainer::getEvaluatorNames %{The evaluators' names, in the order of getPassEvalValues / getTestEvalValues.%}
+%feature("docstring") Trainer::getEvaluatorNames %{
+The evaluators' names, in the order of getPassEvalValues / getTestEvalValues.%}
 %feature("docstring") Trainer::getPassEvalValues %{The evaluators' values over this pass, in getEvaluatorNames order.%}
 %feature("docstring") Trainer::getLearningRate %{The current learning rate, after the schedule.%}
 
-%feature("docstring") Trainer::setRecordParameterStats %{Records value and gradient magnitudes during the next batch (v1's --show_parameter_stats_period).
+%feature("docstring") Trainer::setRecordParameterStats %{
+Records value and gradient magnitudes during the next batch (v1's --show_parameter_stats_period).
 
 Args:
     on (bool): True to record; read the lines with getParameterStats.
 %}
 
-%feature("docstring") Trainer::getParameterStats %{One line per parameter: "name avg_abs_val=... max_val=... avg_abs_grad=... max_grad=...".%}
+%feature("docstring") Trainer::getParameterStats %{
+One line per parameter: "name avg_abs_val=... max_val=... avg_abs_grad=... max_grad=...".%}
 
-%feature("docstring") Trainer::setProfiling %{Turns the per-layer timers of the first replica on (from zero) or off (``paddle train --profile``).
+%feature("docstring") Trainer::setProfiling %{
+Turns the per-layer timers of the first replica on (from zero) or off (``paddle train --profile``).
 
 Args:
     on (bool): True to time forward, backward and the update.
 %}
 
-%feature("docstring") Trainer::getProfile %{The timers since setProfiling(True): one tab-separated line per layer, then the update (and the replicas' gradient sum).
+%feature("docstring") Trainer::getProfile %{The timers since setProfiling(True), one tab-separated line each.
+
+One line per layer, then the update (and, with replicas, their gradient sum).
 
 Each line: name, type, forward seconds, backward seconds, calls. UnsupportError when
 profiling is off.
 %}
 
-%feature("docstring") Trainer::startTestPeriod %{Starts a test period: clears the test statistics, catches sparse rows up and, under model averaging, tests with the averaged weights (until finishTestPeriod or the next training batch).%}
+%feature("docstring") Trainer::startTestPeriod %{Starts a test period: clears the test statistics.
 
-%feature("docstring") Trainer::testOneDataBatch %{Tests on one batch: forward in test mode, cost and evaluators added to the test statistics.
+Also catches sparse rows up and, under model averaging, tests with the averaged weights
+(until finishTestPeriod or the next training batch).%}
+
+%feature("docstring") Trainer::testOneDataBatch %{
+Tests on one batch: forward in test mode, cost and evaluators added to the test statistics.
 
 Args:
     batchSize (int): the batch's samples.
@@ -290,19 +327,23 @@ Args:
 %}
 
 %feature("docstring") Trainer::finishTestPeriod %{Ends the test period (the test statistics are final).%}
-%feature("docstring") Trainer::getTestCost %{The summed cost of the test period (divide by getTestSamples for the mean).%}
+%feature("docstring") Trainer::getTestCost %{
+The summed cost of the test period (divide by getTestSamples for the mean).%}
 %feature("docstring") Trainer::getTestSamples %{The samples tested in the test period.%}
 %feature("docstring") Trainer::getTestEval %{The evaluators over the test period, as "name=value ...".%}
-%feature("docstring") Trainer::getTestEvalValues %{The evaluators' values over the test period, in getEvaluatorNames order.%}
+%feature("docstring") Trainer::getTestEvalValues %{
+The evaluators' values over the test period, in getEvaluatorNames order.%}
 
-%feature("docstring") Trainer::takeCollectiveTraffic %{Distributed: this rank's gradient traffic since the last call (which restarts the count).
+%feature("docstring") Trainer::takeCollectiveTraffic %{
+Distributed: this rank's gradient traffic since the last call (which restarts the count).
 
 Six numbers: gradient exchanges, dense bytes all-reduced, sparse bytes all-gathered,
 seconds waited on MPI, DGC pair bytes, and dense bytes whose all-reduce started during
 backward. Zeros when not distributed.
 %}
 
-%feature("docstring") Trainer::setCollectiveOptions %{Distributed: how gradients travel between ranks (ignored when not distributed).
+%feature("docstring") Trainer::setCollectiveOptions %{
+Distributed: how gradients travel between ranks (ignored when not distributed).
 
 Args:
     bucketMb (float): the size of the all-reduce buckets in MB.
@@ -316,28 +357,39 @@ Args:
         exchange ends the job, naming the rank.
 %}
 
-%feature("docstring") Trainer::setShardedData %{Distributed: each rank reads its own files, so batches are not split and may differ.
+%feature("docstring") Trainer::setShardedData %{
+Distributed: each rank reads its own files, so batches are not split and may differ.
 
 Args:
     on (bool): True when every rank reads its own share of the data.
 %}
 
-%feature("docstring") Trainer::anyRankHasData %{Distributed, sharded data: whether some rank still has a batch this step (a collective: every rank calls it).
+%feature("docstring") Trainer::anyRankHasData %{
+Distributed, sharded data: whether some rank still has a batch this step.
+
+A collective: every rank calls it.
 
 Args:
     mine (bool): whether this rank has one.
 %}
 
-%feature("docstring") Trainer::getConfigJson %{The TrainerConfig as the engine holds it (protobuf JSON); ranks compare it at start.%}
+%feature("docstring") Trainer::getConfigJson %{
+The TrainerConfig as the engine holds it (protobuf JSON); ranks compare it at start.%}
 
-%feature("docstring") Trainer::serveShards %{Sharded tables: after each pass's saving every rank calls this; rank 0 ends the saving, the others serve it their rows until then.%}
+%feature("docstring") Trainer::serveShards %{Sharded tables: every rank calls this after each pass's saving.
 
-%feature("docstring") Trainer::getShardedRows %{Sharded tables: one tab-separated line per table: name, rows, rows held by this rank, rows fetched for the last batch.%}
+Rank 0 says saving is over; the others serve it their rows until then.%}
 
-%feature("docstring") Trainer::setSkipNonFiniteBatches %{Skips (no update) up to ``limit`` batches whose cost is not finite, instead of stopping.
+%feature("docstring") Trainer::getShardedRows %{Sharded tables: one tab-separated line per table.
+
+Each line: name, rows, rows held by this rank, rows fetched for the last batch.%}
+
+%feature("docstring") Trainer::setSkipNonFiniteBatches %{
+Skips (no update) up to ``limit`` batches whose cost is not finite, instead of stopping.
 
 Args:
     limit (int): >= 0 (ValueError otherwise); 0 stops at the first one.
 %}
 
-%feature("docstring") Trainer::lastSkippedBatch %{Why the last trainOneDataBatch skipped its batch; "" when it trained on it.%}
+%feature("docstring") Trainer::lastSkippedBatch %{
+Why the last trainOneDataBatch skipped its batch; "" when it trained on it.%}
