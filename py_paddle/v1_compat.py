@@ -23,7 +23,8 @@ class ParameterTraverseCallback(object):
 
     ``ParameterOptimizer.needSpecialTraversal`` returns None here (no update rule needs
     a traversal), so v1 scripts that test its answer skip the traversal; the class is
-    there for scripts that name it.
+    there for scripts that name it. Thread safety: it holds no state of its own; as safe
+    as ``fn``.
 
     Args:
         fn (callable, default None): called as fn(vecs, config, sparseId); None does nothing.
