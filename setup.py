@@ -502,7 +502,7 @@ engine = Extension(
     extra_link_args=SANITIZE_FLAGS if SANITIZE else [],
     # Headers, for source distributions; rebuilds follow the compiler's own dependency lists.
     depends=glob.glob("layers/**/*.h", recursive=True) + glob.glob("trainer/*.h")
-    + ["swig/PaddleAPI.h", "layers/ConfigSchema.inc"] + API_FILES,
+    + ["swig/PaddleAPI.h", "layers/ConfigSchema.inc"] + API_FILES + glob.glob("swig/docstrings*.i"),
     language="c++",
 )
 

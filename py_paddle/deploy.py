@@ -23,7 +23,32 @@ TRAILER_MAGIC = b"PDEXTRA1"  # trainer/Predictor.cpp: bytes, their uint64 size, 
 
 def load_trained_machine(model_config, model_dir, use_gpu=False, config_name="the config"):
     """A GradientMachine of `model_config` (a ModelConfig message) with the parameters of a
-    saved pass; a missing parameter file is an OSError naming it."""
+    saved pass; a missing parameter file is an OSError naming it.
+
+    What ``paddle merge_model``, ``paddle predict`` and ``paddle export_onnx`` load a pass
+    with: unlike ``GradientMachine.loadParameters`` it checks first that the directory
+    has a file for every parameter, and says which are missing.
+
+    Args:
+        model_config (message): a ModelConfig message (``parse_config(...).model_config``).
+        model_dir (str): the pass directory, e.g. ``output/pass-00009``.
+        use_gpu (bool, default False): run the machine on the GPU.
+        config_name (str, default "the config"): how error messages name the config.
+
+    Returns:
+        GradientMachine: owned by the caller.
+
+    Raises:
+        OSError: the directory or a parameter file is missing (IOError: a file is bad).
+
+    Example:
+        >>> from py_paddle import deploy
+        >>> directory = fixtures.saved_pass()
+        >>> config = fixtures.mlp_config(predict=True)
+        >>> machine = deploy.load_trained_machine(config.model_config, directory)
+        >>> machine.getParameterSize(), machine.getOutputLayerNames()
+        (4, ('prob',))
+    """
     if not os.path.isdir(model_dir):
         raise OSError("model directory %s does not exist" % model_dir)
     gm = api.GradientMachine.createByConfigJson(message_to_json(model_config), use_gpu, 1)
@@ -36,7 +61,31 @@ def load_trained_machine(model_config, model_dir, use_gpu=False, config_name="th
 
 
 def merge_model(config, model_dir, output, config_args=""):
-    """Writes `output` from the config file and the parameter files in `model_dir`."""
+    """Writes `output` from the config file and the parameter files in `model_dir`.
+
+    The merged model holds the network and all its parameters, so ``Predictor`` (Python,
+    Java or C++) serves it without the config's Python. When the pass holds the readers'
+    fitted preprocessing (preprocessing.json), the file ends with it for RawPredictor.
+    The file appears whole or not at all (written beside it, then renamed).
+
+    Args:
+        config (str): the config file.
+        model_dir (str): the pass directory.
+        output (str): the merged model to write.
+        config_args (str, default ""): the config's arguments, e.g. "is_predict=1" for a
+            config whose prediction network leaves out the cost and the label.
+
+    Returns:
+        int: the number of parameters written.
+
+    Example:
+        >>> from py_paddle import deploy
+        >>> directory = fixtures.saved_pass()  # also writes mlp.py
+        >>> deploy.merge_model("mlp.py", directory, "mlp.paddle", "is_predict=1")
+        4
+        >>> swig_paddle.Predictor.createFromMergedModel("mlp.paddle").getOutputLayerNames()
+        ('prob',)
+    """
     gm = load_trained_machine(parse_config(config, config_args).model_config, model_dir, config_name=config)
     states = preprocessing.read(model_dir)
     tmp = output + ".tmp-%d" % os.getpid()
@@ -70,7 +119,26 @@ def read_front_end_data(path):
 
 def saved_preprocessing(model_dir=None, model_file=None):
     """The readers' fitted states saved with a merged model (its trailer) or else a pass
-    directory (preprocessing.json); [] when there are none."""
+    directory (preprocessing.json); [] when there are none.
+
+    Each state is a dict: the reader ("csv" or "text"), its column statistics or
+    vocabulary, and the label names; ``paddle predict`` and ``paddle export_onnx`` apply them.
+
+    Args:
+        model_file (str, default None): a merged model; read first when given.
+        model_dir (str, default None): a pass directory (a missing one gives []).
+
+    Returns:
+        list of dict: the states.
+
+    Example:
+        >>> from py_paddle import deploy
+        >>> states = deploy.saved_preprocessing(model_file=fixtures.text_model())
+        >>> [s["reader"] for s in states], states[0]["vocabulary"]
+        (['text'], ['good', 'bad', 'film', 'fine', '<unk>'])
+        >>> deploy.saved_preprocessing(model_dir="no-such-pass")
+        []
+    """
     if model_file:
         return read_front_end_data(model_file)
     return preprocessing.read(model_dir) if model_dir and os.path.isdir(model_dir) else []
@@ -86,7 +154,22 @@ class RawPredictor(object):
     Rows are lists of cells in the training file's column order (the label column may be
     left out) or dicts by column name, for a csv reader; strings of words for a text reader.
     The model must read only the features: merge the prediction network of the config
-    (`paddle merge_model --config_args=is_predict=1`, or a config whose outputs are not costs)."""
+    (`paddle merge_model --config_args=is_predict=1`, or a config whose outputs are not costs).
+
+    Thread safety: ``predict`` runs on a Predictor, so several threads may call it at once.
+
+    Args:
+        path (str): a merged model whose file ends with one csv or text reader state
+            (ValueError otherwise, or when it reads more than one data layer).
+        use_gpu (bool, default False): run on the GPU.
+
+    Example:
+        >>> from py_paddle.deploy import RawPredictor
+        >>> model = RawPredictor(fixtures.text_model())
+        >>> out = model.predict(["a fine film", "bad"])
+        >>> out["prob"].shape, len(out["label"]), set(out["label"]) <= {"neg", "pos"}
+        ((2, 2), 2, True)
+    """
 
     def __init__(self, path, use_gpu=False):
         self.predictor = api.Predictor.createFromMergedModel(path, use_gpu)
@@ -136,8 +219,18 @@ class RawPredictor(object):
         return self.converter.convert(samples)
 
     def predict(self, rows):
-        """{output layer: values (rows x size) or ids, "id": argmax class, "label": its name}:
-        id and label when the model has one output of one column per class."""
+        """Preprocesses raw rows as in training and runs the model on them.
+
+        Args:
+            rows (iterable): csv rows (lists of cells in the training file's column order,
+                the label column may be left out, or dicts {column: cell}; missing cells
+                follow the training policy) or, for a text model, strings of words.
+
+        Returns:
+            dict: {output layer: values (rows x size) or ids, "id": the argmax class,
+            "label": its name}; "id" and "label" when the model has one output of one
+            column per class.
+        """
         rows = list(rows)
         out = self.predictor.forward(self._arguments(rows))
         result = {}

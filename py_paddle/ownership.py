@@ -25,6 +25,12 @@ _COPYING_SETTERS = {"setSlotValueFromBuffer": ("Value",), "setSlotIdsFromBuffer"
                     "setSlotSparseFromBuffers": ("Value",)}
 
 
+def _documented_as(raw, wrapper):
+    """`wrapper` with the reference docstring of the SWIG method it wraps (swig/docstrings*.i)."""
+    wrapper.__doc__ = raw.__doc__
+    return wrapper
+
+
 def _held(args):
     h = args.__dict__.get("_held")
     if h is None:
@@ -42,7 +48,7 @@ def _patch_arguments():
                 _held(self).pop((field, idx), None)
             else:
                 _held(self)[(field, idx)] = obj
-        return set_slot
+        return _documented_as(raw, set_slot)
 
     def getter(raw, field):
         def get_slot(self, idx):
@@ -50,14 +56,14 @@ def _patch_arguments():
             if out is not None:
                 out._owner = (self, self.__dict__.get("_held", {}).get((field, idx)))
             return out
-        return get_slot
+        return _documented_as(raw, get_slot)
 
     def copying(raw, fields):
-        def set_from_buffer(self, idx, *rest):
-            raw(self, idx, *rest)
+        def set_from_buffer(self, *args):  # (idx, buffers...): the SWIG signature
+            raw(self, *args)
             for f in fields:
-                _held(self).pop((f, idx), None)
-        return set_from_buffer
+                _held(self).pop((f, args[0]), None)
+        return _documented_as(raw, set_from_buffer)
 
     for field in _SLOT_FIELDS:
         setattr(cls, "setSlot" + field, setter(getattr(cls, "setSlot" + field), field))
@@ -71,7 +77,7 @@ def _patch_arguments():
         held = _held(self)
         for key in [k for k in held if k[1] >= n]:
             del held[key]
-    cls.resize = resize
+    cls.resize = _documented_as(raw_resize, resize)
 
 
 _claim_lock = threading.Lock()
@@ -100,7 +106,7 @@ def _patch_gradient_machine():
             _claim(self, name)
             return raw(self, *args)
         call.__name__ = name
-        return call
+        return _documented_as(raw, call)
 
     raw_forward, raw_forward_backward = cls.forward, cls.forwardBackward
 
@@ -128,7 +134,11 @@ def _patch_gradient_machine():
         return out
 
     def release_thread(self):
-        """Hands the machine over: another thread may use it from now on."""
+        """Hands the machine over: another thread may use it from now on.
+
+        Call it from the thread that last ran the machine (or any thread once that one
+        has ended); another thread gets a RuntimeError.
+        """
         me = threading.current_thread()
         with _claim_lock:
             owner = self.__dict__.get("_user_thread")
@@ -137,9 +147,9 @@ def _patch_gradient_machine():
                                    "thread '%s', which alone may release it" % (me.name, owner.name))
             self._user_thread = None
 
-    cls.forward = forward
-    cls.forwardBackward = forward_backward
-    cls.getLayerOutput = get_layer_output
+    cls.forward = _documented_as(raw_forward, forward)
+    cls.forwardBackward = _documented_as(raw_forward_backward, forward_backward)
+    cls.getLayerOutput = _documented_as(raw_layer_output, get_layer_output)
     cls.backward = claimed(cls.backward, "backward")
     cls.eval = claimed(cls.eval, "eval")
     cls.releaseThread = release_thread
@@ -152,7 +162,7 @@ def _patch_trainer():
         def call(self, *args):
             self._inputs = args[-1]  # the batch's Arguments
             return raw(self, *args)
-        return call
+        return _documented_as(raw, call)
 
     def holding(raw):
         def call(self, *args):
@@ -160,7 +170,7 @@ def _patch_trainer():
             if out is not None:
                 out._machine_inputs = self.__dict__.get("_inputs")
             return out
-        return call
+        return _documented_as(raw, call)
 
     for name in ("trainOneDataBatch", "forwardOneDataBatch", "testOneDataBatch"):
         setattr(cls, name, keeping(getattr(cls, name)))

@@ -13,6 +13,7 @@ import numpy as np
 from paddle.proto import get_message_class, message_from_json, message_to_json
 from py_paddle import ownership, swig_paddle as api
 from py_paddle.feed import slots_to_arguments
+from py_paddle.sequence_generator import ISequenceResults, SequenceGenerator
 
 # Flags given to initPaddle ("--config=...", "--config_args=..."), for
 # Trainer.createByCommandLine.
@@ -43,23 +44,59 @@ def _json_of(obj, cls):
 
 def _add_proto_conversions(cls, message):
     def create_from_proto(proto):
+        """The config object of a protobuf message (v1's createFromProto).
+
+        Args:
+            proto (message): a %(m)s message (e.g. from ``parse_config``), or
+                already a %(c)s, or its protobuf JSON text.
+
+        Returns:
+            %(c)s: owned by the caller.
+
+        Raises:
+            TypeError: a message of another type.
+        """
         return cls.createFromJson(_json_of(proto, cls))
 
     def create_from_proto_string(data):
+        """The config object of a serialized %(m)s message.
+
+        Args:
+            data (bytes): the message's protobuf wire format (``SerializeToString()``).
+
+        Returns:
+            %(c)s: owned by the caller.
+        """
         msg = get_message_class(message)()
         msg.ParseFromString(data)
         return cls.createFromJson(message_to_json(msg))
 
     def to_proto(self):
+        """A new %(m)s protobuf message with this config (a copy: changing it changes nothing here)."""
         return message_from_json(message, self.toJson())
 
+    def to_proto_string(self):
+        """The config as a serialized %(m)s message (bytes)."""
+        return self.toProto().SerializeToString()
+
+    for fn in (create_from_proto, create_from_proto_string, to_proto, to_proto_string):
+        fn.__doc__ = fn.__doc__ % {"m": message, "c": cls.__name__}
     cls.createFromProto = staticmethod(create_from_proto)
     cls.createFromProtoString = staticmethod(create_from_proto_string)
     cls.toProto = to_proto
-    cls.toProtoString = lambda self: self.toProto().SerializeToString()
+    cls.toProtoString = to_proto_string
 
 
 def _trainer_config_from_file(config_path, config_args=""):
+    """Runs a config file through the config parser (in this process) and returns its TrainerConfig.
+
+    Args:
+        config_path (str): the config file (a v1 Python config).
+        config_args (str, default ""): its ``get_config_arg`` values, "name=value,...".
+
+    Returns:
+        TrainerConfig: owned by the caller.
+    """
     from paddle.trainer.config_parser import parse_config
     return api.TrainerConfig.createFromProto(parse_config(config_path, config_args))
 
@@ -148,159 +185,124 @@ def load_parameter_file(path_or_file):
     return data.copy()
 
 
-class ISequenceResults(object):
-    """The N best sequences generated for one input, best first (v1's ISequenceResults)."""
-
-    def __init__(self, paths, words):
-        self._paths, self._words = paths, words  # [(ids, log probability)]
-
-    def _path(self, i):
-        if not 0 <= i < len(self._paths):
-            raise api.RangeError("result %d out of range (%d results)" % (i, len(self._paths)))
-        return self._paths[i]
-
-    def getSize(self):
-        return len(self._paths)
-
-    __len__ = getSize
-
-    def getSequence(self, i):
-        return list(self._path(i)[0])
-
-    def getScore(self, i):
-        return self._path(i)[1]
-
-    def getSentence(self, i, split=False):
-        ids = self._path(i)[0]
-        if any(not 0 <= t < len(self._words) for t in ids):
-            raise api.RangeError("result %d has an id outside the dictionary of %d words" % (i, len(self._words)))
-        return (" " if split else "").join(self._words[t] for t in ids)
-
-
-class SequenceGenerator(object):
-    """v1's GradientMachine.asSequenceGenerator over a beam_search config.
-
-    v1 stepped a one-step network and kept the beam itself; here the config's
-    beam_search group does the search inside the engine. The setters override the
-    config's bos/eos ids, maximum length and beam size (the machine is rebuilt with
-    them and reads the parameters of the original one)."""
-
-    def __init__(self, gm, words, bos, eos, max_length, beam_size):
-        self._gm, self._words = gm, list(words or [])
-        config = message_from_json("ModelConfig", gm.getModelConfigJson())
-        groups = [sm for sm in config.sub_models if sm.HasField("generator")]
-        if len(groups) != 1:
-            raise api.UnsupportError("asSequenceGenerator needs a config with one beam_search group, found %d"
-                                     % len(groups))
-        self._config, self._group = config, groups[0].name
-        self._result_layer = groups[0].out_links[0].link_name  # the generated ids
-        self._overrides = {}
-        self._machine = None
-        for key, value in (("bos", bos), ("eos", eos), ("max_length", max_length), ("beam_size", beam_size)):
-            if value is not None and value != 2 ** 64 - 1 and value != -1:
-                self._overrides[key] = int(value)
-
-    def setDict(self, words):
-        self._words = list(words)
-
-    def _set(self, key, value):
-        self._overrides[key] = int(value)
-        self._machine = None
-
-    def setBos(self, bos):
-        self._set("bos", bos)
-
-    def setEos(self, eos):
-        self._set("eos", eos)
-
-    def setMaxLength(self, max_length):
-        self._set("max_length", max_length)
-
-    def setBeamSize(self, beam_size):
-        if beam_size not in (-1, 2 ** 64 - 1):  # v1: -1 keeps the current beam
-            self._set("beam_size", beam_size)
-
-    def _tuned_machine(self):
-        if not self._overrides:
-            return self._gm
-        if self._machine is None:
-            config = type(self._config)()
-            config.CopyFrom(self._config)
-            sub = next(sm for sm in config.sub_models if sm.name == self._group)
-            gen, o = sub.generator, self._overrides
-            if "beam_size" in o:
-                gen.beam_size = gen.num_results_per_sample = o["beam_size"]
-            if "max_length" in o:
-                gen.max_num_frames = o["max_length"]
-            if "eos" in o:
-                for layer in config.layers:
-                    if layer.name.split("@")[0] == gen.eos_layer_name.split("@")[0]:
-                        layer.eos_id = o["eos"]
-            if "bos" in o:
-                for memory in sub.memories:
-                    if memory.HasField("boot_with_const_id"):
-                        memory.boot_with_const_id = o["bos"]
-            self._machine = api.GradientMachine.createByConfigJson(message_to_json(config), self._gm.isGpu(), 1)
-        for mine, theirs in zip(self._machine.getParameters(), self._gm.getParameters()):
-            mine.getBuf(api.PARAMETER_VALUE).copyFrom(theirs.getBuf(api.PARAMETER_VALUE))
-        return self._machine
-
-    def generateSequence(self, in_args):
-        """in_args: one sample (v1: exactly one input sequence). Returns its N best results."""
-        gm = self._tuned_machine()
-        out = api.Arguments.createArguments(0)
-        gm.forward(in_args, out, api.PASS_TEST)
-        gen = gm.getLayerOutput(self._result_layer)
-        ids = gen.getSlotIds(0).copyToNumpyArray()
-        starts = gen.getSlotSequenceStartPositions(0).copyToNumpyArray()
-        if len(starts) != 2:
-            raise ValueError("generateSequence takes one input sample, got %d" % (len(starts) - 1))
-        sub = gen.getSlotSubSequenceStartPositions(0)
-        cuts = sub.copyToNumpyArray() if sub is not None else starts
-        scores = gm.getLayerOutput(self._group, "scores").getSlotValue(0)
-        scores = scores.copyToNumpyMat().reshape(-1) if scores is not None else np.zeros(len(cuts) - 1)
-        return ISequenceResults([(ids[cuts[k]:cuts[k + 1]].tolist(), float(scores[k])) for k in range(len(cuts) - 1)],
-                                self._words)
-
-
 def _patch_gradient_machine():
     gm_cls = api.GradientMachine
     raw_backward, raw_forward_backward = gm_cls.backward, gm_cls.forwardBackward
     raw_by_model_config = gm_cls.createByModelConfig
 
     def create_from_config_proto(model_config, createMode=api.CREATE_MODE_NORMAL, paramTypes=None, **kwargs):
+        """A machine of a ModelConfig protobuf message (v1's createFromConfigProto).
+
+        Args:
+            model_config (message): a ModelConfig message (``parse_config(...).model_config``),
+                a ModelConfig object or its JSON.
+            createMode (int, default CREATE_MODE_NORMAL): accepted for v1 scripts
+                (buffers are made when first needed).
+            paramTypes (list of int, default None): accepted for v1 scripts.
+            **kwargs: ``use_gpu`` (default isUsingGpu()) and ``seed`` (default 1) of the
+                parameters' initialisation.
+
+        Returns:
+            GradientMachine: owned by the caller.
+        """
         use_gpu = kwargs.get("use_gpu", api.isUsingGpu())
         return gm_cls.createByConfigJson(_json_of(model_config, api.ModelConfig), use_gpu, kwargs.get("seed", 1))
 
     def create_by_config_proto_str(proto_str, createMode=api.CREATE_MODE_NORMAL, paramTypes=None):
+        """A machine of a serialized ModelConfig message.
+
+        Args:
+            proto_str (bytes): the message's wire format (``SerializeToString()``).
+            createMode (int, default CREATE_MODE_NORMAL): accepted for v1 scripts.
+            paramTypes (list of int, default None): accepted for v1 scripts.
+
+        Returns:
+            GradientMachine: owned by the caller, on the GPU when isUsingGpu().
+        """
         return create_from_config_proto(api.ModelConfig.createFromProtoString(proto_str), createMode, paramTypes)
 
     def create_by_model_config(conf, createMode=api.CREATE_MODE_NORMAL, paramTypes=()):
+        """A machine of a ModelConfig (v1's createByModelConfig), parameters from seed 1.
+
+        Args:
+            conf (ModelConfig): e.g. ``TrainerConfig.getModelConfig()``, or the protobuf message.
+            createMode (int, default CREATE_MODE_NORMAL): checked, then ignored
+                (buffers are made when an optimizer first needs them).
+            paramTypes (list of int, optional): ParameterTypes; checked, then ignored.
+
+        Returns:
+            GradientMachine: owned by the caller, on the GPU when isUsingGpu().
+        """
         if not isinstance(conf, api.ModelConfig):
             conf = api.ModelConfig.createFromProto(conf)
         return raw_by_model_config(conf, createMode, api.IntVector([int(t) for t in paramTypes]))
 
     def load_from_config_file(config_filename, model_dir=None):
+        """A machine of a config file with the parameters of a saved pass (v1's util.loadGradientMachine).
+
+        Args:
+            config_filename (str): the config file (parsed in this process).
+            model_dir (str, default None): the pass directory; None: the config's directory.
+
+        Returns:
+            GradientMachine: owned by the caller.
+        """
         gm = create_by_model_config(_trainer_config_from_file(config_filename).getModelConfig())
         gm.loadParameters(model_dir if model_dir is not None else os.path.dirname(config_filename))
         return gm
 
     def backward(self, callback=None):
+        """Computes the gradients of the last forward (run with PASS_TRAIN) into the parameters' gradient buffers.
+
+        Args:
+            callback (UpdateCallback or callable, default None): called with each
+                non-static Parameter, last layer first, once the whole backward is done
+                (v1 called it during backward).
+
+        Raises:
+            RuntimeError: the machine belongs to another thread.
+        """
         raw_backward(self)
         _call_update_callback(self, callback)
 
     def forward_backward(self, in_args, out_args, pass_type, callback=None):
+        """forward, then backward: one training step's gradients (apply them with a ParameterUpdater).
+
+        Args:
+            in_args (Arguments): one slot per data layer, labels included.
+            out_args (Arguments): filled with the outputs (for cost outputs, each
+                sample's cost: ``out_args.sum()`` is the batch's total).
+            pass_type (int): PASS_TRAIN (what ``ParameterUpdater.startBatch`` returns).
+            callback (UpdateCallback or callable, default None): called with each
+                non-static Parameter after backward, last layer first.
+        """
         raw_forward_backward(self, in_args, out_args, pass_type)
         _call_update_callback(self, callback)
 
     def forward_test(self, in_args):
+        """Runs a PASS_TEST forward and returns copies of the outputs (v1's forwardTest).
+
+        Args:
+            in_args (Arguments): one slot per data layer.
+
+        Returns:
+            list of dict: one per output layer, {'value': ndarray} for dense outputs
+            and {'id': ndarray} for ids (keys absent when the output has none).
+        """
         out = api.Arguments.createArguments(0)
         self.forward(in_args, out, api.PASS_TEST)
         return _arguments_to_dicts(out)
 
     def get_layer_outputs(self, layer_names):
-        """v0.10: {name: LayerOutput} ({'value', 'id', 'prob'}; also usable as the 'value'
-        array, as v0.9 returned it)."""
+        """Copies of some layers' outputs of the last forward (v0.10's getLayerOutputs).
+
+        Args:
+            layer_names (str or list of str): the layers.
+
+        Returns:
+            dict: {name: LayerOutput}, a dict {'value', 'id', 'prob'} of ndarrays (None
+            when absent) that also acts as its 'value' array, as v0.9 returned it.
+        """
         if isinstance(layer_names, str):
             layer_names = [layer_names]
         elif not isinstance(layer_names, (list, tuple)):
@@ -308,15 +310,28 @@ def _patch_gradient_machine():
         return {name: LayerOutput(self.getLayerOutput(name)) for name in layer_names}
 
     def get_parameters(self):
+        """Yields every Parameter, in the config's order (static ones included)."""
         for i in range(self.getParameterSize()):
             yield self.getParameter(i)
 
     def get_non_static_parameters(self):
+        """Yields the Parameters an optimizer updates (the non-static ones)."""
         for i in range(self.getNonStaticParameterSize()):
             yield self.getNonStaticParameter(i)
 
     def as_sequence_generator(self, dict=None, begin_id=None, end_id=None, max_length=None, beam_size=None):
-        """v1's names; a value left out (None) keeps the config's."""
+        """A SequenceGenerator over this machine's beam_search group (v1's names).
+
+        Args:
+            dict (list of str, default None): the dictionary, id -> word.
+            begin_id (int, default None): the begin id; None keeps the config's.
+            end_id (int, default None): the end id; None keeps the config's.
+            max_length (int, default None): the most words; None keeps the config's.
+            beam_size (int, default None): the beam; None keeps the config's.
+
+        Returns:
+            SequenceGenerator: reads this machine's parameters.
+        """
         return SequenceGenerator(self, dict, begin_id, end_id, max_length, beam_size)
 
     gm_cls.asSequenceGenerator = as_sequence_generator
@@ -334,7 +349,9 @@ def _patch_gradient_machine():
 
 def _patch_parameter():
     def get_bufs(self):
-        """v1: every buffer type in order; None for those this parameter does not have."""
+        """v1: yields a buffer for every ParameterType in order (NUM_PARAMETER_TYPES of them):
+        a Vector sharing the engine's memory, or None for those this parameter does not have.
+        ``list(parameter.getBufs())`` is what ParameterOptimizer.update also takes."""
         for t in range(api.NUM_PARAMETER_TYPES):
             yield self.getBuf(t) if self.hasBuf(t) else None
 
@@ -347,11 +364,28 @@ def _patch_optimizers():
     raw_local, raw_opt_create = upd.createLocalUpdater, opt.create
 
     def create_local_updater(config):
+        """An updater applying a config's optimizer (v1's createLocalUpdater).
+
+        Args:
+            config (OptimizationConfig): or its protobuf message
+                (``parse_config(...).opt_config``), or its JSON.
+
+        Returns:
+            ParameterUpdater: owned by the caller; call ``init(machine)`` next.
+        """
         if isinstance(config, (str, api.OptimizationConfig)):
             return raw_local(config)
         return raw_local(api.OptimizationConfig.createFromProto(config))
 
     def optimizer_create(config):
+        """The optimizer of a config's settings (v1's ParameterOptimizer.create).
+
+        Args:
+            config (OptimizationConfig): or its protobuf message.
+
+        Returns:
+            ParameterOptimizer: owned by the caller.
+        """
         if not isinstance(config, api.OptimizationConfig):
             config = api.OptimizationConfig.createFromProto(config)
         return raw_opt_create(config)
@@ -361,7 +395,15 @@ def _patch_optimizers():
     opt.create = staticmethod(optimizer_create)
     # v1 returned a callback for optimizers that visit parameters outside update();
     # these update rules need none.
-    opt.needSpecialTraversal = lambda self, config: None
+    def need_special_traversal(self, config):
+        """v1: a ParameterTraverseCallback for rules that visit parameters outside update(); always None here.
+
+        Args:
+            config (ParameterConfig): the parameter.
+        """
+        return None
+
+    opt.needSpecialTraversal = need_special_traversal
 
 
 def _patch_trainer():
@@ -369,8 +411,22 @@ def _patch_trainer():
     raw_create, raw_start_pass, raw_finish_train = tr.create, tr.startTrainPass, tr.finishTrain
 
     def create(config, model=None, *args):
-        """v1: Trainer.create(trainer_config_proto, gradient_machine=None); also the
-        engine's Trainer.create(json, use_gpu, trainer_count, seed)."""
+        """A Trainer of a config: v1's ``create(config, gradient_machine=None)`` or the engine's
+        ``create(json, useGpu, trainerCount, seed, distributed, shardTables)``.
+
+        Args:
+            config (TrainerConfig or message or str): the parsed config (a TrainerConfig,
+                the message ``parse_config`` returns), or its JSON for the engine's form.
+            model (GradientMachine or bool, default None): v1: a machine to train (its
+                parameters as they are); None makes one from the seed. With JSON:
+                useGpu.
+            *args: with JSON: trainerCount (0: chosen from the model and the CPUs),
+                seed, distributed (MPI ranks), shardTables.
+
+        Returns:
+            Trainer: owned by the caller. With a message, ``trainOneBatch`` reads the
+            config's own data.
+        """
         if isinstance(config, str):
             trainer = raw_create(config, *((model,) + args if model is not None else args))
             proto = None
@@ -382,6 +438,17 @@ def _patch_trainer():
         return trainer
 
     def create_from_config_proto(trainer_config, use_gpu=None, trainer_count=None, seed=1):
+        """A Trainer of a TrainerConfig message.
+
+        Args:
+            trainer_config (message): what ``parse_config`` returns.
+            use_gpu (bool, optional): train on the GPU; default: isUsingGpu().
+            trainer_count (int, optional): machine replicas per batch; default: getTrainerCount().
+            seed (int, default 1): the parameters' initialisation.
+
+        Returns:
+            Trainer: owned by the caller.
+        """
         use_gpu = api.isUsingGpu() if use_gpu is None else use_gpu
         trainer_count = api.getTrainerCount() if trainer_count is None else trainer_count
         trainer = raw_create(message_to_json(trainer_config), use_gpu, trainer_count, seed)
@@ -389,7 +456,8 @@ def _patch_trainer():
         return trainer
 
     def create_by_command_line():
-        """v1: the trainer of initPaddle's --config (and --config_args)."""
+        """v1: the Trainer of initPaddle's --config (and --config_args), parsed in this process;
+        IOError when initPaddle was given no --config."""
         if not _FLAGS.get("config"):
             raise api.IOError("Trainer.createByCommandLine: initPaddle was given no --config=FILE")
         from paddle.trainer.config_parser import parse_config
@@ -415,29 +483,45 @@ def _patch_trainer():
         return next(self._train_batches, None)
 
     def set_batch_size(self, batch_size):
-        """v1: the batch size of trainOneBatch / prepareBatchData, from the next pass on."""
+        """v1: the batch size of trainOneBatch / prepareBatchData, from the data's next pass on.
+
+        Args:
+            batch_size (int): the samples per batch; None or -1 keeps the current one.
+        """
         if batch_size not in (None, -1, 2 ** 64 - 1):
             self._batch_size = int(batch_size)
 
     def start_train_pass(self, pass_id=-1):
+        """Starts a training pass (statistics cleared; the config's data starts over).
+
+        Args:
+            pass_id (int, default -1): the pass number; -1 for the pass after the last one.
+        """
         raw_start_pass(self, pass_id)
         self._train_batches = self._prepared = None  # the data starts over each pass
 
     def finish_train(self):
+        """Ends training (closes the config's data provider if trainOneBatch opened it)."""
         raw_finish_train(self)
         if getattr(self, "_provider", None) is not None:
             self._provider.close()
             self._provider = self._train_batches = None
 
     def prepare_batch_data(self, batchSize=None):
-        """v1 (2016): fetches the next batch for finishTrainOneBatch / forwardOneBatch;
-        True once the pass's data is used up."""
+        """v1 (2016): fetches the next batch of the config's data for finishTrainOneBatch / forwardOneBatch.
+
+        Args:
+            batchSize (int, default None): see setBatchSize.
+
+        Returns:
+            bool: True once the pass's data is used up.
+        """
         set_batch_size(self, batchSize)
         self._prepared = next_batch(self)
         return self._prepared is None
 
     def finish_train_one_batch(self):
-        """v1 (2016): trains on the batch prepareBatchData fetched."""
+        """v1 (2016): trains on the batch prepareBatchData fetched (UnsupportError when none is prepared)."""
         batch = getattr(self, "_prepared", None)
         if batch is None:
             raise api.UnsupportError("finishTrainOneBatch: no batch prepared (call prepareBatchData first)")
@@ -445,7 +529,14 @@ def _patch_trainer():
         self.trainOneDataBatch(batch.size, slots_to_arguments(batch.slots))
 
     def train_one_batch(self, batchSize=None):
-        """v1: trains on the next batch of the config's data; True once the pass's data is used up."""
+        """v1: trains on the next batch of the config's own data (its data provider).
+
+        Args:
+            batchSize (int, default None): see setBatchSize.
+
+        Returns:
+            bool: True once the pass's data is used up (nothing trained).
+        """
         set_batch_size(self, batchSize)
         batch = next_batch(self)
         if batch is None:
@@ -454,8 +545,14 @@ def _patch_trainer():
         return False
 
     def forward_one_batch(self, batchSize=None):
-        """v1: forward (test mode) on the prepared or the next batch of the config's data;
-        read getForwardOutput(). True once the pass's data is used up."""
+        """v1: forward (test mode) on the prepared or the next batch of the config's data; read getForwardOutput().
+
+        Args:
+            batchSize (int, default None): see setBatchSize.
+
+        Returns:
+            bool: True once the pass's data is used up.
+        """
         set_batch_size(self, batchSize)
         batch = next_batch(self)
         if batch is None:
@@ -475,14 +572,35 @@ def _patch_trainer():
     tr.finishTrainOneBatch = finish_train_one_batch
     tr.getNetworkOutput = raw_forward_output
     tr.forwardOneBatch = forward_one_batch
-    tr.getForwardOutput = lambda self: _arguments_to_dicts(raw_forward_output(self))
+    def get_forward_output(self):
+        """Copies of the last batch's outputs (v1): a list of {'value': ndarray, 'id': ndarray}
+        dicts, one per output layer (keys absent when the output has none).
+        ``getNetworkOutput()`` gives them as Arguments."""
+        return _arguments_to_dicts(raw_forward_output(self))
+
+    tr.getForwardOutput = get_forward_output
 
 
 def _patch_init_paddle():
     raw = api.initPaddle
 
     def init_paddle(*args):
-        """v1 style: initPaddle("--use_gpu=0", "--trainer_count=2", "--config=trainer_config.py")."""
+        """Initialises the engine from v1's command-line flags; call it once before anything else.
+
+        The engine reads ``--use_gpu`` (0/1; 1 on a CPU build raises UnsupportError),
+        ``--trainer_count`` (machine replicas per batch, >= 1) and ``--predict_file``;
+        ``--config`` and ``--config_args`` are kept for ``Trainer.createByCommandLine``.
+        Other v1 flags (``--log_period``, ...) are accepted and ignored (they concerned
+        v1's trainer loop). Settings are process-wide.
+
+        Args:
+            *args (str): the flags, "--name=value".
+
+        Example:
+            >>> swig_paddle.initPaddle("--use_gpu=0", "--trainer_count=1")
+            >>> swig_paddle.isUsingGpu(), swig_paddle.getTrainerCount()
+            (False, 1)
+        """
         for a in args:
             key, _, value = str(a).lstrip("-").partition("=")
             _FLAGS[key] = value

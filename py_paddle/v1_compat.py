@@ -19,12 +19,35 @@ __all__ = ["DataProviderWrapperConverter", "ParameterTraverseCallback", "loadGra
 
 class ParameterTraverseCallback(object):
     """v1's callback for optimizers that visit parameters outside update() (v1's
-    needSpecialTraversal); apply(vecs, config, sparseId) calls `fn` with the same."""
+    needSpecialTraversal); apply(vecs, config, sparseId) calls `fn` with the same.
+
+    ``ParameterOptimizer.needSpecialTraversal`` returns None here (no update rule needs
+    a traversal), so v1 scripts that test its answer skip the traversal; the class is
+    there for scripts that name it. Thread safety: it holds no state of its own; as safe
+    as ``fn``.
+
+    Args:
+        fn (callable, default None): called as fn(vecs, config, sparseId); None does nothing.
+
+    Example:
+        >>> seen = []
+        >>> callback = swig_paddle.ParameterTraverseCallback(lambda vecs, config, row: seen.append(row))
+        >>> callback.apply([], None, 3)
+        >>> seen
+        [3]
+    """
 
     def __init__(self, fn=None):
         self.fn = fn
 
     def apply(self, vecs, config, sparseId=None):
+        """Calls ``fn(vecs, config, sparseId)`` (nothing without fn).
+
+        Args:
+            vecs (list of Vector): a parameter's buffers.
+            config (ParameterConfig): its config.
+            sparseId (int, default None): a row, or None for the whole parameter.
+        """
         if self.fn is not None:
             self.fn(vecs, config, sparseId)
 
@@ -89,6 +112,18 @@ def install():
     raw_update = opt.update
 
     def update(self, vecs, conf, sparseId=api.NO_SPARSE_ID):
+        """Applies one update step to a parameter's buffers, in place.
+
+        Args:
+            vecs (list of Vector): the buffers in ``getParameterTypes()`` order, or v1's
+                list indexed by ParameterType (``list(parameter.getBufs())``, None for
+                absent buffers: state buffers the parameter lacks are then kept by the
+                optimizer).
+            conf (ParameterConfig): the parameter's config (learning rate, decay, ...),
+                the one given to ``init``.
+            sparseId (int, default NO_SPARSE_ID): NO_SPARSE_ID updates the whole
+                parameter; a row id updates only that row.
+        """
         vecs = list(vecs)
         types = list(self.getParameterTypes())
         if len(vecs) == api.NUM_PARAMETER_TYPES and len(types) != len(vecs):

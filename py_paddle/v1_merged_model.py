@@ -143,5 +143,7 @@ def install():
             load(path, useGpu).saveMergedModel(converted)
             return predictor_create(converted, useGpu)
 
+    gm_from_merged_model.__doc__ = gm_create.__doc__  # the reference text (swig/docstrings_engine.i)
+    predictor_from_merged_model.__doc__ = predictor_create.__doc__
     api.GradientMachine.createFromMergedModel = staticmethod(gm_from_merged_model)
     api.Predictor.createFromMergedModel = staticmethod(predictor_from_merged_model)

@@ -138,6 +138,7 @@ PD_BUFFER_1D_NAMED(float, 'f', values, valuesSize)
 %rename(__getitem__) Vector::get;
 %rename(__setitem__) Vector::set;
 
+%include "docstrings.i"  // before the declarations it documents
 %include "PaddleAPI.h"
 
 %pythoncode %{
@@ -145,28 +146,86 @@ import numpy as _np
 
 
 class IOError(OSError):
-    """v1's IOError: a file could not be read or written."""
+    """v1's IOError: a file could not be read or written (a subclass of OSError).
+
+    The engine raises it for a missing, short or malformed parameter file, merged model
+    or directory, and names the file in the message. ``except OSError`` catches it too.
+
+    Example:
+        >>> try:
+        ...     swig_paddle.Vector.createFromParameterFile("missing.w0")
+        ... except swig_paddle.IOError as e:
+        ...     print(isinstance(e, OSError), "missing.w0" in str(e))
+        True True
+    """
 
 
 class RangeError(IndexError):
-    """v1's RangeError: an index (slot, row, parameter) out of range."""
+    """v1's RangeError: an index (slot, row, element, parameter) out of range (a subclass of IndexError).
+
+    Example:
+        >>> try:
+        ...     swig_paddle.IVector.create([1, 2])[5]
+        ... except swig_paddle.RangeError as e:
+        ...     print(isinstance(e, IndexError))
+        True
+    """
 
 
 class UnsupportError(RuntimeError):
-    """v1's UnsupportError: not available here (a GPU buffer's host view, CSC, ...)."""
+    """v1's UnsupportError: not available here (a subclass of RuntimeError).
+
+    Raised for what this engine does not do: a GPU buffer's host view, a CSC sparse
+    matrix, the parameter-server updaters, the GPU on a CPU build.
+
+    Example:
+        >>> try:
+        ...     swig_paddle.Matrix.createSparse(2, 2, 1, True, True)  # trans: v1's CSC
+        ... except swig_paddle.UnsupportError as e:
+        ...     print(isinstance(e, RuntimeError))
+        True
+    """
 
 
 class UpdateCallback(object):
     """v1's backward callback: GradientMachine.backward / forwardBackward call
     apply(parameter) once for each non-static parameter, after its gradient is final.
-    Any callable taking a Parameter works too."""
+
+    Subclass it and override ``apply``; any callable taking a Parameter works too. The
+    calls come after the whole backward pass, last layer's parameters first (v1 called
+    while backward was still running).
+
+    Thread safety: the calls come from the thread that runs backward.
+
+    Example:
+        >>> class Names(swig_paddle.UpdateCallback):
+        ...     def __init__(self):
+        ...         self.names = []
+        ...     def apply(self, parameter):
+        ...         self.names.append(parameter.getName())
+        >>> machine = fixtures.tiny_mlp(predict=False)
+        >>> out = swig_paddle.Arguments.createArguments(0)
+        >>> callback = Names()
+        >>> machine.forwardBackward(fixtures.batch(rows=2, labels=True), out, swig_paddle.PASS_TRAIN, callback)
+        >>> callback.names
+        ['_prob.wbias', '_prob.w0', '_hidden.wbias', '_hidden.w0']
+    """
 
     def apply(self, parameter):
-        pass
+        """Called once per non-static parameter after backward; does nothing unless overridden.
+
+        Args:
+            parameter (Parameter): the parameter, its gradient final
+                (``parameter.getBuf(PARAMETER_GRADIENT)``).
+        """
 
 
 def initPaddle(*args):
-    """v1 style: initPaddle("--use_gpu=0", "--trainer_count=2")."""
+    """Initialises the engine from v1-style flags: initPaddle("--use_gpu=0", "--trainer_count=2").
+
+    (py_paddle replaces this with a version that also remembers --config; see its
+    docstring.)
+    """
     _initPaddle(StringVector([str(a) for a in args]))
 
 
@@ -186,16 +245,34 @@ def _host_view(obj, shape, typestr):
 
 
 def _matrix_to_numpy_inplace(self):
+    """A zero-copy float32 numpy view (height x width) of a dense CPU matrix.
+
+    Writing the view writes the matrix. The view keeps the memory it reads alive, even
+    after the matrix is freed or moved by a larger copyFromNumpyMat (it then shows the
+    old contents). UnsupportError for a GPU or sparse matrix. Also ``numpy.asarray(m)``.
+    """
     return _host_view(self, (self.getHeight(), self.getWidth()), "<f4")
 
 
 def _matrix_copy_to_numpy(self):
+    """A new float32 numpy array (height x width) with the matrix's values (a copy; from the GPU too)."""
     out = _np.empty((self.getHeight(), self.getWidth()), dtype=_np.float32)
     self._copyToNumpyMat(out)
     return out
 
 
 def _matrix_create_cpu(arr, copy=True):
+    """A dense CPU Matrix from a numpy array (v1's createCpuDenseFromNumpy).
+
+    Args:
+        arr (array-like): 2-D (a 1-D array is one row); converted to C-contiguous float32.
+        copy (bool, default True): False aliases the array's memory (no copy when it is
+            already C-contiguous float32): writes through either show in both, and the
+            matrix keeps the array alive.
+
+    Returns:
+        Matrix: owned by the caller.
+    """
     arr = _np.ascontiguousarray(arr, dtype=_np.float32)
     if arr.ndim == 1:
         arr = arr.reshape(1, -1)
@@ -206,6 +283,17 @@ def _matrix_create_cpu(arr, copy=True):
 
 
 def _matrix_create_from_numpy(arr, copy=True, useGpu=None):
+    """A dense Matrix from a numpy array.
+
+    Args:
+        arr (array-like): 2-D (a 1-D array is one row); converted to C-contiguous float32.
+        copy (bool, default True): False aliases the array's memory on the CPU (the
+            matrix keeps the array alive); the GPU always copies.
+        useGpu (bool, optional): in GPU memory; default: what isUsingGpu() says.
+
+    Returns:
+        Matrix: owned by the caller.
+    """
     if useGpu is None:
         useGpu = isUsingGpu()
     arr = _np.ascontiguousarray(arr, dtype=_np.float32)
@@ -220,7 +308,19 @@ def _matrix_create_from_numpy(arr, copy=True, useGpu=None):
 Matrix._createDenseFromNumpyRaw = staticmethod(Matrix.createDenseFromNumpy)
 Matrix.createDenseFromNumpy = staticmethod(_matrix_create_from_numpy)
 Matrix.createCpuDenseFromNumpy = staticmethod(_matrix_create_cpu)
-Matrix.createGpuDenseFromNumpy = staticmethod(lambda arr: _matrix_create_from_numpy(arr, True, True))
+def _matrix_create_gpu(arr):
+    """A dense GPU Matrix copied from a numpy array (UnsupportError without CUDA).
+
+    Args:
+        arr (array-like): 2-D (a 1-D array is one row).
+
+    Returns:
+        Matrix: owned by the caller.
+    """
+    return _matrix_create_from_numpy(arr, True, True)
+
+
+Matrix.createGpuDenseFromNumpy = staticmethod(_matrix_create_gpu)
 Matrix.toNumpyMatInplace = _matrix_to_numpy_inplace
 Matrix.copyToNumpyMat = _matrix_copy_to_numpy
 # numpy.asarray(matrix): the same view as toNumpyMatInplace (numpy's .base is then the
@@ -231,10 +331,15 @@ Matrix.__array__ = lambda self, dtype=None, copy=None: (
 
 
 def _vec_helpers(cls, dtype, typestr):
+    kind = "float32" if dtype == _np.float32 else "int32"
+
     def to_inplace(self):
+        """A zero-copy numpy view of a CPU vector; keeps the memory it reads alive
+        (UnsupportError on the GPU)."""
         return _host_view(self, (len(self),), typestr)
 
     def copy_out(self):
+        """A new numpy array with the vector's values (a copy; from the GPU too)."""
         out = _np.empty((len(self),), dtype=dtype)
         self._copyToNumpyArray(out)
         return out
@@ -242,6 +347,14 @@ def _vec_helpers(cls, dtype, typestr):
     raw = cls.createVectorFromNumpy
 
     def from_numpy(arr, copy=True, useGpu=None):
+        """A vector from a numpy array (read flat).
+
+        Args:
+            arr (array-like): converted to C-contiguous %s.
+            copy (bool, default True): False aliases the array on the CPU (the vector
+                keeps it alive); the GPU always copies.
+            useGpu (bool, optional): in GPU memory; default: what isUsingGpu() says.
+        """
         if useGpu is None:
             useGpu = isUsingGpu()
         arr = _np.ascontiguousarray(arr, dtype=dtype).reshape(-1)
@@ -250,22 +363,49 @@ def _vec_helpers(cls, dtype, typestr):
             v._owner = arr
         return v
 
+    def from_numpy_cpu(arr, copy=True):
+        """A CPU vector from a numpy array (read flat).
+
+        Args:
+            arr (array-like): converted to C-contiguous %s.
+            copy (bool, default True): False aliases the array (the vector keeps it alive).
+        """
+        return from_numpy(arr, copy, False)
+
+    def from_numpy_gpu(arr):
+        """A GPU vector copied from a numpy array (UnsupportError without CUDA).
+
+        Args:
+            arr (array-like): read flat as %s.
+        """
+        return from_numpy(arr, True, True)
+
+    for fn in (from_numpy, from_numpy_cpu, from_numpy_gpu):
+        fn.__doc__ = fn.__doc__ % kind
     cls.toNumpyArrayInplace = to_inplace
     cls.copyToNumpyArray = copy_out
     cls.createVectorFromNumpy = staticmethod(from_numpy)
-    cls.createCpuVectorFromNumpy = staticmethod(lambda arr, copy=True: from_numpy(arr, copy, False))
-    cls.createGpuVectorFromNumpy = staticmethod(lambda arr: from_numpy(arr, True, True))
+    cls.createCpuVectorFromNumpy = staticmethod(from_numpy_cpu)
+    cls.createGpuVectorFromNumpy = staticmethod(from_numpy_gpu)
     cls.getSize = cls.__len__
     cls.__iter__ = lambda self: iter(self.getData())
 
 
+def _documented_as(raw, wrapper):
+    """`wrapper` with the docstring of the SWIG method it wraps (swig/docstrings*.i)."""
+    wrapper.__doc__ = raw.__doc__
+    return wrapper
+
+
 # v1 returns lists (SWIG would give tuples).
 for _cls in (Matrix, Vector, IVector):
-    _cls.getData = (lambda raw: lambda self: list(raw(self)))(_cls.getData)
-Matrix.getSparseRowCols = (lambda raw: lambda self, i: list(raw(self, i)))(Matrix.getSparseRowCols)
-Matrix.getSparseRowColsVal = (lambda raw: lambda self, i: [tuple(p) for p in raw(self, i)])(Matrix.getSparseRowColsVal)
-Matrix.sparseCopyFrom = (lambda raw: lambda self, rows, cols, values=():
-                         raw(self, [int(r) for r in rows], [int(c) for c in cols], [float(v) for v in values]))(
+    _cls.getData = (lambda raw: _documented_as(raw, lambda self: list(raw(self))))(_cls.getData)
+Matrix.getSparseRowCols = (lambda raw: _documented_as(raw, lambda self, i: list(raw(self, i))))(
+    Matrix.getSparseRowCols)
+Matrix.getSparseRowColsVal = (lambda raw: _documented_as(raw, lambda self, i: [tuple(p) for p in raw(self, i)]))(
+    Matrix.getSparseRowColsVal)
+Matrix.sparseCopyFrom = (lambda raw: _documented_as(raw, lambda self, rows, cols, values=():
+                         raw(self, [int(r) for r in rows], [int(c) for c in cols], [float(v) for v in values])))(
     Matrix.sparseCopyFrom)
 
 _vec_helpers(Vector, _np.float32, "<f4")
@@ -300,6 +440,18 @@ def _device_buffer(obj, typestr):
 
 
 def _matrix_from_cuda_array(obj, copy=True):
+    """A GPU Matrix from a CUDA array (cupy, PyTorch, ...: anything with __cuda_array_interface__).
+
+    Waits for the device first, so no stream synchronisation is left to the caller.
+
+    Args:
+        obj (CUDA array): C-contiguous float32, 1-D (one row) or 2-D.
+        copy (bool, default True): False aliases the array's memory (the matrix keeps
+            it alive).
+
+    Returns:
+        Matrix: owned by the caller.
+    """
     ptr, shape = _device_buffer(obj, "<f4")
     if len(shape) not in (1, 2):
         raise ValueError("a Matrix needs a 1-D or 2-D array, got shape %s" % (shape,))
@@ -312,6 +464,12 @@ def _matrix_from_cuda_array(obj, copy=True):
 
 def _vector_from_cuda_array(cls, typestr):
     def create(obj, copy=True):
+        """A GPU vector from a CUDA array (anything with __cuda_array_interface__), read flat.
+
+        Args:
+            obj (CUDA array): C-contiguous, of this vector's element type.
+            copy (bool, default True): False aliases the array (the vector keeps it alive).
+        """
         ptr, shape = _device_buffer(obj, typestr)
         v = cls.createVectorFromDevicePointer(ptr, int(_np.prod(shape, dtype=_np.int64)), copy)
         if not copy:
