@@ -31,19 +31,50 @@ def _capture(self, args=None, namespace=None):
     raise _Captured(self)
 
 
+def _capture_intermixed(self, args=None, namespace=None):
+    self.paddle_intermixed = True  # the command parses with parse_intermixed_args
+    raise _Captured(self)
+
+
 def command_parser(name):
     """The argparse parser `paddle NAME` parses its arguments with, or None for a subcommand
     that takes none (`paddle version`)."""
     from paddle.trainer.cli import COMMANDS
-    saved = argparse.ArgumentParser.parse_known_args
+    saved = argparse.ArgumentParser.parse_known_args, argparse.ArgumentParser.parse_known_intermixed_args
     argparse.ArgumentParser.parse_known_args = _capture
+    argparse.ArgumentParser.parse_known_intermixed_args = _capture_intermixed
     try:
         with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
             COMMANDS[name]([])
     except _Captured as captured:
         return captured.parser
     finally:
-        argparse.ArgumentParser.parse_known_args = saved
+        argparse.ArgumentParser.parse_known_args, argparse.ArgumentParser.parse_known_intermixed_args = saved
+    return None
+
+
+def check_command_line(argv):
+    """None if `paddle ARGV` parses (unknown flags, bad values and missing arguments do not),
+    else argparse's message. Only parses: nothing runs."""
+    from paddle.trainer.cli import COMMANDS
+    from paddle.trainer import v1_flags
+    name, args = ("version" if argv[0] == "--version" else argv[0]), list(argv[1:])
+    if name not in COMMANDS:
+        return "no subcommand %r (known: %s)" % (name, ", ".join(COMMANDS))
+    parser = command_parser(name)
+    if parser is None:
+        return "paddle %s takes no arguments, got %s" % (name, args) if args else None
+    if name == "train":  # gflags spellings; the flag files and environment they name are not read here
+        expanded = ("--flagfile", "--fromenv", "--tryfromenv")
+        args = v1_flags.normalize([a for a in args if not a.startswith(expanded)])
+    errors = io.StringIO()
+    parse = parser.parse_intermixed_args if getattr(parser, "paddle_intermixed", False) else parser.parse_args
+    try:
+        with contextlib.redirect_stderr(errors), contextlib.redirect_stdout(io.StringIO()):
+            parse(args)
+    except SystemExit as e:
+        if e.code:
+            return errors.getvalue().strip().splitlines()[-1]
     return None
 
 
