@@ -40,6 +40,7 @@ myst_heading_anchors = 3  # [text](page.md#a-heading) links
 myst_enable_extensions = ["colon_fence"]
 suppress_warnings = []
 
+add_module_names = False  # fc_layer(...), not paddle.trainer_config_helpers.layers.basic.fc_layer(...)
 smartquotes = False  # flags stay --flag, quotes stay straight
 
 html_theme = "alabaster"

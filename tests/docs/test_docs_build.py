@@ -14,6 +14,7 @@ import pytest
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 DOCS = os.path.join(ROOT, "docs")
 sys.path.insert(0, os.path.join(DOCS, "_ext"))
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))  # doc_scope
 
 import paddle_cli_docs  # noqa: E402  (docs/_ext: the `paddle` command reference)
 
@@ -90,3 +91,21 @@ def test_legacy_plain_text_docstrings_still_need_it(tmp_path):
              if not re.search(r"docstring of %s:\d+: (WARNING|ERROR)" % re.escape(name), build.stderr)]
     assert not stale, "these docstrings render as reST now; remove them from PLAIN_TEXT_DOCSTRINGS " \
                       "in docs/conf.py: %s" % stale
+
+
+def test_every_public_name_of_the_reference_is_on_the_site(site):
+    """Each public function and class of the config language, PyDataProvider2, the readers
+    and py_paddle (tests/docs/doc_scope.py) is documented on some page: a module split or a
+    new name cannot fall out of the reference."""
+    from doc_scope import public_callables
+    ids = set()
+    for page in site.glob("*.html"):
+        ids |= set(re.findall(r'\bid="([^"]+)"', page.read_text(encoding="utf-8")))
+    missing = []
+    for qualname, obj, is_method in public_callables():
+        if is_method:
+            continue
+        own = "%s.%s" % (getattr(obj, "__module__", ""), getattr(obj, "__qualname__", ""))
+        if own not in ids and qualname not in ids:
+            missing.append("%s (defined in %s)" % (qualname, own))
+    assert not missing, "add an automodule of their module to a docs/ref_*.md page: %s" % missing
