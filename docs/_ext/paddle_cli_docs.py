@@ -78,6 +78,22 @@ def check_command_line(argv):
     return None
 
 
+def unknown_flags(argv):
+    """The flags of `paddle ARGV` that its subcommand does not have (values, positionals and
+    missing arguments aside: for commands quoted in prose, with placeholders)."""
+    from paddle.trainer.cli import COMMANDS
+    from paddle.trainer import v1_flags
+    name, args = ("version" if argv[0] == "--version" else argv[0]), list(argv[1:])
+    if name not in COMMANDS:
+        return ["no subcommand %r" % name]
+    parser = command_parser(name)
+    known = {s for a in (parser._actions if parser else []) for s in a.option_strings}
+    flags = [a.split("=", 1)[0] for a in args if a.startswith("-") and a != "-"]
+    if name == "train":
+        flags = [f.split("=", 1)[0] for f in v1_flags.normalize(flags)]
+    return [f for f in flags if f not in known]
+
+
 def command_parsers():
     """{subcommand: its parser or None}, in the order `paddle --help` lists them."""
     from paddle.trainer.cli import COMMANDS

@@ -97,6 +97,34 @@ def test_paddle_command_lines_parse(block):
         assert problem is None, "%s: paddle %s: %s" % (block.where, " ".join(argv), problem)
 
 
+def inline_commands():
+    """(page, `paddle ...` span) of the commands quoted in the pages' prose and tables."""
+    out = []
+    for page in pages():
+        with open(page, encoding="utf-8") as f:
+            text = re.sub(r"```.*?```", "", f.read(), flags=re.S)
+        for span in re.findall(r"`(paddle [a-z_]+[^`]*)`", text):
+            if not span.split()[1].endswith(":"):  # `paddle train: error: ...` is a message
+                out.append((os.path.relpath(page, ROOT), span))
+    return out
+
+
+def test_commands_quoted_in_prose_use_real_flags():
+    """`paddle train --use_gpu=1 --trainer_count=N` in a sentence: placeholders aside, each
+    flag must be one its subcommand has."""
+    quoted = inline_commands()
+    assert len(quoted) > 50
+    problems = []
+    for page, span in quoted:
+        try:
+            argv = shlex.split(re.sub(r"[\[\]|]", " ", span))[1:]
+        except ValueError:
+            argv = span.split()[1:]
+        problems += ["%s: `%s`: %s" % (page, span, p) for p in paddle_cli_docs.unknown_flags(argv)]
+    assert not problems, problems
+    assert paddle_cli_docs.unknown_flags(["train", "--num_pass=3", "--noshow_layer_stat"]) == ["--num_pass"]
+
+
 YAML_BLOCKS = [b for b in BLOCKS if b.lang == "yaml"]
 
 
