@@ -20,6 +20,7 @@ extensions = [
     "sphinx.ext.napoleon",
     "myst_parser",
     "paddle_cli_docs",  # the `paddle` command's flags, read from its argument parsers at build time
+    "paddle_automodules",  # one reference page per family, whatever files the family spans
 ]
 
 source_suffix = {".md": "markdown", ".rst": "restructuredtext"}
