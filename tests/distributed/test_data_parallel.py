@@ -249,7 +249,7 @@ def test_gradient_servers_without_an_mpi_build_is_a_clear_error(monkeypatch):
 
 def test_the_engine_compiles_without_mpi():
     """A build without MPI (WITH_MPI=0) compiles the MPI sources' stand-ins: the whole engine
-    built so once (see the README) trains in one process and refuses several; here, cheaply,
+    built so once (see docs/distributed.md) trains in one process and refuses several; here, cheaply,
     both MPI sources must compile without PADDLE_WITH_MPI (and with it, against mpi.h)."""
     import sysconfig
     nlohmann = glob.glob(os.path.join(sysconfig.get_paths()["purelib"], "nlohmann_json", "include"))

@@ -1,5 +1,5 @@
-"""tools/fuzz.py on a small sample (the full campaign is run by hand: see README
-"Reliability"), and its worker's classification of crashes, hangs and internal errors."""
+"""tools/fuzz.py on a small sample (the full campaign is run by hand: see
+docs/reliability.md), and its worker's classification of crashes, hangs and internal errors."""
 import os
 import sys
 

@@ -1,5 +1,5 @@
 """Saving survives SIGKILL at any instant (tools/kill_trials.py on a small sample: the full
-run is by hand, see README "Reliability"), and tidy() cleans and restores what dead runs left."""
+run is by hand, see docs/reliability.md), and tidy() cleans and restores what dead runs left."""
 import os
 import subprocess
 import sys

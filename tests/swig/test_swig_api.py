@@ -1,4 +1,4 @@
-"""The py_paddle API as v1 scripts use it (README example), and NumPy interop."""
+"""The py_paddle API as v1 scripts use it (docs/engine_api.md example), and NumPy interop."""
 import os
 import subprocess
 import sys
