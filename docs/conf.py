@@ -54,11 +54,8 @@ html_static_path = []
 # so the list only shrinks. Every other docstring must be valid reST (the build runs with -W).
 PLAIN_TEXT_DOCSTRINGS = {
     "paddle.trainer_config_helpers.config_parser_utils",
-    "paddle.trainer_config_helpers.layers.basic.cos_sim",
-    "paddle.trainer_config_helpers.layers.groups.recurrent_group",
     "paddle.trainer_config_helpers.activations.AbsActivation",
     "paddle.trainer_config_helpers.activations.SoftSignActivation",
-    "paddle.trainer.PyDataProvider2.provider",
 }
 
 

@@ -425,6 +425,26 @@ Args:
     need (bool): True to keep input gradients.
 %}
 
+%feature("docstring") GradientMachine::setPrecision %{
+Sets the arithmetic of the layers' matrix products (not in v1).
+
+``"bf16"`` rounds the operands of the products of weights and activations (fc, mixed,
+conv, recurrent layers) to bfloat16 and sums them in fp32, on CPUs with AVX512_BF16;
+elsewhere the machine stays in fp32 and says so once on stderr. Values, gradients and
+parameters stay fp32. ``settings(precision=...)`` sets it for a Trainer.
+
+Args:
+    precision (str): ``"fp32"`` or ``"bf16"``; anything else raises.
+%}
+
+%feature("docstring") GradientMachine::getPrecision %{
+The precision the layers' products run in: ``"bf16"`` only where setPrecision asked for it
+and the CPU has AVX512_BF16, else ``"fp32"``.
+
+Returns:
+    str: ``"fp32"`` or ``"bf16"``.
+%}
+
 %feature("docstring") GradientMachine::makeEvaluator %{
 The config's evaluators, started (plus one per auc-validation / pnpair-validation layer).
 
