@@ -47,24 +47,3 @@ smartquotes = False  # flags stay --flag, quotes stay straight
 html_theme = "alabaster"
 html_title = "paddle-v1"
 html_static_path = []
-
-# Docstrings written before the reference docstrings (issue 31) as plain text, which reST would
-# misread (|x| as a substitution, *args as emphasis). They are shown verbatim until their
-# rewrite lands; tests/docs/test_docs_build.py fails once an entry renders as reST on its own,
-# so the list only shrinks. Every other docstring must be valid reST (the build runs with -W).
-PLAIN_TEXT_DOCSTRINGS = {
-    "paddle.trainer_config_helpers.config_parser_utils",
-    "paddle.trainer_config_helpers.activations.AbsActivation",
-    "paddle.trainer_config_helpers.activations.SoftSignActivation",
-}
-
-
-def _show_plain_text(app, what, name, obj, options, lines):
-    if name in PLAIN_TEXT_DOCSTRINGS and not os.environ.get("PADDLE_DOCS_NO_PLAIN_TEXT"):
-        import inspect
-        text = inspect.getdoc(obj) or ""
-        lines[:] = ["::", ""] + ["    " + line for line in text.splitlines()] + [""]
-
-
-def setup(app):
-    app.connect("autodoc-process-docstring", _show_plain_text)

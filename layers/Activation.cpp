@@ -17,6 +17,7 @@ const std::vector<std::pair<std::string, act::Kind>>& table() {
       {"tanh", act::kTanh},         {"relu", act::kRelu},         {"brelu", act::kBRelu},
       {"softrelu", act::kSoftRelu}, {"stanh", act::kSTanh},       {"abs", act::kAbs},
       {"square", act::kSquare},     {"exponential", act::kExponential}, {"log", act::kLog},
+      {"reciprocal", act::kReciprocal}, {"sqrt", act::kSqrt},     {"softsign", act::kSoftSign},
       {"softmax", act::kSoftmax},   {"sequence_softmax", act::kSequenceSoftmax}};
   return t;
 }
@@ -33,7 +34,8 @@ act::Kind elementwiseKind(const std::string& type, const std::string& what) {
     if (e.first != type) continue;
     PADDLE_ENFORCE(e.second != act::kSoftmax && e.second != act::kSequenceSoftmax && !needsInput(e.second),
                    ConfigError, what, ": activation '", type,
-                   "' is not supported here (use linear, sigmoid, tanh, relu, brelu, softrelu, stanh or exponential)");
+                   "' is not supported here (use linear, sigmoid, tanh, relu, brelu, softrelu, stanh, exponential, "
+                   "reciprocal, sqrt or softsign)");
     return e.second;
   }
   throw ConfigError(str(what, ": unknown activation '", type, "'"));

@@ -141,11 +141,26 @@ struct Log {
   PD_HD float fwd(float x) const { return logf(x); }
   PD_HD float bwd(float, float x) const { return 1.0f / x; }
 };
+struct Reciprocal {  // 1 / x; dy/dx = -y^2
+  static constexpr bool kNeedsInput = false;
+  PD_HD float fwd(float x) const { return 1.0f / x; }
+  PD_HD float bwd(float y, float) const { return -y * y; }
+};
+struct Sqrt {  // dy/dx = 1 / (2y)
+  static constexpr bool kNeedsInput = false;
+  PD_HD float fwd(float x) const { return sqrtf(x); }
+  PD_HD float bwd(float y, float) const { return 0.5f / y; }
+};
+struct SoftSign {  // x / (1 + |x|); dy/dx = 1 / (1 + |x|)^2 = (1 - |y|)^2
+  static constexpr bool kNeedsInput = false;
+  PD_HD float fwd(float x) const { return x / (1.0f + fabsf(x)); }
+  PD_HD float bwd(float y, float) const { return (1.0f - fabsf(y)) * (1.0f - fabsf(y)); }
+};
 
 // Kinds the element-wise kernels dispatch on (softmax kinds are row-wise).
 enum Kind {
   kLinear, kSigmoid, kTanh, kRelu, kBRelu, kSoftRelu, kSTanh, kAbs, kSquare, kExponential, kLog,
-  kSoftmax, kSequenceSoftmax
+  kReciprocal, kSqrt, kSoftSign, kSoftmax, kSequenceSoftmax
 };
 
 // Calls f(Functor{}) for an element-wise kind; returns false for row-wise kinds.
@@ -163,6 +178,9 @@ PD_HD inline bool visit(Kind k, F&& f) {
     case kSquare: f(Square{}); return true;
     case kExponential: f(Exponential{}); return true;
     case kLog: f(Log{}); return true;
+    case kReciprocal: f(Reciprocal{}); return true;
+    case kSqrt: f(Sqrt{}); return true;
+    case kSoftSign: f(SoftSign{}); return true;
     default: return false;
   }
 }

@@ -2,7 +2,7 @@
 
 The file holds the network's ModelConfig and all its parameters, so a program can
 serve the model without the config's Python: `GradientMachine.createFromMergedModel`
-or `Predictor.createFromMergedModel` from Python, Java or C++ (see the README section "Deploying a model").
+or `Predictor.createFromMergedModel` from Python, Java or C++ (see docs/deployment.md).
 When the pass holds the readers' fitted preprocessing (preprocessing.json), the file ends
 with it (a trailer the engine skips), and `RawPredictor` applies it: raw rows in, class
 names out.

@@ -331,7 +331,7 @@ class GradientMachine {
   static GradientMachine* createFromMergedModel(const std::string& path, bool useGpu = false);
   void saveMergedModel(const std::string& path) const;
   // v1 brackets use with start()/finish() (its prefetch threads); nothing runs
-  // in the background here, so they only check the machine is usable.
+  // in the background here, so both do nothing (kept for v1 scripts).
   void start();
   void finish();
   void prefetch(const Arguments& inArgs);  // v1's remote sparse rows: nothing to fetch locally
@@ -423,7 +423,7 @@ class ParameterUpdater {
   void startPass(int pass = -1);            // -1: the pass after the last one
   PassType startBatch(size_t batchSize);    // PASS_TRAIN
   void update(Parameter* param);
-  void finishBatch(float cost = 0);
+  void finishBatch(float cost = 0);  // cost: accepted for v1 scripts, not used
   void finishPass(long long batchesInPass = -1);  // -1: the batches since startPass
   void getParametersRemote(bool fullSize = false, bool apply = false);  // local: values are current
   void apply();    // ModelAverage: swap in the averaged weights

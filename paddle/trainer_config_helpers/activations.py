@@ -200,7 +200,7 @@ class STanhActivation(BaseActivation):
 
 
 class AbsActivation(BaseActivation):
-    """Absolute value: f(x) = |x|, derivative sign(x) (0 at 0).
+    """Absolute value: ``f(x) = |x|``, derivative ``sign(x)`` (0 at 0).
 
     Example:
         >>> def net():
@@ -262,9 +262,8 @@ class LogActivation(BaseActivation):
 class SqrtActivation(BaseActivation):
     """Square root: f(x) = sqrt(x) (v1 active_type ``sqrt``).
 
-    Accepted by the config language for v1 configs, but this engine does not
-    implement it: building a model that uses it fails with "unknown activation
-    'sqrt'".
+    Derivative 1 / (2 f(x)). Defined for x >= 0 (NaN below): feed it non-negative
+    values, e.g. after a relu or an exponential.
 
     Example:
         >>> def net():
@@ -280,9 +279,7 @@ class SqrtActivation(BaseActivation):
 class ReciprocalActivation(BaseActivation):
     """Reciprocal: f(x) = 1 / x (v1 active_type ``reciprocal``).
 
-    Accepted by the config language for v1 configs, but this engine does not
-    implement it: building a model that uses it fails with "unknown activation
-    'reciprocal'".
+    Derivative -f(x)^2. Unbounded near 0 (inf at 0): keep its input away from zero.
 
     Example:
         >>> def net():
@@ -296,11 +293,10 @@ class ReciprocalActivation(BaseActivation):
 
 
 class SoftSignActivation(BaseActivation):
-    """Softsign: f(x) = x / (1 + |x|) (v1 active_type ``softsign``).
+    """Softsign: ``f(x) = x / (1 + |x|)`` (v1 active_type ``softsign``).
 
-    Accepted by the config language for v1 configs, but this engine does not
-    implement it: building a model that uses it fails with "unknown activation
-    'softsign'".
+    A tanh-like squashing into (-1, 1) with polynomial tails; derivative
+    ``1 / (1 + |x|)^2``, computed from the output as ``(1 - |f(x)|)^2``.
 
     Example:
         >>> def net():

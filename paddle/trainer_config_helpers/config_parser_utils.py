@@ -1,6 +1,6 @@
 """v0.10's config_parser_utils: parse the network part and the optimizer
 part of a config separately (each given as a callable that uses the config
-helpers, or a config file path).
+helpers, or a config file path)::
 
     from paddle.trainer_config_helpers.config_parser_utils import \\
         parse_network_config, parse_optimizer_config

@@ -10,7 +10,6 @@ namespace its module's users have:
   (small ready-made configs and models, see doc_fixtures.py).
 """
 import doctest
-import os
 
 import pytest
 

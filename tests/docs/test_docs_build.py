@@ -19,10 +19,10 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))  # doc_scope
 import paddle_cli_docs  # noqa: E402  (docs/_ext: the `paddle` command reference)
 
 
-def sphinx_build(out, *options, env=None):
+def sphinx_build(out, *options):
     return subprocess.run([sys.executable, "-m", "sphinx", "-b", "html", "-j", "1", "-q", *options,
                            "-d", str(out / "doctrees"), DOCS, str(out / "html")],
-                          cwd=ROOT, capture_output=True, text=True, timeout=600, env=env)
+                          cwd=ROOT, capture_output=True, text=True, timeout=600)
 
 
 @pytest.fixture(scope="module")
@@ -71,26 +71,6 @@ def test_the_flag_tables_follow_the_parser(tmp_path, monkeypatch):
     parser.add_argument("--brand_new_flag", type=int, default=7, help="a flag the page must show")
     table = paddle_cli_docs.flags_table(parser, paddle_cli_docs.documented_actions(parser))
     assert "--brand_new_flag 7 a flag the page must show" in re.sub(r"\s+", " ", table.astext())
-
-
-def test_legacy_plain_text_docstrings_still_need_it(tmp_path):
-    """docs/conf.py shows a few pre-reference docstrings verbatim because reST misreads them;
-    once one is rewritten it must leave that list (built here without the list, each
-    listed docstring must still warn)."""
-    sys.path.insert(0, DOCS)
-    try:
-        import conf
-    finally:
-        sys.path.remove(DOCS)
-    if not conf.PLAIN_TEXT_DOCSTRINGS:
-        return
-    env = dict(os.environ, PADDLE_DOCS_NO_PLAIN_TEXT="1")
-    build = sphinx_build(tmp_path, env=env)
-    assert build.returncode == 0, build.stderr[-4000:]
-    stale = [name for name in sorted(conf.PLAIN_TEXT_DOCSTRINGS)
-             if not re.search(r"docstring of %s:\d+: (WARNING|ERROR)" % re.escape(name), build.stderr)]
-    assert not stale, "these docstrings render as reST now; remove them from PLAIN_TEXT_DOCSTRINGS " \
-                      "in docs/conf.py: %s" % stale
 
 
 def test_every_public_name_of_the_reference_is_on_the_site(site):

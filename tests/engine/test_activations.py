@@ -88,3 +88,17 @@ def test_softmax_matches_numpy():
     z = (x - x.max(axis=1, keepdims=True)).astype(np.float64)  # the engine subtracts in float32 too
     want = np.exp(z) / np.exp(z).sum(axis=1, keepdims=True)
     np.testing.assert_allclose(got, want, rtol=2e-6, atol=1e-30)
+
+
+@pytest.mark.parametrize("act,ref", [("reciprocal", lambda x: 1.0 / x), ("sqrt", np.sqrt),
+                                     ("softsign", lambda x: x / (1.0 + np.abs(x)))])
+def test_v1_elementwise_activations_match_numpy(act, ref):
+    """sqrt, reciprocal and softsign (v1's active types) on positive and negative values."""
+    x = np.linspace(-4.0, 4.0, WIDTH, dtype=np.float32).reshape(1, WIDTH)
+    x = np.where(x == 0, np.float32(0.25), x)
+    got = activated(act, x)
+    with np.errstate(invalid="ignore"):
+        want = ref(x.astype(np.float64))
+    np.testing.assert_array_equal(np.isnan(got), np.isnan(want))
+    ok = ~np.isnan(want)
+    np.testing.assert_allclose(got[ok], want[ok], rtol=3e-7, atol=0)

@@ -6,7 +6,8 @@ from netbuilder import Net, gradient_check
 
 BATCH, IN, OUT = 7, 5, 4
 ACTIVATIONS = ["", "linear", "sigmoid", "tanh", "relu", "brelu", "softrelu", "stanh", "abs",
-               "square", "exponential", "log", "softmax"]
+               "square", "exponential", "log", "reciprocal", "sqrt", "softsign", "softmax"]
+POSITIVE = ("log", "reciprocal", "sqrt")  # defined (or tame) for positive pre-activations only
 
 
 def regression_net(act, two_inputs=False, mean=0.0, std=0.3):
@@ -24,8 +25,8 @@ def regression_net(act, two_inputs=False, mean=0.0, std=0.3):
 @pytest.mark.parametrize("act", ACTIVATIONS)
 def test_fc_activation_gradients(act):
     rng = np.random.RandomState(1)
-    mean = 0.5 if act == "log" else 0.0  # log needs positive pre-activations
-    net = regression_net(act, mean=mean, std=0.1 if act == "log" else 0.3)
+    positive = act in POSITIVE
+    net = regression_net(act, mean=0.5 if positive else 0.0, std=0.1 if positive else 0.3)
     gm = net.build()
     x = rng.uniform(0.1, 1.0, (BATCH, IN)).astype(np.float32)
     y = rng.uniform(-1, 1, (BATCH, OUT)).astype(np.float32)
