@@ -296,7 +296,7 @@ def child(args):
     os.environ["OPENBLAS_NUM_THREADS"] = str(threads)  # before anything loads OpenBLAS
     if args.profile:
         import engine_profile
-        trainer, batches = paddle_trainer(bench, gpu)
+        trainer, batches = paddle_trainer(bench, gpu, args.precision[0])
         if args.perf_seconds:
             return engine_profile.child_perf(trainer, BENCHES[bench]["batch"], batches, args.perf_seconds)
         print(json.dumps(engine_profile.child_layers(trainer, BENCHES[bench]["batch"], batches)))
@@ -482,7 +482,7 @@ def main(argv=None):
     if args.profile:
         import engine_profile
         text = engine_profile.profile_benches(args.bench, max(args.threads),
-                                              lambda b, t: child_cmd(args, b, t, profile=True),
+                                              lambda b, t: child_cmd(args, b, t, profile=True, precision=args.precision[-1]),
                                               engine_profile.perf_available(), args.top, md=bool(args.md))
         print(text)
         if args.md:

@@ -48,30 +48,39 @@ BF16_TARGET inline __mmask16 firstLanes(size_t n) {
   return n >= 16 ? __mmask16(0xffff) : __mmask16((1u << n) - 1u);
 }
 
-// Lines whose k values are contiguous (rows of A, or columns of B^T): line l's k values
-// start at src + l * ld. Writes pair p of line l (k = 2p, 2p + 1; a missing odd k is 0) at
-// dst[p * stride + l], for l < stride (lines n.. are zeros).
-BF16_TARGET void packAlongK(const float* src, size_t ld, size_t n, size_t kc, uint32_t* dst, size_t stride) {
+// A line's k values converted to pairs (k = 2p, 2p + 1; a missing odd k is 0): pair p of the
+// kc values at src goes to out[p], for p < kc2.
+BF16_TARGET inline void pairsOfLine(const float* src, size_t kc, uint32_t* out) {
   const size_t kc2 = (kc + 1) / 2;
-  alignas(64) uint32_t pairs[16];
-  for (size_t l = 0; l < stride; ++l) {
-    if (l >= n) {
-      for (size_t p = 0; p < kc2; ++p) dst[p * stride + l] = 0;
-      continue;
-    }
-    const float* s = src + l * ld;
-    for (size_t p = 0; p < kc2; p += 16) {
-      const size_t k = 2 * p, left = kc - k;
-      const __m512 lo = _mm512_maskz_loadu_ps(firstLanes(left), s + k);
-      const __m512 hi = _mm512_maskz_loadu_ps(firstLanes(left > 16 ? left - 16 : 0), s + k + 16);
-      _mm512_store_si512(pairs, (__m512i)_mm512_cvtne2ps_pbh(hi, lo));
-      for (size_t q = 0, e = std::min<size_t>(16, kc2 - p); q < e; ++q) dst[(p + q) * stride + l] = pairs[q];
-    }
+  for (size_t p = 0; p < kc2; p += 16) {
+    const size_t k = 2 * p, left = kc - k;
+    const __m512 lo = _mm512_maskz_loadu_ps(firstLanes(left), src + k);
+    const __m512 hi = _mm512_maskz_loadu_ps(firstLanes(left > 16 ? left - 16 : 0), src + k + 16);
+    _mm512_mask_storeu_epi32(out + p, firstLanes(kc2 - p), (__m512i)_mm512_cvtne2ps_pbh(hi, lo));
+  }
+}
+
+// Rows of A with contiguous k values (row l at src + l * ld), packed row by row: pair p of
+// row l at dst[l * kc2 + p], rows n..kMR-1 zero. The tile broadcasts from kMR such rows.
+BF16_TARGET void packRowsAlongK(const float* src, size_t ld, size_t n, size_t kc, uint32_t* dst) {
+  const size_t kc2 = (kc + 1) / 2;
+  for (size_t l = 0; l < n; ++l) pairsOfLine(src + l * ld, kc, dst + l * kc2);
+  std::memset(dst + n * kc2, 0, (kMR - n) * kc2 * sizeof(uint32_t));
+}
+
+// Columns of B^T (column l's k values contiguous at src + l * ld), packed for the tile's
+// vector loads: pair p of column l at dst[p * kNR + l], columns n..kNR-1 zero.
+BF16_TARGET void packColumnsAlongK(const float* src, size_t ld, size_t n, size_t kc, uint32_t* dst) {
+  const size_t kc2 = (kc + 1) / 2;
+  alignas(64) uint32_t pairs[kKC / 2];
+  for (size_t l = 0; l < kNR; ++l) {
+    if (l < n) pairsOfLine(src + l * ld, kc, pairs);
+    for (size_t p = 0; p < kc2; ++p) dst[p * kNR + l] = l < n ? pairs[p] : 0;
   }
 }
 
 // Lines whose k values are a row apart (columns of B, or rows of A^T): line j's value at k is
-// src[k * ld + j]. Same output as packAlongK: pair p of line j at dst[p * stride + j].
+// src[k * ld + j]. Writes pair p of line j at dst[p * stride + j], for j < stride (lines n.. zero).
 BF16_TARGET void packAcrossK(const float* src, size_t ld, size_t n, size_t kc, uint32_t* dst, size_t stride) {
   const size_t kc2 = (kc + 1) / 2;
   // interleaves [row k (16 bf16), row k+1 (16 bf16)] into 16 pairs
@@ -90,7 +99,10 @@ BF16_TARGET void packAcrossK(const float* src, size_t ld, size_t n, size_t kc, u
   }
 }
 
-// C[rows, cols] (row stride ldc) = alpha * A-panel * B-panel + (first ? beta * C : C).
+// C[rows, cols] (row stride ldc) = alpha * A-panel * B-panel + (first ? beta * C : C). The
+// A-panel holds pair p of row i at a[i * kc2 + p] (kRowsOfA: packRowsAlongK) or at
+// a[p * kMR + i] (packAcrossK).
+template <bool kRowsOfA>
 BF16_TARGET void tile(size_t kc2, const uint32_t* a, const uint32_t* b, float* c, size_t ldc, size_t rows,
                       size_t cols, float alpha, float beta, bool first) {
   __m512 acc[kMR][kNV];
@@ -104,7 +116,7 @@ BF16_TARGET void tile(size_t kc2, const uint32_t* a, const uint32_t* b, float* c
     for (size_t v = 0; v < kNV; ++v) bv[v] = (__m512bh)_mm512_loadu_si512(b + p * kNR + 16 * v);
 #pragma GCC unroll 8
     for (size_t i = 0; i < kMR; ++i) {
-      const __m512bh av = (__m512bh)_mm512_set1_epi32(static_cast<int>(a[p * kMR + i]));
+      const __m512bh av = (__m512bh)_mm512_set1_epi32(static_cast<int>(kRowsOfA ? a[i * kc2 + p] : a[p * kMR + i]));
 #pragma GCC unroll 2
       for (size_t v = 0; v < kNV; ++v) acc[i][v] = _mm512_dpbf16_ps(acc[i][v], av, bv[v]);
     }
@@ -149,7 +161,7 @@ void gemmBf16(bool transA, bool transB, size_t M, size_t N, size_t K, float alph
       for (size_t q = 0; q < nPanels; ++q) {
         const size_t j = jc + q * kNR, n = std::min(kNR, N - j);
         if (transB) {
-          packAlongK(B + j * ldb + pc, ldb, n, kc, bpack.data() + q * kc2 * kNR, kNR);
+          packColumnsAlongK(B + j * ldb + pc, ldb, n, kc, bpack.data() + q * kc2 * kNR);
         } else {
           packAcrossK(B + pc * ldb + j, ldb, n, kc, bpack.data() + q * kc2 * kNR, kNR);
         }
@@ -162,15 +174,16 @@ void gemmBf16(bool transA, bool transB, size_t M, size_t N, size_t K, float alph
           if (transA) {
             packAcrossK(A + pc * lda + i, lda, m, kc, apack.data() + r * kc2 * kMR, kMR);
           } else {
-            packAlongK(A + i * lda + pc, lda, m, kc, apack.data() + r * kc2 * kMR, kMR);
+            packRowsAlongK(A + i * lda + pc, lda, m, kc, apack.data() + r * kc2 * kMR);
           }
         }
         for (size_t q = 0; q < nPanels; ++q) {
           const size_t j = jc + q * kNR;
           for (size_t r = 0; r < mPanels; ++r) {
             const size_t i = ic + r * kMR;
-            tile(kc2, apack.data() + r * kc2 * kMR, bpack.data() + q * kc2 * kNR, C + i * ldc + j, ldc,
-                 std::min(kMR, M - i), std::min(kNR, N - j), alpha, beta, pc == 0);
+            auto run = transA ? tile<false> : tile<true>;
+            run(kc2, apack.data() + r * kc2 * kMR, bpack.data() + q * kc2 * kNR, C + i * ldc + j, ldc,
+                std::min(kMR, M - i), std::min(kNR, N - j), alpha, beta, pc == 0);
           }
         }
       }

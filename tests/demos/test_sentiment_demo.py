@@ -22,9 +22,10 @@ def work(tmp_path):
     return path
 
 
-def train(work, config_args, passes):
+def train(work, config_args, passes, precision="fp32"):
     log = run(CLI + ["train", "--config=trainer_config.py", "--save_dir=output", "--num_passes=%d" % passes,
-                     "--config_args=" + config_args, "--log_period=0", "--dot_period=0"], work)
+                     "--config_args=" + config_args, "--log_period=0", "--dot_period=0",
+                     "--precision=" + precision], work)
     return [(int(n), float(e)) for n, e in TEST_ERROR.findall(log)], log
 
 
@@ -44,8 +45,9 @@ def test_convolution_net_learns_and_predicts(work):
     assert [r[0] for r in rows] == ["pos", "neg", "pos"], out
 
 
-def test_stacked_lstm_net_learns(work):
-    errors, log = train(work, "net=stacked_lstm,hid_dim=128", 5)
+@pytest.mark.parametrize("precision", ["fp32", "bf16"])
+def test_stacked_lstm_net_learns(work, precision):
+    errors, log = train(work, "net=stacked_lstm,hid_dim=128", 5, precision)
     assert len(errors) == 5, log[-2000:]
     assert errors[-1][1] < 0.25, errors  # chance is 0.5
 

@@ -1,6 +1,7 @@
 """demos/seq2seq: the README's commands (two passes over 20000 sequences, then beam search
 via --job=test and evaluate.py) give >= 98% exact match on the 500 held-out sequences with
-one and with two BLAS threads (the float sums, and so the training run, differ between them)."""
+one and with two BLAS threads (the float sums, and so the training run, differ between them),
+and with bf16 matrix products (--precision=bf16)."""
 import os
 import shutil
 import subprocess
@@ -29,11 +30,12 @@ def run(args, cwd, threads):
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("threads", [1, 2])
-def test_reversal_learned_and_decoded_with_beam_search(tmp_path, threads):
+@pytest.mark.parametrize("threads,precision", [(1, "fp32"), (2, "fp32"), (2, "bf16")])
+def test_reversal_learned_and_decoded_with_beam_search(tmp_path, threads, precision):
     work = str(tmp_path / "seq2seq")
     shutil.copytree(DEMO, work, ignore=shutil.ignore_patterns("output", "gen_result", "__pycache__"))
-    run(["train", "--config=train.conf", "--save_dir=output", "--num_passes=2", "--dot_period=0"], work, threads)
+    run(["train", "--config=train.conf", "--save_dir=output", "--num_passes=2", "--dot_period=0",
+         "--precision=" + precision], work, threads)
     log = run(["train", "--config=gen.conf", "--job=test", "--init_model_path=output/pass-00001"], work, threads)
     assert "samples=500" in log
     # evaluate.py in its own process: demo modules named like other demos' never mix
