@@ -8,6 +8,8 @@
 
 #if defined(__x86_64__) && (defined(__clang__) || (defined(__GNUC__) && __GNUC__ >= 11))
 #define PADDLE_BF16_KERNELS 1
+// GCC 12's AVX-512 headers trip -Wmaybe-uninitialized on their own _mm512_undefined_* values
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
 #include <immintrin.h>
 #define BF16_TARGET __attribute__((target("avx512f,avx512bw,avx512bf16")))
 #endif
@@ -68,14 +70,50 @@ BF16_TARGET void packRowsAlongK(const float* src, size_t ld, size_t n, size_t kc
   std::memset(dst + n * kc2, 0, (kMR - n) * kc2 * sizeof(uint32_t));
 }
 
+// r[i] holds 16 values of row i; afterwards r[j] holds column j (a 16 x 16 transpose of
+// 32-bit values: pairs within 128-bit lanes, then 64-bit halves, then whole lanes).
+BF16_TARGET inline void transpose16(__m512i r[16]) {
+  __m512i t[16], u[16];
+  for (int i = 0; i < 16; i += 2) {
+    t[i] = _mm512_unpacklo_epi32(r[i], r[i + 1]);
+    t[i + 1] = _mm512_unpackhi_epi32(r[i], r[i + 1]);
+  }
+  // u[4g + c]: columns c, c+4, c+8, c+12 (one per 128-bit lane) of rows 4g..4g+3
+  for (int g = 0; g < 4; ++g) {
+    const __m512i* q = t + 4 * g;
+    u[4 * g + 0] = _mm512_unpacklo_epi64(q[0], q[2]);
+    u[4 * g + 1] = _mm512_unpackhi_epi64(q[0], q[2]);
+    u[4 * g + 2] = _mm512_unpacklo_epi64(q[1], q[3]);
+    u[4 * g + 3] = _mm512_unpackhi_epi64(q[1], q[3]);
+  }
+  for (int c = 0; c < 4; ++c) {
+    const __m512i lo01 = _mm512_shuffle_i32x4(u[c], u[4 + c], 0x44), lo23 = _mm512_shuffle_i32x4(u[8 + c], u[12 + c], 0x44);
+    const __m512i hi01 = _mm512_shuffle_i32x4(u[c], u[4 + c], 0xee), hi23 = _mm512_shuffle_i32x4(u[8 + c], u[12 + c], 0xee);
+    r[c] = _mm512_shuffle_i32x4(lo01, lo23, 0x88);
+    r[c + 4] = _mm512_shuffle_i32x4(lo01, lo23, 0xdd);
+    r[c + 8] = _mm512_shuffle_i32x4(hi01, hi23, 0x88);
+    r[c + 12] = _mm512_shuffle_i32x4(hi01, hi23, 0xdd);
+  }
+}
+
 // Columns of B^T (column l's k values contiguous at src + l * ld), packed for the tile's
-// vector loads: pair p of column l at dst[p * kNR + l], columns n..kNR-1 zero.
+// vector loads: pair p of column l at dst[p * kNR + l], columns n..kNR-1 zero. Blocks of 16
+// columns x 16 pairs are converted row by row and transposed in registers.
 BF16_TARGET void packColumnsAlongK(const float* src, size_t ld, size_t n, size_t kc, uint32_t* dst) {
   const size_t kc2 = (kc + 1) / 2;
-  alignas(64) uint32_t pairs[kKC / 2];
-  for (size_t l = 0; l < kNR; ++l) {
-    if (l < n) pairsOfLine(src + l * ld, kc, pairs);
-    for (size_t p = 0; p < kc2; ++p) dst[p * kNR + l] = l < n ? pairs[p] : 0;
+  __m512i r[16];
+  for (size_t l0 = 0; l0 < kNR; l0 += 16) {
+    for (size_t p0 = 0; p0 < kc2; p0 += 16) {
+      const size_t k = 2 * p0, left = kc - k;
+      const __mmask16 lo = firstLanes(left), hi = firstLanes(left > 16 ? left - 16 : 0);
+      for (size_t i = 0; i < 16; ++i) {
+        const float* s = src + (l0 + i) * ld + k;
+        r[i] = l0 + i < n ? (__m512i)_mm512_cvtne2ps_pbh(_mm512_maskz_loadu_ps(hi, s + 16), _mm512_maskz_loadu_ps(lo, s))
+                          : _mm512_setzero_si512();
+      }
+      transpose16(r);
+      for (size_t j = 0; j < 16 && p0 + j < kc2; ++j) _mm512_storeu_si512(dst + (p0 + j) * kNR + l0, r[j]);
+    }
   }
 }
 
