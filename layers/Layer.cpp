@@ -30,7 +30,8 @@ math::Precision NetworkPrecisionScope::current() { return tNetworkPrecision; }
 math::Precision parsePrecision(const std::string& name) {
   if (name == "fp32") return math::Precision::kFp32;
   if (name == "bf16") return math::Precision::kBf16;
-  throw ConfigError(str("precision must be 'fp32' or 'bf16', got '", name, "'"));
+  if (name == "fp16") return math::Precision::kFp16;
+  throw ConfigError(str("precision must be 'fp32', 'bf16' or 'fp16', got '", name, "'"));
 }
 
 void Layer::runForward(PassType pass) {

@@ -141,7 +141,7 @@ class NetworkPrecisionScope {
   math::Precision saved_;
 };
 
-// "fp32" or "bf16" (ConfigError for anything else).
+// "fp32", "bf16" or "fp16" (ConfigError for anything else).
 math::Precision parsePrecision(const std::string& name);
 
 using LayerFactory = std::function<std::unique_ptr<Layer>(const Json&)>;

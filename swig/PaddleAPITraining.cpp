@@ -260,7 +260,11 @@ void GradientMachine::setPrecision(const std::string& precision) {
 }
 
 std::string GradientMachine::getPrecision() const {
-  return m_->precision() == paddle::math::Precision::kBf16 ? "bf16" : "fp32";
+  switch (m_->precision()) {
+    case paddle::math::Precision::kBf16: return "bf16";
+    case paddle::math::Precision::kFp16: return "fp16";
+    default: return "fp32";
+  }
 }
 Evaluator* GradientMachine::makeEvaluator() {
   auto* e = new Evaluator;

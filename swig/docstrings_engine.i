@@ -428,21 +428,21 @@ Args:
 %feature("docstring") GradientMachine::setPrecision %{
 Sets the arithmetic of the layers' matrix products (not in v1).
 
-``"bf16"`` rounds the operands of the products of weights and activations (fc, mixed,
-conv, recurrent layers) to bfloat16 and sums them in fp32, on CPUs with AVX512_BF16;
+``"bf16"`` (or ``"fp16"``) rounds the operands of the products of weights and activations (fc, mixed,
+conv, recurrent layers) to bfloat16 (IEEE half) and sums them in fp32, on CPUs with AVX512_BF16 and GPUs (fp16: GPUs only);
 elsewhere the machine stays in fp32 and says so once on stderr. Values, gradients and
 parameters stay fp32. ``settings(precision=...)`` sets it for a Trainer.
 
 Args:
-    precision (str): ``"fp32"`` or ``"bf16"``; anything else raises.
+    precision (str): ``"fp32"``, ``"bf16"`` or ``"fp16"`` (GPU only); anything else raises.
 %}
 
 %feature("docstring") GradientMachine::getPrecision %{
-The precision the layers' products run in: ``"bf16"`` only where setPrecision asked for it
-and the CPU has AVX512_BF16, else ``"fp32"``.
+The precision the layers' products run in: ``"bf16"``/``"fp16"`` only where setPrecision asked for it
+and the device runs it, else ``"fp32"``.
 
 Returns:
-    str: ``"fp32"`` or ``"bf16"``.
+    str: ``"fp32"``, ``"bf16"`` or ``"fp16"``.
 %}
 
 %feature("docstring") GradientMachine::makeEvaluator %{

@@ -161,10 +161,13 @@ void GradientMachine::setNeedInputGradient(bool need) {
 }
 
 void GradientMachine::setPrecision(math::Precision p) {
-  const bool runs = p == math::Precision::kFp32 || (!useGpu_ && math::bf16GemmSupported());
+  // GPUs run both halves (cuBLAS GemmEx); the CPU runs bf16 on AVX512_BF16 and no fp16
+  const bool runs = p == math::Precision::kFp32 || useGpu_ ||
+                    (p == math::Precision::kBf16 && math::bf16GemmSupported());
   if (!runs && p != precision_) {
-    std::fprintf(stderr, "paddle: precision bf16 needs a CPU with AVX512_BF16%s; training in fp32\n",
-                 useGpu_ ? " (the GPU path is fp32 for now)" : "");
+    std::fprintf(stderr, "paddle: %s\n", p == math::Precision::kFp16
+                                             ? "precision fp16 needs a GPU (bf16 is the CPU's); running in fp32"
+                                             : "precision bf16 needs a CPU with AVX512_BF16; running in fp32");
   }
   precision_ = runs ? p : math::Precision::kFp32;
 }

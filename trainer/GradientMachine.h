@@ -69,7 +69,7 @@ class GradientMachine {
   const Json& config() const { return config_; }
   bool useGpu() const { return useGpu_; }
   // The arithmetic of the layers' matrix products (Layer::runForward). bf16 on a CPU without
-  // AVX512_BF16 (or on a GPU, for now) runs fp32: precision() says which runs.
+  // AVX512_BF16, and fp16 on any CPU, run fp32: precision() says which runs.
   void setPrecision(math::Precision p);
   math::Precision precision() const { return precision_; }
   std::mt19937& rng() { return rng_; }

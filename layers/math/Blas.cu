@@ -1,5 +1,7 @@
 // cuBLAS GEMM for MathOps (kept apart so the other kernels build without cuBLAS headers).
 #include <cublas_v2.h>
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
 #include <cuda_runtime.h>
 
 #include <map>
@@ -10,6 +12,7 @@
 #include <vector>
 
 #include "GpuOps.h"
+#include "GpuRuntime.h"
 
 namespace paddle {
 namespace gpu {
@@ -62,11 +65,42 @@ cublasHandle_t handle() {
   return lease.get(device);
 }
 
+template <typename Half>
+__global__ void roundTo(const float* x, Half* y, size_t n) {
+  const size_t i = blockIdx.x * static_cast<size_t>(blockDim.x) + threadIdx.x;
+  if (i < n) y[i] = static_cast<Half>(x[i]);  // round to nearest even
+}
+
+// The n values of x as Half, in pooled device memory the caller releases.
+template <typename Half>
+Half* rounded(const float* x, size_t n) {
+  Half* y = static_cast<Half*>(allocate(n * sizeof(Half)));
+  roundTo<Half><<<static_cast<unsigned>((n + 255) / 256), 256, 0, cudaStreamPerThread>>>(x, y, n);
+  return y;
+}
+
+// C = alpha op(A) op(B) + beta C with A and B rounded to Half, summed in fp32 (cublasGemmEx).
+template <typename Half>
+void halfGemm(cudaDataType type, const float* A, bool transA, const float* B, bool transB, float* C, int M, int N,
+              int K, float alpha, float beta) {
+  Half* a = rounded<Half>(A, static_cast<size_t>(M) * K);
+  Half* b = rounded<Half>(B, static_cast<size_t>(K) * N);
+  cublasStatus_t s = cublasGemmEx(handle(), transB ? CUBLAS_OP_T : CUBLAS_OP_N, transA ? CUBLAS_OP_T : CUBLAS_OP_N,
+                                  N, M, K, &alpha, b, type, transB ? K : N, a, type, transA ? M : K, &beta, C,
+                                  CUDA_R_32F, N, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT);
+  // another thread's stream may take the blocks from the pool next: let this stream finish first
+  cudaStreamSynchronize(cudaStreamPerThread);
+  release(a);
+  release(b);
+  if (s != CUBLAS_STATUS_SUCCESS) throw std::runtime_error("cublasGemmEx failed: " + std::to_string(s));
+}
 }  // namespace
 
 // Row-major C[M,N] = op(A) op(B) is column-major C^T = op(B)^T op(A)^T.
 void gemm(const float* A, bool transA, const float* B, bool transB, float* C, int M, int N, int K,
-          float alpha, float beta) {
+          float alpha, float beta, int precision) {
+  if (precision == 1) return halfGemm<__nv_bfloat16>(CUDA_R_16BF, A, transA, B, transB, C, M, N, K, alpha, beta);
+  if (precision == 2) return halfGemm<__half>(CUDA_R_16F, A, transA, B, transB, C, M, N, K, alpha, beta);
   int lda = transA ? M : K;
   int ldb = transB ? K : N;
   cublasStatus_t s = cublasSgemm(handle(), transB ? CUBLAS_OP_T : CUBLAS_OP_N,

@@ -16,6 +16,7 @@
 #include <mutex>
 #include <stdexcept>
 #include <string>
+#include <vector>
 
 #include "../Activation.h"
 #include "GpuRuntime.h"
@@ -109,12 +110,33 @@ namespace {
 Matrix hostView(const float* p, size_t h, size_t w) { return Matrix::view(const_cast<float*>(p), h, w, false); }
 }  // namespace
 
+// x rounded to the nearest IEEE half (ties to even; beyond 65504 to inf), as a float.
+float roundToFp16(float x) {
+  const float a = std::fabs(x);
+  if (!std::isfinite(x) || a == 0.0f) return x;
+  if (a >= 65520.0f) return std::copysign(INFINITY, x);
+  int e = 0;
+  std::frexp(a, &e);                                           // a = m 2^e, m in [0.5, 1)
+  const float quantum = std::ldexp(1.0f, std::max(e, -13) - 11);  // 11 significant bits; 2^-24 below 2^-14
+  return std::copysign(std::nearbyint(a / quantum) * quantum, x);
+}
+
+// precision 1 (bf16) runs the CPU's bf16 GEMM (the caller's GemmPrecisionScope is still set);
+// 2 (fp16) rounds copies of the operands to half, as cuBLAS GemmEx reads them, and sums in fp32.
 void gemm(const float* A, bool transA, const float* B, bool transB, float* C, int M, int N, int K, float alpha,
-          float beta) {
+          float beta, int precision) {
   DeviceWindow open;
   Matrix c = hostView(C, M, N);
-  math::gemm(hostView(A, transA ? K : M, transA ? M : K), transA, hostView(B, transB ? N : K, transB ? K : N), transB,
-             c, alpha, beta);
+  const size_t ha = transA ? K : M, wa = transA ? M : K, hb = transB ? N : K, wb = transB ? K : N;
+  if (precision != 2) {
+    math::gemm(hostView(A, ha, wa), transA, hostView(B, hb, wb), transB, c, alpha, beta);
+    return;
+  }
+  std::vector<float> a(A, A + ha * wa), b(B, B + hb * wb);
+  for (float& v : a) v = roundToFp16(v);
+  for (float& v : b) v = roundToFp16(v);
+  math::GemmPrecisionScope fp32(math::Precision::kFp32);
+  math::gemm(hostView(a.data(), ha, wa), transA, hostView(b.data(), hb, wb), transB, c, alpha, beta);
 }
 void addRowVector(float* m, const float* row, int h, int w, float scale, float beta) {
   DeviceWindow open;

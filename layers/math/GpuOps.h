@@ -6,8 +6,10 @@
 namespace paddle {
 namespace gpu {
 
+// precision: a math::Precision (0 fp32, 1 bf16, 2 fp16: the operands rounded to that type,
+// the products summed in fp32)
 void gemm(const float* A, bool transA, const float* B, bool transB, float* C,
-          int M, int N, int K, float alpha, float beta);
+          int M, int N, int K, float alpha, float beta, int precision = 0);
 void addRowVector(float* m, const float* row, int h, int w, float scale, float beta);
 void sumRows(const float* m, float* out, int h, int w, float beta);
 void axpby(float alpha, const float* x, float beta, float* y, size_t n);

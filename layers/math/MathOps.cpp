@@ -104,7 +104,7 @@ void gemm(const Matrix& A, bool transA, const Matrix& B, bool transB, Matrix& C,
   }
   if (C.useGpu()) {
 #ifdef WITH_CUDA
-    gpu::gemm(A.data(), transA, B.data(), transB, C.data(), M, N, K, alpha, beta);
+    gpu::gemm(A.data(), transA, B.data(), transB, C.data(), M, N, K, alpha, beta, static_cast<int>(gemmPrecision()));
 #endif
     return;
   }

@@ -7,10 +7,10 @@
 namespace paddle {
 namespace math {
 
-// The arithmetic of the calling thread's GEMMs. bf16: operands rounded to bfloat16 as they
-// are packed, products summed in fp32 (GemmBf16.h; fp32 where the CPU lacks AVX512_BF16).
-// A layer's owner sets it around the layer's forward and backward (Layer::runForward).
-enum class Precision { kFp32 = 0, kBf16 = 1 };
+// The arithmetic of the calling thread's GEMMs: the operands rounded to bfloat16 (bf16) or
+// IEEE half (fp16, GPUs only) and the products summed in fp32 (CPU: GemmBf16.h; GPU: cuBLAS
+// GemmEx). A layer's owner sets it around the layer's forward and backward (Layer::runForward).
+enum class Precision { kFp32 = 0, kBf16 = 1, kFp16 = 2 };
 Precision gemmPrecision();
 class GemmPrecisionScope {
  public:

@@ -10,7 +10,7 @@ from .state import state
 # the settings() line and `paddle dump_config` catches it too.
 LEARNING_METHODS = ('momentum', 'torch_momentum', 'sparse_momentum', 'adagrad', 'adadelta', 'rmsprop',
                     'decayed_adagrad', 'adam', 'adamax')
-PRECISIONS = ('fp32', 'bf16')  # OptimizationConfig.precision
+PRECISIONS = ('fp32', 'bf16', 'fp16')  # OptimizationConfig.precision
 LEARNING_RATE_SCHEDULES = ('constant', 'poly', 'caffe_poly', 'exp', 'discexp', 'linear', 'manual', 'pass_manual')
 _NON_NEGATIVE = ('learning_rate', 'learning_rate_decay_a', 'learning_rate_decay_b', 'l1weight', 'l2weight',
                  'average_window', 'delta_add_rate', 'async_lagged_grad_discard_ratio', 'c1', 'backoff',

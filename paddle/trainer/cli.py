@@ -66,10 +66,10 @@ def _train_parser():
     flag("--trainer_count", type=int, default=None,
          help="data-parallel replicas; none: the engine picks one per thread for conv nets "
               "whose convolutions dominate, else 1")
-    flag("--precision", default=None, choices=["fp32", "bf16"],
+    flag("--precision", default=None, choices=["fp32", "bf16", "fp16"],
          help="arithmetic of the layers' matrix products (overrides settings(precision=...)): bf16 rounds "
-              "their operands to bfloat16 and sums in fp32 on AVX512_BF16 CPUs; weights, optimizer state "
-              "and checkpoints stay fp32")
+              "their operands to bfloat16 and sums in fp32 (AVX512_BF16 CPUs, GPUs); fp16 to IEEE half "
+              "(GPUs); weights, optimizer state and checkpoints stay fp32")
     flag("--data_sharding", default="batch", choices=["batch", "files"],
          help="under mpiexec: every rank reads all data and trains its share of each batch, "
               "or reads only its entries of the file list (paddle/trainer/distributed.py)")

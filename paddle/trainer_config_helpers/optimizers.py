@@ -556,11 +556,12 @@ def settings(batch_size,
         gradient_clipping_norm (float > 0, optional): not in v1: when the global L2
             norm ||g|| of all the gradients together exceeds this value N, scale
             them all by N / ||g||.
-        precision (str, optional): not in v1: ``'fp32'`` (the default) or ``'bf16'``,
-            the arithmetic of the matrix products of the layers of weights times
-            activations (fc, mixed/projections, conv, lstmemory, grumemory, recurrent):
-            their operands are rounded to bfloat16 and the products summed in fp32
-            (AVX512_BF16 CPUs; elsewhere training runs fp32 with a notice). Weights,
+        precision (str, optional): not in v1: ``'fp32'`` (the default), ``'bf16'`` or
+            ``'fp16'``, the arithmetic of the matrix products of the layers of weights
+            times activations (fc, mixed/projections, conv, lstmemory, grumemory,
+            recurrent): their operands are rounded to bfloat16 (or IEEE half) and the
+            products summed in fp32. bf16 runs on AVX512_BF16 CPUs and GPUs, fp16 on
+            GPUs only; elsewhere training runs fp32 with a notice. Weights,
             gradients, optimizer state, costs, softmax and normalisation stay fp32, and
             so do checkpoints. ``paddle train --precision`` overrides it;
             ``ExtraAttr(precision='fp32')`` keeps one layer in fp32.

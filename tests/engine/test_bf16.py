@@ -195,8 +195,8 @@ def test_layers_kept_in_fp32_give_the_fp32_bits():
 
 def test_precision_names_are_checked():
     gm = _fc_net(3, 2).build(use_gpu=False)
-    with pytest.raises(Exception, match="precision must be 'fp32' or 'bf16'"):
-        gm.setPrecision("fp16")
+    with pytest.raises(Exception, match="precision must be 'fp32', 'bf16' or 'fp16'"):
+        gm.setPrecision("fp8")
     from paddle.parser import ConfigError
     from paddle.trainer_config_helpers import ExtraAttr
     with pytest.raises(ConfigError, match="precision may only be 'fp32'"):
