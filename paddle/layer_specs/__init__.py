@@ -59,6 +59,8 @@ EVALUATORS = {h.name: h for h in evaluators.EVALUATORS}
 HELPERS = dict(LAYER_HELPERS)
 HELPERS.update(PROJECTIONS)
 HELPERS.update(EVALUATORS)
+for _h in HELPERS.values():
+    _h.forward_specs = {p: HELPERS[n] for p, n in _h.forwards.items()}
 
 
 def spec(layer_type):

@@ -50,17 +50,30 @@ def proto_default(field):
 
 class HelperSpec(object):
     """One config-language callable: its arguments (name -> kind, in order) and the
-    layer type it creates (None for helpers that build several layers)."""
+    layer type it creates (None for helpers that build several layers).
 
-    def __init__(self, name, args, layer_type=None, family=None):
+    forwards: {prefix: helper name} for helpers taking **kwargs that they pass on,
+    prefix stripped, to another helper (bidirectional_lstm's fwd_act is simple_lstm's
+    act); HELPERS resolves the names to HelperSpecs.
+    """
+
+    def __init__(self, name, args, layer_type=None, family=None, forwards=None):
         self.name = name
         self.args = parse_args(args)
         self.kinds = dict(self.args)
         self.layer_type = layer_type
         self.family = family
+        self.forwards = dict(forwards or {})
+        self.forward_specs = {}
 
     def kind(self, arg):
-        return self.kinds[arg]
+        """The kind of argument `arg` (a forwarded one: the target's), or None."""
+        if arg in self.kinds:
+            return self.kinds[arg]
+        for prefix, target in self.forward_specs.items():
+            if arg.startswith(prefix):
+                return target.kind(arg[len(prefix):])
+        return None
 
     def layer_args(self):
         return [n for n, k in self.args if k in LAYER_KINDS]

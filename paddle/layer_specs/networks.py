@@ -19,9 +19,12 @@ _IMG = ('input:layer filter_size:any num_filters:int pool_size:int name:str pool
 _POOL_TAIL = 'pool_stride:int pool_padding:int pool_layer_attr:extra_attr'
 _VGG = 'input_image:layer num_channels:int num_classes:int'
 
-HELPERS = [HelperSpec(n, a, family='networks') for n, a in [
-    ('bidirectional_gru', _BIDI),
-    ('bidirectional_lstm', _BIDI),
+HELPERS = [
+    HelperSpec('bidirectional_gru', _BIDI, family='networks',
+               forwards={'fwd_': 'simple_gru2', 'bwd_': 'simple_gru2'}),
+    HelperSpec('bidirectional_lstm', _BIDI, family='networks',
+               forwards={'fwd_': 'simple_lstm', 'bwd_': 'simple_lstm'}),
+] + [HelperSpec(n, a, family='networks') for n, a in [
     ('gru_group', 'input:layer size:int name:str reverse:bool ' + _GRU),
     ('gru_unit', 'input:layer size:int name:str ' + _GRU),
     ('simple_gru', 'input:layer size:int name:str reverse:bool mixed_param_attr:param_attr '
