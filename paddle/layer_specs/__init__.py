@@ -18,7 +18,7 @@ from . import (conv, cost, crf, ctc, data, elementwise, evaluators, fully_connec
                validation)
 
 __all__ = ['LayerSpec', 'HelperSpec', 'KINDS', 'LAYER_KINDS', 'OBJECT_KINDS', 'VALUE_KINDS', 'QUIRKS',
-           'FAMILIES', 'SPECS', 'HELPERS', 'LAYER_HELPERS', 'PROJECTIONS', 'EVALUATORS', 'spec', 'helper',
+           'FAMILIES', 'SPECS', 'HELPERS', 'LAYER_HELPERS', 'PROJECTIONS', 'EVALUATORS', 'INPUT_OBJECTS', 'spec', 'helper',
            'cost_types', 'proto_default']
 
 # engine families, each a module of this package
@@ -54,11 +54,13 @@ for _m in list(FAMILIES.values()) + [networks]:
 
 PROJECTIONS = {h.name: h for h in mixed.PROJECTIONS}
 EVALUATORS = {h.name: h for h in evaluators.EVALUATORS}
+INPUT_OBJECTS = {h.name: h for h in recurrent_group.INPUT_OBJECTS}
 
 # every config-language callable with a spec
 HELPERS = dict(LAYER_HELPERS)
 HELPERS.update(PROJECTIONS)
 HELPERS.update(EVALUATORS)
+HELPERS.update(INPUT_OBJECTS)
 for _h in HELPERS.values():
     _h.forward_specs = {p: HELPERS[n] for p, n in _h.forwards.items()}
 

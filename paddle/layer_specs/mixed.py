@@ -13,7 +13,7 @@ SPECS = [
         'embedding_layer': 'input:layer size:int name:str param_attr:param_attr '
                            'layer_attr:extra_attr'}),
     LayerSpec('concat2', 'mixed'),
-    LayerSpec('addto', 'mixed', helpers={
+    LayerSpec('addto', 'mixed', inputs=(1, None), helpers={
         'addto_layer': 'input:layers act:act name:str bias_attr:bias_attr layer_attr:extra_attr'}),
     LayerSpec('concat', 'mixed', helpers={
         'concat_layer': 'input:objects act:act name:str layer_attr:extra_attr bias_attr:bias_attr'}),

@@ -18,12 +18,15 @@ SPECS = [
         'eos_layer': 'input:layer eos_id:int name:str layer_attr:extra_attr'}),
 ]
 
-HELPERS = [HelperSpec(n, a, family='recurrent_group') for n, a in [
-    # generation: a recurrent group run as a beam search
-    ('beam_search', 'step:step input:objects bos_id:int eos_id:int beam_size:int max_length:int '
-                    'name:str num_results_per_sample:int result_file:str dict_file:str '
-                    'id_input:layer'),
-    # what a recurrent group's input list may hold besides layers
+# generation: a recurrent group run as a beam search
+HELPERS = [
+    HelperSpec('beam_search', 'step:step input:objects bos_id:int eos_id:int beam_size:int '
+                              'max_length:int name:str num_results_per_sample:int result_file:str '
+                              'dict_file:str id_input:layer', family='recurrent_group'),
+]
+
+# what a recurrent group's input list may hold besides layers
+INPUT_OBJECTS = [HelperSpec(n, a, family='recurrent_group') for n, a in [
     ('StaticInput', 'input:layer is_seq:bool size:int'),
     ('SubsequenceInput', 'input:layer'),
     ('GeneratedInput', 'size:int embedding_name:str embedding_size:int'),

@@ -50,7 +50,6 @@ class LambdaCost(LayerBase):
                  device=None):
         LayerBase.__init__(
             self, name, 'lambda_cost', 1, inputs=inputs, device=device)
-        config_assert(len(self.inputs) == 2, 'lambda_cost needs 2 inputs')
         self.config.NDCG_num = NDCG_num
         if max_sort_size != -1:
             config_assert(
@@ -63,7 +62,6 @@ class LambdaCost(LayerBase):
 class CRFLayer(LayerBase):
     def __init__(self, name, size, inputs, coeff=1.0, device=None):
         LayerBase.__init__(self, name, 'crf', size, inputs, device=device)
-        config_assert(2 <= len(self.inputs) <= 3, 'crf needs 2 or 3 inputs')
         config_assert(
             self.get_input_layer(0).size == size,
             "input '%s' has size %d, expected the number of labels %d" %
@@ -78,7 +76,6 @@ class CRFDecodingLayer(LayerBase):
     def __init__(self, name, size, inputs, device=None):
         LayerBase.__init__(self, name, 'crf_decoding', size, inputs,
                            device=device)
-        config_assert(len(self.inputs) <= 2, 'crf_decoding takes <= 2 inputs')
         self.create_input_parameter(0, size * (size + 2), [size + 2, size])
 
 
@@ -87,7 +84,6 @@ class CTCLayer(LayerBase):
     def __init__(self, name, size, inputs, norm_by_times=False, device=None):
         LayerBase.__init__(self, name, 'ctc', size, inputs, device=device)
         self.config.norm_by_times = norm_by_times
-        config_assert(len(self.inputs) == 2, 'ctc needs 2 inputs')
 
 
 @config_layer('warp_ctc')
@@ -98,7 +94,6 @@ class WarpCTCLayer(LayerBase):
                            device=device)
         self.config.blank = blank
         self.config.norm_by_times = norm_by_times
-        config_assert(len(self.inputs) == 2, 'warp_ctc needs 2 inputs')
         input_layer = self.get_input_layer(0)
         config_assert(
             input_layer.active_type in ('', 'linear'),
@@ -111,7 +106,6 @@ class HierarchicalSigmoidLayer(LayerBase):
     def __init__(self, name, num_classes, inputs, device=None, bias=True):
         LayerBase.__init__(self, name, 'hsigmoid', 1, inputs=inputs,
                            device=device)
-        config_assert(len(self.inputs) >= 2, 'hsigmoid needs >= 2 inputs')
         self.config.num_classes = num_classes
         for input_index in range(len(self.inputs) - 1):
             input_layer = self.get_input_layer(input_index)
@@ -132,7 +126,6 @@ class NCELayer(LayerBase):
                  bias=True,
                  **xargs):
         LayerBase.__init__(self, name, 'nce', 1, inputs=inputs, **xargs)
-        config_assert(len(self.inputs) >= 2, 'nce needs >= 2 inputs')
         self.config.num_classes = num_classes
         if neg_sampling_dist is not None:
             config_assert(

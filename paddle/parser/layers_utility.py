@@ -9,7 +9,6 @@ from .layer_base import LayerBase
 class GetOutputLayer(LayerBase):
     def __init__(self, name, size, inputs):
         LayerBase.__init__(self, name, 'get_output', size, inputs)
-        config_assert(len(self.inputs) == 1, 'get_output needs 1 input')
         config_assert(self.inputs[0].input_layer_argument,
                       'get_output needs arg_name')
 
@@ -21,7 +20,6 @@ class DataNormLayer(LayerBase):
         LayerBase.__init__(self, name, 'data_norm', 0, inputs=inputs,
                            device=device)
         self.config.data_norm_strategy = data_norm_strategy
-        config_assert(len(self.inputs) == 1, 'data_norm needs 1 input')
         input_layer = self.get_input_layer(0)
         self.set_layer_size(input_layer.size)
         self.inputs[0].is_static = True
@@ -33,7 +31,6 @@ class DataNormLayer(LayerBase):
 class ParameterReluLayer(LayerBase):
     def __init__(self, name, inputs, partial_sum=1, **args):
         LayerBase.__init__(self, name, 'prelu', 0, inputs=inputs, **args)
-        config_assert(len(self.inputs) == 1, 'prelu needs 1 input')
         input_layer = self.get_input_layer(0)
         config_assert(input_layer.size % partial_sum == 0,
                       'input size %d is not a multiple of partial_sum %d' %
@@ -54,7 +51,6 @@ class RotateLayer(LayerBase):
     def __init__(self, name, inputs, height, width, device=None):
         LayerBase.__init__(self, name, 'rotate', 0, inputs=inputs,
                            device=device)
-        config_assert(len(self.inputs) == 1, 'rotate needs 1 input')
         self.set_layer_height_width(height, width)
         self.set_layer_size(self.get_input_layer(0).size)
 
@@ -65,8 +61,6 @@ class PriorBoxLayer(LayerBase):
                  variance, device=None):
         LayerBase.__init__(self, name, 'priorbox', 0, inputs=inputs,
                            device=device)
-        config_assert(len(self.inputs) == 2, 'priorbox needs 2 inputs '
-                      '(feature map, image)')
         image = self.get_input_layer(1)
         config_assert(image.type == 'data', "priorbox: the second input "
                       "'%s' must be a data layer" % image.name)

@@ -1,0 +1,293 @@
+"""paddle/layer_specs is the one place a layer's facts live: every other tree that
+names layer types or helper arguments is derived from it or checked against it here
+(the helpers' signatures, the YAML builder, LayerType, the parser's registry, the
+engine's registry, the ONNX exporter, ModelConfig.proto's defaults)."""
+
+import inspect
+
+import pytest
+
+from paddle import layer_specs
+from paddle.layer_specs import HELPERS, LAYER_HELPERS, SPECS, LayerSpec
+from paddle.parser.registry import g_layer_type_map
+from paddle.proto.ModelConfig_pb2 import LayerConfig
+from paddle.trainer_config_helpers import evaluators, layers, networks
+from paddle.trainer_config_helpers.layer_output import LayerType
+from paddle.utils.dump_config import dump_config
+from paddle.yaml_config import builder
+
+import paddle.trainer.config_parser  # noqa: F401  (registers every parser class)
+
+# LayerOutput.layer_type markers of the helpers that are no engine type
+HELPER_SIDE_TYPES = {
+    'cost': 'LayerType.COST, the generic cost marker of v1 helper code',
+    'memory': "a memory's LayerOutput; the engine layer it becomes is an agent",
+}
+
+
+def _callable(name):
+    for mod in (layers, networks, evaluators):
+        if hasattr(mod, name):
+            return getattr(mod, name)
+    raise AssertionError('no config-language callable %s' % name)
+
+
+def _signature(func):
+    """[(name, default)] of a helper, or of a class's __init__ (self dropped)."""
+    target = inspect.unwrap(func)
+    if inspect.isclass(target):
+        target = target.__init__
+    return [(n, p.default) for n, p in inspect.signature(target).parameters.items()
+            if n != 'self' and p.kind not in (p.VAR_KEYWORD, p.VAR_POSITIONAL)]
+
+
+SCALAR_TYPES = {'int': int, 'float': (int, float), 'bool': bool, 'str': str}
+
+
+@pytest.mark.parametrize('name', sorted(HELPERS))
+def test_helper_signature_matches_its_spec(name):
+    sig = _signature(_callable(name))
+    spec = HELPERS[name]
+    assert [n for n, _ in sig] == [n for n, _ in spec.args], name
+    for arg, default in sig:
+        kind = spec.kind(arg)
+        if default is inspect.Parameter.empty or default is None:
+            continue
+        if kind in SCALAR_TYPES:
+            assert isinstance(default, SCALAR_TYPES[kind]), (name, arg, default, kind)
+            assert kind != 'int' or not isinstance(default, bool), (name, arg)
+        elif kind in layer_specs.LAYER_KINDS:
+            raise AssertionError('%s: layer argument %s has a default %r' % (name, arg, default))
+
+
+def test_every_config_language_callable_has_a_spec():
+    assert set(builder.LAYER_TYPES) == set(LAYER_HELPERS)
+    assert set(builder.PROJECTION_TYPES) == set(layer_specs.PROJECTIONS)
+    assert set(builder.EVALUATOR_TYPES) == set(layer_specs.EVALUATORS)
+
+
+@pytest.mark.parametrize('name', sorted(HELPERS))
+def test_yaml_builder_takes_its_argument_kinds_from_the_spec(name):
+    spec = HELPERS[name]
+    for arg, kind in spec.args:
+        got = builder._kind(arg, spec)
+        if kind in layer_specs.LAYER_KINDS:
+            assert got == 'layer', (name, arg)
+        elif kind in layer_specs.OBJECT_KINDS:
+            assert got == kind, (name, arg)
+        else:
+            assert got == 'value', (name, arg)
+
+
+def test_yaml_builder_has_no_hand_list_of_layer_arguments():
+    assert not hasattr(builder, 'LAYER_KEYS')
+    # without a spec no argument is read as a layer, whatever its name
+    for key in ('input', 'label', 'weight', 'image', 'id_input', 'out_memory'):
+        assert builder._kind(key, None) == 'value'
+
+
+def test_forwarded_arguments_take_the_target_helpers_kinds():
+    bidi = HELPERS['bidirectional_lstm']
+    assert bidi.kind('fwd_act') == 'act' and bidi.kind('bwd_mat_param_attr') == 'param_attr'
+    assert bidi.kind('fwd_nonsense') is None and bidi.kind('nonsense') is None
+
+
+def test_onnx_exporter_cost_types_are_the_specs_costs():
+    from paddle.utils.export_onnx.graph import COST_TYPES
+    assert COST_TYPES == layer_specs.cost_types()
+    assert {'multi-class-cross-entropy', 'square_error', 'lambda_cost', 'crf', 'warp_ctc'} <= COST_TYPES
+    assert not COST_TYPES & {'fc', 'crf_decoding', 'auc-validation'}
+
+
+def test_layer_type_strings_are_spec_types():
+    values = {getattr(LayerType, k) for k in dir(LayerType) if k.isupper()}
+    unknown = values - set(SPECS) - set(HELPER_SIDE_TYPES)
+    assert not unknown, unknown
+    assert not set(HELPER_SIDE_TYPES) & set(SPECS)
+
+
+def test_helpers_write_the_type_their_spec_names(parse):
+    conf = parse('''
+        from paddle.trainer_config_helpers import *
+        x = data_layer(name='x', size=4)
+        w = data_layer(name='w', size=1)
+        s = data_layer(name='s', size=1)
+        outputs(power_layer(input=x, weight=w, name='p'), lambda_cost(input=s, score=s, name='l'),
+                cos_sim(a=x, b=x, name='c'), slope_intercept_layer(input=x, name='si'))
+    ''')
+    types = {layer.name: layer.type for layer in conf.model_config.layers}
+    for name, helper in [('p', 'power_layer'), ('l', 'lambda_cost'), ('c', 'cos_sim'),
+                         ('si', 'slope_intercept_layer')]:
+        assert types[name] == LAYER_HELPERS[helper].layer_type
+
+
+def _quirked(quirk):
+    return {t for t, s in SPECS.items() if quirk in s.quirks}
+
+
+def test_parser_registers_every_spec_type():
+    assert set(g_layer_type_map) == set(SPECS) - _quirked('engine_only')
+
+
+def test_engine_registers_every_spec_type():
+    swig_paddle = pytest.importorskip('py_paddle.swig_paddle')
+    assert set(swig_paddle.getLayerTypes()) == set(SPECS) - _quirked('parser_only')
+
+
+def test_family_is_the_module_and_names_an_engine_file():
+    for family, module in layer_specs.FAMILIES.items():
+        assert module.SPECS, family
+        assert all(s.family == family for s in module.SPECS)
+    assert SPECS['prelu'].family == 'prelu' and SPECS['data_norm'].family == 'norm'
+    assert SPECS['print'].family == 'utility' and SPECS['get_output'].family == 'utility'
+
+
+def test_spec_defaults_are_the_helpers_and_the_protos():
+    checked = 0
+    for spec in SPECS.values():
+        for arg, default in spec.defaults.items():
+            for h in spec.helpers:
+                sig = dict(_signature(_callable(h.name)))
+                if arg in sig:
+                    assert sig[arg] == default, (h.name, arg)
+                    checked += 1
+    assert checked >= 8
+    assert SPECS['lambda_cost'].defaults == {
+        'NDCG_num': LayerConfig.DESCRIPTOR.fields_by_name['NDCG_num'].default_value,
+        'max_sort_size': -1}
+
+
+def test_input_count_rules():
+    two = LayerSpec('t', 'x', inputs=2)
+    assert two.input_count_error(2) is None
+    assert two.input_count_error(3) == 't needs 2 inputs, got 3'
+    at_least = LayerSpec('t', 'x', inputs=(2, None))
+    assert at_least.input_count_error(5) is None and 'needs >= 2' in at_least.input_count_error(1)
+    span = LayerSpec('t', 'x', inputs=(0, 2))
+    assert span.input_count_error(2) is None and span.input_count_error(3)
+    with pytest.raises(ValueError):
+        LayerSpec('t', 'x', quirks=['no_such_quirk'])
+    with pytest.raises(ValueError):
+        layer_specs.HelperSpec('h', 'input:lair')
+
+
+def _bad_count(rule):
+    """An input count the rule refuses: one too many, or one too few when open-ended."""
+    if isinstance(rule, int):
+        return rule + 1
+    lo, hi = rule
+    return lo - 1 if hi is None else hi + 1
+
+
+@pytest.mark.parametrize('layer_type', sorted(
+    t for t, s in SPECS.items() if s.inputs not in (None, 0) and t in g_layer_type_map))
+def test_parser_enforces_the_spec_input_count(layer_type, parse):
+    """Every parser class of a type whose spec has an input-count rule refuses a wrong
+    count with the spec's message (the parser states no count itself)."""
+    n = _bad_count(SPECS[layer_type].inputs)
+    cls = g_layer_type_map[layer_type]
+    required = [name for name, p in inspect.signature(cls.__init__).parameters.items()
+                if p.default is p.empty and name not in ('self', 'name', 'inputs')
+                and p.kind == p.POSITIONAL_OR_KEYWORD]
+    from paddle.parser import ConfigError
+    with pytest.raises(ConfigError, match='%s needs .*got %d' % (layer_type, n)):
+        parse('''
+            from paddle.trainer.config_parser import *
+            for i in range(%d):
+                Layer(name='x%%d' %% i, type='data', size=4)
+            g_config_funcs[%r](name='t', inputs=['x%%d' %% i for i in range(%d)], **%r)
+        ''' % (n, cls.__name__, n, dict.fromkeys(required, 1)))
+
+
+# -- the three YAML cases the hand list missed: each parses exactly like its Python twin
+
+TWINS = {
+    'priorbox_image': ('''
+from paddle.trainer_config_helpers import *
+settings(batch_size=2)
+img = data_layer(name='img', size=3 * 8 * 8, height=8, width=8)
+c = img_conv_layer(input=img, filter_size=3, num_filters=2, num_channels=3, padding=1, name='c')
+outputs(priorbox_layer(input=c, image=img, aspect_ratio=[2.], variance=[0.1, 0.1, 0.2, 0.2],
+                       min_size=[3], max_size=[6], name='pb'))
+''', '''
+settings: {batch_size: 2}
+layers:
+  - {type: data_layer, name: img, size: 192, height: 8, width: 8}
+  - {type: img_conv_layer, name: c, input: img, filter_size: 3, num_filters: 2, num_channels: 3, padding: 1}
+  - {type: priorbox_layer, name: pb, input: c, image: img, aspect_ratio: [2.0],
+     variance: [0.1, 0.1, 0.2, 0.2], min_size: [3], max_size: [6]}
+outputs: [pb]
+'''),
+    'beam_search_id_input': ('''
+from paddle.trainer_config_helpers import *
+settings(batch_size=2)
+enc = data_layer(name='enc', size=6)
+ids = data_layer(name='ids', size=1)
+def step(ctx, word):
+    return fc_layer(input=[ctx, word], size=10, act=SoftmaxActivation(), name='out')
+outputs(beam_search(step=step, input=[StaticInput(enc), GeneratedInput(size=10, embedding_name='emb',
+                    embedding_size=4)], bos_id=0, eos_id=1, beam_size=2, max_length=9, name='gen',
+                    result_file='res.txt', dict_file='dict.txt', id_input=ids))
+''', '''
+settings: {batch_size: 2}
+layers:
+  - {type: data_layer, name: enc, size: 6}
+  - {type: data_layer, name: ids, size: 1}
+  - type: beam_search
+    name: gen
+    input:
+      - {type: StaticInput, input: enc}
+      - {type: GeneratedInput, size: 10, embedding_name: emb, embedding_size: 4}
+    step:
+      inputs: [ctx, word]
+      layers:
+        - {type: fc_layer, name: out, input: [ctx, word], size: 10, act: softmax}
+      output: out
+    bos_id: 0
+    eos_id: 1
+    beam_size: 2
+    max_length: 9
+    result_file: res.txt
+    dict_file: dict.txt
+    id_input: ids
+outputs: [gen]
+'''),
+    'lstmemory_unit_out_memory': ('''
+from paddle.trainer_config_helpers import *
+settings(batch_size=2)
+a = data_layer(name='a', size=12)
+def step(x):
+    m = memory(name='lu', size=3)
+    return lstmemory_unit(input=x, size=3, name='lu', out_memory=m)
+outputs(recurrent_group(step=step, input=a, name='grp'))
+''', '''
+settings: {batch_size: 2}
+layers:
+  - {type: data_layer, name: a, size: 12}
+  - type: recurrent_group
+    name: grp
+    input: a
+    step:
+      inputs: [x]
+      layers:
+        - {type: memory, name: lu, size: 3, as: m}
+        - {type: lstmemory_unit, name: lu, input: x, size: 3, out_memory: m}
+      output: lu
+outputs: [grp]
+'''),
+}
+
+
+@pytest.mark.parametrize('case', sorted(TWINS))
+def test_yaml_twin_parses_like_the_python_config(case, write_config):
+    py_text, yaml_text = TWINS[case]
+    py = dump_config(write_config(py_text, case + '.py'), whole=True)
+    ym = dump_config(write_config(yaml_text, case + '.yaml'), whole=True)
+    assert 'layers {' in py
+    assert py == ym
+
+
+def test_the_twins_exercise_the_layer_argument():
+    assert HELPERS['priorbox_layer'].kind('image') == 'layer'
+    assert HELPERS['beam_search'].kind('id_input') == 'layer'
+    assert HELPERS['lstmemory_unit'].kind('out_memory') == 'layer'
