@@ -22,7 +22,7 @@ SPECS = [
               defaults={'scale': proto_default('cos_scale')},
               helpers={'cos_sim': 'a:layer b:layer scale:float size:int name:str '
                                   'layer_attr:extra_attr'}),
-    LayerSpec('cos_vm', 'elementwise', inputs=2),
+    LayerSpec('cos_vm', 'elementwise', inputs=2, defaults={'scale': proto_default('cos_scale')}),
     LayerSpec('sum_to_one_norm', 'elementwise', inputs=1, size='input',
               helpers={'sum_to_one_norm_layer': _ONE}),
     LayerSpec('trans', 'elementwise', inputs=1, size='input', helpers={'trans_layer': _ONE}),

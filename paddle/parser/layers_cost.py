@@ -1,9 +1,17 @@
 """Cost layers (CostLayers.cpp, CRFLayers.cpp, CTCLayers.cpp in the engine)."""
 
+from paddle.layer_specs import spec
+
 from .errors import config_assert
 from .registry import config_layer, g_config_funcs, g_layer_type_map
 from .layer_base import LayerBase
 
+
+# defaults: each type's spec (paddle/layer_specs), shared with the v1 helpers
+_SELFNORM = spec('multi_class_cross_entropy_with_selfnorm').defaults
+_LAMBDA = spec('lambda_cost').defaults
+_WARP_CTC = spec('warp_ctc').defaults
+_NCE = spec('nce').defaults
 
 # ---------------------------------------------------------------------------
 # cost layers
@@ -37,7 +45,8 @@ define_cost('SmoothL1Cost', 'smooth_l1')
 
 @config_layer('multi_class_cross_entropy_with_selfnorm')
 class MultiClassCrossEntropySelfNormCostLayer(LayerBase):
-    def __init__(self, name, inputs, softmax_selfnorm_alpha=0.1, **xargs):
+    def __init__(self, name, inputs,
+                 softmax_selfnorm_alpha=_SELFNORM['softmax_selfnorm_alpha'], **xargs):
         LayerBase.__init__(self, name,
                            'multi_class_cross_entropy_with_selfnorm', 0,
                            inputs, **xargs)
@@ -46,8 +55,8 @@ class MultiClassCrossEntropySelfNormCostLayer(LayerBase):
 
 @config_layer('lambda_cost')
 class LambdaCost(LayerBase):
-    def __init__(self, name, inputs, NDCG_num=5, max_sort_size=-1,
-                 device=None):
+    def __init__(self, name, inputs, NDCG_num=_LAMBDA['NDCG_num'],
+                 max_sort_size=_LAMBDA['max_sort_size'], device=None):
         LayerBase.__init__(
             self, name, 'lambda_cost', 1, inputs=inputs, device=device)
         self.config.NDCG_num = NDCG_num
@@ -88,8 +97,8 @@ class CTCLayer(LayerBase):
 
 @config_layer('warp_ctc')
 class WarpCTCLayer(LayerBase):
-    def __init__(self, name, size, inputs, blank=0, norm_by_times=False,
-                 device=None):
+    def __init__(self, name, size, inputs, blank=_WARP_CTC['blank'],
+                 norm_by_times=False, device=None):
         LayerBase.__init__(self, name, 'warp_ctc', size=size, inputs=inputs,
                            device=device)
         self.config.blank = blank
@@ -121,7 +130,7 @@ class NCELayer(LayerBase):
                  name,
                  num_classes,
                  inputs,
-                 num_neg_samples=10,
+                 num_neg_samples=_NCE['num_neg_samples'],
                  neg_sampling_dist=None,
                  bias=True,
                  **xargs):

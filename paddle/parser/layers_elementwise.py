@@ -1,5 +1,7 @@
 """Element-wise and small utility layers (ElementwiseLayers.cpp in the engine)."""
 
+from paddle.layer_specs import spec
+
 from .errors import config_assert
 from .registry import config_layer
 from .state import state
@@ -25,9 +27,15 @@ TransLayer = _simple_layer('trans')
 SumToOneNormLayer = _simple_layer('sum_to_one_norm')
 
 
+# defaults: each type's spec (paddle/layer_specs), shared with the v1 helpers
+_COS = spec('cos').defaults
+_COS_VM = spec('cos_vm').defaults
+_SLOPE_INTERCEPT = spec('slope_intercept').defaults
+
+
 @config_layer('cos')
 class CosSimLayer(LayerBase):
-    def __init__(self, name, inputs, cos_scale=1, device=None):
+    def __init__(self, name, inputs, cos_scale=_COS['scale'], device=None):
         LayerBase.__init__(
             self, name, 'cos', 1, inputs=inputs, device=device)
         a, b = self.get_input_layer(0), self.get_input_layer(1)
@@ -40,7 +48,8 @@ class CosSimLayer(LayerBase):
 
 @config_layer('cos_vm')
 class CosSimVecMatLayer(LayerBase):
-    def __init__(self, name, size, inputs, cos_scale=1.0, device=None):
+    def __init__(self, name, size, inputs, cos_scale=_COS_VM['scale'],
+                 device=None):
         LayerBase.__init__(
             self, name, 'cos_vm', size, inputs=inputs, device=device)
         self.config.cos_scale = cos_scale
@@ -116,7 +125,8 @@ class ScalingLayer(LayerBase):
 
 @config_layer('slope_intercept')
 class SlopeInterceptLayer(LayerBase):
-    def __init__(self, name, inputs, slope=1.0, intercept=0.0, device=None):
+    def __init__(self, name, inputs, slope=_SLOPE_INTERCEPT['slope'],
+                 intercept=_SLOPE_INTERCEPT['intercept'], device=None):
         LayerBase.__init__(self, name, 'slope_intercept', 0, inputs=inputs,
                            device=device)
         self.config.slope = slope

@@ -1,6 +1,8 @@
 """Image layers: conv/convt, norm, pool, spp, pad, batch_norm, block_expand, maxout,
 bilinear_interp (ConvLayers.cpp, PoolLayers.cpp, NormLayers.cpp, ImageLayers.cpp)."""
 
+from paddle.layer_specs import spec
+
 from .errors import config_assert
 from .registry import config_layer
 from .state import state
@@ -169,6 +171,9 @@ class PadLayer(LayerBase):
         self.set_cnn_layer(name, out_h, out_w, out_ch)
 
 
+_BATCH_NORM = spec('batch_norm').defaults  # shared with batch_norm_layer
+
+
 @config_layer('batch_norm')
 class BatchNormLayer(LayerBase):
     def __init__(self,
@@ -176,7 +181,7 @@ class BatchNormLayer(LayerBase):
                  inputs,
                  bias=True,
                  use_global_stats=True,
-                 moving_average_fraction=0.9,
+                 moving_average_fraction=_BATCH_NORM['moving_average_fraction'],
                  batch_norm_type=None,
                  **xargs):
         if inputs is None:

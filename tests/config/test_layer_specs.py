@@ -291,3 +291,30 @@ def test_the_twins_exercise_the_layer_argument():
     assert HELPERS['priorbox_layer'].kind('image') == 'layer'
     assert HELPERS['beam_search'].kind('id_input') == 'layer'
     assert HELPERS['lstmemory_unit'].kind('out_memory') == 'layer'
+
+
+def _literal_defaults(func):
+    """{argument: literal} of the defaults written as literals in func's own source."""
+    import ast
+    import textwrap
+    tree = ast.parse(textwrap.dedent(inspect.getsource(inspect.unwrap(func))))
+    node = next(n for n in ast.walk(tree) if isinstance(n, ast.FunctionDef))
+    args = node.args.args[len(node.args.args) - len(node.args.defaults):]
+    return {a.arg: d.value for a, d in zip(args, node.args.defaults)
+            if isinstance(d, ast.Constant) and d.value is not None}
+
+
+@pytest.mark.parametrize('layer_type', sorted(t for t, s in SPECS.items() if s.defaults))
+def test_spec_defaults_are_not_restated_as_literals(layer_type):
+    """A default the spec holds is written as a literal neither in the helpers of its
+    type nor in its parser class (they read the spec)."""
+    spec = SPECS[layer_type]
+    parser_names = {'scale': 'cos_scale'}  # the parser's name of cos_sim's scale
+    for h in spec.helpers:
+        assert not set(_literal_defaults(_callable(h.name))) & set(spec.defaults), h.name
+    parser_literals = _literal_defaults(g_layer_type_map[layer_type].__init__)
+    assert not set(parser_literals) & {parser_names.get(a, a) for a in spec.defaults}
+
+    def restating(input, NDCG_num=5, name=None):  # what the check catches
+        return NDCG_num
+    assert _literal_defaults(restating) == {'NDCG_num': 5}

@@ -4,14 +4,15 @@ DataLayer.cpp, FullyConnectedLayer.cpp, MixedLayer.cpp)."""
 import copy
 import paddle.parser as cp
 
+from paddle.layer_specs import spec
 from paddle.parser import ConfigError, Input, Layer, config_assert
 
 from ..activations import IdentityActivation, LinearActivation
 from ..default_decorators import (wrap_act_default, wrap_bias_attr_default, wrap_name_default,
                                   wrap_param_attr_default)
-from ..layer_output import (DROPOUT, ERROR_CLIPPING, LayerOutput, LayerType, _bias, _check_act,
-                            _check_input, _check_input_list, _check_param_attr, _extra,
-                            _size_arg, _type_desc, layer_support)
+from ..layer_output import (DROPOUT, ERROR_CLIPPING, LayerOutput, LayerType, _bias, _check_act, _check_input,
+                            _check_input_list, _check_layer_args, _check_param_attr, _extra, _size_arg,
+                            _type_desc, layer_support)
 from .projections import table_projection
 
 
@@ -243,7 +244,7 @@ def trans_layer(input, name=None, layer_attr=None):
         >>> trans_layer(input=x).layer_type
         'trans'
     """
-    _check_input(input, 'input', 'trans_layer')
+    _check_layer_args('trans_layer', locals())
     Layer(
         name=name,
         type=LayerType.TRANS_LAYER,
@@ -274,7 +275,7 @@ def sum_to_one_norm_layer(input, name=None, layer_attr=None):
         >>> sum_to_one_norm_layer(input=x).size
         8
     """
-    _check_input(input, 'input', 'sum_to_one_norm_layer')
+    _check_layer_args('sum_to_one_norm_layer', locals())
     Layer(
         name=name,
         type=LayerType.SUM_TO_ONE_NORM_LAYER,
@@ -286,7 +287,7 @@ def sum_to_one_norm_layer(input, name=None, layer_attr=None):
 
 @wrap_name_default()
 @layer_support()
-def cos_sim(a, b, scale=1, size=1, name=None, layer_attr=None):
+def cos_sim(a, b, scale=spec('cos').defaults['scale'], size=1, name=None, layer_attr=None):
     """Cosine similarity, scaled: ``y = scale * <a, b> / (|a| |b|)``.
 
     With ``size`` 1, ``a`` and ``b`` have the same width and the output is one value
@@ -314,8 +315,7 @@ def cos_sim(a, b, scale=1, size=1, name=None, layer_attr=None):
         >>> cos_sim(a=q, b=three, size=3).size
         3
     """
-    _check_input(a, 'a', 'cos_sim')
-    _check_input(b, 'b', 'cos_sim')
+    _check_layer_args('cos_sim', locals())
     if size == 1:
         Layer(
             name=name,
@@ -511,7 +511,7 @@ def embedding_layer(input, size, name=None, param_attr=None, layer_attr=None):
         >>> emb.size, emb.layer_type
         (128, 'mixed')
     """
-    _check_input(input, 'input', 'embedding_layer')
+    _check_layer_args('embedding_layer', locals())
     size = _size_arg(size, 'embedding_layer')
     with mixed_layer(name=name, size=size, act=LinearActivation(),
                      bias_attr=False, layer_attr=layer_attr) as mix:

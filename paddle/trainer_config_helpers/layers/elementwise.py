@@ -1,14 +1,17 @@
 """Element-wise and utility layers (ElementwiseLayers.cpp, UtilityLayers.cpp)."""
 
+from paddle.layer_specs import spec
 from paddle.parser import ConfigError, Input, Layer
 
 from ..activations import LinearActivation
 from ..default_decorators import (wrap_act_default, wrap_bias_attr_default, wrap_name_default,
                                   wrap_param_attr_default)
-from ..layer_output import (DROPOUT, ERROR_CLIPPING, LayerOutput, LayerType, _b0_pair, _bias,
-                            _check_input, _check_input_list, _extra, _positional, _size_arg,
+from ..layer_output import (DROPOUT, ERROR_CLIPPING, LayerOutput, LayerType, _b0_pair, _bias, _check_input,
+                            _check_input_list, _check_layer_args, _extra, _positional, _size_arg,
                             layer_support)
 
+
+_SLOPE_INTERCEPT = spec('slope_intercept').defaults  # shared with the parser
 
 __all__ = [
     'slope_intercept_layer', 'clip_layer', 'scaling_layer', 'power_layer', 'interpolation_layer',
@@ -38,15 +41,15 @@ def clip_layer(input, min, max, name=None):
         >>> clip_layer(input=x, min=-1.0, max=1.0).size
         10
     """
-    _check_input(input, 'input', 'clip_layer')
+    _check_layer_args('clip_layer', locals())
     Layer(name=name, type=LayerType.CLIP_LAYER, inputs=[input.name], min=min, max=max)
     return LayerOutput(name, LayerType.CLIP_LAYER, [input], size=input.size)
 
 
 @wrap_name_default()
 @layer_support()
-def slope_intercept_layer(input, name=None, slope=1.0, intercept=0.0,
-                          layer_attr=None):
+def slope_intercept_layer(input, name=None, slope=_SLOPE_INTERCEPT['slope'],
+                          intercept=_SLOPE_INTERCEPT['intercept'], layer_attr=None):
     """Affine map with constant coefficients: ``y = slope * x + intercept``.
 
     No parameters; element-wise, so the output keeps the input's width and layout.
@@ -69,7 +72,7 @@ def slope_intercept_layer(input, name=None, slope=1.0, intercept=0.0,
         >>> y.size, y.layer_type
         (10, 'slope_intercept')
     """
-    _check_input(input, 'input', 'slope_intercept_layer')
+    _check_layer_args('slope_intercept_layer', locals())
     Layer(
         name=name,
         type=LayerType.SLOPE_INTERCEPT_LAYER,
@@ -105,8 +108,7 @@ def scaling_layer(input, weight, name=None, layer_attr=None):
         >>> scaling_layer(input=x, weight=w).size
         10
     """
-    _check_input(input, 'input', 'scaling_layer')
-    _check_input(weight, 'weight', 'scaling_layer')
+    _check_layer_args('scaling_layer', locals())
     Layer(
         name=name,
         type=LayerType.SCALING_LAYER,
@@ -139,8 +141,7 @@ def power_layer(input, weight, name=None, layer_attr=None):
         >>> power_layer(input=x, weight=w).layer_type
         'power'
     """
-    _check_input(input, 'input', 'power_layer')
-    _check_input(weight, 'weight', 'power_layer')
+    _check_layer_args('power_layer', locals())
     Layer(
         name=name,
         type=LayerType.POWER_LAYER,
@@ -211,8 +212,7 @@ def out_prod_layer(input1, input2, name=None, layer_attr=None):
         >>> out_prod_layer(input1=a, input2=b).size
         40
     """
-    _check_input(input1, 'input1', 'out_prod_layer')
-    _check_input(input2, 'input2', 'out_prod_layer')
+    _check_layer_args('out_prod_layer', locals())
     l = Layer(
         name=name,
         type=LayerType.OUT_PROD_LAYER,
@@ -252,8 +252,7 @@ def conv_shift_layer(a=None, b=None, name=None, layer_attr=None,
         10
     """
     a, b = _b0_pair(a, b, input, 'conv_shift_layer')
-    _check_input(a, 'a', 'conv_shift_layer')
-    _check_input(b, 'b', 'conv_shift_layer')
+    _check_layer_args('conv_shift_layer', locals())
     if b.size is not None and b.size % 2 != 1:
         raise ConfigError('conv_shift_layer: b must have an odd size, got %d'
                           % b.size)
@@ -298,8 +297,7 @@ def linear_comb_layer(weights=None, vectors=None, size=None, name=None,
         8
     """
     weights, vectors = _b0_pair(weights, vectors, input, 'linear_comb_layer')
-    _check_input(weights, 'weights', 'linear_comb_layer')
-    _check_input(vectors, 'vectors', 'linear_comb_layer')
+    _check_layer_args('linear_comb_layer', locals())
     if size is None:
         size = vectors.size // weights.size
     Layer(
@@ -354,8 +352,7 @@ def tensor_layer(a=None, b=None, size=None, act=None, name=None,
     """
     a, b = _b0_pair(a, b, input, 'tensor_layer')
     size = _size_arg(size, 'tensor_layer')
-    _check_input(a, 'a', 'tensor_layer')
-    _check_input(b, 'b', 'tensor_layer')
+    _check_layer_args('tensor_layer', locals())
     Layer(
         name=name,
         size=size,
@@ -391,7 +388,7 @@ def sampling_id_layer(input, name=None, layer_attr=None):
         >>> sampling_id_layer(input=prob).layer_type
         'sampling_id'
     """
-    _check_input(input, 'input', 'sampling_id_layer')
+    _check_layer_args('sampling_id_layer', locals())
     l = Layer(name=name, type=LayerType.SAMPLING_ID_LAYER,
               inputs=[Input(input.name)], **_extra(layer_attr))
     return LayerOutput(name, LayerType.SAMPLING_ID_LAYER, input,
@@ -421,7 +418,7 @@ def maxid_layer(input, name=None, layer_attr=None):
         >>> maxid_layer(input=prob).layer_type
         'maxid'
     """
-    _check_input(input, 'input', 'maxid_layer')
+    _check_layer_args('maxid_layer', locals())
     l = Layer(name=name, type='maxid', inputs=[input.name],
               **_extra(layer_attr))
     return LayerOutput(name, LayerType.MAXID_LAYER, parents=[input],
@@ -450,7 +447,7 @@ def eos_layer(input, eos_id, name=None, layer_attr=None):
         >>> eos_layer(input=ids, eos_id=1).layer_type
         'eos_id'
     """
-    _check_input(input, 'input', 'eos_layer')
+    _check_layer_args('eos_layer', locals())
     l = Layer(name=name, type=LayerType.EOSID_LAYER, eos_id=eos_id,
               inputs=[input.name], **_extra(layer_attr))
     return LayerOutput(name, LayerType.EOSID_LAYER, parents=[input],
@@ -506,7 +503,7 @@ def rotate_layer(input, height, width, name=None, layer_attr=None):
         >>> rotate_layer(input=img, height=3, width=4).size
         12
     """
-    _check_input(input, 'input', 'rotate_layer')
+    _check_layer_args('rotate_layer', locals())
     l = Layer(name=name, height=height, width=width,
               type=LayerType.ROTATE_LAYER, inputs=[input.name],
               **_extra(layer_attr))
@@ -540,7 +537,7 @@ def get_output_layer(input, arg_name, name=None, layer_attr=None):
         >>> get_output_layer(input=step, arg_name='state').size
         16
     """
-    _check_input(input, 'input', 'get_output_layer')
+    _check_layer_args('get_output_layer', locals())
     if arg_name not in input.outputs:
         raise ConfigError("get_output_layer: layer '%s' has no output '%s' "
                           "(it has: %s)" % (input.name, arg_name,

@@ -10,7 +10,7 @@ from ..activations import IdentityActivation, LinearActivation
 from ..attrs import ParamAttr, ParameterAttribute
 from ..default_decorators import wrap_name_default
 from ..evaluators import seqtext_printer_evaluator
-from ..layer_output import LayerOutput, LayerType, _check_input, _size_arg, _type_desc
+from ..layer_output import LayerOutput, LayerType, _check_input, _check_layer_args, _size_arg, _type_desc
 from .projections import identity_projection
 from .basic import embedding_layer, mixed_layer
 from .elementwise import eos_layer, maxid_layer
@@ -110,7 +110,7 @@ class SubsequenceInput(object):
     """
 
     def __init__(self, input):
-        _check_input(input, 'input', 'SubsequenceInput')
+        _check_layer_args('SubsequenceInput', locals())
         self.input = input
 
 
@@ -138,7 +138,7 @@ class StaticInput(object):
     """
 
     def __init__(self, input, is_seq=False, size=None):
-        _check_input(input, 'input', 'StaticInput')
+        _check_layer_args('StaticInput', locals())
         self.input = input
         self.is_seq = is_seq
         if size is not None and input.size is not None and \

@@ -7,8 +7,8 @@ from ..activations import IdentityActivation
 from ..default_decorators import (wrap_act_default, wrap_bias_attr_default, wrap_name_default,
                                   wrap_param_default)
 from ..poolings import AvgPooling, MaxPooling
-from ..layer_output import (AggregateLevel, ExpandLevel, LayerOutput, LayerType, _bias,
-                            _check_input, _extra, _type_desc, layer_support)
+from ..layer_output import (AggregateLevel, ExpandLevel, LayerOutput, LayerType, _bias, _check_input,
+                            _check_layer_args, _extra, _type_desc, layer_support)
 
 
 __all__ = [
@@ -58,7 +58,7 @@ def pooling_layer(input, pooling_type=None, name=None, bias_attr=None,
         >>> avg.size, avg.layer_type
         (32, 'average')
     """
-    _check_input(input, 'input', 'pooling_layer')
+    _check_layer_args('pooling_layer', locals())
     if not isinstance(pooling_type, (MaxPooling, AvgPooling)):
         raise ConfigError('pooling_layer: pooling_type must be MaxPooling(), '
                           'AvgPooling(), SumPooling() or SquareRootNPooling()'
@@ -204,8 +204,7 @@ def expand_layer(input, expand_as, name=None, bias_attr=False,
         >>> expand_layer(input=summary, expand_as=seq).size
         16
     """
-    _check_input(input, 'input', 'expand_layer')
-    _check_input(expand_as, 'expand_as', 'expand_layer')
+    _check_layer_args('expand_layer', locals())
     Layer(
         inputs=[input.name, expand_as.name],
         name=name,
@@ -240,7 +239,7 @@ def repeat_layer(input, num_repeats, name=None, layer_attr=None):
         >>> repeat_layer(input=x, num_repeats=3).size
         12
     """
-    _check_input(input, 'input', 'repeat_layer')
+    _check_layer_args('repeat_layer', locals())
     l = Layer(
         inputs=[input.name],
         name=name,
@@ -282,7 +281,7 @@ def seq_reshape_layer(input, reshape_size, act=None, name=None,
         >>> seq_reshape_layer(input=seq, reshape_size=3).size
         3
     """
-    _check_input(input, 'input', 'seq_reshape_layer')
+    _check_layer_args('seq_reshape_layer', locals())
     # v1 never passed act on (the layer kept its 'linear' default); a non-identity act
     # is honoured here (docs/v1_differences.md)
     extra = {} if isinstance(act, IdentityActivation) else dict(active_type=act.name)
@@ -329,8 +328,7 @@ def seq_concat_layer(a, b, act=None, name=None, layer_attr=None,
         >>> seq_concat_layer(a=a, b=b).size
         8
     """
-    _check_input(a, 'a', 'seq_concat_layer')
-    _check_input(b, 'b', 'seq_concat_layer')
+    _check_layer_args('seq_concat_layer', locals())
     Layer(
         name=name,
         type=LayerType.SEQUENCE_CONCAT_LAYER,

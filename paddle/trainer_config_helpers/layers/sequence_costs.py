@@ -2,10 +2,11 @@
 
 Split from costs.py, which re-exports them: import them from either module."""
 
+from paddle.layer_specs import spec
 from paddle.parser import ConfigError, Input, Layer
 
 from ..default_decorators import wrap_name_default, wrap_param_attr_default
-from ..layer_output import LayerOutput, LayerType, _check_input, _extra, layer_support
+from ..layer_output import LayerOutput, LayerType, _check_input, _check_layer_args, _extra, layer_support
 
 
 __all__ = ['crf_layer', 'crf_decoding_layer', 'ctc_layer', 'warp_ctc_layer']
@@ -146,8 +147,7 @@ def ctc_layer(input, label, size=None, name=None, norm_by_times=False,
         >>> ctc_layer(input=probs, label=label).size
         11
     """
-    _check_input(input, 'input', 'ctc_layer')
-    _check_input(label, 'label', 'ctc_layer')
+    _check_layer_args('ctc_layer', locals())
     if label.size is not None:
         if size is not None and size != label.size + 1:
             raise ConfigError('ctc_layer: size must be label.size + 1 = %d' %
@@ -162,7 +162,7 @@ def ctc_layer(input, label, size=None, name=None, norm_by_times=False,
 
 @wrap_name_default()
 @layer_support()
-def warp_ctc_layer(input, label, size=None, name=None, blank=0,
+def warp_ctc_layer(input, label, size=None, name=None, blank=spec('warp_ctc').defaults['blank'],
                    norm_by_times=False, layer_attr=None):
     """CTC cost on unnormalised activations (v1's warp-ctc binding).
 
@@ -192,8 +192,7 @@ def warp_ctc_layer(input, label, size=None, name=None, blank=0,
         >>> warp_ctc_layer(input=acts, label=label, blank=0).layer_type
         'warp_ctc'
     """
-    _check_input(input, 'input', 'warp_ctc_layer')
-    _check_input(label, 'label', 'warp_ctc_layer')
+    _check_layer_args('warp_ctc_layer', locals())
     if label.size is not None:
         if size is None:
             size = label.size + 1
