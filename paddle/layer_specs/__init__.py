@@ -19,13 +19,42 @@ from . import (conv, cost, crf, ctc, data, elementwise, evaluators, fully_connec
 
 __all__ = ['LayerSpec', 'HelperSpec', 'KINDS', 'LAYER_KINDS', 'OBJECT_KINDS', 'VALUE_KINDS', 'QUIRKS',
            'FAMILIES', 'SPECS', 'HELPERS', 'LAYER_HELPERS', 'PROJECTIONS', 'EVALUATORS', 'INPUT_OBJECTS', 'spec', 'helper',
-           'cost_types', 'proto_default']
+           'cost_types', 'proto_default', 'PARSER_MODULES', 'HELPER_MODULES']
 
 # engine families, each a module of this package
 FAMILIES = {
     m.__name__.rsplit('.', 1)[1]: m
     for m in (conv, cost, crf, ctc, data, elementwise, fully_connected, gru, image, lstm, mixed, norm, pool,
               prelu, recurrent, recurrent_group, sequence, structured_cost, utility, validation)
+}
+
+# The Python modules of each tree hold the families named here, so a family has the same
+# name (and the same members) in the engine, the parser and the helpers.
+PARSER_MODULES = {
+    'layers_basic': ('data', 'fully_connected', 'mixed'),
+    'layers_cost': ('cost', 'structured_cost', 'crf', 'ctc', 'validation'),
+    'layers_elementwise': ('elementwise',),
+    'layers_image': ('conv', 'pool', 'norm', 'image'),
+    'layers_prelu': ('prelu',),
+    'layers_recurrent': ('recurrent', 'lstm', 'gru'),
+    'layers_sequence': ('sequence',),
+    'layers_utility': ('utility',),
+    'recurrent_group': ('recurrent_group',),
+}
+HELPER_MODULES = {
+    'basic': ('data', 'fully_connected', 'mixed'),
+    'projections': ('mixed',),
+    'costs': ('cost', 'structured_cost'),
+    'sequence_costs': ('crf', 'ctc'),
+    'elementwise': ('elementwise',),
+    'image': ('conv', 'pool', 'norm', 'image'),
+    'recurrent': ('recurrent', 'lstm', 'gru'),
+    'sequence': ('sequence',),
+    'utility': ('utility',),
+    'groups': ('recurrent_group',),
+    'networks': ('networks',),
+    'networks_recurrent': ('networks',),
+    'evaluators': ('evaluators',),
 }
 
 

@@ -1,4 +1,4 @@
-"""Element-wise and small utility layers (ElementwiseLayers.cpp in the engine)."""
+"""Element-wise layers (ElementwiseLayers.cpp in the engine)."""
 
 from paddle.layer_specs import spec
 
@@ -6,6 +6,7 @@ from .errors import config_assert
 from .registry import config_layer
 from .state import state
 from .layer_base import LayerBase
+from .recurrent_group import EosIdLayer  # noqa: F401  (moved to its engine family)
 
 
 def _simple_layer(type_name):
@@ -71,15 +72,6 @@ class MaxIdLayer(LayerBase):
                 self.config.beam_size = state.current_submodel.generator.beam_size
         else:
             self.config.beam_size = beam_size
-
-
-@config_layer('eos_id')
-class EosIdLayer(LayerBase):
-    def __init__(self, name, inputs, eos_id, device=None):
-        LayerBase.__init__(self, name, 'eos_id', 0, inputs=inputs,
-                           device=device)
-        self.set_layer_size(2)
-        self.config.eos_id = eos_id
 
 
 @config_layer('sampling_id')
@@ -187,3 +179,17 @@ class TensorLayer(LayerBase):
         self.create_input_parameter(0, size * a.size * b.size,
                                     [a.size, b.size, size])
         self.create_bias_parameter(bias, size)
+
+
+@config_layer('featmap_expand')
+class FeatMapExpandLayer(LayerBase):
+    def __init__(self, name, inputs, num_filters=None, as_row_vector=True,
+                 bias=False, **xargs):
+        LayerBase.__init__(
+            self, name, 'featmap_expand', 0, inputs=inputs, **xargs)
+        config_assert(num_filters is not None and num_filters > 0,
+                      'num_repeats (num_filters) must be > 0')
+        self.config.num_filters = num_filters
+        if not as_row_vector:
+            self.config.user_arg = 'as_col_vec'
+        self.set_layer_size(self.get_input_layer(0).size * num_filters)

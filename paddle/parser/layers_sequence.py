@@ -6,6 +6,7 @@ active_type 'linear' (the identity) where other layers default to ''."""
 from .errors import config_assert
 from .registry import config_layer
 from .layer_base import LayerBase
+from .layers_elementwise import FeatMapExpandLayer  # noqa: F401  (moved to its engine family)
 
 
 class _SeqPoolBase(LayerBase):
@@ -88,20 +89,6 @@ class ExpandLayer(LayerBase):
         self.config.trans_type = trans_type
         self.set_layer_size(self.get_input_layer(0).size)
         self.create_bias_parameter(bias, self.config.size)
-
-
-@config_layer('featmap_expand')
-class FeatMapExpandLayer(LayerBase):
-    def __init__(self, name, inputs, num_filters=None, as_row_vector=True,
-                 bias=False, **xargs):
-        LayerBase.__init__(
-            self, name, 'featmap_expand', 0, inputs=inputs, **xargs)
-        config_assert(num_filters is not None and num_filters > 0,
-                      'num_repeats (num_filters) must be > 0')
-        self.config.num_filters = num_filters
-        if not as_row_vector:
-            self.config.user_arg = 'as_col_vec'
-        self.set_layer_size(self.get_input_layer(0).size * num_filters)
 
 
 @config_layer('seqconcat')

@@ -318,3 +318,35 @@ def test_spec_defaults_are_not_restated_as_literals(layer_type):
     def restating(input, NDCG_num=5, name=None):  # what the check catches
         return NDCG_num
     assert _literal_defaults(restating) == {'NDCG_num': 5}
+
+
+def test_family_names_match_in_every_tree():
+    """Each parser class and each helper lives in a module of its spec's family (the
+    engine's file name): no family is spelt one way in one tree and another elsewhere."""
+    misplaced = []
+    for t, s in SPECS.items():
+        cls = g_layer_type_map.get(t)
+        if cls is not None:
+            module = cls.__module__.rsplit('.', 1)[1]
+            if s.family not in layer_specs.PARSER_MODULES.get(module, ()):
+                misplaced.append('parser %s (%s) in %s' % (t, s.family, module))
+    for name, h in HELPERS.items():
+        module = inspect.unwrap(_callable(name)).__module__.rsplit('.', 1)[1]
+        if h.family not in layer_specs.HELPER_MODULES.get(module, ()):
+            misplaced.append('helper %s (%s) in %s' % (name, h.family, module))
+    assert not misplaced, misplaced
+    every = set(layer_specs.FAMILIES)
+    assert every == {f for fs in layer_specs.PARSER_MODULES.values() for f in fs}
+    assert every - {'validation', 'prelu'} <= {f for fs in layer_specs.HELPER_MODULES.values() for f in fs}
+
+
+def test_moved_helpers_and_classes_keep_their_import_paths():
+    from paddle.parser import layers_elementwise, layers_sequence, layers_utility
+    from paddle.trainer_config_helpers.layers import basic, elementwise, sequence
+    assert basic.cos_sim is layers.cos_sim and basic.trans_layer is layers.trans_layer
+    assert elementwise.print_layer is layers.print_layer and elementwise.rotate_layer is layers.rotate_layer
+    assert sequence.repeat_layer is layers.repeat_layer
+    assert layers_utility.PriorBoxLayer is g_layer_type_map['priorbox']
+    assert layers_utility.ParameterReluLayer is g_layer_type_map['prelu']
+    assert layers_sequence.FeatMapExpandLayer is g_layer_type_map['featmap_expand']
+    assert layers_elementwise.EosIdLayer is g_layer_type_map['eos_id']

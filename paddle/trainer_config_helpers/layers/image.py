@@ -1,5 +1,6 @@
 """Image layers: conv, pool, spp, norms, batch_norm, block_expand, maxout,
-bilinear_interp, pad, priorbox (ConvLayers.cpp, PoolLayers.cpp, NormLayers.cpp, ImageLayers.cpp)."""
+bilinear_interp, pad, rotate, priorbox (ConvLayers.cpp, PoolLayers.cpp, NormLayers.cpp,
+ImageLayers.cpp)."""
 
 import paddle.parser as cp
 
@@ -19,7 +20,7 @@ from .projections import _pair
 __all__ = [
     'img_conv_layer', 'img_pool_layer', 'spp_layer', 'img_cmrnorm_layer', 'batch_norm_layer',
     'block_expand_layer', 'maxout_layer', 'bilinear_interp_layer', 'pad_layer',
-    'cross_channel_norm_layer', 'priorbox_layer', 'img_rnorm_layer'
+    'cross_channel_norm_layer', 'priorbox_layer', 'img_rnorm_layer', 'rotate_layer'
 ]
 
 def _img_channels(input, num_channels, helper):
@@ -751,4 +752,36 @@ def pad_layer(input, pad_c=None, pad_h=None, pad_w=None, name=None,
         **_extra(layer_attr))
     return LayerOutput(name, LayerType.PAD_LAYER, parents=[input],
                        num_filters=num_channels + pads[0][0] + pads[0][1],
+                       size=l.config.size)
+
+
+@wrap_name_default()
+@layer_support()
+def rotate_layer(input, height, width, name=None, layer_attr=None):
+    """Rotates each channel of an image 90 degrees clockwise.
+
+    Each row holds channels of ``height x width`` values; each becomes a
+    ``width x height`` image with ``out[j][height - 1 - i] = in[i][j]``. Creates an
+    engine layer of type ``rotate``.
+
+    Args:
+        input (LayerOutput): the images.
+        height (int): image height.
+        width (int): image width.
+        name (str, optional): layer name; ``__rotate_layer_N__`` when omitted.
+        layer_attr (ExtraLayerAttribute, optional): extra settings (``device``).
+
+    Returns:
+        LayerOutput: the rotated images, of the input's width.
+
+    Example:
+        >>> img = data_layer(name='img', size=3 * 4)
+        >>> rotate_layer(input=img, height=3, width=4).size
+        12
+    """
+    _check_layer_args('rotate_layer', locals())
+    l = Layer(name=name, height=height, width=width,
+              type=LayerType.ROTATE_LAYER, inputs=[input.name],
+              **_extra(layer_attr))
+    return LayerOutput(name, LayerType.ROTATE_LAYER, parents=[input],
                        size=l.config.size)

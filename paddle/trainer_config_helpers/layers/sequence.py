@@ -7,13 +7,14 @@ from ..activations import IdentityActivation
 from ..default_decorators import (wrap_act_default, wrap_bias_attr_default, wrap_name_default,
                                   wrap_param_default)
 from ..poolings import AvgPooling, MaxPooling
+from .elementwise import repeat_layer  # noqa: F401  (featmap_expand, an element-wise layer; moved)
 from ..layer_output import (AggregateLevel, ExpandLevel, LayerOutput, LayerType, _bias, _check_input,
                             _check_layer_args, _extra, _type_desc, layer_support)
 
 
 __all__ = [
-    'pooling_layer', 'last_seq', 'first_seq', 'expand_layer', 'repeat_layer',
-    'seq_reshape_layer', 'seq_concat_layer'
+    'pooling_layer', 'last_seq', 'first_seq', 'expand_layer', 'seq_reshape_layer',
+    'seq_concat_layer'
 ]
 
 @wrap_name_default('seq_pooling')
@@ -214,40 +215,6 @@ def expand_layer(input, expand_as, name=None, bias_attr=False,
         **_extra(layer_attr))
     return LayerOutput(name, LayerType.EXPAND_LAYER,
                        parents=[input, expand_as], size=input.size)
-
-
-@wrap_name_default()
-@layer_support()
-def repeat_layer(input, num_repeats, name=None, layer_attr=None):
-    """Tiles each row ``num_repeats`` times: ``y = [x, x, ..., x]``.
-
-    The output width is ``input.size * num_repeats``; rows (and sequences) are kept.
-    layer_math uses it to broadcast a size-1 layer. Creates an engine layer of type
-    ``featmap_expand``.
-
-    Args:
-        input (LayerOutput): the input.
-        num_repeats (int): number of copies.
-        name (str, optional): layer name; ``__repeat_layer_N__`` when omitted.
-        layer_attr (ExtraLayerAttribute, optional): extra settings (``device``).
-
-    Returns:
-        LayerOutput: the tiled layer, ``input.size * num_repeats`` wide.
-
-    Example:
-        >>> x = data_layer(name='x', size=4)
-        >>> repeat_layer(input=x, num_repeats=3).size
-        12
-    """
-    _check_layer_args('repeat_layer', locals())
-    l = Layer(
-        inputs=[input.name],
-        name=name,
-        num_filters=num_repeats,
-        type=LayerType.FEATURE_MAP_EXPAND_LAYER,
-        **_extra(layer_attr))
-    return LayerOutput(name, LayerType.FEATURE_MAP_EXPAND_LAYER,
-                       parents=[input], size=l.config.size)
 
 
 @wrap_name_default('seqreshape')
