@@ -13,7 +13,7 @@ SPECS = [
         'regression_cost': 'input:layer label:layer weight:layer name:str coeff:float '
                            'layer_attr:extra_attr'}),
     LayerSpec('smooth_l1', 'cost', cost=True, size=1, helpers={'smooth_l1_cost': _LABELLED}),
-    LayerSpec('multi_class_cross_entropy_with_selfnorm', 'cost', cost=True, size=1,
+    LayerSpec('multi_class_cross_entropy_with_selfnorm', 'cost', cost=True,
               defaults={'softmax_selfnorm_alpha': 0.1}, helpers={
                   'cross_entropy_with_selfnorm': 'input:layer label:layer name:str coeff:float '
                                                  'softmax_selfnorm_alpha:float layer_attr:extra_attr'}),

@@ -350,3 +350,64 @@ def test_moved_helpers_and_classes_keep_their_import_paths():
     assert layers_utility.ParameterReluLayer is g_layer_type_map['prelu']
     assert layers_sequence.FeatMapExpandLayer is g_layer_type_map['featmap_expand']
     assert layers_elementwise.EosIdLayer is g_layer_type_map['eos_id']
+
+
+# per type: input sizes and arguments a parser class needs to build (others: inputs of
+# sizes 6, 5, 7, ... and 3 for each required argument)
+_SIZE_CASES = {
+    'clip': ([6], {'min': 0, 'max': 3}),
+    'cos': ([6, 6], {}),
+    'scaling': ([1, 6], {}),
+    'power': ([1, 6], {}),
+    'crf': ([3, 1], {'size': 3}),
+    'crf_decoding': ([3], {'size': 3}),
+    'gru_step': ([6, 2], {'size': 2}),
+    'lstm_step': ([8, 2], {'size': 2}),
+    'expand': ([6, 5], {}),
+    'tensor': ([6, 5], {'size': 3}),
+}
+# built without inputs, or only with a select input: covered by the helper protostr rows
+_SIZE_SKIP = {'data', 'selective_fc'}
+
+
+def _expected_size(rule, sizes, args):
+    if isinstance(rule, int):
+        return rule
+    if rule == 'arg':
+        return args['size']
+    return sizes[int(rule.partition(':')[2] or 0)]
+
+
+@pytest.mark.parametrize('layer_type', sorted(t for t, s in SPECS.items()
+                                              if s.size is not None and t not in _SIZE_SKIP))
+def test_parser_class_follows_the_spec_size_rule(layer_type, parse):
+    spec = SPECS[layer_type]
+    cls = g_layer_type_map[layer_type]
+    n = spec.inputs if isinstance(spec.inputs, int) else (spec.inputs or (1,))[0]
+    sizes, args = _SIZE_CASES.get(layer_type, ([6, 5, 7][:max(n, 1)], {}))
+    required = [name for name, p in inspect.signature(cls.__init__).parameters.items()
+                if p.default is p.empty and name not in ('self', 'cls', 'name', 'inputs')
+                and p.kind == p.POSITIONAL_OR_KEYWORD]
+    args = dict(dict.fromkeys(required, 3), **args)
+    conf = parse('''
+        from paddle.trainer.config_parser import *
+        for i, size in enumerate(%r):
+            Layer(name='x%%d' %% i, type='data', size=size)
+        g_config_funcs[%r](name='t', inputs=['x%%d' %% i for i in range(%d)], **%r)
+        Outputs('t')
+    ''' % (sizes, cls.__name__, len(sizes), args))
+    layer = [l for l in conf.model_config.layers if l.name == 't'][0]
+    assert layer.size == _expected_size(spec.size, sizes, args), (spec.size, sizes)
+
+
+@pytest.mark.parametrize('layer_type', sorted(_quirked('weight_first')))
+def test_weight_first_quirk(layer_type, parse):
+    helper = SPECS[layer_type].helpers[0].name
+    conf = parse('''
+        from paddle.trainer_config_helpers import *
+        x = data_layer(name='x', size=6)
+        w = data_layer(name='w', size=1)
+        outputs(%s(input=x, weight=w, name='t'))
+    ''' % helper)
+    layer = [l for l in conf.model_config.layers if l.name == 't'][0]
+    assert [i.input_layer_name for i in layer.inputs] == ['w', 'x']
