@@ -12,6 +12,8 @@ _SELFNORM = spec('multi_class_cross_entropy_with_selfnorm').defaults
 _LAMBDA = spec('lambda_cost').defaults
 _WARP_CTC = spec('warp_ctc').defaults
 _NCE = spec('nce').defaults
+_CRF = spec('crf').defaults
+_CTC = spec('ctc').defaults
 
 # ---------------------------------------------------------------------------
 # cost layers
@@ -20,7 +22,7 @@ g_cost_map = {}
 
 
 def define_cost(class_name, cost_type):
-    def init(cls, name, inputs, device=None, coeff=1.):
+    def init(cls, name, inputs, device=None, coeff=spec(cost_type).defaults['coeff']):
         LayerBase.__init__(
             cls, name, cost_type, 1, inputs, device=device, coeff=coeff)
 
@@ -69,7 +71,7 @@ class LambdaCost(LayerBase):
 
 @config_layer('crf')
 class CRFLayer(LayerBase):
-    def __init__(self, name, size, inputs, coeff=1.0, device=None):
+    def __init__(self, name, size, inputs, coeff=_CRF['coeff'], device=None):
         LayerBase.__init__(self, name, 'crf', size, inputs, device=device)
         config_assert(
             self.get_input_layer(0).size == size,
@@ -90,7 +92,8 @@ class CRFDecodingLayer(LayerBase):
 
 @config_layer('ctc')
 class CTCLayer(LayerBase):
-    def __init__(self, name, size, inputs, norm_by_times=False, device=None):
+    def __init__(self, name, size, inputs, norm_by_times=_CTC['norm_by_times'],
+                 device=None):
         LayerBase.__init__(self, name, 'ctc', size, inputs, device=device)
         self.config.norm_by_times = norm_by_times
 
@@ -98,7 +101,7 @@ class CTCLayer(LayerBase):
 @config_layer('warp_ctc')
 class WarpCTCLayer(LayerBase):
     def __init__(self, name, size, inputs, blank=_WARP_CTC['blank'],
-                 norm_by_times=False, device=None):
+                 norm_by_times=_WARP_CTC['norm_by_times'], device=None):
         LayerBase.__init__(self, name, 'warp_ctc', size=size, inputs=inputs,
                            device=device)
         self.config.blank = blank

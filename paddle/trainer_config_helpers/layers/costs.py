@@ -52,7 +52,7 @@ def classification_cost(input,
                         evaluator=None,
                         layer_attr=None,
                         top_k=None,
-                        coeff=1.):
+                        coeff=spec('multi-class-cross-entropy').defaults['coeff']):
     """Classification cost: cross-entropy ``-log p[label]`` of a softmax output, plus
     an error-rate evaluator.
 
@@ -125,7 +125,7 @@ def classification_cost(input,
 
 @wrap_name_default()
 @layer_support()
-def mse_cost(input, label, weight=None, name=None, coeff=1.0,
+def mse_cost(input, label, weight=None, name=None, coeff=spec('square_error').defaults['coeff'],
              layer_attr=None):
     """Squared error cost: ``sum_j (input_j - label_j)^2`` per sample.
 
@@ -179,7 +179,7 @@ def _make_simple_cost(fname, layer_type, out_type, doc):
     an engine layer of ``layer_type``; ``doc`` becomes its docstring."""
     @wrap_name_default(fname)
     @layer_support()
-    def cost(input, label, name=None, coeff=1.0, weight=None,
+    def cost(input, label, name=None, coeff=spec(layer_type).defaults['coeff'], weight=None,
              layer_attr=None):
         ipts, parents = _cost_inputs(input, label, weight, fname)
         Layer(
@@ -324,7 +324,7 @@ smooth_l1_cost = _make_simple_cost(
 def cross_entropy_with_selfnorm(input,
                                 label,
                                 name=None,
-                                coeff=1.0,
+                                coeff=_SELFNORM['coeff'],
                                 softmax_selfnorm_alpha=_SELFNORM['softmax_selfnorm_alpha'],
                                 layer_attr=None):
     """Cross-entropy on unnormalised scores, with a self-normalisation penalty.
@@ -402,7 +402,7 @@ def sum_cost(input, name=None, layer_attr=None):
 
 @wrap_name_default()
 @layer_support()
-def rank_cost(left, right, label, weight=None, name=None, coeff=1.0,
+def rank_cost(left, right, label, weight=None, name=None, coeff=spec('rank-cost').defaults['coeff'],
               layer_attr=None):
     """Pairwise ranking cost (RankNet): ``log(1 + e^o) - label * o``, ``o = left - right``.
 

@@ -15,7 +15,7 @@ __all__ = ['crf_layer', 'crf_decoding_layer', 'ctc_layer', 'warp_ctc_layer']
 @wrap_param_attr_default()
 @layer_support()
 def crf_layer(input, label, size=None, weight=None, param_attr=None,
-              name=None, coeff=1.0, layer_attr=None):
+              name=None, coeff=spec('crf').defaults['coeff'], layer_attr=None):
     """Linear-chain CRF cost for sequence labelling: ``-log P(labels | input)``.
 
     ``input`` holds, for each time step, one unnormalised score per tag (``size``
@@ -115,7 +115,7 @@ def crf_decoding_layer(input, size, label=None, param_attr=None, name=None,
 
 @wrap_name_default()
 @layer_support()
-def ctc_layer(input, label, size=None, name=None, norm_by_times=False,
+def ctc_layer(input, label, size=None, name=None, norm_by_times=spec('ctc').defaults['norm_by_times'],
               layer_attr=None):
     """Connectionist temporal classification cost: ``-log P(label | input)``.
 
@@ -163,7 +163,7 @@ def ctc_layer(input, label, size=None, name=None, norm_by_times=False,
 @wrap_name_default()
 @layer_support()
 def warp_ctc_layer(input, label, size=None, name=None, blank=spec('warp_ctc').defaults['blank'],
-                   norm_by_times=False, layer_attr=None):
+                   norm_by_times=spec('warp_ctc').defaults['norm_by_times'], layer_attr=None):
     """CTC cost on unnormalised activations (v1's warp-ctc binding).
 
     The same cost as ctc_layer, but ``input`` holds linear activations (its
