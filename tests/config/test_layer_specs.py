@@ -99,6 +99,12 @@ def test_onnx_exporter_cost_types_are_the_specs_costs():
     assert not COST_TYPES & {'fc', 'crf_decoding', 'auc-validation'}
 
 
+def test_onnx_converters_are_for_spec_types_that_are_no_costs():
+    from paddle.utils.export_onnx.layers import CONVERTERS
+    assert set(CONVERTERS) <= set(SPECS)
+    assert not set(CONVERTERS) & layer_specs.cost_types()
+
+
 def test_layer_type_strings_are_spec_types():
     values = {getattr(LayerType, k) for k in dir(LayerType) if k.isupper()}
     unknown = values - set(SPECS) - set(HELPER_SIDE_TYPES)
