@@ -36,36 +36,13 @@ ENTRY_META_KEYS = ('type', 'when', 'as')
 # ---------------------------------------------------------------------------
 # the vocabulary: helpers and objects a YAML config can name
 
-PROJECTION_TYPES = {
-    n: getattr(layers, n)
-    for n in ('full_matrix_projection', 'trans_full_matrix_projection',
-              'table_projection', 'identity_projection', 'dotmul_projection',
-              'scaling_projection', 'dotmul_operator', 'context_projection',
-              'conv_projection', 'conv_operator')
+# the callables with a spec (paddle.layer_specs), by kind of entry
+PROJECTION_TYPES = {n: getattr(layers, n) for n in layer_specs.PROJECTIONS}
+LAYER_TYPES = {
+    n: getattr(layers, n) if hasattr(layers, n) else getattr(networks, n)
+    for n in layer_specs.LAYER_HELPERS
 }
-
-_NOT_LAYERS = {'layer_support', 'inputs', 'outputs'}
-
-
-def _layer_helpers():
-    out = {}
-    for mod in (layers, networks):
-        for n in mod.__all__:
-            f = getattr(mod, n)
-            if (inspect.isfunction(f) and n not in _NOT_LAYERS and
-                    n not in PROJECTION_TYPES):
-                out[n] = f
-    return out
-
-
-LAYER_TYPES = _layer_helpers()
-
-EVALUATOR_TYPES = {
-    n: getattr(evaluators, n)
-    for n in evaluators.__all__
-    if n.endswith('_evaluator') and inspect.isfunction(getattr(
-        evaluators, n))
-}
+EVALUATOR_TYPES = {n: getattr(evaluators, n) for n in layer_specs.EVALUATORS}
 
 
 def _classes(mod, base):
@@ -134,7 +111,7 @@ LEVELS['seq'] = AggregateLevel.EACH_SEQUENCE
 OBJECT_TYPES = {}
 OBJECT_TYPES.update(LAYER_TYPES)
 OBJECT_TYPES.update(PROJECTION_TYPES)
-for _n in ('StaticInput', 'SubsequenceInput', 'GeneratedInput'):
+for _n in layer_specs.INPUT_OBJECTS:
     OBJECT_TYPES[_n] = getattr(layers, _n)
 for _n in ('ParamAttr', 'ExtraAttr', 'HookAttr'):
     OBJECT_TYPES[_n] = getattr(attrs, _n)

@@ -61,6 +61,11 @@ def test_helper_signature_matches_its_spec(name):
 
 
 def test_every_config_language_callable_has_a_spec():
+    public = {n for mod in (layers, networks) for n in mod.__all__
+              if inspect.isfunction(getattr(mod, n))} - {'layer_support', 'inputs', 'outputs'}
+    assert public == set(LAYER_HELPERS) | set(layer_specs.PROJECTIONS)
+    assert {n for n in evaluators.__all__ if n.endswith('_evaluator')} == set(layer_specs.EVALUATORS)
+    # the YAML builder's vocabulary is the specs'
     assert set(builder.LAYER_TYPES) == set(LAYER_HELPERS)
     assert set(builder.PROJECTION_TYPES) == set(layer_specs.PROJECTIONS)
     assert set(builder.EVALUATOR_TYPES) == set(layer_specs.EVALUATORS)
