@@ -422,3 +422,16 @@ def test_weight_first_quirk(layer_type, parse):
     ''' % helper)
     layer = [l for l in conf.model_config.layers if l.name == 't'][0]
     assert [i.input_layer_name for i in layer.inputs] == ['w', 'x']
+
+
+@pytest.mark.parametrize('layer_type', sorted(_quirked('label_is_data')))
+def test_label_is_data_quirk(layer_type, parse):
+    from paddle.parser import ConfigError
+    helper = SPECS[layer_type].helpers[0].name
+    with pytest.raises(ConfigError, match='data layer'):
+        parse('''
+            from paddle.trainer_config_helpers import *
+            x = data_layer(name='x', size=6)
+            y = fc_layer(input=x, size=1)
+            outputs(%s(input=x, label=y, num_classes=3))
+        ''' % helper)
