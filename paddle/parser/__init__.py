@@ -37,6 +37,7 @@ from .recurrent_group import *  # noqa: F401,F403
 from .layers_sequence import *  # noqa: F401,F403
 from .layers_recurrent import *  # noqa: F401,F403
 from .layers_utility import *  # noqa: F401,F403
+from .layers_prelu import *  # noqa: F401,F403
 from .layers_image import *  # noqa: F401,F403
 from .training_settings import *  # noqa: F401,F403
 from .execute import *  # noqa: F401,F403

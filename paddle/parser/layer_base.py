@@ -2,6 +2,7 @@
 
 import copy
 
+from paddle.layer_specs import SPECS as LAYER_SPECS
 from paddle.proto.ModelConfig_pb2 import LayerConfig
 
 from .errors import ConfigError, _layer_ctx, as_float, as_int, config_assert, type_of
@@ -41,6 +42,11 @@ class LayerBase(object):
             self.inputs = []
         elif type_of(self.inputs) != list:
             self.inputs = [self.inputs]
+        # the input-count rule lives in the type's spec (paddle/layer_specs)
+        spec = LAYER_SPECS.get(type)
+        if spec is not None:
+            problem = spec.input_count_error(len(self.inputs))
+            config_assert(problem is None, problem)
 
         self.config = LayerConfig()
         self.config.name = name

@@ -226,7 +226,6 @@ class ConcatenateLayer2(LayerBase):
 class AddToLayer(LayerBase):
     def __init__(self, name, inputs, bias=True, **xargs):
         LayerBase.__init__(self, name, 'addto', 0, inputs=inputs, **xargs)
-        config_assert(len(self.inputs) > 0, 'addto needs at least one input')
         first = self.get_input_layer(0)
         for i in range(1, len(self.inputs)):
             other = self.get_input_layer(i)

@@ -1,9 +1,19 @@
 """Cost layers (CostLayers.cpp, CRFLayers.cpp, CTCLayers.cpp in the engine)."""
 
+from paddle.layer_specs import spec
+
 from .errors import config_assert
 from .registry import config_layer, g_config_funcs, g_layer_type_map
 from .layer_base import LayerBase
 
+
+# defaults: each type's spec (paddle/layer_specs), shared with the v1 helpers
+_SELFNORM = spec('multi_class_cross_entropy_with_selfnorm').defaults
+_LAMBDA = spec('lambda_cost').defaults
+_WARP_CTC = spec('warp_ctc').defaults
+_NCE = spec('nce').defaults
+_CRF = spec('crf').defaults
+_CTC = spec('ctc').defaults
 
 # ---------------------------------------------------------------------------
 # cost layers
@@ -12,7 +22,7 @@ g_cost_map = {}
 
 
 def define_cost(class_name, cost_type):
-    def init(cls, name, inputs, device=None, coeff=1.):
+    def init(cls, name, inputs, device=None, coeff=spec(cost_type).defaults['coeff']):
         LayerBase.__init__(
             cls, name, cost_type, 1, inputs, device=device, coeff=coeff)
 
@@ -37,7 +47,8 @@ define_cost('SmoothL1Cost', 'smooth_l1')
 
 @config_layer('multi_class_cross_entropy_with_selfnorm')
 class MultiClassCrossEntropySelfNormCostLayer(LayerBase):
-    def __init__(self, name, inputs, softmax_selfnorm_alpha=0.1, **xargs):
+    def __init__(self, name, inputs,
+                 softmax_selfnorm_alpha=_SELFNORM['softmax_selfnorm_alpha'], **xargs):
         LayerBase.__init__(self, name,
                            'multi_class_cross_entropy_with_selfnorm', 0,
                            inputs, **xargs)
@@ -46,11 +57,10 @@ class MultiClassCrossEntropySelfNormCostLayer(LayerBase):
 
 @config_layer('lambda_cost')
 class LambdaCost(LayerBase):
-    def __init__(self, name, inputs, NDCG_num=5, max_sort_size=-1,
-                 device=None):
+    def __init__(self, name, inputs, NDCG_num=_LAMBDA['NDCG_num'],
+                 max_sort_size=_LAMBDA['max_sort_size'], device=None):
         LayerBase.__init__(
             self, name, 'lambda_cost', 1, inputs=inputs, device=device)
-        config_assert(len(self.inputs) == 2, 'lambda_cost needs 2 inputs')
         self.config.NDCG_num = NDCG_num
         if max_sort_size != -1:
             config_assert(
@@ -61,9 +71,8 @@ class LambdaCost(LayerBase):
 
 @config_layer('crf')
 class CRFLayer(LayerBase):
-    def __init__(self, name, size, inputs, coeff=1.0, device=None):
+    def __init__(self, name, size, inputs, coeff=_CRF['coeff'], device=None):
         LayerBase.__init__(self, name, 'crf', size, inputs, device=device)
-        config_assert(2 <= len(self.inputs) <= 3, 'crf needs 2 or 3 inputs')
         config_assert(
             self.get_input_layer(0).size == size,
             "input '%s' has size %d, expected the number of labels %d" %
@@ -78,27 +87,25 @@ class CRFDecodingLayer(LayerBase):
     def __init__(self, name, size, inputs, device=None):
         LayerBase.__init__(self, name, 'crf_decoding', size, inputs,
                            device=device)
-        config_assert(len(self.inputs) <= 2, 'crf_decoding takes <= 2 inputs')
         self.create_input_parameter(0, size * (size + 2), [size + 2, size])
 
 
 @config_layer('ctc')
 class CTCLayer(LayerBase):
-    def __init__(self, name, size, inputs, norm_by_times=False, device=None):
+    def __init__(self, name, size, inputs, norm_by_times=_CTC['norm_by_times'],
+                 device=None):
         LayerBase.__init__(self, name, 'ctc', size, inputs, device=device)
         self.config.norm_by_times = norm_by_times
-        config_assert(len(self.inputs) == 2, 'ctc needs 2 inputs')
 
 
 @config_layer('warp_ctc')
 class WarpCTCLayer(LayerBase):
-    def __init__(self, name, size, inputs, blank=0, norm_by_times=False,
-                 device=None):
+    def __init__(self, name, size, inputs, blank=_WARP_CTC['blank'],
+                 norm_by_times=_WARP_CTC['norm_by_times'], device=None):
         LayerBase.__init__(self, name, 'warp_ctc', size=size, inputs=inputs,
                            device=device)
         self.config.blank = blank
         self.config.norm_by_times = norm_by_times
-        config_assert(len(self.inputs) == 2, 'warp_ctc needs 2 inputs')
         input_layer = self.get_input_layer(0)
         config_assert(
             input_layer.active_type in ('', 'linear'),
@@ -111,7 +118,6 @@ class HierarchicalSigmoidLayer(LayerBase):
     def __init__(self, name, num_classes, inputs, device=None, bias=True):
         LayerBase.__init__(self, name, 'hsigmoid', 1, inputs=inputs,
                            device=device)
-        config_assert(len(self.inputs) >= 2, 'hsigmoid needs >= 2 inputs')
         self.config.num_classes = num_classes
         for input_index in range(len(self.inputs) - 1):
             input_layer = self.get_input_layer(input_index)
@@ -127,12 +133,11 @@ class NCELayer(LayerBase):
                  name,
                  num_classes,
                  inputs,
-                 num_neg_samples=10,
+                 num_neg_samples=_NCE['num_neg_samples'],
                  neg_sampling_dist=None,
                  bias=True,
                  **xargs):
         LayerBase.__init__(self, name, 'nce', 1, inputs=inputs, **xargs)
-        config_assert(len(self.inputs) >= 2, 'nce needs >= 2 inputs')
         self.config.num_classes = num_classes
         if neg_sampling_dist is not None:
             config_assert(

@@ -1,7 +1,10 @@
-"""Image layers: conv/convt, norm, pool, spp, pad, batch_norm, block_expand, maxout,
-bilinear_interp (ConvLayers.cpp, PoolLayers.cpp, NormLayers.cpp, ImageLayers.cpp)."""
+"""Image layers: conv/convt, norm, data_norm, pool, spp, pad, batch_norm, block_expand,
+maxout, bilinear_interp, rotate, priorbox (ConvLayers.cpp, PoolLayers.cpp, NormLayers.cpp,
+ImageLayers.cpp)."""
 
-from .errors import config_assert
+from paddle.layer_specs import spec
+
+from .errors import as_int, config_assert
 from .registry import config_layer
 from .state import state
 from .image import (parse_bilinear, parse_block_expand, parse_conv, parse_image, parse_maxout, parse_norm, parse_pool, parse_spp)
@@ -169,6 +172,9 @@ class PadLayer(LayerBase):
         self.set_cnn_layer(name, out_h, out_w, out_ch)
 
 
+_BATCH_NORM = spec('batch_norm').defaults  # shared with batch_norm_layer
+
+
 @config_layer('batch_norm')
 class BatchNormLayer(LayerBase):
     def __init__(self,
@@ -176,7 +182,7 @@ class BatchNormLayer(LayerBase):
                  inputs,
                  bias=True,
                  use_global_stats=True,
-                 moving_average_fraction=0.9,
+                 moving_average_fraction=_BATCH_NORM['moving_average_fraction'],
                  batch_norm_type=None,
                  **xargs):
         if inputs is None:
@@ -264,3 +270,49 @@ class BilinearInterpLayer(LayerBase):
         parse_bilinear(self.inputs[0].bilinear_interp, input_layer.name, conf)
         self.set_cnn_layer(name, conf.out_size_y, conf.out_size_x,
                            conf.image_conf.channels)
+
+
+@config_layer('data_norm')
+class DataNormLayer(LayerBase):
+    def __init__(self, name, inputs, data_norm_strategy='z-score',
+                 device=None):
+        LayerBase.__init__(self, name, 'data_norm', 0, inputs=inputs,
+                           device=device)
+        self.config.data_norm_strategy = data_norm_strategy
+        input_layer = self.get_input_layer(0)
+        self.set_layer_size(input_layer.size)
+        self.inputs[0].is_static = True
+        self.create_input_parameter(0, 5 * input_layer.size,
+                                    [5, input_layer.size])
+
+
+@config_layer('rotate')
+class RotateLayer(LayerBase):
+    def __init__(self, name, inputs, height, width, device=None):
+        LayerBase.__init__(self, name, 'rotate', 0, inputs=inputs,
+                           device=device)
+        self.set_layer_height_width(height, width)
+        self.set_layer_size(self.get_input_layer(0).size)
+
+
+@config_layer('priorbox')
+class PriorBoxLayer(LayerBase):
+    def __init__(self, name, inputs, size, min_size, max_size, aspect_ratio,
+                 variance, device=None):
+        LayerBase.__init__(self, name, 'priorbox', 0, inputs=inputs,
+                           device=device)
+        image = self.get_input_layer(1)
+        config_assert(image.type == 'data', "priorbox: the second input "
+                      "'%s' must be a data layer" % image.name)
+        config_assert(image.width > 0 and image.height > 0,
+                      "priorbox: data layer '%s' must set height and width"
+                      % image.name)
+        config_assert(len(variance) == 4,
+                      'priorbox: variance must have 4 values, got %d' %
+                      len(variance))
+        conf = self.config.inputs[0].priorbox_conf
+        conf.min_size.extend(min_size)
+        conf.max_size.extend(max_size)
+        conf.aspect_ratio.extend(aspect_ratio)
+        conf.variance.extend(variance)
+        self.config.size = as_int(size, 'priorbox size')

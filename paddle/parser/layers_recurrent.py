@@ -10,7 +10,6 @@ from .layer_base import LayerBase
 class RecurrentLayer(LayerBase):
     def __init__(self, name, inputs, reversed=False, bias=True, **xargs):
         LayerBase.__init__(self, name, 'recurrent', 0, inputs, **xargs)
-        config_assert(len(self.inputs) == 1, 'recurrent_layer needs 1 input')
         size = self.get_input_layer(0).size
         self.set_layer_size(size)
         self.config.reversed = reversed
@@ -29,7 +28,6 @@ class LstmLayer(LayerBase):
                  bias=True,
                  **xargs):
         LayerBase.__init__(self, name, 'lstmemory', 0, inputs, **xargs)
-        config_assert(len(self.inputs) == 1, 'lstmemory needs 1 input')
         input_layer = self.get_input_layer(0)
         config_assert(
             input_layer.size % 4 == 0,
@@ -56,7 +54,6 @@ class LstmStepLayer(LayerBase):
                  bias=True,
                  **xargs):
         LayerBase.__init__(self, name, 'lstm_step', size, inputs, **xargs)
-        config_assert(len(self.inputs) == 2, 'lstm_step needs 2 inputs')
         a, b = self.get_input_layer(0), self.get_input_layer(1)
         config_assert(a.size == 4 * size,
                       "input '%s' has size %d, expected 4 * size = %d" %
@@ -79,7 +76,6 @@ class GatedRecurrentLayer(LayerBase):
                  bias=True,
                  **xargs):
         LayerBase.__init__(self, name, 'gated_recurrent', 0, inputs, **xargs)
-        config_assert(len(self.inputs) == 1, 'grumemory needs 1 input')
         input_layer = self.get_input_layer(0)
         config_assert(
             input_layer.size % 3 == 0,
@@ -104,7 +100,6 @@ class GruStepLayer(LayerBase):
                  bias=True,
                  **xargs):
         LayerBase.__init__(self, name, 'gru_step', size, inputs, **xargs)
-        config_assert(len(self.inputs) == 2, 'gru_step needs 2 inputs')
         a, b = self.get_input_layer(0), self.get_input_layer(1)
         config_assert(a.size == 3 * size,
                       "input '%s' has size %d, expected 3 * size = %d" %

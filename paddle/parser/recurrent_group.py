@@ -249,3 +249,13 @@ def Generator(max_num_frames,
     if log_prob is not None:
         generator_config.log_prob = log_prob
     return generator_config
+
+
+# generation: marks where a generated sequence ends (RecurrentGroupGeneration.cpp)
+@config_layer('eos_id')
+class EosIdLayer(LayerBase):
+    def __init__(self, name, inputs, eos_id, device=None):
+        LayerBase.__init__(self, name, 'eos_id', 0, inputs=inputs,
+                           device=device)
+        self.set_layer_size(2)
+        self.config.eos_id = eos_id

@@ -5,6 +5,7 @@ import functools
 import inspect
 import paddle.parser as cp
 
+from paddle import layer_specs
 from paddle.parser import ConfigError, as_int, config_assert
 
 from .activations import BaseActivation
@@ -391,3 +392,14 @@ class ExpandLevel(object):
     FROM_TIMESTEP = AggregateLevel.EACH_TIMESTEP
     FROM_SEQUENCE = AggregateLevel.EACH_SEQUENCE
     FROM_NO_SEQUENCE = FROM_TIMESTEP
+
+
+def _check_layer_args(helper, args):
+    """Check every argument that `helper`'s spec (paddle/layer_specs) says is one layer.
+
+    `args` is the helper's ``locals()``, so the spec alone names the arguments: each must
+    be a LayerOutput.
+    """
+    for name, kind in layer_specs.helper(helper).args:
+        if kind == 'layer':
+            _check_input(args[name], name, helper)

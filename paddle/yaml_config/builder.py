@@ -23,6 +23,8 @@ from paddle.trainer_config_helpers import (activations, attrs, data_sources,
 from paddle.trainer_config_helpers.layers import (AggregateLevel,
                                                   LayerOutput)
 
+from paddle import layer_specs
+
 from .loader import Map, Seq
 
 __all__ = ['build', 'TOP_LEVEL_KEYS', 'LAYER_TYPES', 'EVALUATOR_TYPES']
@@ -34,36 +36,13 @@ ENTRY_META_KEYS = ('type', 'when', 'as')
 # ---------------------------------------------------------------------------
 # the vocabulary: helpers and objects a YAML config can name
 
-PROJECTION_TYPES = {
-    n: getattr(layers, n)
-    for n in ('full_matrix_projection', 'trans_full_matrix_projection',
-              'table_projection', 'identity_projection', 'dotmul_projection',
-              'scaling_projection', 'dotmul_operator', 'context_projection',
-              'conv_projection', 'conv_operator')
+# the callables with a spec (paddle.layer_specs), by kind of entry
+PROJECTION_TYPES = {n: getattr(layers, n) for n in layer_specs.PROJECTIONS}
+LAYER_TYPES = {
+    n: getattr(layers, n) if hasattr(layers, n) else getattr(networks, n)
+    for n in layer_specs.LAYER_HELPERS
 }
-
-_NOT_LAYERS = {'layer_support', 'inputs', 'outputs'}
-
-
-def _layer_helpers():
-    out = {}
-    for mod in (layers, networks):
-        for n in mod.__all__:
-            f = getattr(mod, n)
-            if (inspect.isfunction(f) and n not in _NOT_LAYERS and
-                    n not in PROJECTION_TYPES):
-                out[n] = f
-    return out
-
-
-LAYER_TYPES = _layer_helpers()
-
-EVALUATOR_TYPES = {
-    n: getattr(evaluators, n)
-    for n in evaluators.__all__
-    if n.endswith('_evaluator') and inspect.isfunction(getattr(
-        evaluators, n))
-}
+EVALUATOR_TYPES = {n: getattr(evaluators, n) for n in layer_specs.EVALUATORS}
 
 
 def _classes(mod, base):
@@ -132,7 +111,7 @@ LEVELS['seq'] = AggregateLevel.EACH_SEQUENCE
 OBJECT_TYPES = {}
 OBJECT_TYPES.update(LAYER_TYPES)
 OBJECT_TYPES.update(PROJECTION_TYPES)
-for _n in ('StaticInput', 'SubsequenceInput', 'GeneratedInput'):
+for _n in layer_specs.INPUT_OBJECTS:
     OBJECT_TYPES[_n] = getattr(layers, _n)
 for _n in ('ParamAttr', 'ExtraAttr', 'HookAttr'):
     OBJECT_TYPES[_n] = getattr(attrs, _n)
@@ -141,27 +120,18 @@ for _table in (ACTIVATIONS, POOLINGS, OPTIMIZERS):
 OBJECT_TYPES['L2Regularization'] = optimizers.L2Regularization
 OBJECT_TYPES['ModelAverage'] = optimizers.ModelAverage
 
-# argument names whose values are layers (given by name)
-LAYER_KEYS = frozenset([
-    'input', 'label', 'weight', 'a', 'b', 'select', 'expand_as', 'input1',
-    'input2', 'weights', 'vectors', 'left', 'right', 'score', 'boot_layer',
-    'encoded_sequence', 'encoded_proj', 'decoder_state', 'img', 'filter',
-    'state', 'output_mem', 'query_id', 'input_image', 'targetInlink'
-])
+# Argument kinds come from the layer specs (paddle.layer_specs): a spec kind -> how
+# convert() treats the value, and the scalar check it gets.
+_SPEC_KIND = dict.fromkeys(layer_specs.LAYER_KINDS, 'layer')
+_SPEC_KIND.update((k, k) for k in layer_specs.OBJECT_KINDS)
+_SCALAR_WANT = {'int': 'int', 'float': 'number', 'bool': 'bool', 'str': 'str'}
 
-# required arguments whose type the signature does not tell
-_INT_KEYS = frozenset([
-    'size', 'num_filters', 'pool_size', 'num_channels', 'num_channel',
-    'context_len', 'groups', 'hidden_size', 'num_classes', 'eos_id',
-    'bos_id', 'beam_size', 'num_repeats', 'height', 'width', 'batch_size',
-    'reshape_size', 'embedding_size', 'max_length'
-])
-_NUMBER_KEYS = frozenset(['dropout_rate', 'rate', 'learning_rate'])
+# Callables without a spec (settings, data sources, attributes, optimizers): kinds by
+# argument name, and the scalars their signatures leave untyped.
+_UNSPECIFIED_SCALARS = {'batch_size': 'int', 'learning_rate': 'number'}
 
 
-def _kind(key):
-    if key in LAYER_KEYS:
-        return 'layer'
+def _kind_by_name(key):
     if key == 'act' or key.endswith('_act'):
         return 'act'
     if key.endswith('bias_attr'):
@@ -172,17 +142,20 @@ def _kind(key):
         return 'extra_attr'
     if key in ('pooling_type', 'pool_type'):
         return 'pooling'
-    if key in ('agg_level', 'expand_level'):
-        return 'level'
     if key == 'learning_method':
         return 'optimizer'
     if key == 'regularization':
         return 'regularization'
-    if key == 'step':
-        return 'step'
     if key == 'update_hooks':
         return 'hook'
     return 'value'
+
+
+def _kind(key, spec):
+    """How convert() treats argument `key` of a callable (spec: its HelperSpec or None)."""
+    if spec is None:
+        return _kind_by_name(key)
+    return _SPEC_KIND.get(spec.kind(key), 'value')
 
 
 def _params(func):
@@ -351,10 +324,11 @@ class Builder(object):
         return bool(self.args[text]) != negate
 
     # values -------------------------------------------------------------------
-    def convert(self, value, key, param, scope, line, owner):
-        """Turn the YAML value of argument `key` into what the helper takes."""
+    def convert(self, value, key, param, scope, line, owner, spec=None):
+        """Turn the YAML value of argument `key` into what the helper takes (spec: the
+        helper's HelperSpec, which says what kind of value the argument holds)."""
         value = self.substitute(value, line)
-        kind = _kind(key)
+        kind = _kind(key, spec)
         if value is None:
             return None
         if kind == 'step':
@@ -363,7 +337,8 @@ class Builder(object):
                 isinstance(value, Seq) and any(
                     isinstance(v, Map) and 'type' in v for v in value)):
             return [
-                self.convert(v, key, param, scope, value.line_of(i), owner)
+                self.convert(v, key, param, scope, value.line_of(i), owner,
+                             spec)
                 for i, v in enumerate(value)
             ]
         if kind == 'layer':
@@ -432,7 +407,7 @@ class Builder(object):
             return self.plain(value, line)
         if isinstance(value, Seq):
             return self.plain(value, line)
-        self.check_scalar(value, key, param, line, owner)
+        self.check_scalar(value, key, param, line, owner, spec)
         return value
 
     def plain(self, value, line):
@@ -448,19 +423,11 @@ class Builder(object):
         # provider args then match their Python twin's byte for byte (pickle memo)
         return sys.intern(value) if isinstance(value, str) else value
 
-    def check_scalar(self, value, key, param, line, owner):
-        default = param.default if param is not None else inspect._empty
-        want = None
-        if isinstance(default, bool):
-            want = 'bool'
-        elif isinstance(default, (int, float)) or key in _NUMBER_KEYS:
-            want = 'number'
-        elif isinstance(default, str):
-            want = 'str'
-        if key in _INT_KEYS:
-            want = 'int'
-        if key == 'name' or key.endswith('_name'):
-            want = 'str'
+    def check_scalar(self, value, key, param, line, owner, spec=None):
+        if spec is not None:
+            want = _SCALAR_WANT.get(spec.kind(key))
+        else:
+            want = self._unspecified_want(key, param)
         ok = True
         if want == 'bool':
             ok = isinstance(value, bool)
@@ -480,6 +447,22 @@ class Builder(object):
             }
             raise self.error("%s: key '%s' must be %s, got %s" %
                              (owner, key, words[want], _desc(value)), line)
+
+    @staticmethod
+    def _unspecified_want(key, param):
+        """The scalar check of an argument of a callable without a spec."""
+        if key in _UNSPECIFIED_SCALARS:
+            return _UNSPECIFIED_SCALARS[key]
+        if key == 'name' or key.endswith('_name'):
+            return 'str'
+        default = param.default if param is not None else inspect._empty
+        if isinstance(default, bool):
+            return 'bool'
+        if isinstance(default, (int, float)):
+            return 'number'
+        if isinstance(default, str):
+            return 'str'
+        return None
 
     def named_object(self, value, key, table, what, scope, line, owner):
         if isinstance(value, str):
@@ -517,6 +500,7 @@ class Builder(object):
 
     def call(self, func, tname, entry, scope, owner, meta):
         params, var_kw = _params(func)
+        spec = layer_specs.HELPERS.get(tname)
         kwargs = {}
         for key, value in entry.items():
             if key in meta:
@@ -531,7 +515,7 @@ class Builder(object):
                     (owner, key, _hint(key, params) or
                      ' (accepted: %s)' % ', '.join(params)), line)
             kwargs[key] = self.convert(value, key, params.get(key), scope,
-                                       line, owner)
+                                       line, owner, spec)
         missing = [
             n for n, p in params.items()
             if p.default is inspect._empty and n not in kwargs and

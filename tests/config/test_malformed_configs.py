@@ -75,7 +75,7 @@ YAML_LINE7 = [
     ('mixed_layer, name: h, input: []', r"mixed_layer 'h' has no inputs"),
     ('pooling_layer, name: h, input: x, pooling_type: maximum', r"unknown pooling type 'maximum'"),
     ('pooling_layer, name: h, input: x, agg_level: sometimes', r"key 'agg_level' must be one of"),
-    ('pooling_layer, name: h, input: x, stride: fast', r"key 'stride' must be a number"),
+    ('pooling_layer, name: h, input: x, stride: fast', r"key 'stride' must be an integer"),
     ('img_conv_layer, name: h, input: x, filter_size: 3, num_filters: 4', r"img_conv_layer"),
     ('img_pool_layer, name: h, input: x, pool_size: 2', r"img_pool_layer"),
     ('simple_lstm, name: h, input: x, size: 8, reverse: maybe', r"key 'reverse' must be true or false"),

@@ -5,7 +5,7 @@ and returns a LayerOutput (paddle.trainer_config_helpers.layer_output), which la
 helpers take as input and outputs() walks to find data and cost layers.
 """
 from .. import layer_output
-from . import basic, costs, elementwise, groups, image, projections, recurrent, sequence
+from . import basic, costs, elementwise, groups, image, projections, recurrent, sequence, utility
 from ..layer_output import *  # noqa: F401,F403
 from .projections import *  # noqa: F401,F403
 from .basic import *  # noqa: F401,F403
@@ -15,6 +15,7 @@ from .elementwise import *  # noqa: F401,F403
 from .recurrent import *  # noqa: F401,F403
 from .groups import *  # noqa: F401,F403
 from .image import *  # noqa: F401,F403
+from .utility import *  # noqa: F401,F403
 
 # Names the old single-module `layers` also exposed (v1's layers.py star-imported these).
 import paddle.parser as cp  # noqa: F401,E402
@@ -33,4 +34,4 @@ from ..poolings import (  # noqa: F401,E402
     SumPooling)
 
 __all__ = sum((m.__all__ for m in (layer_output, projections, basic, costs, sequence, elementwise, recurrent,
-                                   groups, image)), [])
+                                   groups, image, utility)), [])

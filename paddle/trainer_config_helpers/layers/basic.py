@@ -4,21 +4,22 @@ DataLayer.cpp, FullyConnectedLayer.cpp, MixedLayer.cpp)."""
 import copy
 import paddle.parser as cp
 
-from paddle.parser import ConfigError, Input, Layer, config_assert
+from paddle.parser import ConfigError, Input, Layer
 
 from ..activations import IdentityActivation, LinearActivation
 from ..default_decorators import (wrap_act_default, wrap_bias_attr_default, wrap_name_default,
                                   wrap_param_attr_default)
-from ..layer_output import (DROPOUT, ERROR_CLIPPING, LayerOutput, LayerType, _bias, _check_act,
-                            _check_input, _check_input_list, _check_param_attr, _extra,
-                            _size_arg, _type_desc, layer_support)
+from ..layer_output import (DROPOUT, ERROR_CLIPPING, LayerOutput, LayerType, _bias, _check_act, _check_input,
+                            _check_input_list, _check_layer_args, _check_param_attr, _extra, _size_arg,
+                            _type_desc, layer_support)
 from .projections import table_projection
+# element-wise layers (ElementwiseLayers.cpp) that v1 kept here; still importable from here
+from .elementwise import cos_sim, sum_to_one_norm_layer, trans_layer  # noqa: F401
 
 
 __all__ = [
-    'data_layer', 'fc_layer', 'selective_fc_layer', 'trans_layer', 'cos_sim',
-    'sum_to_one_norm_layer', 'MixedLayerType', 'mixed_layer', 'embedding_layer', 'addto_layer',
-    'concat_layer'
+    'data_layer', 'fc_layer', 'selective_fc_layer', 'MixedLayerType', 'mixed_layer',
+    'embedding_layer', 'addto_layer', 'concat_layer'
 ]
 
 @wrap_name_default('data')
@@ -220,124 +221,6 @@ def selective_fc_layer(input,
         name, LayerType.SEL_FC_LAYER, parents, activation=act, size=size)
 
 
-@wrap_name_default()
-@layer_support()
-def trans_layer(input, name=None, layer_attr=None):
-    """Transpose of the whole batch matrix: a ``[batch, n]`` input gives ``[n, batch]``.
-
-    The output's rows are the input's columns, so its width is the batch size, not
-    ``input.size`` (the returned LayerOutput still reports ``input.size``, as in v1).
-    Mostly used together with layers that read a matrix from a batch. Creates an
-    engine layer of type ``trans``.
-
-    Args:
-        input (LayerOutput): the matrix to transpose.
-        name (str, optional): layer name; ``__trans_layer_N__`` when omitted.
-        layer_attr (ExtraLayerAttribute, optional): extra settings (``device``).
-
-    Returns:
-        LayerOutput: the transposed layer.
-
-    Example:
-        >>> x = data_layer(name='x', size=16)
-        >>> trans_layer(input=x).layer_type
-        'trans'
-    """
-    _check_input(input, 'input', 'trans_layer')
-    Layer(
-        name=name,
-        type=LayerType.TRANS_LAYER,
-        inputs=[input.name],
-        **_extra(layer_attr))
-    return LayerOutput(name, LayerType.TRANS_LAYER, [input], size=input.size)
-
-
-@wrap_name_default()
-@layer_support()
-def sum_to_one_norm_layer(input, name=None, layer_attr=None):
-    """Normalises each row to sum to one: ``y_i = x_i / sum_j x_j``.
-
-    Meant for non-negative inputs (a distribution of unnormalised weights). The
-    output has the input's width and sequence layout. Creates an engine layer of type
-    ``sum_to_one_norm``.
-
-    Args:
-        input (LayerOutput): the input.
-        name (str, optional): layer name; ``__sum_to_one_norm_layer_N__`` when omitted.
-        layer_attr (ExtraLayerAttribute, optional): extra settings (``device``).
-
-    Returns:
-        LayerOutput: the normalised layer, of width ``input.size``.
-
-    Example:
-        >>> x = data_layer(name='x', size=8)
-        >>> sum_to_one_norm_layer(input=x).size
-        8
-    """
-    _check_input(input, 'input', 'sum_to_one_norm_layer')
-    Layer(
-        name=name,
-        type=LayerType.SUM_TO_ONE_NORM_LAYER,
-        inputs=[input.name],
-        **_extra(layer_attr))
-    return LayerOutput(
-        name, LayerType.SUM_TO_ONE_NORM_LAYER, [input], size=input.size)
-
-
-@wrap_name_default()
-@layer_support()
-def cos_sim(a, b, scale=1, size=1, name=None, layer_attr=None):
-    """Cosine similarity, scaled: ``y = scale * <a, b> / (|a| |b|)``.
-
-    With ``size`` 1, ``a`` and ``b`` have the same width and the output is one value
-    per row (engine type ``cos``). With ``size`` > 1, ``b`` holds ``size`` vectors of
-    ``a``'s width side by side, and output ``k`` is the cosine of ``a`` with the k-th
-    (engine type ``cos_vm``); ``size`` must then be ``b.size / a.size``.
-
-    Args:
-        a (LayerOutput): the first input.
-        b (LayerOutput): the second input (``size`` vectors of ``a.size``).
-        scale (float, default 1): factor applied to the cosine.
-        size (int, default 1): number of vectors in ``b``, the output width.
-        name (str, optional): layer name; ``__cos_sim_N__`` when omitted.
-        layer_attr (ExtraLayerAttribute, optional): extra settings (``device``).
-
-    Returns:
-        LayerOutput: the similarities, of width ``size``.
-
-    Example:
-        >>> q = data_layer(name='query', size=32)
-        >>> d = data_layer(name='doc', size=32)
-        >>> cos_sim(a=q, b=d, scale=5).size
-        1
-        >>> three = data_layer(name='three_docs', size=96)
-        >>> cos_sim(a=q, b=three, size=3).size
-        3
-    """
-    _check_input(a, 'a', 'cos_sim')
-    _check_input(b, 'b', 'cos_sim')
-    if size == 1:
-        Layer(
-            name=name,
-            type=LayerType.COSINE_SIM,
-            cos_scale=scale,
-            inputs=[a.name, b.name],
-            **_extra(layer_attr))
-    else:
-        if a.size is not None and b.size is not None:
-            config_assert(size == b.size // a.size,
-                          'cos_sim: size must be b.size / a.size = %d' %
-                          (b.size // a.size))
-        Layer(
-            name=name,
-            type=LayerType.COSINE_SIM_VEC,
-            size=size,
-            cos_scale=scale,
-            inputs=[a.name, b.name],
-            **_extra(layer_attr))
-    return LayerOutput(name, LayerType.COSINE_SIM, parents=[a, b], size=size)
-
-
 class MixedLayerType(LayerOutput):
     """The LayerOutput of a mixed layer that is still being built.
 
@@ -511,7 +394,7 @@ def embedding_layer(input, size, name=None, param_attr=None, layer_attr=None):
         >>> emb.size, emb.layer_type
         (128, 'mixed')
     """
-    _check_input(input, 'input', 'embedding_layer')
+    _check_layer_args('embedding_layer', locals())
     size = _size_arg(size, 'embedding_layer')
     with mixed_layer(name=name, size=size, act=LinearActivation(),
                      bias_attr=False, layer_attr=layer_attr) as mix:

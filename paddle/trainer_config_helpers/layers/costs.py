@@ -3,13 +3,14 @@ sequence_costs.py (CRFLayers.cpp, CTCLayers.cpp) and exported from here too."""
 
 import copy
 
+from paddle.layer_specs import spec
 from paddle.parser import ConfigError, Input, Layer, config_assert, config_warning
 
 from ..activations import SigmoidActivation, SoftmaxActivation
 from ..default_decorators import wrap_bias_attr_default, wrap_name_default, wrap_param_attr_default
 from ..evaluators import classification_error_evaluator
-from ..layer_output import (DROPOUT, LayerOutput, LayerType, _bias, _check_input,
-                            _check_input_list, _extra, layer_support)
+from ..layer_output import (DROPOUT, LayerOutput, LayerType, _bias, _check_input, _check_input_list,
+                            _check_layer_args, _extra, layer_support)
 # CRF and CTC live in sequence_costs.py; this module keeps exporting them
 from .sequence_costs import crf_decoding_layer, crf_layer, ctc_layer, warp_ctc_layer
 
@@ -20,6 +21,12 @@ __all__ = [
     'rank_cost', 'lambda_cost', 'crf_layer', 'crf_decoding_layer', 'ctc_layer',
     'warp_ctc_layer', 'hsigmoid', 'nce_layer'
 ]
+
+# defaults: each type's spec (paddle/layer_specs), shared with the parser
+_SELFNORM = spec('multi_class_cross_entropy_with_selfnorm').defaults
+_LAMBDA = spec('lambda_cost').defaults
+_NCE = spec('nce').defaults
+
 
 def _cost_inputs(input, label, weight, helper):
     _check_input(input, 'input', helper)
@@ -45,7 +52,7 @@ def classification_cost(input,
                         evaluator=None,
                         layer_attr=None,
                         top_k=None,
-                        coeff=1.):
+                        coeff=spec('multi-class-cross-entropy').defaults['coeff']):
     """Classification cost: cross-entropy ``-log p[label]`` of a softmax output, plus
     an error-rate evaluator.
 
@@ -118,7 +125,7 @@ def classification_cost(input,
 
 @wrap_name_default()
 @layer_support()
-def mse_cost(input, label, weight=None, name=None, coeff=1.0,
+def mse_cost(input, label, weight=None, name=None, coeff=spec('square_error').defaults['coeff'],
              layer_attr=None):
     """Squared error cost: ``sum_j (input_j - label_j)^2`` per sample.
 
@@ -172,7 +179,7 @@ def _make_simple_cost(fname, layer_type, out_type, doc):
     an engine layer of ``layer_type``; ``doc`` becomes its docstring."""
     @wrap_name_default(fname)
     @layer_support()
-    def cost(input, label, name=None, coeff=1.0, weight=None,
+    def cost(input, label, name=None, coeff=spec(layer_type).defaults['coeff'], weight=None,
              layer_attr=None):
         ipts, parents = _cost_inputs(input, label, weight, fname)
         Layer(
@@ -317,8 +324,8 @@ smooth_l1_cost = _make_simple_cost(
 def cross_entropy_with_selfnorm(input,
                                 label,
                                 name=None,
-                                coeff=1.0,
-                                softmax_selfnorm_alpha=0.1,
+                                coeff=_SELFNORM['coeff'],
+                                softmax_selfnorm_alpha=_SELFNORM['softmax_selfnorm_alpha'],
                                 layer_attr=None):
     """Cross-entropy on unnormalised scores, with a self-normalisation penalty.
 
@@ -384,7 +391,7 @@ def sum_cost(input, name=None, layer_attr=None):
         >>> sum_cost(input=loss_terms).layer_type
         'sum_cost'
     """
-    _check_input(input, 'input', 'sum_cost')
+    _check_layer_args('sum_cost', locals())
     Layer(
         name=name,
         type=LayerType.SUM_COST,
@@ -395,7 +402,7 @@ def sum_cost(input, name=None, layer_attr=None):
 
 @wrap_name_default()
 @layer_support()
-def rank_cost(left, right, label, weight=None, name=None, coeff=1.0,
+def rank_cost(left, right, label, weight=None, name=None, coeff=spec('rank-cost').defaults['coeff'],
               layer_attr=None):
     """Pairwise ranking cost (RankNet): ``log(1 + e^o) - label * o``, ``o = left - right``.
 
@@ -445,8 +452,8 @@ def rank_cost(left, right, label, weight=None, name=None, coeff=1.0,
 
 @wrap_name_default()
 @layer_support()
-def lambda_cost(input, score, name=None, NDCG_num=5, max_sort_size=-1,
-                layer_attr=None):
+def lambda_cost(input, score, name=None, NDCG_num=_LAMBDA['NDCG_num'],
+                max_sort_size=_LAMBDA['max_sort_size'], layer_attr=None):
     """LambdaRank cost for learning to rank lists (one sequence = one query's items).
 
     ``input`` holds the model's score of each item (size 1, a sequence per query),
@@ -475,8 +482,7 @@ def lambda_cost(input, score, name=None, NDCG_num=5, max_sort_size=-1,
         >>> lambda_cost(input=s, score=relevance, NDCG_num=3).layer_type
         'lambda_cost'
     """
-    _check_input(input, 'input', 'lambda_cost')
-    _check_input(score, 'score', 'lambda_cost')
+    _check_layer_args('lambda_cost', locals())
     if input.size is not None and input.size != 1:
         # v1 checked only the score; the engine refuses a wider input at network build
         config_warning("lambda_cost: input '%s' has size %d; the engine needs size 1 "
@@ -531,7 +537,7 @@ def hsigmoid(input, label, num_classes=None, name=None, bias_attr=None,
         1
     """
     inputs = _check_input_list(input, 'hsigmoid')
-    _check_input(label, 'label', 'hsigmoid')
+    _check_layer_args('hsigmoid', locals())
     if num_classes is None:
         num_classes = label.size
     if num_classes is None or num_classes <= 2:
@@ -553,7 +559,7 @@ def hsigmoid(input, label, num_classes=None, name=None, bias_attr=None,
 @wrap_bias_attr_default()
 @layer_support(DROPOUT)
 def nce_layer(input, label, num_classes=None, act=None, weight=None,
-              num_neg_samples=10, neg_distribution=None, name=None,
+              num_neg_samples=_NCE['num_neg_samples'], neg_distribution=None, name=None,
               bias_attr=None, param_attr=None, layer_attr=None):
     """Noise-contrastive estimation cost: trains a large softmax by telling the true
     class from sampled noise classes.

@@ -1,20 +1,26 @@
-"""Element-wise and utility layers (ElementwiseLayers.cpp, UtilityLayers.cpp)."""
+"""Element-wise layers (ElementwiseLayers.cpp): scaling, clipping, products, similarity,
+combinations, repetition, maxid and sampling."""
 
-from paddle.parser import ConfigError, Input, Layer
+from paddle.layer_specs import spec
+from paddle.parser import ConfigError, Input, Layer, config_assert
 
 from ..activations import LinearActivation
 from ..default_decorators import (wrap_act_default, wrap_bias_attr_default, wrap_name_default,
                                   wrap_param_attr_default)
-from ..layer_output import (DROPOUT, ERROR_CLIPPING, LayerOutput, LayerType, _b0_pair, _bias,
-                            _check_input, _check_input_list, _extra, _positional, _size_arg,
-                            layer_support)
+from ..layer_output import (DROPOUT, ERROR_CLIPPING, LayerOutput, LayerType, _b0_pair, _bias, _check_input,
+                            _check_layer_args, _extra, _positional, _size_arg, layer_support)
+# moved to their engine families' modules; still importable from here
+from .image import rotate_layer  # noqa: F401
+from .utility import get_output_layer, print_layer  # noqa: F401
 
+
+_SLOPE_INTERCEPT = spec('slope_intercept').defaults  # shared with the parser
 
 __all__ = [
     'slope_intercept_layer', 'clip_layer', 'scaling_layer', 'power_layer', 'interpolation_layer',
     'out_prod_layer', 'conv_shift_layer', 'linear_comb_layer', 'convex_comb_layer',
-    'tensor_layer', 'sampling_id_layer', 'maxid_layer', 'eos_layer', 'print_layer',
-    'rotate_layer', 'get_output_layer'
+    'tensor_layer', 'sampling_id_layer', 'maxid_layer', 'trans_layer', 'cos_sim',
+    'sum_to_one_norm_layer', 'repeat_layer'
 ]
 
 @wrap_name_default("clip")
@@ -38,15 +44,15 @@ def clip_layer(input, min, max, name=None):
         >>> clip_layer(input=x, min=-1.0, max=1.0).size
         10
     """
-    _check_input(input, 'input', 'clip_layer')
+    _check_layer_args('clip_layer', locals())
     Layer(name=name, type=LayerType.CLIP_LAYER, inputs=[input.name], min=min, max=max)
     return LayerOutput(name, LayerType.CLIP_LAYER, [input], size=input.size)
 
 
 @wrap_name_default()
 @layer_support()
-def slope_intercept_layer(input, name=None, slope=1.0, intercept=0.0,
-                          layer_attr=None):
+def slope_intercept_layer(input, name=None, slope=_SLOPE_INTERCEPT['slope'],
+                          intercept=_SLOPE_INTERCEPT['intercept'], layer_attr=None):
     """Affine map with constant coefficients: ``y = slope * x + intercept``.
 
     No parameters; element-wise, so the output keeps the input's width and layout.
@@ -69,7 +75,7 @@ def slope_intercept_layer(input, name=None, slope=1.0, intercept=0.0,
         >>> y.size, y.layer_type
         (10, 'slope_intercept')
     """
-    _check_input(input, 'input', 'slope_intercept_layer')
+    _check_layer_args('slope_intercept_layer', locals())
     Layer(
         name=name,
         type=LayerType.SLOPE_INTERCEPT_LAYER,
@@ -105,8 +111,7 @@ def scaling_layer(input, weight, name=None, layer_attr=None):
         >>> scaling_layer(input=x, weight=w).size
         10
     """
-    _check_input(input, 'input', 'scaling_layer')
-    _check_input(weight, 'weight', 'scaling_layer')
+    _check_layer_args('scaling_layer', locals())
     Layer(
         name=name,
         type=LayerType.SCALING_LAYER,
@@ -139,8 +144,7 @@ def power_layer(input, weight, name=None, layer_attr=None):
         >>> power_layer(input=x, weight=w).layer_type
         'power'
     """
-    _check_input(input, 'input', 'power_layer')
-    _check_input(weight, 'weight', 'power_layer')
+    _check_layer_args('power_layer', locals())
     Layer(
         name=name,
         type=LayerType.POWER_LAYER,
@@ -211,8 +215,7 @@ def out_prod_layer(input1, input2, name=None, layer_attr=None):
         >>> out_prod_layer(input1=a, input2=b).size
         40
     """
-    _check_input(input1, 'input1', 'out_prod_layer')
-    _check_input(input2, 'input2', 'out_prod_layer')
+    _check_layer_args('out_prod_layer', locals())
     l = Layer(
         name=name,
         type=LayerType.OUT_PROD_LAYER,
@@ -252,8 +255,7 @@ def conv_shift_layer(a=None, b=None, name=None, layer_attr=None,
         10
     """
     a, b = _b0_pair(a, b, input, 'conv_shift_layer')
-    _check_input(a, 'a', 'conv_shift_layer')
-    _check_input(b, 'b', 'conv_shift_layer')
+    _check_layer_args('conv_shift_layer', locals())
     if b.size is not None and b.size % 2 != 1:
         raise ConfigError('conv_shift_layer: b must have an odd size, got %d'
                           % b.size)
@@ -298,8 +300,7 @@ def linear_comb_layer(weights=None, vectors=None, size=None, name=None,
         8
     """
     weights, vectors = _b0_pair(weights, vectors, input, 'linear_comb_layer')
-    _check_input(weights, 'weights', 'linear_comb_layer')
-    _check_input(vectors, 'vectors', 'linear_comb_layer')
+    _check_layer_args('linear_comb_layer', locals())
     if size is None:
         size = vectors.size // weights.size
     Layer(
@@ -354,8 +355,7 @@ def tensor_layer(a=None, b=None, size=None, act=None, name=None,
     """
     a, b = _b0_pair(a, b, input, 'tensor_layer')
     size = _size_arg(size, 'tensor_layer')
-    _check_input(a, 'a', 'tensor_layer')
-    _check_input(b, 'b', 'tensor_layer')
+    _check_layer_args('tensor_layer', locals())
     Layer(
         name=name,
         size=size,
@@ -391,7 +391,7 @@ def sampling_id_layer(input, name=None, layer_attr=None):
         >>> sampling_id_layer(input=prob).layer_type
         'sampling_id'
     """
-    _check_input(input, 'input', 'sampling_id_layer')
+    _check_layer_args('sampling_id_layer', locals())
     l = Layer(name=name, type=LayerType.SAMPLING_ID_LAYER,
               inputs=[Input(input.name)], **_extra(layer_attr))
     return LayerOutput(name, LayerType.SAMPLING_ID_LAYER, input,
@@ -421,7 +421,7 @@ def maxid_layer(input, name=None, layer_attr=None):
         >>> maxid_layer(input=prob).layer_type
         'maxid'
     """
-    _check_input(input, 'input', 'maxid_layer')
+    _check_layer_args('maxid_layer', locals())
     l = Layer(name=name, type='maxid', inputs=[input.name],
               **_extra(layer_attr))
     return LayerOutput(name, LayerType.MAXID_LAYER, parents=[input],
@@ -430,126 +430,150 @@ def maxid_layer(input, name=None, layer_attr=None):
 
 @wrap_name_default()
 @layer_support()
-def eos_layer(input, eos_id, name=None, layer_attr=None):
-    """Flags end-of-sequence ids: 1 where the input id equals ``eos_id``, else 0.
+def cos_sim(a, b, scale=spec('cos').defaults['scale'], size=1, name=None, layer_attr=None):
+    """Cosine similarity, scaled: ``y = scale * <a, b> / (|a| |b|)``.
 
-    The input holds ids (e.g. a maxid_layer); a generating group (beam_search) ends
-    a path when its eos layer fires. Creates an engine layer of type ``eos_id``.
+    With ``size`` 1, ``a`` and ``b`` have the same width and the output is one value
+    per row (engine type ``cos``). With ``size`` > 1, ``b`` holds ``size`` vectors of
+    ``a``'s width side by side, and output ``k`` is the cosine of ``a`` with the k-th
+    (engine type ``cos_vm``); ``size`` must then be ``b.size / a.size``.
 
     Args:
-        input (LayerOutput): the ids.
-        eos_id (int): the end-of-sequence id.
-        name (str, optional): layer name; ``__eos_layer_N__`` when omitted.
+        a (LayerOutput): the first input.
+        b (LayerOutput): the second input (``size`` vectors of ``a.size``).
+        scale (float, default 1): factor applied to the cosine.
+        size (int, default 1): number of vectors in ``b``, the output width.
+        name (str, optional): layer name; ``__cos_sim_N__`` when omitted.
         layer_attr (ExtraLayerAttribute, optional): extra settings (``device``).
 
     Returns:
-        LayerOutput: the flags.
+        LayerOutput: the similarities, of width ``size``.
 
     Example:
-        >>> ids = maxid_layer(input=data_layer(name='scores', size=10))
-        >>> eos_layer(input=ids, eos_id=1).layer_type
-        'eos_id'
+        >>> q = data_layer(name='query', size=32)
+        >>> d = data_layer(name='doc', size=32)
+        >>> cos_sim(a=q, b=d, scale=5).size
+        1
+        >>> three = data_layer(name='three_docs', size=96)
+        >>> cos_sim(a=q, b=three, size=3).size
+        3
     """
-    _check_input(input, 'input', 'eos_layer')
-    l = Layer(name=name, type=LayerType.EOSID_LAYER, eos_id=eos_id,
-              inputs=[input.name], **_extra(layer_attr))
-    return LayerOutput(name, LayerType.EOSID_LAYER, parents=[input],
-                       size=l.config.size)
+    _check_layer_args('cos_sim', locals())
+    if size == 1:
+        Layer(
+            name=name,
+            type=LayerType.COSINE_SIM,
+            cos_scale=scale,
+            inputs=[a.name, b.name],
+            **_extra(layer_attr))
+    else:
+        if a.size is not None and b.size is not None:
+            config_assert(size == b.size // a.size,
+                          'cos_sim: size must be b.size / a.size = %d' %
+                          (b.size // a.size))
+        Layer(
+            name=name,
+            type=LayerType.COSINE_SIM_VEC,
+            size=size,
+            cos_scale=scale,
+            inputs=[a.name, b.name],
+            **_extra(layer_attr))
+    return LayerOutput(name, LayerType.COSINE_SIM, parents=[a, b], size=size)
 
 
-@wrap_name_default('print')
-def print_layer(input, name=None):
-    """Prints its inputs at every forward pass (for debugging).
+@wrap_name_default()
+@layer_support()
+def trans_layer(input, name=None, layer_attr=None):
+    """Transpose of the whole batch matrix: a ``[batch, n]`` input gives ``[n, batch]``.
 
-    Writes each input's values (and ids and sequence starts) to stderr, as v1's
-    PrintLayer. It computes nothing and is not part of the outputs. Creates an
-    engine layer of type ``print``.
+    The output's rows are the input's columns, so its width is the batch size, not
+    ``input.size`` (the returned LayerOutput still reports ``input.size``, as in v1).
+    Mostly used together with layers that read a matrix from a batch. Creates an
+    engine layer of type ``trans``.
 
     Args:
-        input (LayerOutput | list of LayerOutput): the layers to print.
-        name (str, optional): layer name; ``__print_N__`` when omitted.
+        input (LayerOutput): the matrix to transpose.
+        name (str, optional): layer name; ``__trans_layer_N__`` when omitted.
+        layer_attr (ExtraLayerAttribute, optional): extra settings (``device``).
 
     Returns:
-        None: (as in v1) there is no layer to connect further.
+        LayerOutput: the transposed layer.
+
+    Example:
+        >>> x = data_layer(name='x', size=16)
+        >>> trans_layer(input=x).layer_type
+        'trans'
+    """
+    _check_layer_args('trans_layer', locals())
+    Layer(
+        name=name,
+        type=LayerType.TRANS_LAYER,
+        inputs=[input.name],
+        **_extra(layer_attr))
+    return LayerOutput(name, LayerType.TRANS_LAYER, [input], size=input.size)
+
+
+@wrap_name_default()
+@layer_support()
+def sum_to_one_norm_layer(input, name=None, layer_attr=None):
+    """Normalises each row to sum to one: ``y_i = x_i / sum_j x_j``.
+
+    Meant for non-negative inputs (a distribution of unnormalised weights). The
+    output has the input's width and sequence layout. Creates an engine layer of type
+    ``sum_to_one_norm``.
+
+    Args:
+        input (LayerOutput): the input.
+        name (str, optional): layer name; ``__sum_to_one_norm_layer_N__`` when omitted.
+        layer_attr (ExtraLayerAttribute, optional): extra settings (``device``).
+
+    Returns:
+        LayerOutput: the normalised layer, of width ``input.size``.
+
+    Example:
+        >>> x = data_layer(name='x', size=8)
+        >>> sum_to_one_norm_layer(input=x).size
+        8
+    """
+    _check_layer_args('sum_to_one_norm_layer', locals())
+    Layer(
+        name=name,
+        type=LayerType.SUM_TO_ONE_NORM_LAYER,
+        inputs=[input.name],
+        **_extra(layer_attr))
+    return LayerOutput(
+        name, LayerType.SUM_TO_ONE_NORM_LAYER, [input], size=input.size)
+
+
+@wrap_name_default()
+@layer_support()
+def repeat_layer(input, num_repeats, name=None, layer_attr=None):
+    """Tiles each row ``num_repeats`` times: ``y = [x, x, ..., x]``.
+
+    The output width is ``input.size * num_repeats``; rows (and sequences) are kept.
+    layer_math uses it to broadcast a size-1 layer. Creates an engine layer of type
+    ``featmap_expand``.
+
+    Args:
+        input (LayerOutput): the input.
+        num_repeats (int): number of copies.
+        name (str, optional): layer name; ``__repeat_layer_N__`` when omitted.
+        layer_attr (ExtraLayerAttribute, optional): extra settings (``device``).
+
+    Returns:
+        LayerOutput: the tiled layer, ``input.size * num_repeats`` wide.
 
     Example:
         >>> x = data_layer(name='x', size=4)
-        >>> print_layer(input=x) is None
-        True
-    """
-    inputs = _check_input_list(input, 'print_layer')
-    Layer(name=name, type=LayerType.PRINT_LAYER,
-          inputs=[l.name for l in inputs])
-
-
-@wrap_name_default()
-@layer_support()
-def rotate_layer(input, height, width, name=None, layer_attr=None):
-    """Rotates each channel of an image 90 degrees clockwise.
-
-    Each row holds channels of ``height x width`` values; each becomes a
-    ``width x height`` image with ``out[j][height - 1 - i] = in[i][j]``. Creates an
-    engine layer of type ``rotate``.
-
-    Args:
-        input (LayerOutput): the images.
-        height (int): image height.
-        width (int): image width.
-        name (str, optional): layer name; ``__rotate_layer_N__`` when omitted.
-        layer_attr (ExtraLayerAttribute, optional): extra settings (``device``).
-
-    Returns:
-        LayerOutput: the rotated images, of the input's width.
-
-    Example:
-        >>> img = data_layer(name='img', size=3 * 4)
-        >>> rotate_layer(input=img, height=3, width=4).size
+        >>> repeat_layer(input=x, num_repeats=3).size
         12
     """
-    _check_input(input, 'input', 'rotate_layer')
-    l = Layer(name=name, height=height, width=width,
-              type=LayerType.ROTATE_LAYER, inputs=[input.name],
-              **_extra(layer_attr))
-    return LayerOutput(name, LayerType.ROTATE_LAYER, parents=[input],
-                       size=l.config.size)
-
-
-@wrap_name_default()
-@layer_support()
-def get_output_layer(input, arg_name, name=None, layer_attr=None):
-    """Exposes a secondary output of a layer (such as lstm_step_layer's ``state``) as
-    a layer.
-
-    Its value is the named output of ``input``; gradients flow back into it.
-    ``input.outputs`` lists the names a layer has. Creates an engine layer of type
-    ``get_output``.
-
-    Args:
-        input (LayerOutput): the layer.
-        arg_name (str): the output's name, one of ``input.outputs``.
-        name (str, optional): layer name; ``__get_output_layer_N__`` when omitted.
-        layer_attr (ExtraLayerAttribute, optional): extra settings (``device``).
-
-    Returns:
-        LayerOutput: the output, of ``input``'s width.
-
-    Example:
-        >>> gates = data_layer(name='gates', size=4 * 16)
-        >>> cell = data_layer(name='prev_cell', size=16)
-        >>> step = lstm_step_layer(input=gates, state=cell)
-        >>> get_output_layer(input=step, arg_name='state').size
-        16
-    """
-    _check_input(input, 'input', 'get_output_layer')
-    if arg_name not in input.outputs:
-        raise ConfigError("get_output_layer: layer '%s' has no output '%s' "
-                          "(it has: %s)" % (input.name, arg_name,
-                                            ', '.join(input.outputs)))
-    Layer(
+    _check_layer_args('repeat_layer', locals())
+    l = Layer(
+        inputs=[input.name],
         name=name,
-        type=LayerType.GET_OUTPUT_LAYER,
-        inputs=[Input(input.name, input_layer_argument=arg_name)],
-        size=input.size,
+        num_filters=num_repeats,
+        type=LayerType.FEATURE_MAP_EXPAND_LAYER,
         **_extra(layer_attr))
-    return LayerOutput(name, LayerType.GET_OUTPUT_LAYER, parents=[input],
-                       size=input.size)
+    return LayerOutput(name, LayerType.FEATURE_MAP_EXPAND_LAYER,
+                       parents=[input], size=l.config.size)

@@ -1,24 +1,25 @@
-"""recurrent_group, memories, static/generated inputs and beam_search
-(trainer/RecurrentGroup.cpp)."""
+"""recurrent_group, memories, static/generated inputs, beam_search and eos_layer
+(trainer/RecurrentGroup.cpp, trainer/RecurrentGroupGeneration.cpp)."""
 
 import abc
 import paddle.parser as cp
 
-from paddle.parser import ConfigError
+from paddle.parser import ConfigError, Layer
 
 from ..activations import IdentityActivation, LinearActivation
 from ..attrs import ParamAttr, ParameterAttribute
 from ..default_decorators import wrap_name_default
 from ..evaluators import seqtext_printer_evaluator
-from ..layer_output import LayerOutput, LayerType, _check_input, _size_arg, _type_desc
+from ..layer_output import (LayerOutput, LayerType, _check_input, _check_layer_args, _extra, _size_arg, _type_desc,
+                            layer_support)
 from .projections import identity_projection
 from .basic import embedding_layer, mixed_layer
-from .elementwise import eos_layer, maxid_layer
+from .elementwise import maxid_layer
 
 
 __all__ = [
     'memory', 'SubsequenceInput', 'StaticInput', 'BaseGeneratedInput', 'GeneratedInput',
-    'recurrent_group', 'beam_search'
+    'recurrent_group', 'beam_search', 'eos_layer'
 ]
 
 @wrap_name_default('memory', 'memory_name')
@@ -110,7 +111,7 @@ class SubsequenceInput(object):
     """
 
     def __init__(self, input):
-        _check_input(input, 'input', 'SubsequenceInput')
+        _check_layer_args('SubsequenceInput', locals())
         self.input = input
 
 
@@ -138,7 +139,7 @@ class StaticInput(object):
     """
 
     def __init__(self, input, is_seq=False, size=None):
-        _check_input(input, 'input', 'StaticInput')
+        _check_layer_args('StaticInput', locals())
         self.input = input
         self.is_seq = is_seq
         if size is not None and input.size is not None and \
@@ -456,3 +457,32 @@ def beam_search(step, input, bos_id, eos_id, beam_size, max_length=500,
                                   result_file=result_file,
                                   name='target_printer')
     return gen
+
+
+@wrap_name_default()
+@layer_support()
+def eos_layer(input, eos_id, name=None, layer_attr=None):
+    """Flags end-of-sequence ids: 1 where the input id equals ``eos_id``, else 0.
+
+    The input holds ids (e.g. a maxid_layer); a generating group (beam_search) ends
+    a path when its eos layer fires. Creates an engine layer of type ``eos_id``.
+
+    Args:
+        input (LayerOutput): the ids.
+        eos_id (int): the end-of-sequence id.
+        name (str, optional): layer name; ``__eos_layer_N__`` when omitted.
+        layer_attr (ExtraLayerAttribute, optional): extra settings (``device``).
+
+    Returns:
+        LayerOutput: the flags.
+
+    Example:
+        >>> ids = maxid_layer(input=data_layer(name='scores', size=10))
+        >>> eos_layer(input=ids, eos_id=1).layer_type
+        'eos_id'
+    """
+    _check_layer_args('eos_layer', locals())
+    l = Layer(name=name, type=LayerType.EOSID_LAYER, eos_id=eos_id,
+              inputs=[input.name], **_extra(layer_attr))
+    return LayerOutput(name, LayerType.EOSID_LAYER, parents=[input],
+                       size=l.config.size)

@@ -1,8 +1,10 @@
 """Image layers: conv, pool, spp, norms, batch_norm, block_expand, maxout,
-bilinear_interp, pad, priorbox (ConvLayers.cpp, PoolLayers.cpp, NormLayers.cpp, ImageLayers.cpp)."""
+bilinear_interp, pad, rotate, priorbox (ConvLayers.cpp, PoolLayers.cpp, NormLayers.cpp,
+ImageLayers.cpp)."""
 
 import paddle.parser as cp
 
+from paddle.layer_specs import spec
 from paddle.parser import ConfigError, Input, Layer
 
 from ..activations import ReluActivation
@@ -10,15 +12,15 @@ from ..attrs import ParamAttr
 from ..default_decorators import (wrap_act_default, wrap_bias_attr_default, wrap_name_default,
                                   wrap_param_attr_default)
 from ..poolings import AvgPooling, CudnnAvgPooling, CudnnMaxPooling, MaxPooling
-from ..layer_output import (DROPOUT, LayerOutput, LayerType, _bias, _check_input,
-                            _check_param_attr, _extra, _type_desc, layer_support)
+from ..layer_output import (DROPOUT, LayerOutput, LayerType, _bias, _check_layer_args, _check_param_attr,
+                            _extra, _type_desc, layer_support)
 from .projections import _pair
 
 
 __all__ = [
     'img_conv_layer', 'img_pool_layer', 'spp_layer', 'img_cmrnorm_layer', 'batch_norm_layer',
     'block_expand_layer', 'maxout_layer', 'bilinear_interp_layer', 'pad_layer',
-    'cross_channel_norm_layer', 'priorbox_layer', 'img_rnorm_layer'
+    'cross_channel_norm_layer', 'priorbox_layer', 'img_rnorm_layer', 'rotate_layer'
 ]
 
 def _img_channels(input, num_channels, helper):
@@ -94,7 +96,7 @@ def img_conv_layer(input, filter_size, num_filters, name=None,
         >>> conv.size, conv.num_filters
         (16384, 16)
     """
-    _check_input(input, 'input', 'img_conv_layer')
+    _check_layer_args('img_conv_layer', locals())
     num_channels = _img_channels(input, num_channels, 'img_conv_layer')
     filter_size, filter_size_y = _pair(filter_size, filter_size_y,
                                        'filter_size')
@@ -200,7 +202,7 @@ def img_pool_layer(input, pool_size, name=None, num_channels=None,
     if start:
         raise ConfigError('img_pool_layer: start is deprecated in pooling '
                           '(v0.9+); use padding')
-    _check_input(input, 'input', 'img_pool_layer')
+    _check_layer_args('img_pool_layer', locals())
     num_channels = _img_channels(input, num_channels, 'img_pool_layer')
     if pool_type is None:
         pool_type = MaxPooling()
@@ -260,7 +262,7 @@ def spp_layer(input, name=None, num_channels=None, pool_type=None,
         >>> spp_layer(input=img, num_channels=16, pyramid_height=2).size
         80
     """
-    _check_input(input, 'input', 'spp_layer')
+    _check_layer_args('spp_layer', locals())
     num_channels = _img_channels(input, num_channels, 'spp_layer')
     if pool_type is None:
         pool_type = MaxPooling()
@@ -309,7 +311,7 @@ def img_cmrnorm_layer(input, size, scale=0.0128, power=0.75, name=None,
         >>> img_cmrnorm_layer(input=img, size=5, num_channels=16).size
         1024
     """
-    _check_input(input, 'input', 'img_cmrnorm_layer')
+    _check_layer_args('img_cmrnorm_layer', locals())
     num_channels = _img_channels(input, num_channels, 'img_cmrnorm_layer')
     l = Layer(
         name=name,
@@ -360,7 +362,7 @@ def img_rnorm_layer(input, size, scale, power, name=None, num_channels=None,
         ...                 num_channels=16).layer_type
         'norm'
     """
-    _check_input(input, 'input', 'img_rnorm_layer')
+    _check_layer_args('img_rnorm_layer', locals())
     num_channels = _img_channels(input, num_channels, 'img_rnorm_layer')
     l = Layer(
         name=name,
@@ -400,7 +402,7 @@ def cross_channel_norm_layer(input, name=None, param_attr=None):
         >>> cross_channel_norm_layer(input=conv).size
         256
     """
-    _check_input(input, 'input', 'cross_channel_norm_layer')
+    _check_layer_args('cross_channel_norm_layer', locals())
     _check_param_attr(param_attr, 'cross_channel_norm_layer')
     if input.num_filters is None:
         raise ConfigError("cross_channel_norm_layer: input '%s' does not "
@@ -455,8 +457,7 @@ def priorbox_layer(input, image, aspect_ratio, variance, min_size,
         >>> boxes.num_filters
         12
     """
-    _check_input(input, 'input', 'priorbox_layer')
-    _check_input(image, 'image', 'priorbox_layer')
+    _check_layer_args('priorbox_layer', locals())
     if input.num_filters is None or input.size is None:
         raise ConfigError("priorbox_layer: input '%s' does not carry a "
                           "channel count (use an image layer)" % input.name)
@@ -484,7 +485,8 @@ def priorbox_layer(input, image, aspect_ratio, variance, min_size,
 @layer_support(DROPOUT)
 def batch_norm_layer(input, act=None, name=None, num_channels=None,
                      bias_attr=None, param_attr=None, layer_attr=None,
-                     batch_norm_type=None, moving_average_fraction=0.9,
+                     batch_norm_type=None,
+                     moving_average_fraction=spec('batch_norm').defaults['moving_average_fraction'],
                      use_global_stats=None):
     """Batch normalisation: ``y = act(w * (x - mean) / sqrt(var + 1e-5) + b)``.
 
@@ -529,7 +531,7 @@ def batch_norm_layer(input, act=None, name=None, num_channels=None,
         >>> bn.size, bn.num_filters
         (256, 4)
     """
-    _check_input(input, 'input', 'batch_norm_layer')
+    _check_layer_args('batch_norm_layer', locals())
     if num_channels is None:
         num_channels = input.num_filters if input.num_filters is not None \
             else input.size
@@ -591,7 +593,7 @@ def block_expand_layer(input, block_x=0, block_y=0, stride_x=0, stride_y=0,
         >>> blocks.size
         16
     """
-    _check_input(input, 'input', 'block_expand_layer')
+    _check_layer_args('block_expand_layer', locals())
     if channel and num_channels is None:
         num_channels = channel
     num_channels = _img_channels(input, num_channels, 'block_expand_layer')
@@ -641,7 +643,7 @@ def maxout_layer(input, groups, num_channels=None, name=None,
         >>> out.size, out.num_filters
         (256, 4)
     """
-    _check_input(input, 'input', 'maxout_layer')
+    _check_layer_args('maxout_layer', locals())
     num_channels = _img_channels(input, num_channels, 'maxout_layer')
     l = Layer(
         name=name,
@@ -683,7 +685,7 @@ def bilinear_interp_layer(input, out_size_x=None, out_size_y=None,
         >>> bilinear_interp_layer(input=conv, out_size_x=16, out_size_y=16).size
         1024
     """
-    _check_input(input, 'input', 'bilinear_interp_layer')
+    _check_layer_args('bilinear_interp_layer', locals())
     num_channels = _img_channels(input, None, 'bilinear_interp_layer')
     l = Layer(
         name=name,
@@ -731,7 +733,7 @@ def pad_layer(input, pad_c=None, pad_h=None, pad_w=None, name=None,
         >>> padded.num_filters, padded.size
         (6, 600)
     """
-    _check_input(input, 'input', 'pad_layer')
+    _check_layer_args('pad_layer', locals())
     pads = []
     for what, p in (('pad_c', pad_c), ('pad_h', pad_h), ('pad_w', pad_w)):
         if p is None:
@@ -750,4 +752,36 @@ def pad_layer(input, pad_c=None, pad_h=None, pad_w=None, name=None,
         **_extra(layer_attr))
     return LayerOutput(name, LayerType.PAD_LAYER, parents=[input],
                        num_filters=num_channels + pads[0][0] + pads[0][1],
+                       size=l.config.size)
+
+
+@wrap_name_default()
+@layer_support()
+def rotate_layer(input, height, width, name=None, layer_attr=None):
+    """Rotates each channel of an image 90 degrees clockwise.
+
+    Each row holds channels of ``height x width`` values; each becomes a
+    ``width x height`` image with ``out[j][height - 1 - i] = in[i][j]``. Creates an
+    engine layer of type ``rotate``.
+
+    Args:
+        input (LayerOutput): the images.
+        height (int): image height.
+        width (int): image width.
+        name (str, optional): layer name; ``__rotate_layer_N__`` when omitted.
+        layer_attr (ExtraLayerAttribute, optional): extra settings (``device``).
+
+    Returns:
+        LayerOutput: the rotated images, of the input's width.
+
+    Example:
+        >>> img = data_layer(name='img', size=3 * 4)
+        >>> rotate_layer(input=img, height=3, width=4).size
+        12
+    """
+    _check_layer_args('rotate_layer', locals())
+    l = Layer(name=name, height=height, width=width,
+              type=LayerType.ROTATE_LAYER, inputs=[input.name],
+              **_extra(layer_attr))
+    return LayerOutput(name, LayerType.ROTATE_LAYER, parents=[input],
                        size=l.config.size)

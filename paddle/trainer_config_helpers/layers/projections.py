@@ -6,7 +6,7 @@ from paddle.parser import ConfigError
 
 from ..attrs import ParameterAttribute
 from ..default_decorators import wrap_bias_attr_default, wrap_param_attr_default
-from ..layer_output import LayerType, _check_input, _check_param_attr
+from ..layer_output import LayerType, _check_input, _check_layer_args, _check_param_attr
 
 
 __all__ = [
@@ -170,7 +170,7 @@ def dotmul_projection(input, param_attr=None, scale=None):
     if scale is not None:
         raise ConfigError('dotmul_projection: scale is only valid with '
                           'input=[a, b] (use dotmul_operator)')
-    _check_input(input, 'input', 'dotmul_projection')
+    _check_layer_args('dotmul_projection', locals())
     _check_param_attr(param_attr, 'dotmul_projection')
     return _proj(cp.DotMulProjection, input, 'dotmul_projection',
                  size=input.size, **param_attr.attr)
@@ -224,8 +224,7 @@ def dotmul_operator(a=None, b=None, scale=1, **kwargs):
     if 'x' in kwargs or 'y' in kwargs:
         a = kwargs.get('x', a)
         b = kwargs.get('y', b)
-    _check_input(a, 'a', 'dotmul_operator')
-    _check_input(b, 'b', 'dotmul_operator')
+    _check_layer_args('dotmul_operator', locals())
     if a.size is not None and b.size is not None and a.size != b.size:
         raise ConfigError(
             "dotmul_operator: inputs '%s' (size %d) and '%s' (size %d) must "
@@ -265,7 +264,7 @@ def context_projection(input, context_len, context_start=None,
         >>> ctx.size
         96
     """
-    _check_input(input, 'input', 'context_projection')
+    _check_layer_args('context_projection', locals())
     context_start = -(context_len - 1) // 2 if context_start is None \
         else context_start
     extra = dict()
@@ -347,7 +346,7 @@ def conv_projection(input,
         >>> concat_layer(input=[proj]).size
         256
     """
-    _check_input(input, 'input', 'conv_projection')
+    _check_layer_args('conv_projection', locals())
     num_channels = _num_channels(input, num_channels, 'conv_projection')
     filter_size, filter_size_y = _pair(filter_size, filter_size_y,
                                        'filter_size')
@@ -431,8 +430,7 @@ def conv_operator(img=None,
         raise ConfigError('conv_operator: filter_size is required')
     if num_filters is None:
         raise ConfigError('conv_operator: num_filters is required')
-    _check_input(img, 'img', 'conv_operator')
-    _check_input(filter, 'filter', 'conv_operator')
+    _check_layer_args('conv_operator', locals())
     filter_size, filter_size_y = _pair(filter_size, filter_size_y,
                                        'filter_size')
     stride, stride_y = _pair(stride, stride_y, 'stride')

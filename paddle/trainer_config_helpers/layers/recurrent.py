@@ -6,7 +6,7 @@ from ..activations import SigmoidActivation, TanhActivation
 from ..default_decorators import (wrap_act_default, wrap_bias_attr_default, wrap_name_default,
                                   wrap_param_attr_default)
 from ..layer_output import (DROPOUT, ERROR_CLIPPING, LayerOutput, LayerType, _bias, _check_act,
-                            _check_input, _extra, layer_support)
+                            _check_layer_args, _extra, layer_support)
 from .projections import dotmul_operator, full_matrix_projection, identity_projection
 from .basic import mixed_layer
 
@@ -80,7 +80,7 @@ def lstmemory(input, name=None, size=None, reverse=False, act=None,
         >>> lstm.size, lstm.layer_type
         (64, 'lstmemory')
     """
-    _check_input(input, 'input', 'lstmemory')
+    _check_layer_args('lstmemory', locals())
     for what, a in (('act', act), ('gate_act', gate_act),
                     ('state_act', state_act)):
         _check_hppl(a, what, 'lstmemory')
@@ -157,7 +157,7 @@ def grumemory(input, size=None, name=None, reverse=False, act=None,
         >>> gru.size, gru.layer_type
         (48, 'gated_recurrent')
     """
-    _check_input(input, 'input', 'grumemory')
+    _check_layer_args('grumemory', locals())
     _check_hppl(act, 'act', 'grumemory')
     _check_hppl(gate_act, 'gate_act', 'grumemory')
     if input.size is None or input.size % 3 != 0:
@@ -215,7 +215,7 @@ def recurrent_layer(input, act=None, bias_attr=None, param_attr=None,
         >>> rnn.size
         32
     """
-    _check_input(input, 'input', 'recurrent_layer')
+    _check_layer_args('recurrent_layer', locals())
     Layer(
         name=name,
         type=LayerType.RECURRENT_LAYER,
@@ -274,8 +274,7 @@ def lstm_step_layer(input, state, size=None, act=None, name=None,
         >>> step.size, step.outputs
         (16, ['default', 'state'])
     """
-    _check_input(input, 'input', 'lstm_step_layer')
-    _check_input(state, 'state', 'lstm_step_layer')
+    _check_layer_args('lstm_step_layer', locals())
     if size is None:
         size = state.size
     Layer(
@@ -333,8 +332,7 @@ def gru_step_layer(input, output_mem, size=None, act=None, name=None,
         >>> recurrent_group(step=step, input=seq).size
         16
     """
-    _check_input(input, 'input', 'gru_step_layer')
-    _check_input(output_mem, 'output_mem', 'gru_step_layer')
+    _check_layer_args('gru_step_layer', locals())
     if size is None:
         size = input.size // 3
     Layer(
@@ -397,8 +395,7 @@ def gru_step_naive_layer(input, output_mem, size=None, name=None, act=None,
         >>> recurrent_group(step=step, input=seq).size
         16
     """
-    _check_input(input, 'input', 'gru_step_naive_layer')
-    _check_input(output_mem, 'output_mem', 'gru_step_naive_layer')
+    _check_layer_args('gru_step_naive_layer', locals())
     if input.size is None or input.size % 3 != 0:
         raise ConfigError("gru_step_naive_layer: input '%s' has size %s, "
                           "which is not a multiple of 3" %

@@ -7,13 +7,14 @@ from ..activations import IdentityActivation
 from ..default_decorators import (wrap_act_default, wrap_bias_attr_default, wrap_name_default,
                                   wrap_param_default)
 from ..poolings import AvgPooling, MaxPooling
-from ..layer_output import (AggregateLevel, ExpandLevel, LayerOutput, LayerType, _bias,
-                            _check_input, _extra, _type_desc, layer_support)
+from .elementwise import repeat_layer  # noqa: F401  (featmap_expand, an element-wise layer; moved)
+from ..layer_output import (AggregateLevel, ExpandLevel, LayerOutput, LayerType, _bias, _check_input,
+                            _check_layer_args, _extra, _type_desc, layer_support)
 
 
 __all__ = [
-    'pooling_layer', 'last_seq', 'first_seq', 'expand_layer', 'repeat_layer',
-    'seq_reshape_layer', 'seq_concat_layer'
+    'pooling_layer', 'last_seq', 'first_seq', 'expand_layer', 'seq_reshape_layer',
+    'seq_concat_layer'
 ]
 
 @wrap_name_default('seq_pooling')
@@ -58,7 +59,7 @@ def pooling_layer(input, pooling_type=None, name=None, bias_attr=None,
         >>> avg.size, avg.layer_type
         (32, 'average')
     """
-    _check_input(input, 'input', 'pooling_layer')
+    _check_layer_args('pooling_layer', locals())
     if not isinstance(pooling_type, (MaxPooling, AvgPooling)):
         raise ConfigError('pooling_layer: pooling_type must be MaxPooling(), '
                           'AvgPooling(), SumPooling() or SquareRootNPooling()'
@@ -204,8 +205,7 @@ def expand_layer(input, expand_as, name=None, bias_attr=False,
         >>> expand_layer(input=summary, expand_as=seq).size
         16
     """
-    _check_input(input, 'input', 'expand_layer')
-    _check_input(expand_as, 'expand_as', 'expand_layer')
+    _check_layer_args('expand_layer', locals())
     Layer(
         inputs=[input.name, expand_as.name],
         name=name,
@@ -215,40 +215,6 @@ def expand_layer(input, expand_as, name=None, bias_attr=False,
         **_extra(layer_attr))
     return LayerOutput(name, LayerType.EXPAND_LAYER,
                        parents=[input, expand_as], size=input.size)
-
-
-@wrap_name_default()
-@layer_support()
-def repeat_layer(input, num_repeats, name=None, layer_attr=None):
-    """Tiles each row ``num_repeats`` times: ``y = [x, x, ..., x]``.
-
-    The output width is ``input.size * num_repeats``; rows (and sequences) are kept.
-    layer_math uses it to broadcast a size-1 layer. Creates an engine layer of type
-    ``featmap_expand``.
-
-    Args:
-        input (LayerOutput): the input.
-        num_repeats (int): number of copies.
-        name (str, optional): layer name; ``__repeat_layer_N__`` when omitted.
-        layer_attr (ExtraLayerAttribute, optional): extra settings (``device``).
-
-    Returns:
-        LayerOutput: the tiled layer, ``input.size * num_repeats`` wide.
-
-    Example:
-        >>> x = data_layer(name='x', size=4)
-        >>> repeat_layer(input=x, num_repeats=3).size
-        12
-    """
-    _check_input(input, 'input', 'repeat_layer')
-    l = Layer(
-        inputs=[input.name],
-        name=name,
-        num_filters=num_repeats,
-        type=LayerType.FEATURE_MAP_EXPAND_LAYER,
-        **_extra(layer_attr))
-    return LayerOutput(name, LayerType.FEATURE_MAP_EXPAND_LAYER,
-                       parents=[input], size=l.config.size)
 
 
 @wrap_name_default('seqreshape')
@@ -282,7 +248,7 @@ def seq_reshape_layer(input, reshape_size, act=None, name=None,
         >>> seq_reshape_layer(input=seq, reshape_size=3).size
         3
     """
-    _check_input(input, 'input', 'seq_reshape_layer')
+    _check_layer_args('seq_reshape_layer', locals())
     # v1 never passed act on (the layer kept its 'linear' default); a non-identity act
     # is honoured here (docs/v1_differences.md)
     extra = {} if isinstance(act, IdentityActivation) else dict(active_type=act.name)
@@ -329,8 +295,7 @@ def seq_concat_layer(a, b, act=None, name=None, layer_attr=None,
         >>> seq_concat_layer(a=a, b=b).size
         8
     """
-    _check_input(a, 'a', 'seq_concat_layer')
-    _check_input(b, 'b', 'seq_concat_layer')
+    _check_layer_args('seq_concat_layer', locals())
     Layer(
         name=name,
         type=LayerType.SEQUENCE_CONCAT_LAYER,

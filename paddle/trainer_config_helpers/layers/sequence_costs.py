@@ -2,10 +2,11 @@
 
 Split from costs.py, which re-exports them: import them from either module."""
 
+from paddle.layer_specs import spec
 from paddle.parser import ConfigError, Input, Layer
 
 from ..default_decorators import wrap_name_default, wrap_param_attr_default
-from ..layer_output import LayerOutput, LayerType, _check_input, _extra, layer_support
+from ..layer_output import LayerOutput, LayerType, _check_input, _check_layer_args, _extra, layer_support
 
 
 __all__ = ['crf_layer', 'crf_decoding_layer', 'ctc_layer', 'warp_ctc_layer']
@@ -14,7 +15,7 @@ __all__ = ['crf_layer', 'crf_decoding_layer', 'ctc_layer', 'warp_ctc_layer']
 @wrap_param_attr_default()
 @layer_support()
 def crf_layer(input, label, size=None, weight=None, param_attr=None,
-              name=None, coeff=1.0, layer_attr=None):
+              name=None, coeff=spec('crf').defaults['coeff'], layer_attr=None):
     """Linear-chain CRF cost for sequence labelling: ``-log P(labels | input)``.
 
     ``input`` holds, for each time step, one unnormalised score per tag (``size``
@@ -114,7 +115,7 @@ def crf_decoding_layer(input, size, label=None, param_attr=None, name=None,
 
 @wrap_name_default()
 @layer_support()
-def ctc_layer(input, label, size=None, name=None, norm_by_times=False,
+def ctc_layer(input, label, size=None, name=None, norm_by_times=spec('ctc').defaults['norm_by_times'],
               layer_attr=None):
     """Connectionist temporal classification cost: ``-log P(label | input)``.
 
@@ -146,8 +147,7 @@ def ctc_layer(input, label, size=None, name=None, norm_by_times=False,
         >>> ctc_layer(input=probs, label=label).size
         11
     """
-    _check_input(input, 'input', 'ctc_layer')
-    _check_input(label, 'label', 'ctc_layer')
+    _check_layer_args('ctc_layer', locals())
     if label.size is not None:
         if size is not None and size != label.size + 1:
             raise ConfigError('ctc_layer: size must be label.size + 1 = %d' %
@@ -162,8 +162,8 @@ def ctc_layer(input, label, size=None, name=None, norm_by_times=False,
 
 @wrap_name_default()
 @layer_support()
-def warp_ctc_layer(input, label, size=None, name=None, blank=0,
-                   norm_by_times=False, layer_attr=None):
+def warp_ctc_layer(input, label, size=None, name=None, blank=spec('warp_ctc').defaults['blank'],
+                   norm_by_times=spec('warp_ctc').defaults['norm_by_times'], layer_attr=None):
     """CTC cost on unnormalised activations (v1's warp-ctc binding).
 
     The same cost as ctc_layer, but ``input`` holds linear activations (its
@@ -192,8 +192,7 @@ def warp_ctc_layer(input, label, size=None, name=None, blank=0,
         >>> warp_ctc_layer(input=acts, label=label, blank=0).layer_type
         'warp_ctc'
     """
-    _check_input(input, 'input', 'warp_ctc_layer')
-    _check_input(label, 'label', 'warp_ctc_layer')
+    _check_layer_args('warp_ctc_layer', locals())
     if label.size is not None:
         if size is None:
             size = label.size + 1

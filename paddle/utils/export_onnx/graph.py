@@ -7,14 +7,11 @@ Each converter writes exactly what the engine's forward computes in test mode.
 """
 import numpy as np
 
+from paddle.layer_specs import cost_types
 from paddle.utils.export_onnx.errors import ExportError
 
-# Cost layers (the engine's CostLayers, StructuredCostLayers, CRF and CTC families):
-# training only, never exported.
-COST_TYPES = frozenset([
-    "multi-class-cross-entropy", "multi_binary_label_cross_entropy", "multi_class_cross_entropy_with_selfnorm",
-    "soft_binary_class_cross_entropy", "square_error", "smooth_l1", "huber", "rank-cost", "sum_cost",
-    "lambda_cost", "hsigmoid", "nce", "crf", "ctc", "warp_ctc"])
+# Cost layers (training only, never exported): the types their specs mark as costs.
+COST_TYPES = cost_types()
 
 EXP_CLIP = 40.0  # the engine clips exp() arguments of sigmoid and softrelu (layers/ActivationFunctors.h)
 STANH_A, STANH_B = 1.7159, 2.0 / 3.0

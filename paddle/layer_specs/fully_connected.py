@@ -1,0 +1,12 @@
+"""FullyConnectedLayer.cpp: fc and selective fc."""
+from .base import LayerSpec
+
+SPECS = [
+    LayerSpec('fc', 'fully_connected', size='arg', helpers={
+        'fc_layer': 'input:layers size:int act:act name:str param_attr:param_attr '
+                    'bias_attr:bias_attr layer_attr:extra_attr'}),
+    LayerSpec('selective_fc', 'fully_connected', size='arg', helpers={
+        'selective_fc_layer': 'input:layers size:int select:layer act:act name:str '
+                              'pass_generation:bool has_selected_colums:bool mul_ratio:float '
+                              'param_attr:param_attr bias_attr:bias_attr layer_attr:extra_attr'}),
+]
