@@ -52,8 +52,8 @@ CUDA_SOURCES = sorted(glob.glob("layers/*.cu") + glob.glob("layers/math/*.cu") +
 CUDA_ARCHS = ["80", "90"]
 ENGINE_LIB = "paddle_engine"  # py_paddle/libpaddle_engine.so: the engine without Python
 FAKE_GPU = os.environ.get("PADDLE_FAKE_GPU") == "1"
-# The engine sources that include mpi.h: the distributed strategies (trainer/MpiSync.h), built
-# only with MPI (a build without it has the single-process GradientSync alone).
+# The engine sources of the distributed strategies (trainer/MpiSync.h; those that include mpi.h
+# among them), built only with MPI: a build without it has the single-process GradientSync alone.
 MPI_SOURCES = ("trainer/AllReduceSync.cpp", "trainer/Collective.cpp", "trainer/DgcSync.cpp",
                "trainer/LocalSgdSync.cpp", "trainer/MpiSync.cpp", "trainer/ShardedTables.cpp")
 NCCL_SOURCES = ("trainer/GpuCollective.cpp",)  # the engine source that includes nccl.h

@@ -1,6 +1,6 @@
 """Data-parallel training over MPI processes: ``mpiexec -n N paddle train --config=...``.
 
-Every rank runs the same ``paddle train``. The engine (``trainer/Collective.cpp``) sums
+Every rank runs the same ``paddle train``. The engine (``trainer/MpiSync.h``) sums
 the gradients of each batch over the ranks with MPI after backward, so all ranks apply
 the same update and hold the same parameters. What this module decides:
 
@@ -170,7 +170,7 @@ def join(args, api):
 
 
 def add_flags(flag):
-    """paddle train's flags for how gradients travel between ranks (engine: trainer/Collective.h)."""
+    """paddle train's flags for how gradients travel between ranks (engine: trainer/GradientSync.h)."""
     flag("--bucket_cap_mb", type=float, default=1.0,
          help="under mpiexec: dense gradients are all-reduced in buckets of about this many MB")
     flag("--overlap_allreduce", type=int, default=1, choices=[0, 1],
