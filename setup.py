@@ -19,7 +19,8 @@ compiled with nvcc; otherwise the engine is CPU-only and GPU entry points raise
                      trainer/GpuCollective.cpp sees nccl.h). Without it --use_gpu=1 --trainer_count > 1
                      says "built without NCCL"
   WITH_MPI=0|1       force MPI off / require it (default: on when mpicxx is found, e.g. from
-                     `pip install mpich`; only trainer/Collective.cpp and ShardedTables.cpp see mpi.h)
+                     `pip install mpich`; only MPI_SOURCES, the distributed strategies, see mpi.h,
+                     and a build without MPI leaves them out)
   PADDLE_FAKE_GPU=1  tests only: a CPU build whose GPU paths run on a stand-in GPU that
                      traps host access to device memory (layers/math/FakeGpu.cpp)
   PADDLE_SANITIZE=1  tests only: a CPU build with AddressSanitizer and UBSan (tools/sanitize.sh);
