@@ -19,7 +19,8 @@ compiled with nvcc; otherwise the engine is CPU-only and GPU entry points raise
                      trainer/GpuCollective.cpp sees nccl.h). Without it --use_gpu=1 --trainer_count > 1
                      says "built without NCCL"
   WITH_MPI=0|1       force MPI off / require it (default: on when mpicxx is found, e.g. from
-                     `pip install mpich`; only trainer/Collective.cpp and ShardedTables.cpp see mpi.h)
+                     `pip install mpich`; only MPI_SOURCES, the distributed strategies, see mpi.h,
+                     and a build without MPI leaves them out)
   PADDLE_FAKE_GPU=1  tests only: a CPU build whose GPU paths run on a stand-in GPU that
                      traps host access to device memory (layers/math/FakeGpu.cpp)
   PADDLE_SANITIZE=1  tests only: a CPU build with AddressSanitizer and UBSan (tools/sanitize.sh);
@@ -52,7 +53,10 @@ CUDA_SOURCES = sorted(glob.glob("layers/*.cu") + glob.glob("layers/math/*.cu") +
 CUDA_ARCHS = ["80", "90"]
 ENGINE_LIB = "paddle_engine"  # py_paddle/libpaddle_engine.so: the engine without Python
 FAKE_GPU = os.environ.get("PADDLE_FAKE_GPU") == "1"
-MPI_SOURCES = ("trainer/Collective.cpp", "trainer/ShardedTables.cpp")  # the engine sources that include mpi.h
+# The engine sources of the distributed strategies (trainer/MpiSync.h; those that include mpi.h
+# among them), built only with MPI: a build without it has the single-process GradientSync alone.
+MPI_SOURCES = ("trainer/AllReduceSync.cpp", "trainer/Collective.cpp", "trainer/DgcSync.cpp",
+               "trainer/LocalSgdSync.cpp", "trainer/MpiSync.cpp", "trainer/ShardedTables.cpp")
 NCCL_SOURCES = ("trainer/GpuCollective.cpp",)  # the engine source that includes nccl.h
 HOST_ONLY_SOURCES = ("layers/math/GemmBf16.cpp",)  # CPU intrinsics nvcc's front end need not parse
 SANITIZE = os.environ.get("PADDLE_SANITIZE") == "1"
@@ -234,6 +238,8 @@ class build_ext(_build_ext):
         gpu_sources, nccl = [], None
         mpi = mpi_config()
         print("paddle build: %s" % ("MPI from " + mpi[1] if mpi else "without MPI"))
+        if not mpi:
+            sources = [s for s in sources if s not in MPI_SOURCES]
         if mpi:
             # $ORIGIN/../../..: site-packages/py_paddle -> the environment's lib/, where the mpich wheel
             # puts libmpi; the build-time lib dir serves in-place builds.

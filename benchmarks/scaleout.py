@@ -37,11 +37,11 @@ import run  # noqa: E402  (benchmarks/run.py: models and synthetic batches)
 BENCHES = ("mlp", "lstm_text", "sparse_ctr")
 SHARDABLE = ("sparse_ctr",)  # the models with a sparse_update table
 STEPS = {"mlp": 40, "lstm_text": 6, "sparse_ctr": 20}  # timed steps per repeat (about 1-2 s)
-MODES = {  # setCollectiveOptions(bucket MB, overlap, local SGD steps, DGC sparsity, rampup, DGC momentum)
-    "after": (1.0, False, 0, -1.0, 0, 0.0),
-    "overlap": (1.0, True, 0, -1.0, 0, 0.0),
-    "dgc": (1.0, False, 0, 0.99, 0, 0.9),
-    "sharded": (1.0, True, 0, -1.0, 0, 0.0),
+MODES = {  # paddle.trainer.distributed.collective_options' arguments per mode
+    "after": dict(overlap=False),
+    "overlap": dict(overlap=True),
+    "dgc": dict(overlap=False, dgc_sparsity=0.99, dgc_momentum=0.9),
+    "sharded": dict(overlap=True),
 }
 
 
@@ -59,11 +59,12 @@ def worker(name, ranks, mode, timed_steps):
         from mpi4py import MPI
         comm = MPI.COMM_WORLD
     from paddle.proto import message_to_json
+    from paddle.trainer.distributed import collective_options
     from py_paddle import swig_paddle as api
 
     conf = run.paddle_config(name)
     trainer = api.Trainer.create(message_to_json(conf), False, 1, 1, distributed, distributed and mode == "sharded")
-    trainer.setCollectiveOptions(*MODES[mode])
+    trainer.setCollectiveOptions(collective_options(api, **MODES[mode]))
     trainer.startTrainPass(0)
     args = run.paddle_arguments(name, conf, api)
     batch = run.BENCHES[name]["batch"]
@@ -81,12 +82,13 @@ def worker(name, ranks, mode, timed_steps):
         t = time.perf_counter()
         steps(timed_steps)
         times.append((time.perf_counter() - t) / timed_steps)
-    count, dense, sparse, wait_seconds, dgc, early = trainer.takeCollectiveTraffic()
+    traffic = trainer.takeCollectiveTraffic()
     # rows of the sparse tables in memory (all of an unsharded one; a sharded one's own rows and
     # the last batch's fetched rows) and peak memory, by rank
-    sharded = [[int(x) for x in line.split("\t")[2:]] for line in trainer.getShardedRows()]
-    tables = [conf.model_config.parameters[i] for i in range(len(conf.model_config.parameters))]
-    resident = sum(map(sum, sharded)) if sharded else sum(p.dims[0] for p in tables
+    tables = trainer.getShardedRows()
+    sharded = list(zip(tables.resident, tables.fetched))
+    params = [conf.model_config.parameters[i] for i in range(len(conf.model_config.parameters))]
+    resident = sum(map(sum, sharded)) if sharded else sum(p.dims[0] for p in params
                                                           if p.sparse_update and len(p.dims) == 2)
     fetched = sum(f for _, f in sharded)
     by_rank = [resident] if comm is None else comm.gather(resident, root=0)
@@ -96,11 +98,12 @@ def worker(name, ranks, mode, timed_steps):
         step = statistics.median(times)
         print(json.dumps({"bench": name, "ranks": ranks, "mode": mode, "ms_per_step": step * 1e3,
                           "samples_per_s": batch / step,
-                          "wait_fraction": wait_seconds / sum(t * STEPS[name] for t in times),
-                          "dense_bytes_per_step": dense / max(count, 1),
-                          "sparse_bytes_per_step": sparse / max(count, 1),
-                          "dgc_bytes_per_step": dgc / max(count, 1),
-                          "started_during_backward": early / dense if dense else 0.0,
+                          "wait_fraction": traffic.mpiSeconds / sum(t * STEPS[name] for t in times),
+                          "dense_bytes_per_step": traffic.denseBytes / max(traffic.steps, 1),
+                          "sparse_bytes_per_step": traffic.sparseBytes / max(traffic.steps, 1),
+                          "dgc_bytes_per_step": traffic.dgcBytes / max(traffic.steps, 1),
+                          "started_during_backward": (traffic.earlyBytes / traffic.denseBytes
+                                                      if traffic.denseBytes else 0.0),
                           "table_rows_resident": by_rank, "table_rows_fetched": fetched_by_rank,
                           "peak_rss_mb": max(peak)}))
 

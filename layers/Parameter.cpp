@@ -68,7 +68,6 @@ Parameter::Parameter(const Json& config, bool useGpu)
     rows_ = 1;
     cols_ = size_;
   }
-  ownedEnd_ = rows_;
   sparseUpdate_ = !isStatic_ && config.getBool("sparse_update");
   if (sparseUpdate_ && !useGpu) {
     bufs_[PARAMETER_VALUE] = reserve();
@@ -91,7 +90,7 @@ Parameter::Parameter(const Json& config, bool useGpu)
 Matrix& Parameter::grad() {
   allRowsMarked_ = true;
   if (!sparseUpdate_) return bufs_[PARAMETER_GRADIENT];
-  PADDLE_ENFORCE(!sharded_, UnsupportedError, "parameter '", name_,
+  PADDLE_ENFORCE(!partition_, UnsupportedError, "parameter '", name_,
                  "' is a sharded table (--local=0): only row lookups (table projection, sparse input) may use it, "
                  "not a layer that writes its whole gradient");
   Matrix& g = buffer(PARAMETER_GRADIENT);
@@ -143,7 +142,7 @@ void Parameter::clearRowMarks() {
 void Parameter::shareValueOf(Parameter& main) {
   value() = main.value();
   if (!sparseUpdate_) return;
-  fetched_ = main.fetched_;
+  partition_ = main.partition_;
   decay_ = main.decay_;
   decay_->shared = true;
 }
@@ -201,7 +200,7 @@ void Parameter::catchUpRows(const int* rows, size_t n, bool distinct) {
 void Parameter::catchUpAllRows() {
   if (!sparseUpdate_ || (l1_ <= 0 && l2_ <= 0)) return;
   std::vector<float> rate(cols_);
-  for (size_t r = ownedBegin_; r < ownedEnd_; ++r) catchUpRow(r, rate.data());
+  for (size_t r = ownedBegin(), end = ownedEnd(); r < end; ++r) catchUpRow(r, rate.data());
 }
 
 Matrix Parameter::reserve() {
@@ -212,7 +211,7 @@ Matrix Parameter::reserve() {
                  " bytes of address space for a sparse_update table");
   reserved_[static_cast<float*>(p)] = std::shared_ptr<void>(p, [bytes](void* q) { munmap(q, bytes); });
   Matrix m = Matrix::view(static_cast<float*>(p), rows_, cols_, false);
-  Matrix owned = Matrix::view(m.row(ownedBegin_), ownedEnd_ - ownedBegin_, cols_, false);
+  Matrix owned = Matrix::view(m.row(ownedBegin()), ownedEnd() - ownedBegin(), cols_, false);
   adviseHugePages(owned);
   return m;
 #else
@@ -222,36 +221,26 @@ Matrix Parameter::reserve() {
 #endif
 }
 
-void Parameter::shardRows(size_t begin, size_t end) {
+void Parameter::partitionRows(std::shared_ptr<RowPartition> partition) {
+  const size_t begin = partition->begin(), end = partition->end();
   PADDLE_ENFORCE(sparseUpdate_ && !useGpu_, ConfigError, "parameter '", name_,
                  "': only CPU sparse_update tables can be sharded");
   PADDLE_ENFORCE(begin <= end && end <= rows_ && bufs_.size() == 1, ConfigError, "parameter '", name_,
                  "': cannot shard rows [", begin, ", ", end, ") of ", rows_, " after training started");
-  sharded_ = true;
-  ownedBegin_ = begin;
-  ownedEnd_ = end;
-  adviseSmallPages(value(), 0, ownedBegin_);  // (no 2 MB page of the owned rows reaches into the others)
-  adviseSmallPages(value(), ownedEnd_, rows_);
-  fetched_ = std::make_shared<FetchedRows>();
-  fetched_->slot.assign(rows_, -1);
+  partition_ = std::move(partition);
+  adviseSmallPages(value(), 0, begin);  // (no 2 MB page of the owned rows reaches into the others)
+  adviseSmallPages(value(), end, rows_);
 }
 
-float* Parameter::fetchedRows(const int* ids, size_t n) {
-  FetchedRows& f = *fetched_;
-  for (int r : f.ids) f.slot[r] = -1;
-  f.ids.assign(ids, ids + n);
-  for (size_t k = 0; k < n; ++k) {
-    f.slot[ids[k]] = static_cast<int>(k);
-    decay_->clock[ids[k]] = decay_->updates;  // (so that catchUpRows leaves them alone)
-  }
-  f.values.resize(n * cols_);  // (keeps its capacity: no fresh pages batch after batch)
-  return f.values.data();
+void Parameter::markRowsCurrent(const int* rows, size_t n) {
+  if (!decay_) return;
+  for (size_t k = 0; k < n; ++k) decay_->clock[rows[k]] = decay_->updates;  // (catchUpRows leaves them alone)
 }
 
 ValueRows Parameter::valueRows() {
   const Matrix& v = value();
-  if (!fetched_) return {v.data(), nullptr, nullptr, rows_, cols_, v.useGpu()};
-  return {v.data(), fetched_->values.data(), fetched_->slot.data(), rows_, cols_, false};
+  if (!partition_) return {v.data(), nullptr, nullptr, rows_, cols_, v.useGpu()};
+  return {v.data(), partition_->fetchedValues(), partition_->fetchedSlots(), rows_, cols_, false};
 }
 
 size_t Parameter::residentRows() const {
@@ -308,11 +297,12 @@ void Parameter::randomize(std::mt19937& rng) {
       out[i] = static_cast<float>(strategy == 1 ? uniform(rng) : std > 0 ? normal(rng) : mean);
     }
   };
-  if (sharded_) {  // every rank draws the whole stream (the same on every rank), keeps its rows
+  if (partition_) {  // every rank draws the whole stream (the same on every rank), keeps its rows
     std::vector<float> row(cols_);
+    const size_t begin = ownedBegin(), end = ownedEnd();
     for (size_t r = 0; r < rows_; ++r) {
       draw(row.data(), cols_);
-      if (r >= ownedBegin_ && r < ownedEnd_) std::copy(row.begin(), row.end(), value().row(r));
+      if (r >= begin && r < end) std::copy(row.begin(), row.end(), value().row(r));
     }
     return;
   }
@@ -324,10 +314,10 @@ void Parameter::randomize(std::mt19937& rng) {
 void Parameter::write(std::ostream& out, ParameterType type) const {
   auto it = bufs_.find(type);
   PADDLE_ENFORCE(it != bufs_.end(), IOError, "parameter '", name_, "' has no buffer ", type, " to save");
-  if (sharded_) {  // streamed in from the ranks that own the rows
+  if (partition_) {  // streamed in from the ranks that own the rows
     FileHeader h{0, sizeof(float), size_};
     out.write(reinterpret_cast<const char*>(&h), sizeof(h));
-    shardWriter_(*this, it->second, &out);
+    partition_->writeRows(*this, it->second, &out);
     return;
   }
   std::vector<float> host(size_);
@@ -338,10 +328,10 @@ void Parameter::write(std::ostream& out, ParameterType type) const {
 }
 
 void Parameter::save(const std::string& path, ParameterType type) const {
-  if (sharded_ && shardRank_ != 0) {  // rank 0 writes the file: this rank sends its rows
+  if (partition_ && !partition_->writesFiles()) {  // another rank writes the file: this one sends its rows
     auto it = bufs_.find(type);
     PADDLE_ENFORCE(it != bufs_.end(), IOError, "parameter '", name_, "' has no buffer ", type, " to save");
-    shardWriter_(*this, it->second, nullptr);
+    partition_->writeRows(*this, it->second, nullptr);
     return;
   }
   std::ofstream out(path, std::ios::binary | std::ios::trunc);
@@ -360,15 +350,16 @@ void Parameter::read(std::istream& in, const std::string& what, ParameterType ty
                  " bytes wide, this engine uses float32");
   PADDLE_ENFORCE(h.size == size_, IOError, what, " holds ", h.size, " values but parameter '", name_, "' has ",
                  size_);
-  if (sharded_) {  // only the owned rows (the file may come from any number of ranks)
+  if (partition_) {  // only the owned rows (the file may come from any number of ranks)
+    const size_t begin = ownedBegin(), end = ownedEnd();
     const std::streamoff start = in.tellg(), rowBytes = static_cast<std::streamoff>(cols_ * sizeof(float));
     in.seekg(0, std::ios::end);
     PADDLE_ENFORCE(in.tellg() - start >= static_cast<std::streamoff>(size_ * sizeof(float)), IOError, what,
                    " is truncated");
-    in.seekg(start + rowBytes * static_cast<std::streamoff>(ownedBegin_));
+    in.seekg(start + rowBytes * static_cast<std::streamoff>(begin));
     Matrix& m = buffer(type);
-    in.read(reinterpret_cast<char*>(m.row(ownedBegin_)), rowBytes * (ownedEnd_ - ownedBegin_));
-    PADDLE_ENFORCE(in.good(), IOError, what, ": cannot read rows [", ownedBegin_, ", ", ownedEnd_, ")");
+    in.read(reinterpret_cast<char*>(m.row(begin)), rowBytes * (end - begin));
+    PADDLE_ENFORCE(in.good(), IOError, what, ": cannot read rows [", begin, ", ", end, ")");
     in.seekg(start + rowBytes * static_cast<std::streamoff>(rows_));
     return;
   }

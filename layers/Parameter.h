@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "Json.h"
+#include "RowPartition.h"
 #include "SparseMatrix.h"
 #include "math/Buffer.h"
 
@@ -61,8 +62,8 @@ class Parameter {
 
   // Value and gradient as [dims[0], dims[1]] (or [1, size] without 2-D dims).
   Matrix& value() { return bufs_[PARAMETER_VALUE]; }
-  // The value for lookups by row id: a sharded table's rows fetched for this batch are read
-  // from the compact block of fetched rows, the others in place.
+  // The value for lookups by row id: a partitioned table's rows fetched for this batch are
+  // read from the partition's compact block of fetched rows, the others in place.
   ValueRows valueRows();
   // The gradient for a dense writer: with sparse_update this marks every row touched
   // (the rows gathered so far move into a dense buffer, kept from then on).
@@ -83,7 +84,7 @@ class Parameter {
   // sparse_update, some rows touched: row k holds the gradient of touchedRows()[k].
   Matrix touchedGrad() { return Matrix::view(rowGrad_.data(), touched_.size(), cols_, false); }
   // A thread replica: reads `main`'s value (and catches up its lazy decay with main's clocks,
-  // and reads its fetched rows).
+  // and reads its partition's fetched rows).
   void shareValueOf(Parameter& main);
 
   // sparse_update (v1 ParamAttr(sparse_update=True)): the optimizer updates
@@ -111,29 +112,19 @@ class Parameter {
   // Per-row count of rule applications, for optimizers whose state decays
   // every update (rmsprop, decayed_adagrad).
   std::vector<int64_t>& stateClock() { return stateClock_; }
-  // Sharded table (`paddle train --local=0` under mpiexec; trainer/ShardedTables.cpp): this
-  // process owns rows [ownedBegin, ownedEnd) only. The value and state buffers keep an address
-  // for every row (reserved, not allocated) but only the owned rows are ever written; the rows
-  // fetched from other processes for the current batch live in a compact block that
-  // valueRows() reads (row id -> slot, as the compact gradient rows).
-  void shardRows(size_t begin, size_t end);
-  bool sharded() const { return sharded_; }
-  size_t ownedBegin() const { return ownedBegin_; }
-  size_t ownedEnd() const { return ownedEnd_; }
-  // Replaces the fetched rows with the n distinct rows `ids` (not owned here) and returns
-  // where their values go, row k at k * cols. They hold their owner's caught-up values, so
-  // they have no lazy decay to catch up here.
-  float* fetchedRows(const int* ids, size_t n);
-  size_t fetchedRowCount() const { return fetched_ ? fetched_->ids.size() : 0; }
+  // A table of which this process holds some rows only (`paddle train --local=0` under
+  // mpiexec: trainer/ShardedTables.cpp): the value and state buffers keep an address for every
+  // row (reserved, not allocated) but only rows [ownedBegin, ownedEnd) are ever written here;
+  // lookups read the others from the partition's fetched rows (valueRows), saving writes them
+  // through it. Only before training starts.
+  void partitionRows(std::shared_ptr<RowPartition> partition);
+  bool sharded() const { return partition_ != nullptr; }
+  size_t ownedBegin() const { return partition_ ? partition_->begin() : 0; }
+  size_t ownedEnd() const { return partition_ ? partition_->end() : rows_; }
+  // Rows whose values were just copied, caught up, from elsewhere: no lazy decay pending.
+  void markRowsCurrent(const int* rows, size_t n);
   // Rows of the value's range that take memory now (resident pages), for tests and benchmarks.
   size_t residentRows() const;
-  // A sharded table is saved whole by writing a buffer's rows through `writer` (on rank 0,
-  // after the header, with the other ranks' rows streamed in; the others get a null `out`).
-  using ShardWriter = std::function<void(const Parameter&, const Matrix&, std::ostream*)>;
-  void setShardWriter(ShardWriter writer, int rank) {
-    shardWriter_ = std::move(writer);
-    shardRank_ = rank;
-  }
   // Any other buffer, created zeroed with the value's shape on first use.
   Matrix& buffer(ParameterType type);
   bool hasBuffer(ParameterType type) const { return bufs_.count(type) > 0; }
@@ -192,17 +183,8 @@ class Parameter {
   };
   std::shared_ptr<LazyDecay> decay_;
   void catchUpRow(size_t r, float* rate);
-  bool sharded_ = false;
-  size_t ownedBegin_ = 0, ownedEnd_ = 0;
   std::map<const float*, std::shared_ptr<void>> reserved_;  // a sparse table's address ranges, by start
-  struct FetchedRows {  // a sharded table's rows fetched for this batch (shared with the replicas)
-    std::vector<int> ids;
-    std::vector<int> slot;  // row -> position in values, -1 not fetched
-    std::vector<float> values;
-  };
-  std::shared_ptr<FetchedRows> fetched_;
-  ShardWriter shardWriter_;
-  int shardRank_ = 0;
+  std::shared_ptr<RowPartition> partition_;  // (shared with the replicas)
   Matrix reserve();  // zeroed [rows, cols] (of a sparse table) that takes memory only where written
 };
 

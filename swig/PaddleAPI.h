@@ -442,6 +442,37 @@ class ParameterUpdater {
 };
 
 // The training engine behind `paddle train` (see trainer/Trainer.h).
+// Distributed: how gradients travel between the ranks (paddle train's --bucket_cap_mb,
+// --overlap_allreduce, --local_sgd_steps, --dgc_sparsity, --dgc_rampup_begin_step,
+// --dgc_momentum, --collective_timeout; trainer/GradientSync.h).
+struct CollectiveOptions {
+  double bucketMb = 1;
+  bool overlap = true;
+  int localSgdSteps = 0;
+  double dgcSparsity = -1;  // < 0: no DGC
+  int dgcRampupBeginStep = 0;
+  double dgcMomentum = 0;
+  double timeoutSeconds = 0;  // > 0: a wait in one MPI exchange longer than this ends the job
+};
+
+// Distributed: one rank's gradient traffic over some steps.
+struct CollectiveTraffic {
+  long long steps = 0;       // gradient exchanges
+  double denseBytes = 0;     // all-reduced
+  double sparseBytes = 0;    // row ids and rows all-gathered
+  double mpiSeconds = 0;     // the training thread's wait on MPI
+  double dgcBytes = 0;       // DGC (index, value) pairs
+  double earlyBytes = 0;     // dense bytes whose all-reduce started during backward
+};
+
+// Sharded tables (--local=0), one entry per table in each column.
+struct ShardedTableRows {
+  std::vector<std::string> names;
+  std::vector<size_t> rows;      // the whole table's
+  std::vector<size_t> resident;  // rows of the value's range in this rank's memory (its own)
+  std::vector<size_t> fetched;   // rows fetched from their owners for the last batch
+};
+
 class Trainer {
  public:
   ~Trainer();
@@ -501,14 +532,10 @@ class Trainer {
   long long getTestSamples() const;
   std::string getTestEval() const;
   std::vector<double> getTestEvalValues() const;
-  // Distributed: [gradient exchanges, dense bytes all-reduced, sparse bytes all-gathered,
-  // seconds the training thread waited on MPI, DGC pair bytes, dense bytes whose all-reduce
-  // started during backward] of this rank since the last call (which restarts the count).
-  std::vector<double> takeCollectiveTraffic();
-  // Distributed: how gradients travel (trainer/Collective.h CollectiveOptions; dgcSparsity < 0: no DGC);
-  // timeoutSeconds > 0: a wait in one MPI exchange longer than that ends the job naming the rank and it.
-  void setCollectiveOptions(double bucketMb, bool overlap, int localSgdSteps, double dgcSparsity,
-                            int dgcRampupBeginStep, double dgcMomentum, double timeoutSeconds = 0);
+  // Distributed: this rank's traffic since the last call (which restarts the count).
+  CollectiveTraffic takeCollectiveTraffic();
+  // Distributed: how gradients travel (ignored when not distributed).
+  void setCollectiveOptions(const CollectiveOptions& options);
   // Distributed, each rank reading its own files: batches are not split, and
   // anyRankHasData (a collective) tells whether some rank still has a batch this step.
   void setShardedData(bool on);
@@ -520,8 +547,8 @@ class Trainer {
   // whenever rank 0 saves until then. (Does nothing without sharded tables.)
   void serveShards();
   // Sharded tables: each one's name, its rows, the rows of its value's range this rank holds in
-  // memory (its own) and the rows fetched for the last batch, tab-separated.
-  std::vector<std::string> getShardedRows() const;
+  // memory (its own) and the rows fetched for the last batch.
+  ShardedTableRows getShardedRows() const;
   // Up to `limit` batches with a non-finite cost are skipped (no update) instead of stopping.
   void setSkipNonFiniteBatches(long long limit);
   // Why the last trainOneDataBatch skipped its batch; "" when it trained on it.

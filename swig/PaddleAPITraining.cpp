@@ -444,7 +444,7 @@ double ParameterUpdater::getLearningRate() const { return u_->learningRate(); }
 Trainer::Trainer() = default;
 Trainer::~Trainer() = default;
 
-bool isMpiVersion() { return paddle::Collective::compiled(); }
+bool isMpiVersion() { return paddle::distributedCompiled(); }
 
 Trainer* Trainer::create(const std::string& json, bool useGpu, int trainerCount, unsigned long long seed,
                          bool distributed, bool shardTables) {
@@ -537,8 +537,8 @@ uint64_t batchHash(const std::vector<paddle::Argument>& args) {
 }  // namespace
 
 void Trainer::agreeOnBatch(bool has, size_t samples, const Arguments* args) {
-  paddle::Collective* c = t_->collective();
-  if (!c || shardedData_) return;  // (sharded data: anyRankHasData, and batches differ by design)
+  if (!t_->distributed() || shardedData_) return;  // (sharded data: anyRankHasData, and batches differ by design)
+  paddle::GradientSync* c = &t_->sync();
   const std::vector<double> mine = {has ? 1.0 : 0.0, static_cast<double>(samples),
                                     args ? static_cast<double>(batchHash(*args->args_)) : 0.0};
   const std::vector<double> all = c->gather(mine, "the all-gather that compares the ranks' batches");
@@ -632,28 +632,28 @@ std::vector<std::string> Trainer::getParameterStats() const {
   }
   return lines;
 }
-std::vector<double> Trainer::takeCollectiveTraffic() {
-  paddle::Collective* c = t_->collective();
-  if (!c) return {0, 0, 0, 0, 0, 0};
-  paddle::CollectiveTraffic s = c->traffic();
-  c->resetTraffic();
-  return {double(s.steps), double(s.denseBytes), double(s.sparseBytes), s.mpiSeconds, double(s.dgcBytes),
-          double(s.earlyBytes)};
+CollectiveTraffic Trainer::takeCollectiveTraffic() {
+  const paddle::CollectiveTraffic s = t_->sync().takeTraffic();
+  CollectiveTraffic out;
+  out.steps = s.steps;
+  out.denseBytes = double(s.denseBytes);
+  out.sparseBytes = double(s.sparseBytes);
+  out.mpiSeconds = s.mpiSeconds;
+  out.dgcBytes = double(s.dgcBytes);
+  out.earlyBytes = double(s.earlyBytes);
+  return out;
 }
 
-void Trainer::setCollectiveOptions(double bucketMb, bool overlap, int localSgdSteps, double dgcSparsity,
-                                   int dgcRampupBeginStep, double dgcMomentum, double timeoutSeconds) {
-  paddle::Collective* c = t_->collective();
-  if (!c) return;
+void Trainer::setCollectiveOptions(const CollectiveOptions& options) {
   paddle::CollectiveOptions o;
-  o.bucketMb = bucketMb;
-  o.overlap = overlap;
-  o.localSgdSteps = localSgdSteps;
-  o.dgcSparsity = dgcSparsity;
-  o.dgcRampupBeginStep = dgcRampupBeginStep;
-  o.dgcMomentum = dgcMomentum;
-  o.timeoutSeconds = timeoutSeconds;
-  c->setOptions(o);
+  o.bucketMb = options.bucketMb;
+  o.overlap = options.overlap;
+  o.localSgdSteps = options.localSgdSteps;
+  o.dgcSparsity = options.dgcSparsity;
+  o.dgcRampupBeginStep = options.dgcRampupBeginStep;
+  o.dgcMomentum = options.dgcMomentum;
+  o.timeoutSeconds = options.timeoutSeconds;
+  t_->sync().setOptions(o);
 }
 
 void Trainer::setShardedData(bool on) {
@@ -661,12 +661,13 @@ void Trainer::setShardedData(bool on) {
   t_->setShardedData(on);
 }
 void Trainer::serveShards() { t_->serveShards(); }
-std::vector<std::string> Trainer::getShardedRows() const {
-  std::vector<std::string> out;
-  for (auto& p : t_->machine().parameters()) {
-    if (p->sharded()) {
-      out.push_back(paddle::str(p->name(), "\t", p->rows(), "\t", p->residentRows(), "\t", p->fetchedRowCount()));
-    }
+ShardedTableRows Trainer::getShardedRows() const {
+  ShardedTableRows out;
+  for (const paddle::ShardedRows& t : t_->sync().shardedRows()) {
+    out.names.push_back(t.name);
+    out.rows.push_back(t.rows);
+    out.resident.push_back(t.resident);
+    out.fetched.push_back(t.fetched);
   }
   return out;
 }
@@ -677,10 +678,9 @@ void Trainer::setSkipNonFiniteBatches(long long limit) {
 std::string Trainer::lastSkippedBatch() const { return t_->lastSkippedBatch(); }
 
 bool Trainer::anyRankHasData(bool mine) {
-  paddle::Collective* c = t_->collective();
-  if (!c) return mine;
+  if (!t_->distributed()) return mine;
   double any = mine ? 1 : 0;
-  c->sum(&any, 1);
+  t_->sync().sum(&any, 1);
   return any > 0;
 }
 

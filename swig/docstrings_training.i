@@ -337,24 +337,58 @@ The evaluators' values over the test period, in getEvaluatorNames order.%}
 %feature("docstring") Trainer::takeCollectiveTraffic %{
 Distributed: this rank's gradient traffic since the last call (which restarts the count).
 
-Six numbers: gradient exchanges, dense bytes all-reduced, sparse bytes all-gathered,
-seconds waited on MPI, DGC pair bytes, and dense bytes whose all-reduce started during
-backward. Zeros when not distributed.
+Returns:
+    CollectiveTraffic: zeros when not distributed.
 %}
 
 %feature("docstring") Trainer::setCollectiveOptions %{
 Distributed: how gradients travel between ranks (ignored when not distributed).
 
 Args:
-    bucketMb (float): the size of the all-reduce buckets in MB.
-    overlap (bool): start all-reducing buckets during backward.
-    localSgdSteps (int): average parameters every this many local steps instead of
-        exchanging gradients each batch (1: every batch).
-    dgcSparsity (float): deep gradient compression's sparsity; < 0 turns DGC off.
-    dgcRampupBeginStep (int): the step DGC starts at.
-    dgcMomentum (float): DGC's momentum correction.
-    timeoutSeconds (float, default 0): > 0: a wait longer than this in one MPI
-        exchange ends the job, naming the rank.
+    options (CollectiveOptions): buckets, overlap, LocalSGD or DGC, and the timeout.
+%}
+
+%feature("docstring") CollectiveOptions %{
+How a distributed trainer's gradients travel between the ranks (``Trainer.setCollectiveOptions``).
+
+Fields (paddle train's flags): ``bucketMb`` (--bucket_cap_mb, the size of the all-reduce
+buckets in MB), ``overlap`` (--overlap_allreduce, all-reduce buckets during backward),
+``localSgdSteps`` (--local_sgd_steps, > 0: average the parameters every this many local
+steps instead of exchanging gradients), ``dgcSparsity`` (--dgc_sparsity, < 0: no deep
+gradient compression), ``dgcRampupBeginStep``, ``dgcMomentum`` and ``timeoutSeconds``
+(--collective_timeout, > 0: a longer wait in one MPI exchange ends the job).
+
+Example:
+    >>> options = swig_paddle.CollectiveOptions()
+    >>> options.bucketMb, options.overlap, options.dgcSparsity
+    (1.0, True, -1.0)
+    >>> options.localSgdSteps = 4
+%}
+
+%feature("docstring") CollectiveTraffic %{
+One rank's gradient traffic (``Trainer.takeCollectiveTraffic``).
+
+Fields: ``steps`` (gradient exchanges), ``denseBytes`` (all-reduced), ``sparseBytes``
+(row ids and rows all-gathered), ``mpiSeconds`` (the training thread's wait on MPI),
+``dgcBytes`` (DGC's index and value pairs) and ``earlyBytes`` (dense bytes whose
+all-reduce started during backward).
+
+Example:
+    >>> traffic = swig_paddle.CollectiveTraffic()
+    >>> traffic.steps, traffic.denseBytes
+    (0, 0.0)
+%}
+
+%feature("docstring") ShardedTableRows %{
+The sharded tables of a distributed trainer (``Trainer.getShardedRows``), one entry per table in each column.
+
+Fields: ``names``, ``rows`` (the whole table's), ``resident`` (rows of the table this rank
+holds in memory: its own) and ``fetched`` (rows fetched from their owners for the last batch).
+
+Example:
+    >>> tables = swig_paddle.ShardedTableRows()
+    >>> list(tables.names), list(tables.fetched)
+    ([], [])
 %}
 
 %feature("docstring") Trainer::setShardedData %{
@@ -380,9 +414,10 @@ The TrainerConfig as the engine holds it (protobuf JSON); ranks compare it at st
 
 Rank 0 says saving is over; the others serve it their rows until then.%}
 
-%feature("docstring") Trainer::getShardedRows %{Sharded tables: one tab-separated line per table.
+%feature("docstring") Trainer::getShardedRows %{Sharded tables: each one's rows, those in this rank's memory, and those fetched.
 
-Each line: name, rows, rows held by this rank, rows fetched for the last batch.%}
+Returns:
+    ShardedTableRows: empty columns without sharded tables.%}
 
 %feature("docstring") Trainer::setSkipNonFiniteBatches %{
 Skips (no update) up to ``limit`` batches whose cost is not finite, instead of stopping.

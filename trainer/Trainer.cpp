@@ -148,27 +148,27 @@ void Trainer::init(std::shared_ptr<GradientMachine> main) {
       machines_[r]->parameters()[k]->shareValueOf(*machines_[0]->parameters()[k]);
     }
   }
-  if (options_.distributed) {
-    collective_ = std::make_unique<Collective>();
-    if (machines_.size() == 1) collective_->attach(*machines_[0]);  // replicas' gradients add up after backward
-    if (options_.shardTables) {
-      collective_->shardTables(*machines_[0]);
-      PADDLE_ENFORCE(!collective_->sharding() || (!updater_.averaging() &&
-                                                  config_["opt_config"].getDouble("gradient_clipping_norm") <= 0),
-                     ConfigError, "ModelAverage (average_window) and gradient_clipping_norm need every row of a table "
-                     "on every rank: not with sharded tables (--local=0)");
-      const auto& mains = machines_[0]->parameters();
-      for (size_t r = 1; r < machines_.size(); ++r) {  // the replicas read the shard
-        for (size_t k = 0; k < mains.size(); ++k) {
-          if (mains[k]->sharded()) machines_[r]->parameters()[k]->shareValueOf(*mains[k]);
-        }
-      }
+  SyncSetup setup;
+  setup.distributed = options_.distributed;
+  setup.shardTables = options_.distributed && options_.shardTables;
+  setup.machines = &machines_;
+  setup.updater = &updater_;
+  setup.optConfig = &config_["opt_config"];
+  sync_ = makeGradientSync(setup);
+  sync_->setShardedData(options_.shardedData);
+  const auto& mains = machines_[0]->parameters();
+  for (size_t r = 1; r < machines_.size(); ++r) {  // the replicas read the shards the sync made
+    for (size_t k = 0; k < mains.size(); ++k) {
+      if (mains[k]->sharded()) machines_[r]->parameters()[k]->shareValueOf(*mains[k]);
     }
   }
   pass_ = makeStats(true);
   period_ = makeStats(false);
   test_ = makeStats(true);
-  if (collective_) batch_ = makeStats(false);
+  if (options_.distributed) {
+    batch_ = makeStats(false);
+    accumulateBatch_ = &Trainer::accumulateOverRanks;
+  }
 }
 
 EvalStats Trainer::makeStats(bool withPrinters) const {
@@ -187,7 +187,7 @@ void Trainer::randomizeParameters() {
 void Trainer::loadParameters(const std::string& dir) { machines_[0]->loadParameters(dir); }
 
 void Trainer::saveParameters(const std::string& dir) {
-  if (collective_ && collective_->sharding()) collective_->announce(Collective::kSaveParameters);
+  sync_->beforeSave(SaveStep::kParameters);
   updater_.catchUp();
   updater_.apply();
   try {
@@ -217,31 +217,10 @@ const char* bufferName(ParameterType t) {
 }
 }  // namespace
 
-void Trainer::serveShards() {
-  if (!collective_ || !collective_->sharding()) return;
-  if (collective_->rank() == 0) {
-    collective_->announce(Collective::kDone);
-    return;
-  }
-  // What rank 0's saveParameters / saveOptimizerState do, for the sharded tables' rows alone.
-  for (int what; (what = collective_->announce(Collective::kListen)) != Collective::kDone;) {
-    if (what == Collective::kSaveParameters) {
-      updater_.catchUp();
-      for (auto& p : machines_[0]->parameters()) {
-        if (p->sharded()) p->save("");
-      }
-      continue;
-    }
-    for (auto& p : machines_[0]->parameters()) {
-      for (ParameterType t : updater_.stateBuffers()) {
-        if (p->sharded() && p->hasBuffer(t)) p->save("", t);
-      }
-    }
-  }
-}
+void Trainer::serveShards() { sync_->serveSaves(updater_, machines_[0]->parameters()); }
 
 void Trainer::saveOptimizerState(const std::string& dir) const {
-  if (collective_ && collective_->sharding()) collective_->announce(Collective::kSaveOptimizerState);
+  sync_->beforeSave(SaveStep::kOptimizerState);
   ParameterUpdater::BufferNames saved;
   for (auto& p : machines_[0]->parameters()) {
     for (ParameterType t : updater_.stateBuffers()) {
@@ -295,7 +274,7 @@ void Trainer::startPass(int pass) {
   // Dropout and sampling draw from a stream fixed by (seed, pass, replica), so
   // a run resumed at pass k repeats what an uninterrupted run does there; replicas are
   // numbered across ranks, so N ranks draw what N threads of one process draw.
-  const size_t first = collective_ ? static_cast<size_t>(collective_->rank()) * machines_.size() : 0;
+  const size_t first = static_cast<size_t>(sync_->rank()) * machines_.size();
   for (size_t r = 0; r < machines_.size(); ++r) {
     machines_[r]->rng().seed(options_.seed * 1000003ULL + static_cast<uint64_t>(pass) * 7919ULL + first + r);
   }
@@ -305,9 +284,7 @@ void Trainer::startPass(int pass) {
 
 void Trainer::finishPass() {
   updater_.finishPass(batchesInPass_);
-  averageLocalSgd(true);
-  // Distributed: every rank catches its lazy decay up here, so rank 0 saving alone changes nothing.
-  if (collective_) updater_.catchUp();
+  sync_->passEnd(updater_, machines_[0]->parameters());
   for (auto& e : pass_.evaluators) e->onPassEnd();
 }
 
@@ -473,14 +450,6 @@ void Trainer::accumulate(EvalStats& stats, int64_t numSamples, double cost) {
   stats.samples += numSamples;
 }
 
-std::vector<Argument> Trainer::rankShare(const std::vector<Argument>& inArgs) const {
-  const size_t n = inArgs.empty() ? 0 : inArgs[0].numSequences();
-  const auto [b, e] = shareOf(n, collective_->rank(), collective_->size());
-  std::vector<Argument> share;
-  for (const Argument& a : inArgs) share.push_back(sliceArgument(a, b, e));
-  return share;
-}
-
 void Trainer::accumulateOverRanks(int64_t numSamples, double cost) {
   // This rank's evaluators see its share of the batch; every rank's statistics of the batch,
   // merged in rank order, make what one process seeing the whole batch accumulates.
@@ -492,7 +461,7 @@ void Trainer::accumulateOverRanks(int64_t numSamples, double cost) {
     mine.push_back(static_cast<double>(s.size()));
     mine.insert(mine.end(), s.begin(), s.end());
   }
-  const std::vector<double> all = collective_->gather(mine);
+  const std::vector<double> all = sync_->gather(mine, "the all-gather of statistics");
   for (EvalStats* stats : {&pass_, &period_}) {
     stats->cost += cost;
     stats->samples += numSamples;
@@ -531,14 +500,14 @@ void Trainer::trainOneBatch(const std::vector<Argument>& inArgs, int64_t numSamp
       p->value().copyToHost(staticBackup_[i++].data());
     }
   }
-  const bool split = collective_ && !options_.shardedData;
-  const std::vector<Argument> share = split ? rankShare(inArgs) : inArgs;
-  if (collective_) collective_->fetchRows(share);  // sharded tables: the rows this share reads
+  const std::vector<ParameterPtr>& params = machines_[0]->parameters();
+  const std::vector<Argument> share = sync_->share(inArgs);
+  sync_->beforeForward(share);  // (sharded tables: the rows this share reads)
   runReplicas(share, PASS_TRAIN);
-  if (collective_) collective_->finishBackward(machines_[0]->parameters());
+  sync_->gradientsReady(params);
   // Every rank checks the same global cost, so all stop (or skip) together or none does.
   double global[2] = {batchCost(), static_cast<double>(numSamples)};
-  if (collective_) collective_->sum(global, options_.shardedData ? 2 : 1);
+  sync_->reduceCostAndSamples(global);
   const double cost = global[0];
   numSamples = static_cast<int64_t>(global[1]);
   // Checked before any update, so the parameters (and what is saved) stay as they were.
@@ -559,34 +528,27 @@ void Trainer::trainOneBatch(const std::vector<Argument>& inArgs, int64_t numSamp
     return;
   }
   ++batchesInPass_;
-  if (collective_) collective_->sumGradients(machines_[0]->parameters());  // LocalSGD: scales its own
+  sync_->exchangeGradients(params);  // (LocalSGD: scales its own)
   {
     ProfileScope timed(machines_[0]->updateTimer(), machines_[0]->useGpu());
     updater_.startBatch(numSamples);
-    updater_.setMomentumOff(collective_ && collective_->correctsMomentum());
+    updater_.setMomentumOff(sync_->correctsMomentum());
     updater_.clipByGlobalNorm(machines_[0]->parameters());
     for (auto& p : machines_[0]->parameters()) updater_.update(*p);
     updater_.finishBatch();
   }
-  if (collective_) collective_->reduceShardStats(updater_);  // (when recording parameter statistics)
   machines_[0]->gradientsAreZero();  // update() cleared each gradient it used
-  averageLocalSgd(false);
-  if (collective_) {
-    accumulateOverRanks(numSamples, cost);
-    return;
-  }
+  sync_->stepEnd(updater_, params);
+  (this->*accumulateBatch_)(numSamples, cost);
+}
+
+void Trainer::accumulateHere(int64_t numSamples, double cost) {
   accumulate(pass_, numSamples, cost);
   accumulate(period_, numSamples, cost);
 }
 
-void Trainer::averageLocalSgd(bool passEnd) {
-  if (!collective_ || !collective_->averageDue(passEnd)) return;
-  updater_.catchUp();  // sparse_update rows: every pending decay first, as before saving
-  collective_->averageParameters(machines_[0]->parameters());
-}
-
 void Trainer::testOneBatch(const std::vector<Argument>& inArgs, int64_t numSamples) {
-  if (collective_) collective_->fetchRows(inArgs);  // (with sharded tables every rank tests)
+  sync_->beforeForward(inArgs);  // (with sharded tables every rank tests)
   runReplicas(inArgs, PASS_TEST);
   accumulate(test_, numSamples, batchCost());
 }

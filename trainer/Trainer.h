@@ -7,10 +7,10 @@
 #include <string>
 #include <vector>
 
-#include "Collective.h"
 #include "Evaluator.h"
 #include "GpuCollective.h"
 #include "GradientMachine.h"
+#include "GradientSync.h"
 #include "Optimizers.h"
 
 namespace paddle {
@@ -25,7 +25,7 @@ struct TrainerOptions {
   int trainerCount = 1;  // replicas; 0: chosen from the model and the threads (autoReplicas)
   uint64_t seed = 1;
   std::string predictFile;  // v1 --predict_file: the validation layers' samples of each pass
-  // Data parallel over the MPI ranks (trainer/Collective): every rank is given the same
+  // Data parallel over the MPI ranks (trainer/GradientSync.h): every rank is given the same
   // batch, trains on its share of the sequences and sums gradients and statistics with the others.
   bool distributed = false;
   // Distributed with --data_sharding=files: each rank reads its own files and trains on all of
@@ -85,9 +85,13 @@ class Trainer {
   // Forward in test mode on the main machine only, without statistics.
   void forwardOnly(const std::vector<Argument>& inArgs) { machines_[0]->forward(inArgs, PASS_TEST); }
   const EvalStats& testStats() const { return test_; }
-  // The MPI exchange of a distributed trainer (null otherwise).
-  Collective* collective() { return collective_.get(); }
-  void setShardedData(bool on) { options_.shardedData = on; }
+  // How the processes keep in step (the no-op strategy in a single process).
+  GradientSync& sync() { return *sync_; }
+  bool distributed() const { return options_.distributed; }
+  void setShardedData(bool on) {
+    options_.shardedData = on;
+    sync_->setShardedData(on);
+  }
   // Sharded tables: rank 0 ends a saving; the other ranks send their rows while it saves.
   void serveShards();
   // --skip_nonfinite_batches=N: a batch whose cost is not finite is dropped (no update, the
@@ -107,15 +111,12 @@ class Trainer {
   // Names the first layer whose output is not finite, for the non-finite cost error.
   std::string firstNonFiniteOutput() const;
   void accumulate(EvalStats& stats, int64_t numSamples, double cost);
-  // Distributed: this rank's share of a batch (rank r of N takes sequences [n*r/N, n*(r+1)/N),
-  // so N ranks split a batch exactly as --trainer_count=N threads do).
-  std::vector<Argument> rankShare(const std::vector<Argument>& inArgs) const;
-  // Distributed: adds the batch's cost and samples (over all ranks) and merges every rank's
-  // evaluator statistics of the batch into the pass and period ones.
+  // Adds the batch's cost and samples to the pass and period statistics, with its evaluators.
+  void accumulateHere(int64_t numSamples, double cost);
+  // Distributed: the same over all ranks: every rank's evaluator statistics of the batch merge
+  // into the pass and period ones.
   void accumulateOverRanks(int64_t numSamples, double cost);
   EvalStats makeStats(bool withPrinters) const;
-  // LocalSGD: averages the parameters over the ranks when due (every K steps, each pass end).
-  void averageLocalSgd(bool passEnd);
   void init(std::shared_ptr<GradientMachine> main);
 
   Json config_;
@@ -125,7 +126,9 @@ class Trainer {
   std::vector<char> active_;  // which replicas ran the last batch
   std::unique_ptr<GpuCollective> gpus_;  // GPU replicas: replica r on GPU r, with its own values
   ParameterUpdater updater_;
-  std::unique_ptr<Collective> collective_;
+  std::unique_ptr<GradientSync> sync_;
+  // accumulateHere, or accumulateOverRanks where distributed (chosen once)
+  void (Trainer::*accumulateBatch_)(int64_t, double) = &Trainer::accumulateHere;
   EvalStats pass_, period_, test_;
   EvalStats batch_;  // distributed: this rank's statistics of one batch
   int passId_ = 0;

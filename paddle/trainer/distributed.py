@@ -1,6 +1,6 @@
 """Data-parallel training over MPI processes: ``mpiexec -n N paddle train --config=...``.
 
-Every rank runs the same ``paddle train``. The engine (``trainer/Collective.cpp``) sums
+Every rank runs the same ``paddle train``. The engine (``trainer/MpiSync.h``) sums
 the gradients of each batch over the ranks with MPI after backward, so all ranks apply
 the same update and hold the same parameters. What this module decides:
 
@@ -170,7 +170,7 @@ def join(args, api):
 
 
 def add_flags(flag):
-    """paddle train's flags for how gradients travel between ranks (engine: trainer/Collective.h)."""
+    """paddle train's flags for how gradients travel between ranks (engine: trainer/GradientSync.h)."""
     flag("--bucket_cap_mb", type=float, default=1.0,
          help="under mpiexec: dense gradients are all-reduced in buckets of about this many MB")
     flag("--overlap_allreduce", type=int, default=1, choices=[0, 1],
@@ -268,9 +268,25 @@ def configure(trainer, args):
         LOG.info("DGC corrects momentum locally (--dgc_momentum=%g): from step %d on the optimizer's own "
                  "momentum is off, so the gradient gets momentum once", args.dgc_momentum,
                  args.dgc_rampup_begin_step + 1)
-    trainer.setCollectiveOptions(args.bucket_cap_mb, bool(args.overlap_allreduce), args.local_sgd_steps, dgc,
-                                 args.dgc_rampup_begin_step, args.dgc_momentum,
-                                 float(getattr(args, "collective_timeout", 0) or 0))
+    from py_paddle import swig_paddle as api
+    trainer.setCollectiveOptions(collective_options(
+        api, bucket_mb=args.bucket_cap_mb, overlap=bool(args.overlap_allreduce), local_sgd_steps=args.local_sgd_steps,
+        dgc_sparsity=dgc, dgc_rampup_begin_step=args.dgc_rampup_begin_step, dgc_momentum=args.dgc_momentum,
+        timeout_seconds=float(getattr(args, "collective_timeout", 0) or 0)))
+
+
+def collective_options(api, bucket_mb=1.0, overlap=True, local_sgd_steps=0, dgc_sparsity=-1.0, dgc_rampup_begin_step=0,
+                       dgc_momentum=0.0, timeout_seconds=0.0):
+    """The engine's CollectiveOptions (how gradients travel between ranks) from paddle train's flags."""
+    options = api.CollectiveOptions()
+    options.bucketMb = float(bucket_mb)
+    options.overlap = bool(overlap)
+    options.localSgdSteps = int(local_sgd_steps)
+    options.dgcSparsity = float(dgc_sparsity)
+    options.dgcRampupBeginStep = int(dgc_rampup_begin_step)
+    options.dgcMomentum = float(dgc_momentum)
+    options.timeoutSeconds = float(timeout_seconds)
+    return options
 
 
 def _check_v1_flags(args, size, rank):

@@ -12,6 +12,7 @@ import sys
 import numpy as np
 import pytest
 
+from paddle.trainer import distributed
 from test_data_parallel import HERE, MNIST, MPIEXEC, ROOT, _env, assert_same_parameters, needs_mpi, parameters, train
 
 COMMON = ["--seed=7", "--dot_period=0", "--log_period=0"]
@@ -146,3 +147,31 @@ def test_dgc_sending_one_percent_still_learns_the_digits(tmp_path):
     run(tmp_path, "plain", config, tmp_path, [], passes=3)
     with pytest.raises(AssertionError):
         assert_close(last_pass(tmp_path, "dgc", 3), last_pass(tmp_path, "plain", 3))
+
+
+def test_the_collective_records_are_typed_and_inert_in_one_process(tmp_path):
+    """Options cross into the engine as a CollectiveOptions record, traffic comes back as a
+    CollectiveTraffic record and sharded tables as named columns; a trainer that is not
+    distributed takes the options, counts no traffic and has no sharded table (no MPI needed)."""
+    from paddle.proto import message_to_json
+    from paddle.trainer.config_parser import parse_config
+    from py_paddle import swig_paddle as api
+    options = distributed.collective_options(api, bucket_mb=4, overlap=False, local_sgd_steps=3, dgc_sparsity=-1,
+                                             dgc_rampup_begin_step=2, dgc_momentum=0.5, timeout_seconds=60)
+    assert (options.bucketMb, options.overlap, options.localSgdSteps, options.dgcSparsity, options.dgcRampupBeginStep,
+            options.dgcMomentum, options.timeoutSeconds) == (4.0, False, 3, -1.0, 2, 0.5, 60.0)
+    conf = tmp_path / "tiny.py"
+    conf.write_text("from paddle.trainer_config_helpers import *\n"
+                    "settings(batch_size=4, learning_rate=0.1)\n"
+                    "x = data_layer(name='x', size=3)\n"
+                    "out = fc_layer(input=x, size=2, act=SoftmaxActivation())\n"
+                    "outputs(classification_cost(input=out, label=data_layer(name='y', size=2)))\n")
+    trainer = api.Trainer.create(message_to_json(parse_config(str(conf), "")), False, 1, 1, False, False)
+    trainer.setCollectiveOptions(options)
+    traffic = trainer.takeCollectiveTraffic()
+    assert isinstance(traffic, api.CollectiveTraffic)
+    assert (traffic.steps, traffic.denseBytes, traffic.sparseBytes, traffic.dgcBytes, traffic.earlyBytes,
+            traffic.mpiSeconds) == (0, 0, 0, 0, 0, 0)
+    tables = trainer.getShardedRows()
+    assert isinstance(tables, api.ShardedTableRows)
+    assert list(tables.names) == list(tables.rows) == list(tables.resident) == list(tables.fetched) == []
