@@ -79,6 +79,9 @@ class OverlappedAllReduce : public PlainAllReduce {
   // them where this rank had no data) and waits for them all.
   void gradientsReady(const std::vector<ParameterPtr>& params) override;
   void exchangeGradients(const std::vector<ParameterPtr>& params) override;
+  // A new step: no bucket launched yet. (A step skipped for a non-finite cost ends after
+  // gradientsReady, without exchangeGradients: its buckets must not count as this step's.)
+  void beforeForward(const std::vector<Argument>&) override { launched_ = done_ = 0; }
 
  private:
   void onLayerDone(size_t layer);  // the machine's backward hook: the buckets now ready
@@ -174,7 +177,10 @@ class MpiSync : public GradientSync {
     return world_.gather(mine, what);
   }
   std::vector<Argument> share(const std::vector<Argument>& batch) override;
-  void beforeForward(const std::vector<Argument>& share) override { shards_.beforeForward(share); }
+  void beforeForward(const std::vector<Argument>& share) override {
+    dense_->beforeForward(share);
+    shards_.beforeForward(share);
+  }
   void gradientsReady(const std::vector<ParameterPtr>& params) override { dense_->gradientsReady(params); }
   void reduceCostAndSamples(double* costAndSamples) override;
   void exchangeGradients(const std::vector<ParameterPtr>& params) override;

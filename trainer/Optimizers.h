@@ -65,7 +65,7 @@ class ParameterUpdater {
   };
   struct GradStats {
     AbsStats grad;
-    AbsStats value;  // only a sharded table's, over every rank (Collective::reduceShardStats)
+    AbsStats value;  // only a sharded table's, over every rank (ShardedTables::stepEnd)
   };
   void setRecordGradStats(bool on) { recordGradStats_ = on; }
   bool recordsGradStats() const { return recordGradStats_; }

@@ -14,10 +14,25 @@ import subprocess
 import pytest
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+
+def _setup_list(name):
+    """A tuple of source paths that setup.py assigns to `name`."""
+    import ast
+    tree = ast.parse(open(os.path.join(ROOT, "setup.py")).read())
+    for node in tree.body:
+        if isinstance(node, ast.Assign) and any(getattr(t, "id", None) == name for t in node.targets):
+            return set(ast.literal_eval(node.value))
+    raise AssertionError("setup.py has no %s" % name)
+
+
+# setup.py sends every engine .cpp to nvcc except the MPI ones and the host-only CPU kernels
+NOT_NVCC = _setup_list("MPI_SOURCES") | _setup_list("HOST_ONLY_SOURCES")
 CU_FILES = sorted(glob.glob(os.path.join(ROOT, "layers", "**", "*.cu"), recursive=True)
                   + glob.glob(os.path.join(ROOT, "trainer", "*.cu")))
-ENGINE_CPP = sorted(glob.glob(os.path.join(ROOT, "layers", "**", "*.cpp"), recursive=True)
-                    + glob.glob(os.path.join(ROOT, "trainer", "*.cpp")))
+ENGINE_CPP = sorted(f for f in glob.glob(os.path.join(ROOT, "layers", "**", "*.cpp"), recursive=True)
+                    + glob.glob(os.path.join(ROOT, "trainer", "*.cpp"))
+                    if os.path.relpath(f, ROOT) not in NOT_NVCC)
 NVCC = shutil.which("nvcc")
 
 
