@@ -117,8 +117,8 @@ def _train_parser():
 
 def _check_metric(name, trainer, flag):
     """Fails at start-up, not after the first pass, when the evaluators report no field `name`."""
-    known = ["cost"] + sorted({field for field, _, _ in trainer.getTestEvalFields()})  # fresh evaluators
-    # report every field they ever report
+    # (evaluators report the same fields whatever they have seen, so before any test too)
+    known = ["cost"] + sorted({field for field, _, _ in trainer.getTestEvalFields()})
     if name not in known and name != "AvgCost":
         raise UsageError("%s: the config reports no metric %r; choose one of: %s" % (
             flag, name, ", ".join(known)))

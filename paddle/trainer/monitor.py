@@ -7,8 +7,10 @@ log line, the metrics file and TensorBoard always show the same numbers:
 
     event   "batch" (every --log_period batches), "pass" (end of a pass) or "test"
     pass, batch, samples, time (seconds since the run started), lr, AvgCost,
-    eval {evaluator field: value} (the engine's fields as data, see Evals); "batch" adds CurrentCost and current_eval, "pass"
+    eval {evaluator field: value}; "batch" adds CurrentCost and current_eval, "pass"
     adds pass_time and samples_per_sec; "test" records of `--job=test` name their model.
+
+The evaluator numbers are the engine's typed fields (see Evals); no engine text is parsed.
 """
 import collections
 import contextlib
