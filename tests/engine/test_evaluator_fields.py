@@ -114,3 +114,21 @@ def test_pass_period_and_machine_evaluator_fields():
     (name, value, higher), = evaluator.getFields()
     assert (name, higher, value) == ("err", False, evaluator.getValue("err"))
     assert repr(evaluator) == "err=%g " % value
+
+
+def test_a_field_two_evaluators_report_keeps_the_later_ones_value_in_records():
+    """The metrics record keeps v1's unqualified names: with two precision_recall evaluators
+    `precision` is the second one's (the log line shows both)."""
+    from paddle.trainer.monitor import Evals
+    rng = np.random.RandomState(7)
+    p = softmax_rows(rng, 80, 3)
+    y = rng.randint(0, 3, 80).astype(np.int32)
+    evs = [{"name": "pr%d" % c, "type": "precision_recall", "input_layers": ["p", "y"], "positive_label": c}
+           for c in (1, 2)]
+    t = run_evaluators(evs, [[p, y]], [("p", 3), ("y", 3)])
+    evals = Evals.of_test(t)
+    precisions = [v for name, v, _ in evals.fields if name == "precision"]
+    assert len(precisions) == 2 and precisions[0] != precisions[1]
+    assert evals.values()["precision"] == precisions[1] and evals.values()["positive_label"] == 2
+    assert evals.text.count("precision=") == 2
+    assert evals.log_text("Eval:") == " Eval: " + as_log_text(evals.fields)
