@@ -300,6 +300,15 @@ class Parameter {
   size_t id_ = 0;
 };
 
+// One number an evaluator reports, as its log line names it. Python receives a list of
+// (name, value, higher_is_better) tuples instead, higher_is_better None for counts and
+// settings; Java an EvaluatorFieldVector of these.
+struct EvaluatorField {
+  std::string name;
+  double value = 0;
+  int better = -1;  // 1: higher is better, -1: lower is better, 0: neither (a count, a setting)
+};
+
 // The evaluators of a model config (v1's combined Evaluator of a GradientMachine).
 class Evaluator {
  public:
@@ -307,6 +316,7 @@ class Evaluator {
   void start();   // clears the running values
   void finish();  // the values are final (they are kept up to date already)
   std::string toString() const;  // "name=value ..."; __repr__ in Python
+  std::vector<EvaluatorField> getFields() const;  // what toString prints, as data
   std::vector<std::string> getNames() const;
   double getValue(const std::string& name) const;
 
@@ -508,9 +518,11 @@ class Trainer {
   double getPassCost() const;
   long long getPassSamples() const;
   std::string getPassEval() const;
+  std::vector<EvaluatorField> getPassEvalFields() const;  // getPassEval as data
   double getPeriodCost() const;
   long long getPeriodSamples() const;
   std::string getPeriodEval() const;
+  std::vector<EvaluatorField> getPeriodEvalFields() const;
   std::vector<std::string> getEvaluatorNames() const;
   std::vector<double> getPassEvalValues() const;
   double getLearningRate() const;
@@ -531,6 +543,7 @@ class Trainer {
   double getTestCost() const;
   long long getTestSamples() const;
   std::string getTestEval() const;
+  std::vector<EvaluatorField> getTestEvalFields() const;
   std::vector<double> getTestEvalValues() const;
   // Distributed: this rank's traffic since the last call (which restarts the count).
   CollectiveTraffic takeCollectiveTraffic();

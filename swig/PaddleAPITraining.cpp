@@ -122,6 +122,20 @@ void Evaluator::start() {
 }
 void Evaluator::finish() {}
 std::string Evaluator::toString() const { return paddle::evaluatorsString(e_); }
+
+// The engine's fields as the API's records.
+static std::vector<EvaluatorField> apiFields(const std::vector<std::unique_ptr<paddle::Evaluator>>& evaluators) {
+  std::vector<EvaluatorField> out;
+  for (const paddle::EvaluatorField& f : paddle::evaluatorsFields(evaluators)) {
+    EvaluatorField a;
+    a.name = f.name;
+    a.value = f.value;
+    a.better = f.better == paddle::EvaluatorField::kHigher ? 1 : f.better == paddle::EvaluatorField::kLower ? -1 : 0;
+    out.push_back(a);
+  }
+  return out;
+}
+std::vector<EvaluatorField> Evaluator::getFields() const { return apiFields(e_); }
 std::vector<std::string> Evaluator::getNames() const {
   std::vector<std::string> n;
   for (auto& e : e_) n.push_back(e->name());
@@ -574,9 +588,11 @@ void Trainer::startPeriod() { t_->startPeriod(); }
 double Trainer::getPassCost() const { return t_->passStats().cost; }
 long long Trainer::getPassSamples() const { return t_->passStats().samples; }
 std::string Trainer::getPassEval() const { return t_->passStats().evalString(); }
+std::vector<EvaluatorField> Trainer::getPassEvalFields() const { return apiFields(t_->passStats().evaluators); }
 double Trainer::getPeriodCost() const { return t_->periodStats().cost; }
 long long Trainer::getPeriodSamples() const { return t_->periodStats().samples; }
 std::string Trainer::getPeriodEval() const { return t_->periodStats().evalString(); }
+std::vector<EvaluatorField> Trainer::getPeriodEvalFields() const { return apiFields(t_->periodStats().evaluators); }
 std::vector<std::string> Trainer::getEvaluatorNames() const {
   std::vector<std::string> n;
   for (auto& e : t_->passStats().evaluators) n.push_back(e->name());
@@ -690,6 +706,7 @@ void Trainer::finishTestPeriod() { t_->finishTest(); }
 double Trainer::getTestCost() const { return t_->testStats().cost; }
 long long Trainer::getTestSamples() const { return t_->testStats().samples; }
 std::string Trainer::getTestEval() const { return t_->testStats().evalString(); }
+std::vector<EvaluatorField> Trainer::getTestEvalFields() const { return apiFields(t_->testStats().evaluators); }
 std::vector<double> Trainer::getTestEvalValues() const {
   std::vector<double> v;
   for (auto& e : t_->testStats().evaluators) v.push_back(e->value());

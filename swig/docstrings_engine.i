@@ -246,6 +246,13 @@ Example:
 %feature("docstring") Evaluator::finish %{
 Marks the values final (they are already kept up to date; v1 computed them here).%}
 %feature("docstring") Evaluator::toString %{"name=value ..." for every evaluator, as v1 printed it (also ``repr``).%}
+%feature("docstring") Evaluator::getFields %{What ``toString`` prints, as data: one record per field, in the same order.
+
+Returns:
+    list: ``(name, value, higher_is_better)`` tuples; ``higher_is_better`` is True for
+    scores such as auc, precision and F1-score, False for errors, edit distances and sums,
+    None for counts and settings (chunk counts, positive_label). Printers report none.
+%}
 %feature("docstring") Evaluator::getNames %{
 The evaluators' names (the config's names, or v1's defaults such as ``classification_error_evaluator``).%}
 

@@ -280,9 +280,21 @@ Returns:
 The summed cost of this pass's batches (divide by getPassSamples for the mean).%}
 %feature("docstring") Trainer::getPassSamples %{The samples trained on in this pass.%}
 %feature("docstring") Trainer::getPassEval %{The evaluators over this pass, as "name=value ..." (v1's log line).%}
+%feature("docstring") Trainer::getPassEvalFields %{The fields getPassEval prints, as data.
+
+Returns:
+    list: ``(name, value, higher_is_better)`` tuples, one per field in log order
+    (see ``Evaluator.getFields``).
+%}
 %feature("docstring") Trainer::getPeriodCost %{The summed cost since the last startPeriod.%}
 %feature("docstring") Trainer::getPeriodSamples %{The samples since the last startPeriod.%}
 %feature("docstring") Trainer::getPeriodEval %{The evaluators since the last startPeriod, as "name=value ...".%}
+%feature("docstring") Trainer::getPeriodEvalFields %{The fields getPeriodEval prints, as data.
+
+Returns:
+    list: ``(name, value, higher_is_better)`` tuples, one per field in log order
+    (see ``Evaluator.getFields``).
+%}
 %feature("docstring") Trainer::getEvaluatorNames %{
 The evaluators' names, in the order of getPassEvalValues / getTestEvalValues.%}
 %feature("docstring") Trainer::getPassEvalValues %{The evaluators' values over this pass, in getEvaluatorNames order.%}
@@ -331,6 +343,13 @@ Args:
 The summed cost of the test period (divide by getTestSamples for the mean).%}
 %feature("docstring") Trainer::getTestSamples %{The samples tested in the test period.%}
 %feature("docstring") Trainer::getTestEval %{The evaluators over the test period, as "name=value ...".%}
+%feature("docstring") Trainer::getTestEvalFields %{The fields getTestEval prints, as data (every field, also
+before any test: what ``--keep_best`` may name).
+
+Returns:
+    list: ``(name, value, higher_is_better)`` tuples, one per field in log order
+    (see ``Evaluator.getFields``).
+%}
 %feature("docstring") Trainer::getTestEvalValues %{
 The evaluators' values over the test period, in getEvaluatorNames order.%}
 

@@ -138,6 +138,20 @@ PD_BUFFER_1D_NAMED(float, 'f', values, valuesSize)
 %rename(__getitem__) Vector::get;
 %rename(__setitem__) Vector::set;
 
+// Evaluator fields reach Python as plain records: [(name, value, higher_is_better)], where
+// higher_is_better is None for counts and settings (no class to learn, and tuples unpack).
+%ignore EvaluatorField;
+%typemap(out) std::vector<EvaluatorField> {
+  const std::vector<EvaluatorField>& pdFields = $1;
+  $result = PyList_New(pdFields.size());
+  for (size_t i = 0; i < pdFields.size(); ++i) {
+    const EvaluatorField& f = pdFields[i];
+    PyObject* better = f.better > 0 ? Py_True : (f.better < 0 ? Py_False : Py_None);
+    Py_INCREF(better);
+    PyList_SET_ITEM($result, i, Py_BuildValue("(sdN)", f.name.c_str(), f.value, better));
+  }
+}
+
 %include "docstrings.i"  // before the declarations it documents
 %include "PaddleAPI.h"
 

@@ -192,6 +192,10 @@ PD_JAVA_ARRAY_STRUCT(PdIntArray, , int, jintArray, int[], false)
 
 %include "PaddleAPI.h"
 
+// Evaluator.getFields() and Trainer.get*EvalFields(): a list of EvaluatorField
+// (getName(), getValue(), getBetter(): 1 higher is better, -1 lower, 0 neither).
+%template(EvaluatorFieldVector) std::vector<EvaluatorField>;
+
 %define PD_JAVA_MATRIX_IO(INPUT)
   static Matrix* createDenseFromArray(INPUT data, size_t height, size_t width, bool useGpu = false) {
     pdCheckSize("Matrix.createDenseFromArray", data.size, height, width);

@@ -1,7 +1,5 @@
 // Evaluators of classifier outputs: classification_error, sum, last-column-sum, precision_recall.
 #include <algorithm>
-#include <fstream>
-#include <sstream>
 
 #include "EvaluatorHelpers.h"
 
@@ -141,15 +139,15 @@ class PrecisionRecall : public Evaluator {
     size_t n = std::max<size_t>(tp_.size(), 1);
     return {p / n, r / n, f1(p / n, r / n)};
   }
-  std::string toString() const override {
-    std::ostringstream os;
+  std::vector<EvaluatorField> fields() const override {
+    const auto higher = EvaluatorField::kHigher;
     if (positive_ >= 0) {
       double tp = positive_ < static_cast<int>(tp_.size()) ? tp_[positive_] : 0;
       double fp = positive_ < static_cast<int>(fp_.size()) ? fp_[positive_] : 0;
       double fn = positive_ < static_cast<int>(fn_.size()) ? fn_[positive_] : 0;
       double p = ratio(tp, tp + fp), r = ratio(tp, tp + fn);
-      os << "positive_label=" << positive_ << " precision=" << p << " recall=" << r << " F1-score=" << f1(p, r);
-      return os.str();
+      return {field("positive_label", positive_, EvaluatorField::kNeither, true), field("precision", p, higher),
+              field("recall", r, higher), field("F1-score", f1(p, r), higher)};
     }
     std::vector<double> m = macro();
     double tp = 0, fp = 0, fn = 0;
@@ -159,10 +157,9 @@ class PrecisionRecall : public Evaluator {
       fn += fn_[c];
     }
     double mp = ratio(tp, tp + fp), mr = ratio(tp, tp + fn);
-    os << "macro-average-precision=" << m[0] << " macro-average-recall=" << m[1]
-       << " macro-average-F1-score=" << m[2] << " micro-average-precision=" << mp
-       << " micro-average-recall=" << mr << " micro-average-F1-score=" << f1(mp, mr);
-    return os.str();
+    return {field("macro-average-precision", m[0], higher), field("macro-average-recall", m[1], higher),
+            field("macro-average-F1-score", m[2], higher), field("micro-average-precision", mp, higher),
+            field("micro-average-recall", mr, higher), field("micro-average-F1-score", f1(mp, mr), higher)};
   }
 
  private:

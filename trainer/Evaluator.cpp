@@ -35,7 +35,15 @@ std::vector<float> Evaluator::weights(const GradientMachine& gm, size_t i, size_
 
 std::string Evaluator::toString() const {
   std::ostringstream os;
-  os << name_ << "=" << value();
+  for (const EvaluatorField& f : fields()) {
+    if (os.tellp() > 0) os << " ";
+    os << f.name << "=";
+    if (f.whole) {
+      os << static_cast<long long>(f.value);
+    } else {
+      os << f.value;
+    }
+  }
   return os.str();
 }
 
@@ -136,6 +144,14 @@ std::string evaluatorsString(const std::vector<std::unique_ptr<Evaluator>>& eval
     if (!t.empty()) s += t + " ";
   }
   return s;
+}
+
+std::vector<EvaluatorField> evaluatorsFields(const std::vector<std::unique_ptr<Evaluator>>& evaluators) {
+  std::vector<EvaluatorField> out;
+  for (auto& e : evaluators) {
+    for (EvaluatorField& f : e->fields()) out.push_back(std::move(f));
+  }
+  return out;
 }
 
 }  // namespace paddle

@@ -1,5 +1,5 @@
 // Evaluators from v1's EvaluatorConfig: they read layer outputs after each
-// forward pass and print as "name=value".
+// forward pass and report named fields, printed as "name=value".
 #pragma once
 #include <functional>
 #include <initializer_list>
@@ -10,6 +10,17 @@
 #include "GradientMachine.h"
 
 namespace paddle {
+
+// One number an evaluator reports: its name as the log line prints it, its value and
+// which way is better. Counts and settings (chunk counts, positive_label) are neither:
+// they say what was measured, not how well. The log text is written from these.
+struct EvaluatorField {
+  enum Better { kLower, kHigher, kNeither };
+  std::string name;
+  double value = 0;
+  Better better = kLower;
+  bool whole = false;  // printed as an integer (counts, settings)
+};
 
 class Evaluator {
  public:
@@ -22,7 +33,10 @@ class Evaluator {
   virtual void start() { numerator_ = 0; denominator_ = 0; }
   virtual void eval(const GradientMachine& gm) = 0;  // accumulate one batch
   virtual double value() const { return denominator_ > 0 ? numerator_ / denominator_ : 0.0; }
-  virtual std::string toString() const;
+  // What it reports, in log order; by default value() under its own name, lower is better
+  // (errors, edit distances, sums). Printers report nothing.
+  virtual std::vector<EvaluatorField> fields() const { return {field(name_, value(), EvaluatorField::kLower)}; }
+  std::string toString() const;  // "name=value name2=value2" from fields()
   // Printers write what they see; the trainer runs one copy per pass kind
   // (not a second one for the log-period statistics).
   virtual bool isPrinter() const { return false; }
@@ -42,6 +56,12 @@ class Evaluator {
  protected:
   // The accumulators that add up across copies (for the default state and merge).
   virtual std::vector<double*> sums() { return {}; }
+  static EvaluatorField field(const std::string& name, double value, EvaluatorField::Better better,
+                              bool whole = false) {
+    EvaluatorField f;
+    f.name = name, f.value = value, f.better = better, f.whole = whole;
+    return f;
+  }
   Argument& inputArg(const GradientMachine& gm, size_t i) const;
   void needInputs(size_t lo, size_t hi) const;  // ConfigError otherwise
   // Per-row weights from input i (all 1 when the evaluator has no such input).
@@ -80,5 +100,7 @@ std::vector<std::unique_ptr<Evaluator>> createEvaluators(const Json& modelConfig
                                                          bool withPrinters, const std::string& predictFile = "");
 // "name=value name2=value2 " (printers print nothing)
 std::string evaluatorsString(const std::vector<std::unique_ptr<Evaluator>>& evaluators);
+// Every evaluator's fields, in the same order.
+std::vector<EvaluatorField> evaluatorsFields(const std::vector<std::unique_ptr<Evaluator>>& evaluators);
 
 }  // namespace paddle

@@ -46,7 +46,7 @@ class Printer : public Evaluator {
       std::cerr << os.str();
     }
   }
-  std::string toString() const override { return ""; }
+  std::vector<EvaluatorField> fields() const override { return {}; }
   bool isPrinter() const override { return true; }
 
  private:
@@ -89,7 +89,7 @@ class SeqTextPrinter : public Evaluator {
     }
   }
   bool isPrinter() const override { return true; }
-  std::string toString() const override { return ""; }
+  std::vector<EvaluatorField> fields() const override { return {}; }
 
   void eval(const GradientMachine& gm) override {
     const Argument& gen = inputArg(gm, inputs_.size() - 1);

@@ -1,7 +1,6 @@
 // Evaluators of scores against labels: last-column-auc, pnpair (also those of the validation layers).
 #include <algorithm>
 #include <fstream>
-#include <sstream>
 
 #include "EvaluatorHelpers.h"
 
@@ -45,6 +44,9 @@ class AucEvaluator : public Evaluator {
       totNeg += neg_[b];
     }
     return totPos > 0 && totNeg > 0 ? area / (totPos * totNeg) : 0.0;
+  }
+  std::vector<EvaluatorField> fields() const override {
+    return {field(name_, value(), EvaluatorField::kHigher)};
   }
 
  private:
@@ -92,6 +94,9 @@ class PnPair : public Evaluator {
     double pos = 0, neg = 0;
     pairs(pos, neg);
     return neg > 0 ? pos / neg : pos;
+  }
+  std::vector<EvaluatorField> fields() const override {
+    return {field(name_, value(), EvaluatorField::kHigher)};
   }
 
  private:

@@ -1,7 +1,5 @@
 // Evaluators of token sequences: chunk, ctc_edit_distance.
 #include <algorithm>
-#include <fstream>
-#include <sstream>
 
 #include "EvaluatorHelpers.h"
 
@@ -105,11 +103,14 @@ class ChunkEvaluator : public Evaluator {
     double p = precision(), r = recall();
     return numCorrect_ ? 2 * p * r / (p + r) : 0.0;
   }
-  std::string toString() const override {
-    std::ostringstream os;
-    os << name_ << "=" << value() << " precision=" << precision() << " recall=" << recall()
-       << " true_chunks=" << numLabel_ << " result_chunks=" << numOutput_ << " correct_chunks=" << numCorrect_;
-    return os.str();
+  std::vector<EvaluatorField> fields() const override {
+    const auto higher = EvaluatorField::kHigher, count = EvaluatorField::kNeither;
+    return {field(name_, value(), higher),
+            field("precision", precision(), higher),
+            field("recall", recall(), higher),
+            field("true_chunks", static_cast<double>(numLabel_), count, true),
+            field("result_chunks", static_cast<double>(numOutput_), count, true),
+            field("correct_chunks", static_cast<double>(numCorrect_), count, true)};
   }
 
  private:
@@ -201,12 +202,12 @@ class CtcEditDistance : public Evaluator {
       denominator_ += 1;
     }
   }
-  std::string toString() const override {
+  std::vector<EvaluatorField> fields() const override {
     const double n = denominator_ > 0 ? denominator_ : 1;
-    std::ostringstream os;
-    os << name_ << "=" << value() << " deletion_error=" << del_ / n << " insertion_error=" << ins_ / n
-       << " substitution_error=" << sub_ / n << " sequence_error=" << seqErr_ / n;
-    return os.str();
+    const auto lower = EvaluatorField::kLower;
+    return {field(name_, value(), lower), field("deletion_error", del_ / n, lower),
+            field("insertion_error", ins_ / n, lower), field("substitution_error", sub_ / n, lower),
+            field("sequence_error", seqErr_ / n, lower)};
   }
 
  private:

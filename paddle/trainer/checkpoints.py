@@ -24,11 +24,6 @@ _PASS_NAME = re.compile(r"^pass-(\d{5,})$")
 # What an interrupted save, removal or --keep_best link leaves: NAME.tmp-PID, .old-PID, .removing-PID
 _LEFTOVER = re.compile(r"^(pass-\d{5,}|%s)\.(tmp|old|removing)-(\d+)$" % BEST_LINK)
 
-# Evaluator types whose value grows as the model gets better; other evaluators (errors,
-# edit distances, sums) and costs get better as they fall.
-HIGHER_IS_BETTER_TYPES = {"last-column-auc", "precision_recall", "pnpair", "chunk"}
-HIGHER_IS_BETTER_FIELDS = {"precision", "recall", "F1-score", "auc"}
-
 
 class UsageError(Exception):
     """A mistake on the command line or in the save directory: printed as one line."""
@@ -206,16 +201,21 @@ def _remove(path):
 class BestPass(object):
     """--keep_best=METRIC[:min|:max]: the best pass by METRIC ("cost" or an evaluator field
     as the log names it) of the end-of-pass test, or of the training pass when the config
-    has no test data. Without a suffix the direction follows the metric (see
-    HIGHER_IS_BETTER_*). --early_stop_patience=N stops after N passes without a better one."""
+    has no test data. Without a suffix the direction is the field's own (`fields`: the
+    evaluators' [(name, value, higher_is_better)], e.g. Trainer.getTestEvalFields()); costs
+    fall. --early_stop_patience=N stops after N passes without a better one."""
 
-    def __init__(self, spec, patience, model_config):
+    def __init__(self, spec, patience, fields):
         name, _, direction = spec.partition(":")
         if direction not in ("", "min", "max"):
             raise UsageError("--keep_best=%s: the direction after ':' must be min or max" % spec)
-        types = {e.name: e.type for e in model_config.evaluators}
         if not direction:
-            higher = types.get(name) in HIGHER_IS_BETTER_TYPES or name in HIGHER_IS_BETTER_FIELDS
+            # (a name two evaluators report: the later one's, as in the metrics record)
+            directions = {field: better for field, _, better in fields}
+            higher = False if name in ("cost", "AvgCost") else directions.get(name, False)
+            if higher is None:
+                raise UsageError("--keep_best=%s: %s is a count or a setting, not a measure of quality; "
+                                 "add :min or :max to track it anyway" % (spec, name))
             direction = "max" if higher else "min"
         self.name, self.higher = name, direction == "max"
         self.patience = patience

@@ -22,7 +22,7 @@ import time
 from paddle.trainer.arguments import ArgumentParser
 from paddle.trainer.checkpoints import (UsageError, BestPass, Checkpoints, config_fingerprint, pass_dir,
                                        saved_pass_path, tidy)
-from paddle.trainer.monitor import PROGRESS_MODES, Monitor, summary_lines
+from paddle.trainer.monitor import PROGRESS_MODES, Evals, Monitor, summary_lines
 from paddle.trainer import preprocessing
 from paddle.trainer import v1_flags
 from paddle.trainer.v1_flags import IGNORED_FLAGS, normalize as _normalize
@@ -117,8 +117,8 @@ def _train_parser():
 
 def _check_metric(name, trainer, flag):
     """Fails at start-up, not after the first pass, when the evaluators report no field `name`."""
-    from paddle.trainer.monitor import eval_fields
-    known = ["cost"] + sorted(eval_fields(trainer.getTestEval()))  # fresh evaluators print every field
+    # (evaluators report the same fields whatever they have seen, so before any test too)
+    known = ["cost"] + sorted({field for field, _, _ in trainer.getTestEvalFields()})
     if name not in known and name != "AvgCost":
         raise UsageError("%s: the config reports no metric %r; choose one of: %s" % (
             flag, name, ", ".join(known)))
@@ -202,7 +202,7 @@ class TrainingJob(object):
                 raise UsageError("%s must be >= 0, got %d" % (name, value))
         best = None
         if args.keep_best or args.early_stop_patience:
-            best = BestPass(args.keep_best or "cost", args.early_stop_patience, tc.model_config)
+            best = BestPass(args.keep_best or "cost", args.early_stop_patience, self.trainer.getTestEvalFields())
             _check_metric(best.name, self.trainer, "--keep_best=%s%s" % (args.keep_best, (
                 " (the metric of --early_stop_patience)" if args.early_stop_patience else "")))
             LOG.info("Keeping the best pass by %s", best.describe())
@@ -268,7 +268,7 @@ class TrainingJob(object):
                     self._write_predictions(predictions)
         finally:
             t.finishTestPeriod()
-        return t.getTestSamples(), t.getTestCost(), t.getTestEval()
+        return t.getTestSamples(), t.getTestCost(), Evals.of_test(t)
 
     def _write_predictions(self, out):
         """v1's format: per sample one line; per output layer its values ("v v v;") or id ("i;")."""

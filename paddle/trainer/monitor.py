@@ -9,34 +9,52 @@ log line, the metrics file and TensorBoard always show the same numbers:
     pass, batch, samples, time (seconds since the run started), lr, AvgCost,
     eval {evaluator field: value}; "batch" adds CurrentCost and current_eval, "pass"
     adds pass_time and samples_per_sec; "test" records of `--job=test` name their model.
+
+The evaluator numbers are the engine's typed fields (see Evals); no engine text is parsed.
 """
+import collections
 import contextlib
 import json
 import logging
 import os
-import re
 import shutil
 import sys
 import time
 
 # `paddle plot` reads metrics files and logs back with plotcurve, which checks them (regular
 # files only, FILE:LINE errors for malformed records).
-from paddle.utils.plotcurve import NUMBER, plot, read_metrics  # noqa: F401
+from paddle.utils.plotcurve import plot, read_metrics  # noqa: F401
 
 LOG = logging.getLogger("paddle")
 PROGRESS_MODES = ("auto", "bar", "log")
-_EVAL_FIELD = re.compile(r"(?:^|\s)([^\s=]+)=%s(?=\s|$)" % NUMBER)
 
 
-def eval_fields(text):
-    """{name: value} of an evaluator string as the log shows it ("name=value name=value ")."""
-    return {k: float(v) for k, v in _EVAL_FIELD.findall(text)}
+class Evals(collections.namedtuple("Evals", "text fields")):
+    """What the evaluators report at one moment: `text`, the engine's "name=value ..." for the
+    log line (written from the fields), and `fields`, the same numbers as data:
+    [(name, value, higher_is_better)]. Records, TensorBoard and --keep_best read the fields."""
 
+    @classmethod
+    def of_pass(cls, trainer):
+        return cls(trainer.getPassEval(), trainer.getPassEvalFields())
 
-def _evals(label, text):
-    """" Eval: name=value ..." for the log line, nothing when there are no evaluators."""
-    text = text.strip()
-    return " %s %s" % (label, text) if text else ""
+    @classmethod
+    def of_period(cls, trainer):
+        return cls(trainer.getPeriodEval(), trainer.getPeriodEvalFields())
+
+    @classmethod
+    def of_test(cls, trainer):
+        return cls(trainer.getTestEval(), trainer.getTestEvalFields())
+
+    def values(self):
+        """{field name: value}; a name two evaluators both report keeps the later one's value
+        (the log line shows both)."""
+        return {name: value for name, value, _ in self.fields}
+
+    def log_text(self, label):
+        """" Eval: name=value ..." for the log line, nothing when there are no evaluators."""
+        text = self.text.strip()
+        return " %s %s" % (label, text) if text else ""
 
 
 # ---------------------------------------------------------------- start-up summary
@@ -234,12 +252,12 @@ class Monitor(object):
         """v1's `Batch=` line every --log_period batches; then the period statistics restart."""
         self.break_line()
         n, pn = trainer.getPassSamples(), trainer.getPeriodSamples()
+        evals, current = Evals.of_pass(trainer), Evals.of_period(trainer)
         record = self._base("batch", pass_id, batch_id, n, trainer.getPassCost())
         record.update(CurrentCost=trainer.getPeriodCost() / max(pn, 1), lr=trainer.getLearningRate(),
-                      eval=eval_fields(trainer.getPassEval()), current_eval=eval_fields(trainer.getPeriodEval()))
+                      eval=evals.values(), current_eval=current.values())
         LOG.info(" Batch=%d samples=%d AvgCost=%g CurrentCost=%g%s%s", batch_id, n, record["AvgCost"],
-                 record["CurrentCost"], _evals("Eval:", trainer.getPassEval()),
-                 _evals("CurrentEval:", trainer.getPeriodEval()))
+                 record["CurrentCost"], evals.log_text("Eval:"), current.log_text("CurrentEval:"))
         self._emit(record, self.batches_run, "train")
 
     def end_pass(self, trainer, pass_id, batch_id):
@@ -251,21 +269,22 @@ class Monitor(object):
         n = trainer.getPassSamples()
         elapsed = time.time() - self._pass_started
         self.pass_samples = n
+        evals = Evals.of_pass(trainer)
         record = self._base("pass", pass_id, batch_id, n, trainer.getPassCost())
-        record.update(eval=eval_fields(trainer.getPassEval()), lr=trainer.getLearningRate(),
+        record.update(eval=evals.values(), lr=trainer.getLearningRate(),
                       pass_time=round(elapsed, 6), samples_per_sec=round(n / max(elapsed, 1e-9), 1))
         LOG.info(" Pass=%d Batch=%d samples=%d AvgCost=%g%s time=%.2fs samples_per_sec=%.0f lr=%g",
-                 pass_id, batch_id, n, record["AvgCost"], _evals("Eval:", trainer.getPassEval()), elapsed,
+                 pass_id, batch_id, n, record["AvgCost"], evals.log_text("Eval:"), elapsed,
                  record["samples_per_sec"], record["lr"])
         self._emit(record, pass_id, "pass")
         return record
 
     def test_done(self, pass_id, batch_id, samples, cost, evals, at_pass_end):
-        """v1's `Test samples=` line of a test during training; returns the record."""
+        """v1's `Test samples=` line of a test during training (`evals`: its Evals); returns the record."""
         self.break_line()
-        LOG.info(" Test samples=%d cost=%g%s", samples, cost / max(samples, 1), _evals("Eval:", evals))
+        LOG.info(" Test samples=%d cost=%g%s", samples, cost / max(samples, 1), evals.log_text("Eval:"))
         record = self._base("test", pass_id, batch_id, samples, cost)
-        record["eval"] = eval_fields(evals)
+        record["eval"] = evals.values()
         if at_pass_end:
             self._emit(record, pass_id, "test")
         else:
@@ -273,10 +292,10 @@ class Monitor(object):
         return record
 
     def model_tested(self, model, samples, cost, evals):
-        """--job=test: v1's `Pass=` line of one evaluated model."""
-        LOG.info(" Pass=%s samples=%d AvgCost=%g%s", model, samples, cost / max(samples, 1), _evals("Eval:", evals))
+        """--job=test: v1's `Pass=` line of one evaluated model (`evals`: its Evals)."""
+        LOG.info(" Pass=%s samples=%d AvgCost=%g%s", model, samples, cost / max(samples, 1), evals.log_text("Eval:"))
         record = self._base("test", model, None, samples, cost)
-        record["eval"] = eval_fields(evals)
+        record["eval"] = evals.values()
         self._emit(record, model if isinstance(model, int) else 0, "test")
         return record
 

@@ -119,26 +119,25 @@ def test_keep_best_metric_may_be_any_field_of_an_evaluator(tmp_path):
     assert all(ev.name in str(err.value) for ev in tc.model_config.evaluators)
 
 
-class _Config(object):
-    class evaluator(object):
-        def __init__(self, name, type):
-            self.name, self.type = name, type
-
-    def __init__(self, *evaluators):
-        self.evaluators = [self.evaluator(n, t) for n, t in evaluators]
+# Typed evaluator fields as Trainer.getTestEvalFields() gives them: (name, value, higher_is_better).
+_FIELDS = [("err", 0.1, False), ("auc", 0.9, True), ("precision", 0.5, True), ("F1-score", 0.4, True),
+           ("chunk_f1", 0.3, True), ("true_chunks", 12.0, None), ("edit", 0.2, False)]
 
 
 @pytest.mark.parametrize("spec,higher", [
-    ("cost", False), ("err", False), ("auc", True), ("pr", True), ("chunk_f1", True), ("F1-score", True),
-    ("err:max", True), ("auc:min", False), ("edit", False)])
+    ("cost", False), ("err", False), ("auc", True), ("precision", True), ("chunk_f1", True), ("F1-score", True),
+    ("err:max", True), ("auc:min", False), ("edit", False), ("true_chunks:max", True)])
 def test_keep_best_direction(spec, higher):
-    config = _Config(("err", "classification_error"), ("auc", "last-column-auc"), ("pr", "precision_recall"),
-                     ("chunk_f1", "chunk"), ("edit", "ctc_edit_distance"))
-    assert BestPass(spec, 0, config).higher is higher
+    assert BestPass(spec, 0, _FIELDS).higher is higher
+
+
+def test_keep_best_of_a_count_needs_a_direction():
+    with pytest.raises(UsageError, match="true_chunks is a count or a setting.*add :min or :max"):
+        BestPass("true_chunks", 0, _FIELDS)
 
 
 def test_best_pass_counts_passes_without_improvement():
-    best = BestPass("cost", 2, _Config())
+    best = BestPass("cost", 2, [])
     results = [3.0, 2.0, 2.5, 2.0, 1.0, 1.5, 1.2]
     stops = []
     for i, v in enumerate(results):
@@ -147,7 +146,7 @@ def test_best_pass_counts_passes_without_improvement():
     assert (best.best_pass, best.best_value) == (4, 1.0)
     assert stops == [False, False, False, True, False, False, True]
     with pytest.raises(UsageError):
-        BestPass("cost:up", 0, _Config())
+        BestPass("cost:up", 0, [])
 
 
 # ---------------------------------------------------------------- the command line

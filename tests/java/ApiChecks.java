@@ -152,6 +152,24 @@ public class ApiChecks {
       updater.finishPass();
       return (last < first / 2) + String.format(" %.4f -> %.4f", first, last);
     });
+    check("evaluator fields", () -> {
+      // What the evaluators print, as records: name, value and which way is better (-1: lower).
+      TrainerConfig conf = TrainerConfig.createFromJson(new String(Files.readAllBytes(Paths.get(args[2])), "UTF-8"));
+      GradientMachine gm = GradientMachine.createByModelConfig(conf.getModelConfig());
+      int n = 8;
+      int[] labels = new int[n];
+      for (int i = 0; i < n; ++i) labels[i] = i % 10;
+      StringVector inputs = gm.getInputLayerNames();
+      Arguments in = Arguments.createArguments(2);
+      in.setSlotValueFromArray(inputs.indexOf("pixel"), new float[n * width], n, width);
+      in.setSlotIdsFromBuffer(inputs.indexOf("label"), labels);
+      Evaluator evaluator = gm.makeEvaluator();
+      gm.forward(in, Arguments.createArguments(0), PassType.PASS_TEST);
+      gm.eval(evaluator);
+      EvaluatorFieldVector fields = evaluator.getFields();
+      EvaluatorField f = fields.get(0);
+      return fields.size() + " " + f.getName() + " " + f.getBetter() + " " + (f.getValue() == evaluator.getValue(f.getName()));
+    });
     check("init", () -> {
       Paddle.initPaddle("--use_gpu=0", "--trainer_count=1");
       return Paddle.isUsingGpu() + " " + Paddle.getTrainerCount();

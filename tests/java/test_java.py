@@ -176,6 +176,7 @@ def test_engine_errors_are_java_exceptions_and_buffers_cross(java, model, work, 
     assert results["init"] == "ok false 1"
     assert results["predictor threads"] == "ok true"
     assert results["v1 training loop"].startswith("ok true"), results["v1 training loop"]
+    assert results["evaluator fields"] == "ok 1 classification_error_evaluator -1 true"
 
 
 def test_build_java_without_a_jdk_says_so(tmp_path):
