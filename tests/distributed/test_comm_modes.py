@@ -175,3 +175,20 @@ def test_the_collective_records_are_typed_and_inert_in_one_process(tmp_path):
     tables = trainer.getShardedRows()
     assert isinstance(tables, api.ShardedTableRows)
     assert list(tables.names) == list(tables.rows) == list(tables.resident) == list(tables.fetched) == []
+
+
+@needs_mpi
+@pytest.mark.parametrize("overlap", ["1", "0"])
+def test_a_step_skipped_for_a_nonfinite_cost_leaves_the_next_step_its_own_exchange(tmp_path, overlap):
+    """--skip_nonfinite_batches: the skipped step all-reduced its buckets (the cost is only known
+    after backward) but never used them; the next step must exchange its own gradients, so both
+    ranks still hold the same bits after the pass, with buckets overlapped with backward or not."""
+    sys.path.insert(0, os.path.join(ROOT, "tests", "reliability"))
+    from test_data_guards import job
+    work = tmp_path / "job"
+    args = [a for a in job(str(work), False)[1:] if not a.startswith("--save_dir")]
+    conf = (work / "conf.py").read_text()  # batch_norm's moving averages are each rank's own: drop it
+    (work / "conf.py").write_text(conf.replace("bn = batch_norm_layer(input=h, act=TanhActivation())", "bn = h"))
+    log = run(tmp_path, "skip", "conf.py", work, args[1:] + ["--skip_nonfinite_batches=2", "--bucket_cap_mb=0.0001",
+                                                            "--overlap_allreduce=" + overlap])
+    assert "Skipped pass 0, batch 2" in log, log[-2000:]
