@@ -5,7 +5,8 @@ training thread spends waiting on communication, the share of the dense bytes wh
 all-reduce started while backward still ran ("early"), and the bytes each rank sends per step
 (dense all-reduce vs the touched rows of sparse_update tables vs DGC's pairs). On more
 than one rank, each exchange mode runs: `after` (all-reduce once backward is done),
-`overlap` (buckets all-reduced while backward runs, the default), `dgc` (1% of the
+`overlap` (buckets all-reduced while backward runs, the default), `bf16` (overlapped, the
+dense gradients sent as bfloat16: --allreduce_precision=bf16), `dgc` (1% of the
 dense gradient travels, --dgc_sparsity=0.99) and, for models with a sparse_update table,
 `sharded` (--local=0: each row on one rank, fetched and updated there). Each configuration
 also reports the peak memory (VmHWM) of its largest rank and how many rows of each sparse
@@ -40,6 +41,7 @@ STEPS = {"mlp": 40, "lstm_text": 6, "sparse_ctr": 20}  # timed steps per repeat 
 MODES = {  # paddle.trainer.distributed.collective_options' arguments per mode
     "after": dict(overlap=False),
     "overlap": dict(overlap=True),
+    "bf16": dict(overlap=True, bf16_gradients=True),  # --allreduce_precision=bf16
     "dgc": dict(overlap=False, dgc_sparsity=0.99, dgc_momentum=0.9),
     "sharded": dict(overlap=True),
 }

@@ -463,6 +463,7 @@ struct CollectiveOptions {
   int dgcRampupBeginStep = 0;
   double dgcMomentum = 0;
   double timeoutSeconds = 0;  // > 0: a wait in one MPI exchange longer than this ends the job
+  bool bf16Gradients = false;  // dense gradient all-reduces in bfloat16 (half the bytes)
 };
 
 // Distributed: one rank's gradient traffic over some steps.

@@ -669,6 +669,7 @@ void Trainer::setCollectiveOptions(const CollectiveOptions& options) {
   o.dgcRampupBeginStep = options.dgcRampupBeginStep;
   o.dgcMomentum = options.dgcMomentum;
   o.timeoutSeconds = options.timeoutSeconds;
+  o.bf16Gradients = options.bf16Gradients;
   t_->sync().setOptions(o);
 }
 

@@ -374,8 +374,9 @@ Fields (paddle train's flags): ``bucketMb`` (--bucket_cap_mb, the size of the al
 buckets in MB), ``overlap`` (--overlap_allreduce, all-reduce buckets during backward),
 ``localSgdSteps`` (--local_sgd_steps, > 0: average the parameters every this many local
 steps instead of exchanging gradients), ``dgcSparsity`` (--dgc_sparsity, < 0: no deep
-gradient compression), ``dgcRampupBeginStep``, ``dgcMomentum`` and ``timeoutSeconds``
-(--collective_timeout, > 0: a longer wait in one MPI exchange ends the job).
+gradient compression), ``dgcRampupBeginStep``, ``dgcMomentum``, ``timeoutSeconds``
+(--collective_timeout, > 0: a longer wait in one MPI exchange ends the job) and
+``bf16Gradients`` (--allreduce_precision=bf16: dense gradient all-reduces send bfloat16).
 
 Example:
     >>> options = swig_paddle.CollectiveOptions()

@@ -84,9 +84,9 @@ void SparseRowSum::exchange(const std::vector<ParameterPtr>& params) {
     }
     if (dense) {  // some rank wrote every row (a dense writer): sum the whole table
       Matrix& g = p.grad();
-      traffic.denseBytes += g.size() * sizeof(float);
+      traffic.denseBytes += world_.gradientBytes(g.size());
       MpiTimer t(traffic.mpiSeconds, "the all-gather of sparse gradient rows");
-      world_.reduceFloats(g.data(), g.size());
+      world_.reduceGradients(g.data(), g.size());
     } else {
       gatherRows(p, counts);
     }
@@ -167,7 +167,7 @@ void PlainAllReduce::plan(const std::vector<ParameterPtr>& params) {
 }
 
 void PlainAllReduce::point(Bucket& b, const std::vector<ParameterPtr>& params) {
-  world_.traffic().denseBytes += b.floats * sizeof(float);
+  world_.traffic().denseBytes += world_.gradientBytes(b.floats);
   if (b.params.size() == 1 && !params[b.params[0]]->useGpu()) {  // a large parameter: in place
     b.data = params[b.params[0]]->grad().data();
     return;
@@ -198,7 +198,7 @@ void PlainAllReduce::reduceDense(const std::vector<ParameterPtr>& params) {
     point(b, params);
     {
       MpiTimer t(world_.traffic().mpiSeconds, "the all-reduce of gradients");
-      world_.reduceFloats(b.data, b.floats);
+      world_.reduceGradients(b.data, b.floats);
     }
     land(b, params);
   }
@@ -255,11 +255,7 @@ void OverlappedAllReduce::communicate() {
     Bucket* b = queue_.front();
     queue_.pop_front();
     lock.unlock();
-    for (size_t done = 0; done < b->floats;) {
-      const size_t count = std::min(b->floats - done, kMaxMpiCount);
-      MPI_Allreduce(MPI_IN_PLACE, b->data + done, static_cast<int>(count), MPI_FLOAT, MPI_SUM, comm_->comm);
-      done += count;
-    }
+    world_.reduceGradients(b->data, b->floats, &comm_->comm);
     lock.lock();
     ++done_;
     cv_.notify_all();

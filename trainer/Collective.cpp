@@ -3,12 +3,14 @@
 #include <mpi.h>
 
 #include <algorithm>
+#include <cstring>
 #include <cstdio>
 #include <map>
 #include <mutex>
 #include <thread>
 
 #include "../layers/Errors.h"
+#include "../layers/math/GemmBf16.h"
 
 namespace paddle {
 
@@ -137,6 +139,60 @@ void Collective::reduceFloats(float* data, size_t n) {
     MPI_Allreduce(MPI_IN_PLACE, data + done, static_cast<int>(count), MPI_FLOAT, MPI_SUM, MPI_COMM_WORLD);
     done += count;
   }
+}
+
+namespace {
+uint16_t toBf16(float x) {
+  const float r = math::roundToBf16(x);
+  uint32_t u;
+  std::memcpy(&u, &r, sizeof u);
+  return static_cast<uint16_t>(u >> 16);
+}
+float fromBf16(uint16_t h) {
+  const uint32_t u = static_cast<uint32_t>(h) << 16;
+  float x;
+  std::memcpy(&x, &u, sizeof x);
+  return x;
+}
+// MPI's user reduction: inout[i] = bf16(in[i] + inout[i]), the add in fp32.
+void sumBf16(void* in, void* inout, int* len, MPI_Datatype*) {
+  const uint16_t* a = static_cast<const uint16_t*>(in);
+  uint16_t* b = static_cast<uint16_t*>(inout);
+  for (int i = 0; i < *len; ++i) b[i] = toBf16(fromBf16(a[i]) + fromBf16(b[i]));
+}
+}  // namespace
+
+void reduceBf16(float* data, size_t n, void* comm, std::vector<uint16_t>& scratch) {
+  // not commutative for MPI: it keeps the operands in rank order, so every rank gets the same bits
+  static MPI_Op op = [] {
+    MPI_Op o;
+    MPI_Op_create(&sumBf16, 0, &o);
+    return o;
+  }();
+  scratch.resize(n);
+  for (size_t i = 0; i < n; ++i) scratch[i] = toBf16(data[i]);
+  for (size_t done = 0; done < n;) {
+    const size_t count = std::min(n - done, kMaxMpiCount);
+    MPI_Allreduce(MPI_IN_PLACE, scratch.data() + done, static_cast<int>(count), MPI_UINT16_T, op,
+                  *static_cast<MPI_Comm*>(comm));
+    done += count;
+  }
+  for (size_t i = 0; i < n; ++i) data[i] = fromBf16(scratch[i]);
+}
+
+void Collective::reduceGradients(float* data, size_t n, void* comm) {
+  MPI_Comm world = MPI_COMM_WORLD;
+  if (!options_.bf16Gradients) {
+    if (!comm) return reduceFloats(data, n);
+    for (size_t done = 0; done < n;) {
+      const size_t count = std::min(n - done, kMaxMpiCount);
+      MPI_Allreduce(MPI_IN_PLACE, data + done, static_cast<int>(count), MPI_FLOAT, MPI_SUM, *static_cast<MPI_Comm*>(comm));
+      done += count;
+    }
+    return;
+  }
+  thread_local std::vector<uint16_t> scratch;
+  reduceBf16(data, n, comm ? comm : &world, scratch);
 }
 
 void Collective::reduceMatrices(const std::vector<Matrix*>& ms, float scale) {

@@ -55,6 +55,11 @@ class Collective {
   std::vector<int> gatherInts(const std::vector<int>& mine, const char* what);
   // Sums n floats over the ranks in place on MPI_COMM_WORLD (the training thread's).
   void reduceFloats(float* data, size_t n);
+  // Sums n gradient floats over the ranks in place on comm (an MPI_Comm; null: the world), in
+  // fp32 or, with the bf16Gradients option, as bfloat16 (reduceBf16). Any thread may call it.
+  void reduceGradients(float* data, size_t n, void* comm = nullptr);
+  // The bytes an all-reduce of n gradient floats puts on the wire (for the traffic counts).
+  uint64_t gradientBytes(size_t n) const { return n * (options_.bf16Gradients ? sizeof(uint16_t) : sizeof(float)); }
   // Sums host copies of the matrices over ranks, run by run of about --bucket_cap_mb, times scale.
   void reduceMatrices(const std::vector<Matrix*>& ms, float scale);
 
@@ -65,6 +70,11 @@ class Collective {
   CollectiveTraffic traffic_;
   std::vector<float> staging_;
 };
+
+// Sums n floats over the ranks of comm (an MPI_Comm) through a bfloat16 buffer: each rank's
+// values rounded to bfloat16, each pair of contributions added in fp32 and rounded again, in
+// rank order (the same bits on every rank), the result widened back in place.
+void reduceBf16(float* data, size_t n, void* comm, std::vector<uint16_t>& scratch);
 
 // The most values one MPI call may carry (its counts are ints).
 constexpr size_t kMaxMpiCount = 2147483647;

@@ -31,6 +31,9 @@ struct CollectiveOptions {
   int dgcRampupBeginStep = 0;  // plain all-reduce for the steps before this one
   double dgcMomentum = 0;      // DGC's local momentum correction (use it with plain SGD)
   double timeoutSeconds = 0;   // a wait in one MPI exchange longer than this ends the job; <= 0: off
+  // Dense gradient all-reduces send bf16 (each rank's gradient rounded to bfloat16, the sum
+  // of each pair of contributions taken in fp32 and rounded again): half the bytes.
+  bool bf16Gradients = false;
 };
 
 // What the exchanges of one process cost, since the last takeTraffic().

@@ -175,6 +175,9 @@ def add_flags(flag):
          help="under mpiexec: dense gradients are all-reduced in buckets of about this many MB")
     flag("--overlap_allreduce", type=int, default=1, choices=[0, 1],
          help="under mpiexec: start a bucket's all-reduce as soon as backward has finished its layers")
+    flag("--allreduce_precision", default="fp32", choices=["fp32", "bf16"],
+         help="under mpiexec: bf16 sends dense gradients as bfloat16 (half the bytes; each pair of "
+              "contributions is added in fp32); LocalSGD's parameter averages stay fp32")
     flag("--local_sgd_steps", type=int, default=0,
          help="under mpiexec: LocalSGD: each rank updates on its own gradient and the parameters are "
               "averaged every K steps (and at each pass end); 0: off")
@@ -208,7 +211,7 @@ def shards_tables(args, cluster):
 # paddle train's flags that every rank must be given alike (the config is compared whole).
 MUST_AGREE = ("num_passes", "start_pass", "data_sharding", "trainer_count", "use_gpu", "data", "test_period",
               "saving_period", "show_parameter_stats_period", "skip_nonfinite_batches", "bucket_cap_mb",
-              "overlap_allreduce", "local_sgd_steps", "dgc_sparsity", "dgc_rampup_begin_step", "dgc_momentum",
+              "overlap_allreduce", "allreduce_precision", "local_sgd_steps", "dgc_sparsity", "dgc_rampup_begin_step", "dgc_momentum",
               "local", "load_missing_parameter_strategy", "job")
 
 
@@ -272,11 +275,12 @@ def configure(trainer, args):
     trainer.setCollectiveOptions(collective_options(
         api, bucket_mb=args.bucket_cap_mb, overlap=bool(args.overlap_allreduce), local_sgd_steps=args.local_sgd_steps,
         dgc_sparsity=dgc, dgc_rampup_begin_step=args.dgc_rampup_begin_step, dgc_momentum=args.dgc_momentum,
-        timeout_seconds=float(getattr(args, "collective_timeout", 0) or 0)))
+        timeout_seconds=float(getattr(args, "collective_timeout", 0) or 0),
+        bf16_gradients=getattr(args, "allreduce_precision", "fp32") == "bf16"))
 
 
 def collective_options(api, bucket_mb=1.0, overlap=True, local_sgd_steps=0, dgc_sparsity=-1.0, dgc_rampup_begin_step=0,
-                       dgc_momentum=0.0, timeout_seconds=0.0):
+                       dgc_momentum=0.0, timeout_seconds=0.0, bf16_gradients=False):
     """The engine's CollectiveOptions (how gradients travel between ranks) from paddle train's flags."""
     options = api.CollectiveOptions()
     options.bucketMb = float(bucket_mb)
@@ -286,6 +290,7 @@ def collective_options(api, bucket_mb=1.0, overlap=True, local_sgd_steps=0, dgc_
     options.dgcRampupBeginStep = int(dgc_rampup_begin_step)
     options.dgcMomentum = float(dgc_momentum)
     options.timeoutSeconds = float(timeout_seconds)
+    options.bf16Gradients = bool(bf16_gradients)
     return options
 
 

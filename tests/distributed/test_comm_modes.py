@@ -192,3 +192,33 @@ def test_a_step_skipped_for_a_nonfinite_cost_leaves_the_next_step_its_own_exchan
     log = run(tmp_path, "skip", "conf.py", work, args[1:] + ["--skip_nonfinite_batches=2", "--bucket_cap_mb=0.0001",
                                                             "--overlap_allreduce=" + overlap])
     assert "Skipped pass 0, batch 2" in log, log[-2000:]
+
+
+@needs_mpi
+def test_bf16_gradient_all_reduce_halves_the_bytes_and_still_learns_the_digits(tmp_path):
+    """--allreduce_precision=bf16: dense gradients cross as bfloat16 (half the bytes per step),
+    both ranks hold the same bits after every pass, the digits still learn, and the run differs
+    from the fp32 exchange (the rounding really happened)."""
+    config = digits(tmp_path, "learning_rate=0.001, learning_method=AdamOptimizer()", evaluator=True)
+    log = run(tmp_path, "bf16", config, tmp_path, ["--allreduce_precision=bf16"], passes=2)
+    errors = [float(m) for m in re.findall(r" Test samples=360 .*?classification_error_evaluator=([0-9.e-]+)", log)]
+    assert len(errors) == 2 and errors[-1] < 0.1, log[-2000:]  # chance is 0.9
+    run(tmp_path, "fp32", config, tmp_path, [], passes=2)
+    bf16, fp32 = last_pass(tmp_path, "bf16", 2), last_pass(tmp_path, "fp32", 2)
+    assert any(not np.array_equal(bf16[k], fp32[k]) for k in fp32)
+    assert all(np.abs(bf16[k] - fp32[k]).max() < 0.05 for k in fp32)
+
+
+@needs_mpi
+def test_bf16_gradient_all_reduce_sends_half_the_bytes_per_step(tmp_path):
+    """benchmarks/scaleout.py's worker on 2 ranks: the bf16 mode's dense bytes per step are
+    exactly half the fp32 overlap's."""
+    bytes_per_step = {}
+    for mode in ("overlap", "bf16"):
+        p = subprocess.run([MPIEXEC, "-n", "2", sys.executable, os.path.join(ROOT, "benchmarks", "scaleout.py"),
+                            "--worker", "mlp", "--ranks", "2", "--modes", mode], env=_env(tmp_path),
+                           capture_output=True, text=True, timeout=300)
+        assert p.returncode == 0, p.stderr[-2000:]
+        bytes_per_step[mode] = json.loads([l for l in p.stdout.splitlines() if l.startswith("{")][-1])[
+            "dense_bytes_per_step"]
+    assert bytes_per_step["overlap"] > 0 and bytes_per_step["bf16"] * 2 == bytes_per_step["overlap"]
