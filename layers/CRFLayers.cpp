@@ -232,7 +232,7 @@ class CRFLayer : public CRFLayerBase {
     double* beta = beta_.data();
     double* scratch = scratch_.data();
     const size_t scratchW = scratch_.width();
-    const float coeff = coeff_;
+    const float coeff = coeff_ * NetworkPrecisionScope::lossScale();
     forEach(useGpu_, n, [=] PD_HD(size_t k) {
       const size_t r0 = st[k], len = st[k + 1] - st[k];
       const double scale = coeff * (weights ? weights[k] : 1.0f);

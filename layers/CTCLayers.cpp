@@ -218,7 +218,7 @@ class CTCLayerBase : public Layer {
     const int* valid = valid_.data();
     float* grad = x.grad.data();
     const bool warp = warp_, norm = normByTimes_;
-    const float coeff = coeff_;
+    const float coeff = coeff_ * NetworkPrecisionScope::lossScale();
     forEach(useGpu_, x.numSequences(), [=] PD_HD(size_t k) {
       if (!valid[k]) return;
       const size_t T = xs[k + 1] - xs[k];

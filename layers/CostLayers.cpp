@@ -29,7 +29,7 @@ class MultiClassCrossEntropy : public CostLayer {
     const int* ids = labelView(label);
     const float* x = in.value.data();
     float* g = in.grad.data();
-    const float coeff = coeff_;
+    const float coeff = coeff_ * NetworkPrecisionScope::lossScale();
     forEach(useGpu_, rows_, [=] PD_HD(size_t i) {
       const size_t at = i * w + ids[i];
       g[at] -= sampleScale(coeff, weight, i) / std::max(x[at], FLT_MIN);
@@ -66,7 +66,7 @@ class DenseLabelCost : public CostLayer {
     const float* x = in.value.data();
     const float* y = label.value.data();
     float* g = in.grad.data();
-    const float coeff = coeff_;
+    const float coeff = coeff_ * NetworkPrecisionScope::lossScale();
     forEach2(useGpu_, rows_, w, [=] PD_HD(size_t i, size_t j) {
       g[i * w + j] += F::kScale * sampleScale(coeff, weight, i) * F::grad(x[i * w + j] - y[i * w + j]);
     });
@@ -127,7 +127,7 @@ class MultiClassCrossEntropyWithSelfNorm : public CostLayer {
     const float* x = in.value.data();
     const double* normGrad = normGrad_.data();
     float* g = in.grad.data();
-    const float coeff = coeff_;
+    const float coeff = coeff_ * NetworkPrecisionScope::lossScale();
     forEach2(useGpu_, rows_, w, [=] PD_HD(size_t i, size_t j) {
       const float scale = sampleScale(coeff, weight, i);
       float v = g[i * w + j] + static_cast<float>(scale * normGrad[i]);
@@ -183,7 +183,7 @@ class BinaryCrossEntropy : public CostLayer {
     const float* p = in.value.data();
     const float* y = (label.value.empty() ? denseLabel_ : label.value).data();  // forward made it
     float* g = in.grad.data();
-    const float coeff = coeff_;
+    const float coeff = coeff_ * NetworkPrecisionScope::lossScale();
     forEach2(useGpu_, rows_, w, [=] PD_HD(size_t i, size_t j) {
       const size_t at = i * w + j;
       const float q = clampProb(p[at]);
@@ -254,7 +254,7 @@ class HuberTwoClass : public CostLayer {
     const int* ids = labelView(label);
     const float* x = in.value.data();
     float* g = in.grad.data();
-    const float coeff = coeff_;
+    const float coeff = coeff_ * NetworkPrecisionScope::lossScale();
     forEach(useGpu_, rows_, [=] PD_HD(size_t i) {
       const float y = 2.0f * ids[i] - 1.0f, a = x[i] * y;
       const float d = a < -1 ? -4 * y : (a < 1 ? -2 * (1 - a) * y : 0.0f);
@@ -307,7 +307,7 @@ class RankCost : public FreeCostLayer {
     const float* weight = inputs_.size() == 4 ? input(3).value.data() : nullptr;
     float* gLeft = input(0).grad.empty() ? nullptr : input(0).grad.data();
     float* gRight = input(1).grad.empty() ? nullptr : input(1).grad.data();
-    const float coeff = coeff_;
+    const float coeff = coeff_ * NetworkPrecisionScope::lossScale();
     forEach(useGpu_, input(0).value.height(), [=] PD_HD(size_t r) {
       const float o = left[r] - right[r];
       float d = coeff * (1.0f / (1.0f + std::exp(-o)) - label[r]);
@@ -359,7 +359,7 @@ class SumCost : public FreeCostLayer {
     Matrix& g = input(0).grad;
     if (g.empty()) return;
     float* d = g.data();
-    const float coeff = coeff_;
+    const float coeff = coeff_ * NetworkPrecisionScope::lossScale();
     forEach(useGpu_, g.size(), [=] PD_HD(size_t i) { d[i] += coeff; });
   }
 };

@@ -32,7 +32,8 @@ inline const int* checkedLabels(const IVector& ids, size_t rows, size_t numClass
   return v;
 }
 
-// coeff times sample i's weight (weight null: no weight input).
+// coeff times sample i's weight (weight null: no weight input). Every cost's backward scales
+// its gradient by coeff times NetworkPrecisionScope::lossScale() (fp16's loss scale, else 1).
 PD_HD inline float sampleScale(float coeff, const float* weight, size_t i) {
   return weight ? coeff * weight[i] : coeff;
 }

@@ -15,17 +15,24 @@ Layer::Layer(const Json& config)
 
 namespace {
 thread_local math::Precision tNetworkPrecision = math::Precision::kFp32;
+thread_local float tLossScale = 1;
 // Layer types whose matrix products (weights times activations) may run in bf16.
 const std::set<std::string> kBf16Types = {"fc",        "selective_fc", "mixed",     "exconv",
                                           "cudnn_conv", "exconvt",      "cudnn_convt", "lstmemory",
                                           "lstm_step", "gated_recurrent", "gru_step", "recurrent"};
 }  // namespace
 
-NetworkPrecisionScope::NetworkPrecisionScope(math::Precision p) : saved_(tNetworkPrecision) {
+NetworkPrecisionScope::NetworkPrecisionScope(math::Precision p, float lossScale)
+    : saved_(tNetworkPrecision), savedScale_(tLossScale) {
   tNetworkPrecision = p;
+  tLossScale = lossScale;
 }
-NetworkPrecisionScope::~NetworkPrecisionScope() { tNetworkPrecision = saved_; }
+NetworkPrecisionScope::~NetworkPrecisionScope() {
+  tNetworkPrecision = saved_;
+  tLossScale = savedScale_;
+}
 math::Precision NetworkPrecisionScope::current() { return tNetworkPrecision; }
+float NetworkPrecisionScope::lossScale() { return tLossScale; }
 
 math::Precision parsePrecision(const std::string& name) {
   if (name == "fp32") return math::Precision::kFp32;

@@ -127,18 +127,21 @@ class Layer {
   bool bf16Capable_ = false;
 };
 
-// The precision the network running on this thread asked for (GradientMachine::forward and
-// backward set it; recurrent groups' frames run inside and inherit it).
+// The precision the network running on this thread asked for, and in backward fp16's loss
+// scale, which cost layers multiply their gradients by (GradientMachine::forward and backward
+// set them; recurrent groups' frames run inside and inherit them).
 class NetworkPrecisionScope {
  public:
-  explicit NetworkPrecisionScope(math::Precision p);
+  explicit NetworkPrecisionScope(math::Precision p, float lossScale = 1);
   ~NetworkPrecisionScope();
   NetworkPrecisionScope(const NetworkPrecisionScope&) = delete;
   NetworkPrecisionScope& operator=(const NetworkPrecisionScope&) = delete;
   static math::Precision current();
+  static float lossScale();
 
  private:
   math::Precision saved_;
+  float savedScale_;
 };
 
 // "fp32", "bf16" or "fp16" (ConfigError for anything else).

@@ -112,7 +112,7 @@ class HierarchicalSigmoid : public FreeCostLayer {
     gradPre_.resize(rows, cl);
     float* gp = gradPre_.data();  // d cost / d pre[r, j], set for j < len
     float* gb = bias_ && !bias_->isStatic() ? bias_->grad().data() : nullptr;
-    const float coeff = coeff_;
+    const float coeff = coeff_ * NetworkPrecisionScope::lossScale();
     forEach2(useGpu_, rows, cl, [=] PD_HD(size_t r, size_t j) {
       const size_t code = static_cast<size_t>(ids[r]) + numClasses;
       if (static_cast<int>(j) >= findLastSet(code) - 1) return;
@@ -248,7 +248,7 @@ class LambdaCost : public FreeCostLayer {
     const float* l = input(1).value.data();
     float* g = out.grad.data();
     const int ndcgNum = ndcgNum_, maxSortSize = maxSortSize_;
-    const float coeff = coeff_;
+    const float coeff = coeff_ * NetworkPrecisionScope::lossScale();
     forEach(useGpu_, out.numSequences(), [=] PD_HD(size_t q) {
       const int b = starts[q], n = starts[q + 1] - b;
       const int sortSize = maxSortSize == -1 ? n : std::min(maxSortSize, n);
@@ -407,7 +407,7 @@ class NceCost : public FreeCostLayer {
     const float* sw = hasWeight_ ? input(numIn_ + 1).value.data() : nullptr;
     const int numNeg = numNeg_;
     const size_t numClasses = numClasses_;
-    const float coeff = coeff_;
+    const float coeff = coeff_ * NetworkPrecisionScope::lossScale();
     forEach(useGpu_, S, [=] PD_HD(size_t s) {
       const size_t r = s / per;
       const double q = nceNoise(dist, numNeg, numClasses, cls[s]), p = o[s], w = coeff * (sw ? sw[r] : 1.0);

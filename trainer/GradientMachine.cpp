@@ -199,7 +199,7 @@ void GradientMachine::backward() {
     for (auto& p : params_) p->zeroGrad();
   }
   gradientsZero_ = false;
-  NetworkPrecisionScope precision(precision_);
+  NetworkPrecisionScope precision(precision_, lossScale_);
   for (size_t i = layers_.size(); i-- > 0;) {
     ProfileScope timed(profile_ ? &profile_->backward[i] : nullptr, useGpu_);
     layers_[i]->runBackward();

@@ -72,6 +72,8 @@ class GradientMachine {
   // AVX512_BF16, and fp16 on any CPU, run fp32: precision() says which runs.
   void setPrecision(math::Precision p);
   math::Precision precision() const { return precision_; }
+  // fp16's loss scale: backward starts from the cost gradient times this (1: none).
+  void setLossScale(float scale) { lossScale_ = scale; }
   std::mt19937& rng() { return rng_; }
 
   void randomizeParameters();
@@ -94,6 +96,7 @@ class GradientMachine {
   Json config_;
   bool useGpu_;
   math::Precision precision_ = math::Precision::kFp32;
+  float lossScale_ = 1;
   std::mt19937 rng_;
   std::vector<std::unique_ptr<Layer>> layers_;
   LayerMap layerMap_;

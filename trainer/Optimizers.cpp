@@ -97,8 +97,13 @@ ParameterUpdater::ParameterUpdater(const Json& opt)
       clipNorm_(opt.getDouble("gradient_clipping_norm")),
       averageWindow_(opt.getDouble("average_window")),
       maxAverageWindow_(opt.getInt("max_average_window")),
-      maxWindowSet_(opt.has("max_average_window")) {
+      maxWindowSet_(opt.has("max_average_window")),
+      lossScale_(opt.getDouble("initial_loss_scale")),
+      lossScaleGrowthInterval_(opt.getInt("loss_scale_growth_interval")) {
   PADDLE_ENFORCE(averageWindow_ >= 0, ConfigError, "average_window must be >= 0, got ", averageWindow_);
+  PADDLE_ENFORCE(lossScale_ >= 1 && std::isfinite(lossScale_) && lossScaleGrowthInterval_ >= 1, ConfigError,
+                 "initial_loss_scale must be a finite number >= 1 and loss_scale_growth_interval >= 1, got ",
+                 lossScale_, " and ", lossScaleGrowthInterval_);
   if (method_ == "torch_momentum" || method_ == "sparse_momentum") method_ = "momentum";
   bool ok = false;
   std::string known;
@@ -292,13 +297,15 @@ void ParameterUpdater::update(Parameter& p) {
   p.clearRowMarks();
 }
 
-double ParameterUpdater::clipByGlobalNorm(const std::vector<ParameterPtr>& params) {
-  if (clipNorm_ <= 0) return 0.0;
-  // Sparse-update gradients are the touched rows only.
-  auto forRows = [](Parameter& p, const std::function<void(float*, size_t)>& f) {
-    Matrix g = p.sparseUpdate() && !p.allRowsTouched() ? p.touchedGrad() : p.buffer(PARAMETER_GRADIENT);
-    f(g.data(), g.size());
-  };
+namespace {
+// Calls f on the gradient values of p: a sparse-update parameter's touched rows only.
+void forGradientRows(Parameter& p, const std::function<void(float*, size_t)>& f) {
+  Matrix g = p.sparseUpdate() && !p.allRowsTouched() ? p.touchedGrad() : p.buffer(PARAMETER_GRADIENT);
+  f(g.data(), g.size());
+}
+
+// The squared L2 norm of all trainable gradients (NaN or inf where one is not finite).
+double squaredGradientNorm(const std::vector<ParameterPtr>& params) {
   double sq = 0;
   for (auto& p : params) {
     if (p->isStatic()) continue;
@@ -312,26 +319,53 @@ double ParameterUpdater::clipByGlobalNorm(const std::vector<ParameterPtr>& param
       sq += v;
       continue;
     }
-    forRows(*p, [&](float* x, size_t n) {
+    forGradientRows(*p, [&](float* x, size_t n) {
       for (size_t i = 0; i < n; ++i) sq += static_cast<double>(x[i]) * x[i];
     });
   }
-  const double norm = std::sqrt(sq);
-  if (norm > clipNorm_) {
-    const float scale = static_cast<float>(clipNorm_ / norm);
-    for (auto& p : params) {
-      if (p->isStatic()) continue;
-      if (p->useGpu()) {
-        Matrix& g = p->buffer(PARAMETER_GRADIENT);
-        math::axpby(0.0f, g, scale, g);
-        continue;
-      }
-      forRows(*p, [&](float* x, size_t n) {
-        for (size_t i = 0; i < n; ++i) x[i] *= scale;
-      });
+  return sq;
+}
+
+void scaleGradients(const std::vector<ParameterPtr>& params, float scale) {
+  for (auto& p : params) {
+    if (p->isStatic()) continue;
+    if (p->useGpu()) {
+      Matrix& g = p->buffer(PARAMETER_GRADIENT);
+      math::axpby(0.0f, g, scale, g);
+      continue;
     }
+    forGradientRows(*p, [&](float* x, size_t n) {
+      for (size_t i = 0; i < n; ++i) x[i] *= scale;
+    });
   }
+}
+}  // namespace
+
+double ParameterUpdater::clipByGlobalNorm(const std::vector<ParameterPtr>& params) {
+  if (clipNorm_ <= 0) return 0.0;
+  const double norm = std::sqrt(squaredGradientNorm(params));
+  if (norm > clipNorm_) scaleGradients(params, static_cast<float>(clipNorm_ / norm));
   return norm;
+}
+
+bool ParameterUpdater::gradientsFinite(const std::vector<ParameterPtr>& params) const {
+  return std::isfinite(squaredGradientNorm(params));
+}
+
+bool ParameterUpdater::takeScaledGradients(const std::vector<ParameterPtr>& params, bool finite) {
+  if (!lossScaling_) return true;
+  if (!finite) {
+    lossScale_ = std::max(1.0, lossScale_ / 2);
+    cleanSteps_ = 0;
+    ++lossScaleSkips_;
+    return false;
+  }
+  scaleGradients(params, static_cast<float>(1.0 / lossScale_));
+  if (++cleanSteps_ == lossScaleGrowthInterval_) {
+    lossScale_ *= 2;
+    cleanSteps_ = 0;
+  }
+  return true;
 }
 
 void ParameterUpdater::catchUp() {
@@ -468,6 +502,10 @@ std::string ParameterUpdater::stateJson(const BufferNames& buffers) const {
   for (const Parameter* p : params_) counts[p->name()] = updateCount_.at(p);
   s["update_counts"] = std::move(counts);
   s["buffers"] = buffers;
+  if (lossScaling_) {
+    s["loss_scale"] = lossScale_;
+    s["loss_scale_clean_steps"] = cleanSteps_;
+  }
   return s.dump();
 }
 
@@ -496,6 +534,11 @@ void ParameterUpdater::loadStateJson(const std::string& json, const std::set<std
   numAccumulates_ = stateCounter(s, "num_accumulates", 0);
   oldNumAccumulates_ = stateCounter(s, "old_num_accumulates", 0);
   maxAverageWindow_ = stateCounter(s, "max_average_window", 0);
+  if (lossScaling_ && s.has("loss_scale")) {  // (state saved in another precision has none)
+    lossScale_ = s["loss_scale"].asDouble();
+    if (!(lossScale_ >= 1 && std::isfinite(lossScale_))) throw ConfigError("'loss_scale' must be a finite number >= 1");
+    cleanSteps_ = stateCounter(s, "loss_scale_clean_steps", 0);
+  }
   const Json& counts = s["update_counts"];
   if (counts.type() != Json::Type::Object) throw ConfigError("'update_counts' must be an object");
   pendingCounts_.clear();

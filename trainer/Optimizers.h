@@ -42,6 +42,16 @@ class ParameterUpdater {
   // gradient_clipping_norm (opt-in, not v1): scales every gradient by
   // min(1, norm / ||all gradients||) before the updates. Returns the norm.
   double clipByGlobalNorm(const std::vector<ParameterPtr>& params);
+  // fp16 (precision 'fp16'): dynamic loss scaling. lossScale() multiplies the cost gradient of
+  // backward (1 in other precisions). takeScaledGradients: after the exchange, with `finite`
+  // (whether every rank's gradients are) -- finite: the gradients are divided by the scale,
+  // which doubles after loss_scale_growth_interval such steps in a row, and true is returned;
+  // else the scale halves and false says to skip the step.
+  bool lossScaling() const { return lossScaling_; }
+  void setLossScaling(bool on) { lossScaling_ = on; }  // the trainer's machines run fp16
+  float lossScale() const { return lossScaling_ ? static_cast<float>(lossScale_) : 1.0f; }
+  bool gradientsFinite(const std::vector<ParameterPtr>& params) const;
+  bool takeScaledGradients(const std::vector<ParameterPtr>& params, bool finite);
   // Advances the time step and the model-average window.
   void finishBatch();
   // Applies the decay that sparse_update rows still owe (v1 catchUpWith); the
@@ -96,6 +106,7 @@ class ParameterUpdater {
     auto it = pendingCounts_.find(p.name());
     return it == pendingCounts_.end() ? 0 : it->second;
   }
+  int64_t lossScaleSkips() const { return lossScaleSkips_; }
   // Buffers that carry optimizer state across batches for this method.
   std::vector<ParameterType> stateBuffers() const;
 
@@ -134,6 +145,10 @@ class ParameterUpdater {
   bool recordGradStats_ = false;
   bool momentumOff_ = false;
   std::unordered_map<std::string, GradStats> gradStats_;
+  // fp16's dynamic loss scale
+  bool lossScaling_ = false;
+  double lossScale_ = 1;
+  int64_t lossScaleGrowthInterval_ = 1000, cleanSteps_ = 0, lossScaleSkips_ = 0;
 };
 
 }  // namespace paddle

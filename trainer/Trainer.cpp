@@ -141,6 +141,7 @@ void Trainer::init(std::shared_ptr<GradientMachine> main) {
   if (gpus_) gpus_->select(0);
   const math::Precision precision = parsePrecision(config_["opt_config"].getString("precision"));
   for (auto& m : machines_) m->setPrecision(precision);
+  updater_.setLossScaling(machines_[0]->precision() == math::Precision::kFp16);
   // Replicas compute their own gradients but read the main copy of every value (GPU replicas
   // keep a copy each: a GPU cannot read another's memory).
   for (size_t r = 1; r < machines_.size() && !gpus_; ++r) {
@@ -503,6 +504,7 @@ void Trainer::trainOneBatch(const std::vector<Argument>& inArgs, int64_t numSamp
   const std::vector<ParameterPtr>& params = machines_[0]->parameters();
   const std::vector<Argument> share = sync_->share(inArgs);
   sync_->beforeForward(share);  // (sharded tables: the rows this share reads)
+  for (auto& m : machines_) m->setLossScale(updater_.lossScale());  // (fp16; 1 otherwise)
   runReplicas(share, PASS_TRAIN);
   sync_->gradientsReady(params);
   // Every rank checks the same global cost, so all stop (or skip) together or none does.
@@ -529,6 +531,14 @@ void Trainer::trainOneBatch(const std::vector<Argument>& inArgs, int64_t numSamp
   }
   ++batchesInPass_;
   sync_->exchangeGradients(params);  // (LocalSGD: scales its own)
+  if (updater_.lossScaling()) {  // fp16: an overflow anywhere skips the step on every rank
+    double overflow = updater_.gradientsFinite(params) ? 0 : 1;
+    sync_->sum(&overflow, 1);
+    if (!updater_.takeScaledGradients(params, overflow == 0)) {
+      (this->*accumulateBatch_)(numSamples, cost);
+      return;
+    }
+  }
   {
     ProfileScope timed(machines_[0]->updateTimer(), machines_[0]->useGpu());
     updater_.startBatch(numSamples);

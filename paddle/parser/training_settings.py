@@ -15,11 +15,11 @@ LEARNING_RATE_SCHEDULES = ('constant', 'poly', 'caffe_poly', 'exp', 'discexp', '
 _NON_NEGATIVE = ('learning_rate', 'learning_rate_decay_a', 'learning_rate_decay_b', 'l1weight', 'l2weight',
                  'average_window', 'delta_add_rate', 'async_lagged_grad_discard_ratio', 'c1', 'backoff',
                  'shrink_parameter_value')
-_POSITIVE = ('ada_epsilon', 'adam_epsilon', 'gradient_clipping_norm')
+_POSITIVE = ('ada_epsilon', 'adam_epsilon', 'gradient_clipping_norm', 'initial_loss_scale')
 _UNIT_INTERVAL = ('ada_rou', )  # [0, 1]
 _BETAS = ('adam_beta1', 'adam_beta2')  # [0, 1)
 _POSITIVE_INTS = ('batch_size', 'mini_batch_size', 'max_average_window', 'num_batches_per_send_parameter',
-                  'num_batches_per_get_parameter', 'owlqn_steps', 'max_backoff')
+                  'num_batches_per_get_parameter', 'owlqn_steps', 'max_backoff', 'loss_scale_growth_interval')
 
 
 def check_setting(k, v):

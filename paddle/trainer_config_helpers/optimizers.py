@@ -508,7 +508,8 @@ def settings(batch_size,
              model_average=None,
              gradient_clipping_threshold=None,
              gradient_clipping_norm=None,
-             precision=None):
+             precision=None,
+             loss_scale=None):
     """Sets the trainer's optimization settings (call it once per config).
 
     Fills the OptimizationConfig of the TrainerConfig, and sets defaults (momentum,
@@ -565,6 +566,11 @@ def settings(batch_size,
             gradients, optimizer state, costs, softmax and normalisation stay fp32, and
             so do checkpoints. ``paddle train --precision`` overrides it;
             ``ExtraAttr(precision='fp32')`` keeps one layer in fp32.
+        loss_scale (float >= 1, optional): not in v1: fp16's initial dynamic loss
+            scale (default 32768). The cost gradient is multiplied by it before
+            backward and the gradients divided by it before the update; a step whose
+            gradients overflow is skipped and halves it, 1000 clean steps in a row
+            (OptimizationConfig.loss_scale_growth_interval) double it.
 
     Raises:
         ConfigError: a value out of range, an unknown schedule, or a wrong type for
@@ -606,6 +612,8 @@ def settings(batch_size,
         kwargs['gradient_clipping_norm'] = float(gradient_clipping_norm)  # checked by Settings
     if precision is not None:
         kwargs['precision'] = precision  # checked by Settings
+    if loss_scale is not None:
+        kwargs['initial_loss_scale'] = float(loss_scale)
 
     _merge(kwargs, learning_method.to_setting_kwargs(), 'learning_method')
     learning_method.extra_settings()
