@@ -6,7 +6,7 @@ The v1 config language (`paddle.trainer_config_helpers`) and the YAML front end
 whose `parse_config` also reads YAML configs) sits on top of all three.
 
 Modules by family: errors, registry (config_func/config_layer, default settings),
-state (ParseState: the parse in progress), submodels, image (sub-config geometry),
+state (ParseState: each parse's own, current per thread), submodels, image (sub-config geometry),
 inputs (Input, Bias, projections, operators), data, evaluators, parameters,
 layer_base (LayerBase, Layer()), layers_basic/elementwise/cost/sequence/recurrent/
 utility/image (one per engine family), recurrent_group, training_settings, execute

@@ -26,6 +26,7 @@ class ParseState(object):
 
     def __init__(self):
         self.reset()
+        self.in_progress = False  # parse_config is running it (kept by v1's reset mid-parse)
 
     # not v1 globals: the auto-name counters and whether parse_config is running this state
     INTERNAL = ('name_counters', 'in_progress')
@@ -65,7 +66,6 @@ class ParseState(object):
         self.pass_height_width = True
         self.config_warnings = []  # the warnings of this parse (config_warning), in order
         self.name_counters = {}  # name factory of wrap_name_default -> the next N of '__<prefix>_N__'
-        self.in_progress = False
 
 
 _idle_state = ParseState()  # read where no parse has begun in this context

@@ -110,11 +110,13 @@ def test_two_parses_interleaved_step_by_step_give_what_each_gives_alone():
     assert all(text == alone_seq for text in got_seq)
 
 
-def test_two_config_files_parsed_concurrently_give_their_protostr_alone():
-    """The project's configs (recurrent groups, images, data sources, config args), each
-    thread starting every parse together with the other."""
-    seq2seq = os.path.join(CONFIGS, 'seq2seq_attention.py')
-    resnet = os.path.join(CONFIGS, 'resnet_cifar.py')
+@pytest.mark.parametrize('seq2seq_file, image_file', [('seq2seq_attention.py', 'resnet_cifar.py'),
+                                                       ('seq2seq_attention.yaml', 'lenet.py')])
+def test_two_config_files_parsed_concurrently_give_their_protostr_alone(seq2seq_file, image_file):
+    """The project's configs (recurrent groups, images, data sources, config args; Python and
+    YAML), each thread starting every parse together with the other."""
+    seq2seq = os.path.join(CONFIGS, seq2seq_file)
+    resnet = os.path.join(CONFIGS, image_file)
     seq_args = 'source_dict_dim=300,target_dict_dim=200'
     alone = {seq2seq: str(parse_config(seq2seq, seq_args)), resnet: str(parse_config(resnet))}
     barrier = threading.Barrier(2, timeout=60)
