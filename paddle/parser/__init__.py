@@ -6,7 +6,7 @@ The v1 config language (`paddle.trainer_config_helpers`) and the YAML front end
 whose `parse_config` also reads YAML configs) sits on top of all three.
 
 Modules by family: errors, registry (config_func/config_layer, default settings),
-state (ParseState: the parse in progress), submodels, image (sub-config geometry),
+state (ParseState: each parse's own, current per thread), submodels, image (sub-config geometry),
 inputs (Input, Bias, projections, operators), data, evaluators, parameters,
 layer_base (LayerBase, Layer()), layers_basic/elementwise/cost/sequence/recurrent/
 utility/image (one per engine family), recurrent_group, training_settings, execute
@@ -22,7 +22,8 @@ from paddle.proto.TrainerConfig_pb2 import TrainerConfig  # noqa: F401
 from .errors import *  # noqa: F401,F403
 from .registry import *  # noqa: F401,F403
 from .registry import _parse_config_hooks  # noqa: F401
-from .state import ParseState, state, V1_GLOBALS, v1_global, init_config_environment, config_warning  # noqa: F401
+from .state import (ParseState, state, current_state, V1_GLOBALS, v1_global,  # noqa: F401
+                    init_config_environment, config_warning)
 from .submodels import *  # noqa: F401,F403
 from .image import *  # noqa: F401,F403
 from .inputs import *  # noqa: F401,F403
@@ -41,11 +42,12 @@ from .layers_prelu import *  # noqa: F401,F403
 from .layers_image import *  # noqa: F401,F403
 from .training_settings import *  # noqa: F401,F403
 from .execute import *  # noqa: F401,F403
+from .execute import _init_state
 
 
 def __getattr__(name):
     return v1_global(__name__, name)
 
 
-# importing the parser gives a usable (empty) environment
-begin_parse()  # noqa: F405
+# importing the parser gives a usable (empty) environment: the state read where no parse began
+_init_state()

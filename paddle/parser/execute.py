@@ -9,7 +9,7 @@ import traceback
 from .errors import ConfigError, logger
 from . import python2
 from .registry import _parse_config_hooks, g_config_funcs
-from .state import state
+from .state import ParseState, current_state, make_current, restore_state, state
 from .layer_base import _is_call_signature_error
 from .training_settings import update_g_config
 
@@ -75,6 +75,12 @@ def _py2_builtins():
     return d
 
 
+def _get_current_config_arg(name, type, default=None):
+    """get_config_arg of the parse running in this thread: a callable config's globals are
+    shared by every parse of it, so its get_config_arg (and Import) read the parse's own args."""
+    return make_get_config_arg(state.command_config_args)(name, type, default)
+
+
 def make_config_environment(config_file, config_args):
     funcs = {}
     funcs.update(_py2_builtins())
@@ -134,6 +140,7 @@ def _run_config_file(path, env):
 
 
 def make_importer(config_dir, config_args):
+    """Import(file) for a config; config_args None: the args of the parse running it."""
     def Import(config_file, local_args={}):
         if not config_file.startswith('/'):
             config_file = os.path.join(config_dir, config_file)
@@ -143,7 +150,8 @@ def make_importer(config_dir, config_args):
             raise ConfigError('Import: cannot read config file %s' %
                               config_file)
         state.config_files.append(os.path.abspath(config_file))
-        env = make_config_environment(config_file, config_args)
+        args = state.command_config_args if config_args is None else config_args
+        env = make_config_environment(config_file, args)
         env['__file__'] = config_file
         env['__name__'] = '__paddle_config__'
         env.update(local_args)
@@ -153,7 +161,16 @@ def make_importer(config_dir, config_args):
 
 
 def begin_parse():
-    state.reset()
+    """Makes a new, empty ParseState current in this thread (context) and returns it: the
+    config language's calls after it build a new config (what parse_config does first)."""
+    parse_state = ParseState()
+    make_current(parse_state)
+    _init_state()
+    return parse_state
+
+
+def _init_state():
+    """The current state's start: the parse hooks, the root sub-model."""
     for hook in _parse_config_hooks:
         hook()
     state.config.model_config.type = 'nn'
@@ -265,8 +282,30 @@ def parse_config(trainer_config, config_arg_str='', run_file=None):
     """Run a trainer config (a file path or a callable) and return the
     TrainerConfig message.  Raises ConfigError (one line, FILE:LINE: ...).
     ``run_file(path, config_args)``, when given, runs a config file written in
-    another front end (paddle.trainer.config_parser passes the YAML one)."""
-    begin_parse()
+    another front end (paddle.trainer.config_parser passes the YAML one).
+    Each parse builds into its own ParseState, so parses in two threads, or one
+    started by a config mid-parse, do not see each other."""
+    return _parse(trainer_config, config_arg_str, run_file)[0]
+
+
+def _parse(trainer_config, config_arg_str, run_file):
+    """(TrainerConfig, ParseState) of one parse. The new state stays current after a parse
+    at the top (v1's g_* names read it); one nested in a running parse hands that back."""
+    outer = current_state()
+    parse_state = ParseState()
+    token = make_current(parse_state)
+    try:
+        _init_state()
+        parse_state.in_progress = True
+        return _run_parse(trainer_config, config_arg_str, run_file), parse_state
+    finally:
+        parse_state.in_progress = False
+        if outer.in_progress:
+            restore_state(token)
+
+
+def _run_parse(trainer_config, config_arg_str, run_file):
+    """Runs the config against the current (new) state; errors located FILE:LINE."""
     if callable(trainer_config):
         try:
             main_file = inspect.getsourcefile(trainer_config) or \
@@ -280,8 +319,10 @@ def parse_config(trainer_config, config_arg_str='', run_file=None):
         config_args = _parse_config_args(config_arg_str)
         state.command_config_args.update(config_args)
         if callable(trainer_config):
-            trainer_config.__globals__.update(
-                make_config_environment('', config_args))
+            env = make_config_environment('', config_args)
+            env['get_config_arg'] = _get_current_config_arg
+            env['Import'] = make_importer('', None)
+            trainer_config.__globals__.update(env)
             trainer_config()
         elif run_file is not None:
             run_file(main_file, config_args)
@@ -307,7 +348,8 @@ def parse_config(trainer_config, config_arg_str='', run_file=None):
 
 
 def parse_config_and_serialize(trainer_config, config_arg_str='', run_file=None):
-    config = parse_config(trainer_config, config_arg_str, run_file)
+    config, parse_state = _parse(trainer_config, config_arg_str, run_file)
+    files = parse_state.config_files
     missing = config.FindInitializationErrors()
     if missing:
         hint = ''
@@ -316,8 +358,8 @@ def parse_config_and_serialize(trainer_config, config_arg_str='', run_file=None)
         raise ConfigError(
             'incomplete config, missing required fields: %s%s' %
             (', '.join(missing), hint),
-            filename=state.config_files[0] if state.config_files else '<config>',
-            lineno=_last_line(state.config_files[0]) if state.config_files else 0)
+            filename=files[0] if files else '<config>',
+            lineno=_last_line(files[0]) if files else 0)
     return config.SerializeToString()
 
 

@@ -24,6 +24,7 @@ import os
 import re
 import sys
 import sysconfig
+import threading
 import tokenize
 import types
 
@@ -38,6 +39,7 @@ _SIGNS = re.compile(r'^\s*print\s+[^\s(=]|\.iter(items|keys|values)\(|\.has_key\
                     r'\bsys\.maxint\b|\bimport\s.*\bmaxint\b|\bunicode\(|\bbasestring\b|\.next\(\)|\bexcept\s+[\w.]+\s*,\s*\w+\s*:|'
                     r'\braw_input\(|\bstring\.(letters|lowercase|uppercase)\b', re.M)
 _tools = {}
+_tools_lock = threading.RLock()  # a RefactoringTool's fixers keep per-tree state: one parse at a time
 
 
 def looks_like_python2(source):
@@ -120,7 +122,8 @@ def upgrade_source(source, name='<config>'):
     if python3_print and not looks_like_python2(source):
         return source
     try:
-        new = str(_refactoring_tool(python3_print).refactor_string(source, name))
+        with _tools_lock:
+            new = str(_refactoring_tool(python3_print).refactor_string(source, name))
     except Exception as e:  # fissix's ParseError: not Python 2 either
         raise SyntaxError('%s: neither Python 3 nor Python 2 (%s)' % (name, e))
     return _rename_attributes(new)
@@ -296,12 +299,13 @@ _finder = _Python2Finder()
 def install_import_hook(*folders):
     """Converts Python 2 modules imported from `folders` (and from those given before) as
     they are imported."""
-    for folder in folders:
-        folder = os.path.realpath(folder or '.') + os.sep
-        if folder not in _finder.user_dirs:
-            _finder.user_dirs.append(folder)
-    if _finder not in sys.meta_path:
-        sys.meta_path.insert(0, _finder)
+    with _tools_lock:  # parses in two threads install it at once
+        for folder in folders:
+            folder = os.path.realpath(folder or '.') + os.sep
+            if folder not in _finder.user_dirs:
+                _finder.user_dirs.append(folder)
+        if _finder not in sys.meta_path:
+            sys.meta_path.insert(0, _finder)
 
 
 def is_user_file(path):

@@ -1,4 +1,13 @@
-"""The state of the parse in progress: one ParseState object, reset when a parse begins."""
+"""The state of a parse: each parse creates a ParseState and runs against it.
+
+The parse modules read the state through `state`, a proxy that resolves the current
+parse's ParseState: the one made current in this thread (a contextvars.ContextVar, so
+two threads parse side by side) or, where no parse has begun, the idle default. A parse
+started inside another one (a config that parses a config) gets its own state and hands
+the outer one back when it ends; a parse at the top stays current after it returns, so
+that v1's g_* names and the tools read what it built.
+"""
+import contextvars
 import copy
 import os
 import sys
@@ -17,6 +26,10 @@ class ParseState(object):
 
     def __init__(self):
         self.reset()
+        self.in_progress = False  # parse_config is running it (kept by v1's reset mid-parse)
+
+    # not v1 globals: the auto-name counters and whether parse_config is running this state
+    INTERNAL = ('name_counters', 'in_progress')
 
     def reset(self):
         self.default_momentum = None
@@ -52,15 +65,49 @@ class ParseState(object):
         # until the first recurrent_layer_group (its inputs are sequences, not images)
         self.pass_height_width = True
         self.config_warnings = []  # the warnings of this parse (config_warning), in order
+        self.name_counters = {}  # name factory of wrap_name_default -> the next N of '__<prefix>_N__'
 
 
-# One parse runs at a time, as in v1.
-state = ParseState()
+_idle_state = ParseState()  # read where no parse has begun in this context
+_current = contextvars.ContextVar('paddle_parse_state', default=None)
+
+
+def current_state():
+    """The ParseState the config language in this thread (context) builds into."""
+    current = _current.get()
+    return _idle_state if current is None else current
+
+
+def make_current(parse_state):
+    """Makes `parse_state` the current one; returns the token that restore_state takes."""
+    return _current.set(parse_state)
+
+
+def restore_state(token):
+    """Hands back the state that was current before make_current gave `token`."""
+    _current.reset(token)
+
+
+class _CurrentStateProxy(object):
+    """`state`: reads and writes the attributes of the current ParseState."""
+    __slots__ = ()
+
+    def __getattr__(self, name):
+        return getattr(current_state(), name)
+
+    def __setattr__(self, name, value):
+        setattr(current_state(), name, value)
+
+    def __repr__(self):
+        return '<the current parse state: %r>' % current_state()
+
+
+state = _CurrentStateProxy()
 
 # v1's module-level names for the parse state -> ParseState attributes.
 V1_GLOBALS = dict(
-    [('g_' + a, a) for a in vars(state)
-     if not a.startswith('settings') and
+    [('g_' + a, a) for a in vars(_idle_state)
+     if not a.startswith('settings') and a not in ParseState.INTERNAL and
      a not in ('trainer_settings', 'name_sites', 'layer_sites', 'config_warnings')]
     + [(a, a) for a in ('settings', 'settings_deprecated', 'trainer_settings')])
 
@@ -96,5 +143,5 @@ def config_warning(msg, layer=None):
 
 
 def init_config_environment():
-    """v1's name for starting over with an empty parse state."""
+    """v1's name for starting over with an empty parse state (the current one's)."""
     state.reset()

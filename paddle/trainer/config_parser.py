@@ -32,7 +32,7 @@ from paddle.parser.state import V1_GLOBALS, v1_global
 # imported; not the parser's own modules or its state object.
 __all__ = sorted(set(n for n, v in vars(paddle.parser).items() if not n.startswith('_') and not (
     inspect.ismodule(v) and v.__name__.startswith('paddle.parser.')) and n not in (
-    'ParseState', 'state', 'V1_GLOBALS', 'v1_global'))
+    'ParseState', 'state', 'current_state', 'make_current', 'restore_state', 'V1_GLOBALS', 'v1_global'))
                  | set(V1_GLOBALS) | {'copy', 'inspect', 'logging', 'math', 'os', 'sys', 'traceback',
                                       'print_function'})
 

@@ -1,11 +1,11 @@
 """Decorators that fill in default arguments of helpers (auto names, default
-ParamAttr / bias / activation).  Name counters are reset at every parse."""
+ParamAttr / bias / activation).  The auto-name counters belong to the parse (its
+ParseState): every parse starts them at 0, and two parses do not share them."""
 
 import functools
 import inspect
 
-from paddle.parser import ConfigError, \
-    register_parse_config_hook
+from paddle.parser import ConfigError, state
 
 from .activations import TanhActivation
 from .attrs import ParamAttr
@@ -63,38 +63,33 @@ def wrap_param_default(param_names=None,
 
 
 class DefaultNameFactory(object):
+    """'__<prefix>_<N>__' names; N counts this factory's names in the current parse."""
+
     def __init__(self, name_prefix):
-        self.__counter__ = 0
         self.__name_prefix__ = name_prefix
 
     def __call__(self, func):
         prefix = self.__name_prefix__
         if prefix is None:
             prefix = func.__name__
-        name = '__%s_%d__' % (prefix, self.__counter__)
-        self.__counter__ += 1
-        return name
+        counters = state.name_counters
+        n = counters.get(self, 0)
+        counters[self] = n + 1
+        return '__%s_%d__' % (prefix, n)
 
     def reset(self):
-        self.__counter__ = 0
-
-
-_name_factories = []
+        state.name_counters.pop(self, None)
 
 
 def reset_name_counters():
-    for f in _name_factories:
-        f.reset()
-
-
-register_parse_config_hook(reset_name_counters)
+    """Starts the auto names of the current parse over at 0 (a new parse starts at 0 anyway)."""
+    state.name_counters.clear()
 
 
 def wrap_name_default(name_prefix=None, name_param='name'):
     """Auto name '__<prefix>_<N>__' (prefix defaults to the function name),
     one counter per decorated function."""
     factory = DefaultNameFactory(name_prefix)
-    _name_factories.append(factory)
     return wrap_param_default([name_param], factory)
 
 

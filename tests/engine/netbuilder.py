@@ -163,10 +163,11 @@ def gradient_check(gm, slots, input_slots=(), samples=12, eps=1e-3, rtol=2e-2, a
                    grad_scale=1.0):
     """Compares backward() with central finite differences of the total cost.
 
-    Checks `samples` random entries of every parameter and of the dense input
-    slots listed in `input_slots` (plain arrays or Seq). Cost layers' `coeff` scales only the gradient
-    (v1), so backward is compared with grad_scale * the numeric derivative.
-    Returns the worst relative error seen.
+    Checks `samples` random entries (None: every entry) of every parameter and of the dense
+    input slots listed in `input_slots` (plain arrays or Seq). Cost layers' `coeff` scales only
+    the gradient (v1), so backward is compared with grad_scale * the numeric derivative.
+    Raises AssertionError naming the first entry off by more than atol + rtol * the larger
+    magnitude (tests/engine/test_gradient_check_fails.py); returns the worst relative error seen.
     """
     if GPU_COUNT and not ON_GPU and hasattr(gm, "config_json"):
         check_gpu_parity(gm, slots)
@@ -190,9 +191,12 @@ def gradient_check(gm, slots, input_slots=(), samples=12, eps=1e-3, rtol=2e-2, a
         nonlocal worst
         num *= grad_scale
         err = abs(num - ana) / max(abs(num) + abs(ana), 1e-12)
-        assert abs(num - ana) <= atol + rtol * max(abs(num), abs(ana)), \
-            "%s: numeric %.6g vs backward %.6g" % (what, num, ana)
+        if not abs(num - ana) <= atol + rtol * max(abs(num), abs(ana)):  # (raised under -O too)
+            raise AssertionError("%s: numeric %.6g vs backward %.6g" % (what, num, ana))
         worst = max(worst, err)
+
+    def entries(size):
+        return range(size) if samples is None else rng.choice(size, min(samples, size), replace=False)
 
     for p in gm.getParameters():
         if p.isStatic():
@@ -205,7 +209,7 @@ def gradient_check(gm, slots, input_slots=(), samples=12, eps=1e-3, rtol=2e-2, a
             buf.copyFromNumpyArray(value)
             return total_cost(gm, slots)
 
-        for j in rng.choice(value.size, min(samples, value.size), replace=False):
+        for j in entries(value.size):
             old = value[j]
             up, down = cost_with(j, old + eps), cost_with(j, old - eps)
             cost_with(j, old)
@@ -213,7 +217,7 @@ def gradient_check(gm, slots, input_slots=(), samples=12, eps=1e-3, rtol=2e-2, a
     for k in input_slots:
         x = _slot_data(slots[k]).astype(np.float64)
         flat = x.reshape(-1)
-        for j in rng.choice(flat.size, min(samples, flat.size), replace=False):
+        for j in entries(flat.size):
             old = flat[j]
             perturbed = list(slots)
             flat[j] = old + eps
