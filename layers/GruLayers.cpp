@@ -213,6 +213,11 @@ class GruLayer : public BatchRecurrentLayer {
     if (!in.grad.empty()) batch_.toSequence(inputGrad_, in.grad, true);
   }
 
+  void releaseForwardState() override {
+    releaseBuffers({&input_, &zr_, &cand_, &resetH_, &hidden_, &hiddenGrad_, &zrGrad_, &candGrad_, &rhGrad_,
+                    &inputGrad_});
+  }
+
  private:
   size_t H_ = 0;
   GruStep step_;

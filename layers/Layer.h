@@ -51,6 +51,14 @@ class Layer {
   // (fc, mixed, conv, recurrent) whose config does not keep it in fp32. Layers that need
   // range (costs, softmax, normalisation, CRF/CTC) have no such products or stay fp32.
   bool bf16Capable() const { return bf16Capable_; }
+  // Recompute (GradientMachine::setRecompute) frees a layer between its forward and the
+  // re-run of that forward in backward: the output's value and gradient, the secondary
+  // outputs, the dropout mask; layers that keep more for their backward (LSTM gates, the
+  // sequence-to-batch rows...) free that too. The next forward() makes it all again.
+  virtual void releaseForwardState();
+  // True while the forward that runs re-makes a released segment: side effects that a
+  // forward has beyond its outputs (batch norm's moving averages) must not happen twice.
+  static bool recomputing();
 
   const std::string& name() const { return name_; }
   const std::string& type() const { return type_; }
@@ -139,6 +147,18 @@ class NetworkPrecisionScope {
 
  private:
   math::Precision saved_;
+};
+
+// Marks the forwards run in its lifetime (on this thread) as recomputations.
+class RecomputeScope {
+ public:
+  RecomputeScope();
+  ~RecomputeScope();
+  RecomputeScope(const RecomputeScope&) = delete;
+  RecomputeScope& operator=(const RecomputeScope&) = delete;
+
+ private:
+  bool saved_;
 };
 
 // "fp32" or "bf16" (ConfigError for anything else).

@@ -215,6 +215,10 @@ class LstmLayer : public BatchRecurrentLayer {
     if (!in.grad.empty()) batch_.toSequence(gateGrad_, in.grad, true);
   }
 
+  void releaseForwardState() override {
+    releaseBuffers({&gates_, &cells_, &states_, &hidden_, &hiddenGrad_, &cellGrad_, &gateGrad_});
+  }
+
  private:
   size_t H_ = 0;
   LstmCell cell_;

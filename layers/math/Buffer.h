@@ -14,8 +14,13 @@ namespace paddle {
 
 class Memory {
  public:
-  Memory(size_t bytes, bool gpu) : bytes_(bytes), gpu_(gpu), ptr_(deviceAlloc(bytes, gpu)) {}
-  ~Memory() { deviceFree(ptr_, gpu_); }
+  Memory(size_t bytes, bool gpu) : bytes_(bytes), gpu_(gpu), ptr_(deviceAlloc(bytes, gpu)) {
+    countBufferBytes(bytes_, true);
+  }
+  ~Memory() {
+    deviceFree(ptr_, gpu_);
+    countBufferBytes(bytes_, false);
+  }
   Memory(const Memory&) = delete;
   Memory& operator=(const Memory&) = delete;
   void* ptr() const { return ptr_; }

@@ -1,5 +1,6 @@
 #include "Device.h"
 
+#include <atomic>
 #include <cstdlib>
 #include <cstring>
 #include <new>
@@ -53,6 +54,24 @@ void* deviceAlloc(size_t bytes, bool gpu) {
   if (!p) throw std::bad_alloc();
   return p;
 }
+
+namespace {
+std::atomic<size_t> gBufferLive{0}, gBufferPeak{0};
+}  // namespace
+
+void countBufferBytes(size_t bytes, bool allocated) {
+  if (!allocated) {
+    gBufferLive -= bytes;
+    return;
+  }
+  const size_t live = gBufferLive += bytes;
+  size_t peak = gBufferPeak.load();
+  while (live > peak && !gBufferPeak.compare_exchange_weak(peak, live)) {
+  }
+}
+size_t bufferBytesLive() { return gBufferLive.load(); }
+size_t bufferBytesPeak() { return gBufferPeak.load(); }
+void resetBufferBytesPeak() { gBufferPeak = gBufferLive.load(); }
 
 void deviceFree(void* p, bool gpu) {
   if (!p) return;

@@ -14,6 +14,13 @@ void deviceFree(void* p, bool gpu);
 void deviceCopy(void* dst, bool dstGpu, const void* src, bool srcGpu, size_t bytes);
 void deviceZero(void* p, bool gpu, size_t bytes);
 
+// The engine's own accounting of its Matrix / IVector storage (Memory blocks, host and GPU):
+// bytes alive now and their high-water mark since the last reset (recompute is measured by it).
+void countBufferBytes(size_t bytes, bool allocated);
+size_t bufferBytesLive();
+size_t bufferBytesPeak();
+void resetBufferBytesPeak();  // the peak restarts from what is alive now
+
 [[noreturn]] void throwNoCuda(const char* what);
 
 // PADDLE_REVERSE_KERNELS=1 runs Kernel.h's CPU loops backwards: a test run that catches
