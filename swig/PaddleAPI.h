@@ -362,6 +362,8 @@ class GradientMachine {
   // precision); getPrecision() says which runs ("fp32" where the CPU lacks AVX512_BF16).
   void setPrecision(const std::string& precision);
   std::string getPrecision() const;
+  // Not in v1: the layers recomputation keeps (settings(recompute=...)); empty when it is off.
+  std::vector<std::string> getRecomputeCheckpoints() const;
   Evaluator* makeEvaluator();  // the config's evaluators, started
   void eval(Evaluator* evaluator);  // adds the last forward's batch
 

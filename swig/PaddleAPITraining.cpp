@@ -259,6 +259,10 @@ void GradientMachine::setPrecision(const std::string& precision) {
   m_->setPrecision(paddle::parsePrecision(precision));
 }
 
+std::vector<std::string> GradientMachine::getRecomputeCheckpoints() const {
+  return m_->recomputeCheckpoints();
+}
+
 std::string GradientMachine::getPrecision() const {
   return m_->precision() == paddle::math::Precision::kBf16 ? "bf16" : "fp32";
 }

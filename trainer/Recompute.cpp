@@ -124,10 +124,12 @@ RecomputePlan::RecomputePlan(const std::string& mode, const std::vector<std::str
     while (start < n) {
       const size_t lo = start + (len + 1) / 2, hi = start + len + len / 2;
       size_t best = n;
-      for (size_t i = lo; i < n && i <= hi; ++i) {
+      // (no cut in the last half segment: backward starts there and keeps it whole anyway)
+      const size_t tail = n > (len + 1) / 2 ? n - (len + 1) / 2 : 0;
+      for (size_t i = lo; i < tail && i <= hi; ++i) {
         if (clean[i] && (best == n || layers[i]->size() < layers[best]->size())) best = i;
       }
-      for (size_t i = hi + 1; best == n && i < n; ++i) {
+      for (size_t i = hi + 1; best == n && i < tail; ++i) {
         if (clean[i]) best = i;
       }
       if (best == n) break;

@@ -38,7 +38,8 @@ DEFAULT_SETTING = dict(
     adam_beta2=0.999,
     adam_epsilon=1e-8,
     gradient_clipping_norm=None,
-    precision=None, )
+    precision=None,
+    recompute=None, )
 
 DEFAULT_TRAINER_SETTING = dict(
     save_dir="./output/model", init_model_path=None, start_pass=0)

@@ -508,7 +508,8 @@ def settings(batch_size,
              model_average=None,
              gradient_clipping_threshold=None,
              gradient_clipping_norm=None,
-             precision=None):
+             precision=None,
+             recompute=None):
     """Sets the trainer's optimization settings (call it once per config).
 
     Fills the OptimizationConfig of the TrainerConfig, and sets defaults (momentum,
@@ -564,6 +565,18 @@ def settings(batch_size,
             gradients, optimizer state, costs, softmax and normalisation stay fp32, and
             so do checkpoints. ``paddle train --precision`` overrides it;
             ``ExtraAttr(precision='fp32')`` keeps one layer in fp32.
+        recompute (bool, str or list, optional): not in v1: trade time for memory in
+            training. Checkpoint layers cut the network into segments; the forward keeps
+            the checkpoints' outputs (and whatever a later segment reads) and frees the
+            rest of each segment, and backward recomputes a segment's forward from its
+            checkpoint just before that segment's backward. Gradients are bit for bit
+            those of a normal run (dropout's draws are replayed, batch norm's moving
+            averages move once). ``True`` or ``'auto'``: a checkpoint about every
+            sqrt(n) layers, at the narrowest place nothing earlier is read past; a list
+            of layers (or their names): those are the checkpoints; ``False``: off even
+            where layers carry ``ExtraAttr(recompute_checkpoint=True)`` (which alone
+            turns it on with the marked layers). Recurrent groups stay whole.
+            ``paddle train --recompute`` overrides it.
 
     Raises:
         ConfigError: a value out of range, an unknown schedule, or a wrong type for
@@ -576,6 +589,14 @@ def settings(batch_size,
         ...     learning_method=MomentumOptimizer(momentum=0.9)))
         >>> cfg.batch_size, cfg.learning_rate_schedule, cfg.algorithm
         (128, 'discexp', 'sgd')
+        >>> def deep():
+        ...     settings(batch_size=16, recompute='auto')
+        ...     h = data_layer(name='x', size=8)
+        ...     for i in range(9):
+        ...         h = fc_layer(input=h, size=8, name='h%d' % i)
+        ...     outputs(h)
+        >>> parse_network_config(deep).recompute
+        'auto'
     """
     if isinstance(regularization, BaseRegularization):
         regularization = [regularization]
@@ -605,6 +626,10 @@ def settings(batch_size,
         kwargs['gradient_clipping_norm'] = float(gradient_clipping_norm)  # checked by Settings
     if precision is not None:
         kwargs['precision'] = precision  # checked by Settings
+    if recompute is not None:
+        if isinstance(recompute, (list, tuple)):  # layers to their names
+            recompute = [getattr(r, 'name', r) for r in recompute]
+        kwargs['recompute'] = recompute  # checked by Settings
 
     _merge(kwargs, learning_method.to_setting_kwargs(), 'learning_method')
     learning_method.extra_settings()
