@@ -296,6 +296,11 @@ class GruStepLayer : public Layer {
     if (bias_ && !bias_->isStatic()) math::sumRows(inputGrad_, bias_->grad());
   }
 
+  void releaseForwardState() override {
+    Layer::releaseForwardState();
+    emptyBuffers({&zr_, &cand_, &rh_, &dzr_, &dcand_, &drh_, &inputGrad_, &scratch_});
+  }
+
  private:
   size_t H_ = 0;
   GruStep step_;

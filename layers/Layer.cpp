@@ -45,6 +45,13 @@ void Layer::releaseForwardState() {
   dropMask_ = empty;
 }
 
+void Layer::emptyBuffers(std::initializer_list<Matrix*> buffers) {
+  for (Matrix* m : buffers) {
+    *m = Matrix();
+    m->setDevice(useGpu_);
+  }
+}
+
 math::Precision parsePrecision(const std::string& name) {
   if (name == "fp32") return math::Precision::kFp32;
   if (name == "bf16") return math::Precision::kBf16;

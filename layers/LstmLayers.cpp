@@ -285,6 +285,11 @@ class LstmStepLayer : public Layer {
     if (!in.grad.empty()) math::axpby(1.0f, gateGrad_, 1.0f, in.grad);
   }
 
+  void releaseForwardState() override {
+    Layer::releaseForwardState();
+    emptyBuffers({&gates_, &states_, &gateGrad_});
+  }
+
  private:
   const float* peepholes() const { return bias_ ? bias_->value().data() : nullptr; }
   size_t H_ = 0;

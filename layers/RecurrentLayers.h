@@ -140,10 +140,8 @@ class BatchRecurrentLayer : public Layer {
   // layer's device) and the weight gradient's scratch rows.
   void releaseBuffers(std::initializer_list<Matrix*> buffers) {
     Layer::releaseForwardState();
-    for (Matrix* m : buffers) *m = Matrix();
-    prevHidden_ = Matrix();
-    onDevice(buffers);
-    onDevice({&prevHidden_});
+    emptyBuffers(buffers);
+    emptyBuffers({&prevHidden_});
   }
   // Puts the layer's batch-order buffers on its device.
   void onDevice(std::initializer_list<Matrix*> buffers) {

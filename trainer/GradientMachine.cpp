@@ -174,8 +174,10 @@ void GradientMachine::setRecompute(const std::string& mode, const std::vector<st
   released_ = false;
   rngBefore_.clear();
   recompute_.reset();
+  for (auto& l : layers_) l->recomputeInside(false);
   if (mode.empty() || mode == "off") return;
   recompute_ = std::make_unique<RecomputePlan>(mode, checkpoints, config_, layers_);
+  for (auto& l : layers_) l->recomputeInside(true);
 }
 
 std::vector<std::string> GradientMachine::recomputeCheckpoints() const {

@@ -177,6 +177,48 @@ def test_around_recurrent_groups(tmp_path):
     check_recompute(tc, batches, modes=("auto", "marked"), extra_checkpoints=["out0", "in2"])
 
 
+GROUP_STEP = """
+    def step(y):
+        mem = memory(name='state', size=8)
+        state = fc_layer(input=[y, mem], size=8, act=TanhActivation(), name='state',
+                         layer_attr=ExtraAttr(drop_rate=0.2))
+        wide = fc_layer(input=state, size=%d, act=ReluActivation(), name='wide',
+                        layer_attr=ExtraAttr(drop_rate=0.3))
+        return fc_layer(input=wide, size=6, act=TanhActivation(), name='step_out')
+    """
+
+
+def group_net(tmp_path, wide, mode=None):
+    settings = "settings(batch_size=4%s)" % (", recompute=%r" % mode if mode else "")
+    return parse(tmp_path, textwrap.dedent(GROUP_STEP % wide) + textwrap.dedent("""
+        x = data_layer(name='x', size=6)
+        g = recurrent_group(step=step, input=fc_layer(input=x, size=6, name='in'), name='g')
+        out = fc_layer(input=last_seq(input=g), size=3, act=SoftmaxActivation())
+        outputs(classification_cost(input=out, label=data_layer(name='y', size=3)))
+        """), settings=settings)
+
+
+def test_recurrent_group_recomputes_its_frames(tmp_path):
+    # in each frame 'state' (the memory) and 'step_out' (the out-link) stay, 'wide' is freed and
+    # recomputed with its dropout draws replayed (and 'state' draws between the runs)
+    tc = group_net(tmp_path, 10)
+    rng = np.random.RandomState(6)
+    starts = [0, 5, 6, 13]
+    batches = [{"x": Seq(rng.randn(13, 6).astype(np.float32), starts), "y": rng.randint(0, 3, 3).astype(np.int32)}
+               for _ in range(3)]
+    check_recompute(tc, batches, modes=("auto", ))
+
+
+def test_memory_of_a_recurrent_group_drops(tmp_path):
+    rng = np.random.RandomState(7)
+    starts = list(range(0, 8 * 40 + 1, 40))
+    slots = [Seq(rng.randn(8 * 40, 6).astype(np.float32), starts), rng.randint(0, 3, 8).astype(np.int32)]
+    stored, _ = peak_training_bytes(group_net(tmp_path, 256), slots)
+    recomputed, _ = peak_training_bytes(group_net(tmp_path, 256, "auto"), slots)
+    # the frames' 256-wide layers (value, gradient, dropout mask) are alive in one frame at a time
+    assert recomputed <= 0.4 * stored, (recomputed, stored)
+
+
 def test_trainer_reaches_the_same_parameters(tmp_path):
     tc = parse(tmp_path, """
         h = data_layer(name='x', size=8)
