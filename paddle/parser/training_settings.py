@@ -91,7 +91,8 @@ def _apply_recompute(v):
         v = 'auto'
     elif v is False:
         v = 'off'
-    model.recompute = '' if v == 'off' else v
+    if v != 'off':  # unset otherwise: the ModelConfig stays v1's
+        model.recompute = v
 
 
 @config_func
