@@ -301,6 +301,22 @@ def test_settings_exraattr_and_flag_reach_the_model_config(tmp_path):
         assert parser.parse_args(["--config", "x.py", "--recompute", "auto"]).recompute == "auto"
 
 
+def test_yaml_settings_and_layer_attr(tmp_path):
+    conf = tmp_path / "net.yaml"
+    conf.write_text(textwrap.dedent("""
+        settings: {batch_size: 4, recompute: [b]}
+        layers:
+          - {type: data_layer, name: x, size: 4}
+          - {type: fc_layer, name: a, input: x, size: 4, layer_attr: {recompute_checkpoint: true}}
+          - {type: fc_layer, name: b, input: a, size: 4}
+          - {type: fc_layer, name: c, input: b, size: 2}
+        outputs: [c]
+        """))
+    model = parse_config(str(conf), "").model_config
+    assert model.recompute == "marked"
+    assert build(json.loads(message_to_json(model))).getRecomputeCheckpoints() == ("a", "b")
+
+
 @pytest.mark.parametrize("value,message", [
     ("['nope']", "'nope' is not a layer name"),
     ("['step_fc@g']", "'step_fc@g' is a layer inside a recurrent group"),
