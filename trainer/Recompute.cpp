@@ -81,6 +81,10 @@ RecomputePlan::RecomputePlan(const std::string& mode, const std::vector<std::str
   std::set<std::string> outside;
   for (const std::string& o : model.getStrings("output_layer_names")) outside.insert(o);
   collectStrings(model["evaluators"], outside);
+  for (const auto& l : layers) {  // a validation layer's evaluator reads its inputs
+    if (l->type().find("-validation") == std::string::npos) continue;
+    for (const Layer* in : l->inputLayers()) outside.insert(in->name());
+  }
   std::vector<bool> pinned(n);
   for (size_t i = 0; i < n; ++i) {
     const Layer& l = *layers[i];
