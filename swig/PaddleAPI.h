@@ -59,8 +59,8 @@ const std::string& getPredictFile();
 int getGpuCount();      // visible GPUs (0 without CUDA or driver)
 // The engine's pooled GPU memory: (cudaMalloc calls, bytes held, peak bytes held); zeros without CUDA.
 std::vector<size_t> getGpuMemoryStats();
-// The engine's Matrix / IVector storage (host and GPU): (bytes alive, peak bytes alive since
-// the last reset); resetPeak restarts the peak from what is alive now.
+// The engine's Matrix / IVector storage (host and GPU): (bytes held, peak bytes held since
+// the last reset); resetPeak restarts the peak from what is held now.
 std::vector<size_t> getBufferMemoryStats(bool resetPeak = false);
 std::string getVersion();
 // The SIMD extensions the engine was compiled for (e.g. "sse4_2 avx avx2 fma avx512f").

@@ -177,6 +177,7 @@ void GradientMachine::setRecompute(const std::string& mode, const std::vector<st
   for (auto& l : layers_) l->recomputeInside(false);
   if (mode.empty() || mode == "off") return;
   recompute_ = std::make_unique<RecomputePlan>(mode, checkpoints, config_, layers_);
+  enableBufferCache();  // the released buffers come back every step, in the same sizes
   for (auto& l : layers_) l->recomputeInside(true);
 }
 
