@@ -5,9 +5,7 @@
 // segment's released layers, with the random generator replayed, right before the segment's
 // backward. The gradients are the stored run's, bit for bit.
 #pragma once
-#include <map>
 #include <memory>
-#include <random>
 #include <string>
 #include <vector>
 

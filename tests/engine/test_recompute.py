@@ -279,7 +279,7 @@ def test_memory_of_a_20_layer_stacked_lstm_drops_by_40_percent(tmp_path):
     assert recomputed <= 0.6 * stored, (recomputed, stored)
 
 
-def test_settings_exraattr_and_flag_reach_the_model_config(tmp_path):
+def test_settings_extraattr_and_flag_reach_the_model_config(tmp_path):
     body = """
         x = data_layer(name='x', size=4)
         a = fc_layer(input=x, size=4, name='a', layer_attr=ExtraAttr(recompute_checkpoint=%s))
