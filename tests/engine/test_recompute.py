@@ -17,7 +17,7 @@ import textwrap
 import numpy as np
 import pytest
 
-from netbuilder import Seq, make_args
+from netbuilder import ON_GPU, Seq, make_args
 from paddle.parser.errors import ConfigError as ParseError
 from paddle.proto import message_to_json
 from paddle.trainer.config_parser import parse_config
@@ -39,7 +39,7 @@ def model_json(tc, mode):
 
 
 def build(model, seed=3):
-    gm = api.GradientMachine.createByConfigJson(json.dumps(model), False, seed)
+    gm = api.GradientMachine.createByConfigJson(json.dumps(model), ON_GPU, seed)
     gm.setNeedInputGradient(True)
     return gm
 
