@@ -274,7 +274,6 @@ def test_memory_of_a_20_layer_stacked_lstm_drops_by_40_percent(tmp_path):
     recomputed, gm = peak_training_bytes(stacked_lstm(tmp_path, 20, "auto"), slots)
     # about sqrt(40) segments, cut at the LSTMs' outputs (narrower than their 4x input projections)
     checkpoints = gm.getRecomputeCheckpoints()
-    print(checkpoints, stored, recomputed)
     assert 4 <= len(checkpoints) <= 9 and all(c.startswith("lstm") for c in checkpoints), checkpoints
     assert recomputed <= 0.6 * stored, (recomputed, stored)
 
