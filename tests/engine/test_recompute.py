@@ -5,11 +5,13 @@ backward recomputes a segment right before its backward.
 - the gradients (of the parameters and of the inputs), costs and batch norm's moving averages are
   bit for bit those of the stored run, over several batches, for an MLP, a conv net with batch
   norm, dropout, max pooling and residual additions, stacked LSTMs and GRUs with dropout, and a
-  network around recurrent groups; with 'auto' and with explicit checkpoints;
+  network around recurrent groups; with 'auto' and with explicit checkpoints; a recurrent
+  group's frames recomputed (dropout inside the step replayed);
 - the Trainer trains to the same parameters with and without it;
-- the engine's own buffer accounting shows the peak of a 20-layer stacked LSTM drop by >= 40%;
-- settings / ExtraAttr / --recompute reach the ModelConfig; bad checkpoints raise ConfigError
-  naming the layer (parser and engine).
+- the engine's own buffer accounting shows the peak of a 20-layer stacked LSTM drop by >= 40%,
+  and that of a recurrent group's frames by >= 60%;
+- settings / ExtraAttr / YAML / --recompute reach the ModelConfig; bad checkpoints raise
+  ConfigError naming the layer (parser and engine).
 """
 import json
 import textwrap
