@@ -345,6 +345,13 @@ void RecurrentLayerGroup::backward() {
   for (Memory& m : memories_) finishBoot(m);
 }
 
+void RecurrentLayerGroup::recomputeInside(bool on) {
+  recomputeFrames_ = on;
+  for (auto& f : frames_) {
+    for (auto& l : f->layers) l->recomputeInside(on);
+  }
+}
+
 void RecurrentLayerGroup::markReleased(Frame& f) {
   // kept: what the next frame reads (memories), what the out-links gather, nested groups (they
   // write their own out-link agents) and print layers
@@ -430,6 +437,7 @@ std::unique_ptr<RecurrentLayerGroup::Frame> RecurrentLayerGroup::buildFrame() {
     try {
       std::unique_ptr<Layer> l = LayerRegistry::instance().create(lc);
       l->init(ctx);
+      l->recomputeInside(recomputeFrames_);
       if (!dynamic_cast<AgentLayer*>(l.get()) && !isStaticCopy(n)) f->compute.push_back(l.get());
       f->map[n] = l.get();
       f->layers.push_back(std::move(l));

@@ -89,7 +89,8 @@ class RecurrentLayerGroup : public Layer {
   void backward() override;
   // Recompute: a training forward frees each step's layers but what the next step (its
   // memories) and the out-links read; backward re-runs them before the step's backward.
-  void recomputeInside(bool on) override { recomputeFrames_ = on; }
+  // Nested groups in the step recompute their own frames as well.
+  void recomputeInside(bool on) override;
   // A beam_search group whose results (with their "scores") are the out-link `name`.
   bool generatesInto(const std::string& name) const {
     if (!generating_) return false;

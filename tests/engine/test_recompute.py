@@ -211,6 +211,33 @@ def test_recurrent_group_recomputes_its_frames(tmp_path):
     check_recompute(tc, batches, modes=("auto", ))
 
 
+def test_nested_recurrent_groups_recompute_their_frames(tmp_path):
+    # the inner group's frames free 'mid' (dropout replayed); the outer frames keep the inner
+    # group whole and the memory; the inner group recomputes inside each outer frame's backward
+    tc = parse(tmp_path, """
+        word = data_layer(name='word', size=3)
+        emb = fc_layer(input=word, size=5, act=TanhActivation())
+        def outer_step(x):
+            outer_mem = memory(name='outer_state', size=6)
+            def inner_step(y):
+                inner_mem = memory(name='inner_state', size=6, boot_layer=outer_mem)
+                state = fc_layer(input=[y, inner_mem], size=6, act=TanhActivation(), name='inner_state')
+                mid = fc_layer(input=state, size=7, act=ReluActivation(), name='mid',
+                               layer_attr=ExtraAttr(drop_rate=0.3))
+                return fc_layer(input=mid, size=6, act=TanhActivation(), name='inner_out')
+            inner_out = recurrent_group(step=inner_step, input=x, name='inner')
+            last_seq(input=inner_out, name='outer_state')
+            return inner_out
+        out = recurrent_group(step=outer_step, input=SubsequenceInput(emb), name='outer')
+        prob = fc_layer(input=last_seq(input=out), size=3, act=SoftmaxActivation())
+        outputs(classification_cost(input=prob, label=data_layer(name='label', size=3)))
+        """, settings="settings(batch_size=3)")
+    rng = np.random.RandomState(8)
+    batches = [{"word": Seq(rng.randn(11, 3).astype(np.float32), [0, 3, 6, 11], [0, 2, 3, 6, 7, 9, 11]),
+                "label": rng.randint(0, 3, 3).astype(np.int32)} for _ in range(3)]
+    check_recompute(tc, batches, modes=("auto", ))
+
+
 def test_memory_of_a_recurrent_group_drops(tmp_path):
     rng = np.random.RandomState(7)
     starts = list(range(0, 8 * 40 + 1, 40))
