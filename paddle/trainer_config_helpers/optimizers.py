@@ -575,7 +575,9 @@ def settings(batch_size,
             sqrt(n) layers, at the narrowest place nothing earlier is read past; a list
             of layers (or their names): those are the checkpoints; ``False``: off even
             where layers carry ``ExtraAttr(recompute_checkpoint=True)`` (which alone
-            turns it on with the marked layers). Recurrent groups stay whole.
+            turns it on with the marked layers). A recurrent group is never freed
+            whole; instead each of its steps keeps only its memories and out-links,
+            and backward recomputes the rest of the step (nested groups alike).
             ``paddle train --recompute`` overrides it.
 
     Raises:
