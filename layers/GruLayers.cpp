@@ -213,6 +213,11 @@ class GruLayer : public BatchRecurrentLayer {
     if (!in.grad.empty()) batch_.toSequence(inputGrad_, in.grad, true);
   }
 
+  void releaseForwardState() override {
+    releaseBuffers({&input_, &zr_, &cand_, &resetH_, &hidden_, &hiddenGrad_, &zrGrad_, &candGrad_, &rhGrad_,
+                    &inputGrad_});
+  }
+
  private:
   size_t H_ = 0;
   GruStep step_;
@@ -289,6 +294,11 @@ class GruStepLayer : public Layer {
     Argument& in = input(0);
     if (!in.grad.empty()) math::axpby(1.0f, inputGrad_, 1.0f, in.grad);
     if (bias_ && !bias_->isStatic()) math::sumRows(inputGrad_, bias_->grad());
+  }
+
+  void releaseForwardState() override {
+    Layer::releaseForwardState();
+    emptyBuffers({&zr_, &cand_, &rh_, &dzr_, &dcand_, &drh_, &inputGrad_, &scratch_});
   }
 
  private:

@@ -16,6 +16,7 @@ Layer::Layer(const Json& config)
 namespace {
 thread_local math::Precision tNetworkPrecision = math::Precision::kFp32;
 thread_local float tLossScale = 1;
+thread_local bool tRecomputing = false;
 // Layer types whose matrix products (weights times activations) may run in bf16.
 const std::set<std::string> kBf16Types = {"fc",        "selective_fc", "mixed",     "exconv",
                                           "cudnn_conv", "exconvt",      "cudnn_convt", "lstmemory",
@@ -33,6 +34,30 @@ NetworkPrecisionScope::~NetworkPrecisionScope() {
 }
 math::Precision NetworkPrecisionScope::current() { return tNetworkPrecision; }
 float NetworkPrecisionScope::lossScale() { return tLossScale; }
+
+RecomputeScope::RecomputeScope() : saved_(tRecomputing) { tRecomputing = true; }
+RecomputeScope::~RecomputeScope() { tRecomputing = saved_; }
+bool Layer::recomputing() { return tRecomputing; }
+
+void Layer::releaseForwardState() {
+  // a fresh (empty) buffer lets go of the memory; a view of it held elsewhere keeps it alive
+  Matrix empty;
+  empty.setDevice(useGpu_);  // allocates nothing
+  output_.value = empty;
+  output_.grad = empty;
+  for (auto& kv : namedOutputs_) {
+    kv.second.value = empty;
+    kv.second.grad = empty;
+  }
+  dropMask_ = empty;
+}
+
+void Layer::emptyBuffers(std::initializer_list<Matrix*> buffers) {
+  for (Matrix* m : buffers) {
+    *m = Matrix();
+    m->setDevice(useGpu_);
+  }
+}
 
 math::Precision parsePrecision(const std::string& name) {
   if (name == "fp32") return math::Precision::kFp32;

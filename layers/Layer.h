@@ -3,6 +3,7 @@
 // Adding a layer = its class in its family's file + one REGISTER_LAYER line.
 #pragma once
 #include <functional>
+#include <initializer_list>
 #include <map>
 #include <memory>
 #include <random>
@@ -51,6 +52,18 @@ class Layer {
   // (fc, mixed, conv, recurrent) whose config does not keep it in fp32. Layers that need
   // range (costs, softmax, normalisation, CRF/CTC) have no such products or stay fp32.
   bool bf16Capable() const { return bf16Capable_; }
+  // Recompute (GradientMachine::setRecompute) frees a layer between its forward and the
+  // re-run of that forward in backward: the output's value and gradient, the secondary
+  // outputs, the dropout mask; layers that keep more for their backward (LSTM gates, the
+  // sequence-to-batch rows...) free that too. The next forward() makes it all again.
+  virtual void releaseForwardState();
+  // Layers that run a sub-network of their own (recurrent groups) recompute inside it too:
+  // each step keeps what the next step and the group's outputs read, and backward re-runs
+  // the rest of the step.
+  virtual void recomputeInside(bool on) { (void)on; }
+  // True while the forward that runs re-makes a released segment: side effects that a
+  // forward has beyond its outputs (batch norm's moving averages) must not happen twice.
+  static bool recomputing();
 
   const std::string& name() const { return name_; }
   const std::string& type() const { return type_; }
@@ -89,6 +102,8 @@ class Layer {
   // and applies that input's relu derivative.
   bool setsInputGrad(size_t i) const { return inputs_[i]->gradSetByReader_; }
   bool appliesInputRelu(size_t i) const { return inputs_[i]->reluByReader_; }
+  // releaseForwardState's helper: each buffer let go of, left empty on the layer's device.
+  void emptyBuffers(std::initializer_list<Matrix*> buffers);
   // Activation + dropout on output_.value (forward) and on output_.grad (backward).
   void forwardActivation();
   void backwardActivation();
@@ -142,6 +157,18 @@ class NetworkPrecisionScope {
  private:
   math::Precision saved_;
   float savedScale_;
+};
+
+// Marks the forwards run in its lifetime (on this thread) as recomputations.
+class RecomputeScope {
+ public:
+  RecomputeScope();
+  ~RecomputeScope();
+  RecomputeScope(const RecomputeScope&) = delete;
+  RecomputeScope& operator=(const RecomputeScope&) = delete;
+
+ private:
+  bool saved_;
 };
 
 // "fp32", "bf16" or "fp16" (ConfigError for anything else).

@@ -215,6 +215,10 @@ class LstmLayer : public BatchRecurrentLayer {
     if (!in.grad.empty()) batch_.toSequence(gateGrad_, in.grad, true);
   }
 
+  void releaseForwardState() override {
+    releaseBuffers({&gates_, &cells_, &states_, &hidden_, &hiddenGrad_, &cellGrad_, &gateGrad_});
+  }
+
  private:
   size_t H_ = 0;
   LstmCell cell_;
@@ -279,6 +283,11 @@ class LstmStepLayer : public Layer {
                    prev.grad.empty() ? nullptr : prev.grad.data(), peepholes(), peepGrad);
     Argument& in = input(0);
     if (!in.grad.empty()) math::axpby(1.0f, gateGrad_, 1.0f, in.grad);
+  }
+
+  void releaseForwardState() override {
+    Layer::releaseForwardState();
+    emptyBuffers({&gates_, &states_, &gateGrad_});
   }
 
  private:

@@ -112,7 +112,7 @@ class BatchNormLayer : public Layer {
       const double m = static_cast<double>(rows) * P;
       float* mm = weight(1)->value().data();
       float* mv = weight(2)->value().data();
-      const bool update = pass == PASS_TRAIN;
+      const bool update = pass == PASS_TRAIN && !recomputing();  // once per batch
       const float frac = fraction_;
       forEach(useGpu_, C, [=] PD_HD(size_t c) {
         Sums s;  // of x and x^2

@@ -405,6 +405,12 @@ class PoolingLayerBase : public Layer {
            (!relu || (g.isMax && activation_->isLinear() && dropRate_ == 0));
   }
 
+  void releaseForwardState() override {
+    Layer::releaseForwardState();
+    idx_ = IVector();  // the max positions, remade by the recomputed forward
+    idx_.setDevice(useGpu_);
+  }
+
  protected:
   // Whether backward takes the AVX-512 2x2 path (one pooling of 2x2 windows at stride 2).
   bool fast2x2() const {
@@ -558,6 +564,12 @@ class MaxOutLayer : public Layer {
     forEach2Parallel(useGpu_, output_.grad.height(), outWidth, [=] PD_HD(size_t n, size_t j) {
       gx[n * inWidth + id[n * outWidth + j]] += g[n * outWidth + j];
     });
+  }
+
+  void releaseForwardState() override {
+    Layer::releaseForwardState();
+    idx_ = IVector();  // the max positions, remade by the recomputed forward
+    idx_.setDevice(useGpu_);
   }
 
  private:

@@ -62,6 +62,8 @@ class SimpleRecurrentLayer : public BatchRecurrentLayer {
     if (!in.grad.empty()) batch_.toSequence(grad_, in.grad, true);
   }
 
+  void releaseForwardState() override { releaseBuffers({&hidden_, &grad_}); }
+
  private:
   Matrix hidden_, grad_;  // batch order
 };

@@ -136,6 +136,13 @@ class BatchRecurrentLayer : public Layer {
     // The activation runs inside the cell; the base class only applies dropout.
     activation_.reset(new Activation(""));
   }
+  // Recompute: the base's release plus the batch-order buffers named (left empty on the
+  // layer's device) and the weight gradient's scratch rows.
+  void releaseBuffers(std::initializer_list<Matrix*> buffers) {
+    Layer::releaseForwardState();
+    emptyBuffers(buffers);
+    emptyBuffers({&prevHidden_});
+  }
   // Puts the layer's batch-order buffers on its device.
   void onDevice(std::initializer_list<Matrix*> buffers) {
     for (Matrix* m : buffers) m->setDevice(useGpu_);

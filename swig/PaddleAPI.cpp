@@ -138,6 +138,11 @@ std::vector<size_t> getGpuMemoryStats() {
   return {0, 0, 0};
 #endif
 }
+std::vector<size_t> getBufferMemoryStats(bool resetPeak) {
+  std::vector<size_t> stats{paddle::bufferBytesLive(), paddle::bufferBytesPeak()};
+  if (resetPeak) paddle::resetBufferBytesPeak();
+  return stats;
+}
 std::string getVersion() { return PADDLE_VERSION; }
 std::string getBuildCpuFeatures() {
   std::string s;

@@ -59,6 +59,9 @@ const std::string& getPredictFile();
 int getGpuCount();      // visible GPUs (0 without CUDA or driver)
 // The engine's pooled GPU memory: (cudaMalloc calls, bytes held, peak bytes held); zeros without CUDA.
 std::vector<size_t> getGpuMemoryStats();
+// The engine's Matrix / IVector storage (host and GPU): (bytes held, peak bytes held since
+// the last reset); resetPeak restarts the peak from what is held now.
+std::vector<size_t> getBufferMemoryStats(bool resetPeak = false);
 std::string getVersion();
 // The SIMD extensions the engine was compiled for (e.g. "sse4_2 avx avx2 fma avx512f").
 std::string getBuildCpuFeatures();
@@ -369,6 +372,8 @@ class GradientMachine {
   // precision); getPrecision() says which runs ("fp32" where the CPU lacks AVX512_BF16).
   void setPrecision(const std::string& precision);
   std::string getPrecision() const;
+  // Not in v1: the layers recomputation keeps (settings(recompute=...)); empty when it is off.
+  std::vector<std::string> getRecomputeCheckpoints() const;
   Evaluator* makeEvaluator();  // the config's evaluators, started
   void eval(Evaluator* evaluator);  // adds the last forward's batch
 

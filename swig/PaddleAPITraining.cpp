@@ -273,6 +273,10 @@ void GradientMachine::setPrecision(const std::string& precision) {
   m_->setPrecision(paddle::parsePrecision(precision));
 }
 
+std::vector<std::string> GradientMachine::getRecomputeCheckpoints() const {
+  return m_->recomputeCheckpoints();
+}
+
 std::string GradientMachine::getPrecision() const {
   switch (m_->precision()) {
     case paddle::math::Precision::kBf16: return "bf16";

@@ -84,6 +84,25 @@ Example:
     3
 %}
 
+%feature("docstring") getBufferMemoryStats %{
+The engine's own accounting of its matrix storage (host and GPU buffers of every machine).
+
+Counts each block from its allocation to its release: it drops when a Matrix is freed
+(recomputation releases the layers between checkpoints: ``settings(recompute=...)``), except
+for the blocks that a machine with recomputation keeps for reuse, which count as held.
+
+Args:
+    resetPeak (bool, optional): after reading, restart the peak from the bytes alive now.
+
+Returns:
+    tuple of int: (bytes held now, peak bytes held since the last reset).
+
+Example:
+    >>> alive, peak = swig_paddle.getBufferMemoryStats(True)
+    >>> peak >= alive >= 0
+    True
+%}
+
 %feature("docstring") getVersion %{The engine's version string (the package version it was built as).
 
 Example:

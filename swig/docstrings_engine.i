@@ -452,6 +452,17 @@ Returns:
     str: ``"fp32"``, ``"bf16"`` or ``"fp16"``.
 %}
 
+%feature("docstring") GradientMachine::getRecomputeCheckpoints %{
+The checkpoint layers of recomputation (not in v1), in network order.
+
+Training keeps their outputs; the layers between two of them are freed after the forward
+and recomputed in backward. ``settings(recompute=...)`` (the ModelConfig's ``recompute``)
+and ``ExtraAttr(recompute_checkpoint=True)`` choose them.
+
+Returns:
+    tuple of str: the layer names; empty when recomputation is off.
+%}
+
 %feature("docstring") GradientMachine::makeEvaluator %{
 The config's evaluators, started (plus one per auc-validation / pnpair-validation layer).
 

@@ -117,6 +117,7 @@ GradientMachine::GradientMachine(const Json& config, bool useGpu, uint64_t seed,
   }
   for (const std::string& n : config.getStrings("output_layer_names")) outputLayers_.push_back(layer(n));
   handOverInputGradients();
+  setRecompute(config.getString("recompute"));
   if (randomize) randomizeParameters();
 }
 
@@ -172,6 +173,37 @@ void GradientMachine::setPrecision(math::Precision p) {
   precision_ = runs ? p : math::Precision::kFp32;
 }
 
+void GradientMachine::setRecompute(const std::string& mode, const std::vector<std::string>& checkpoints) {
+  released_ = false;
+  rngBefore_.clear();
+  recompute_.reset();
+  for (auto& l : layers_) l->recomputeInside(false);
+  if (mode.empty() || mode == "off") return;
+  recompute_ = std::make_unique<RecomputePlan>(mode, checkpoints, config_, layers_);
+  enableBufferCache();  // the released buffers come back every step, in the same sizes
+  for (auto& l : layers_) l->recomputeInside(true);
+}
+
+std::vector<std::string> GradientMachine::recomputeCheckpoints() const {
+  return recompute_ ? recompute_->checkpoints() : std::vector<std::string>();
+}
+
+void GradientMachine::releaseSegment(const RecomputeSegment& s) {
+  for (size_t i : s.recomputed) layers_[i]->releaseForwardState();
+}
+
+void GradientMachine::recomputeSegment(const RecomputeSegment& s) {
+  if (s.recomputed.empty()) return;
+  const std::mt19937 saved = rng_;  // where the next forward goes on from
+  RecomputeScope recomputing;
+  for (size_t i : s.recomputed) {
+    if (recompute_->startsRun(i)) rng_ = rngBefore_.at(i);
+    ProfileScope timed(profile_ ? &profile_->forward[i] : nullptr, useGpu_);
+    layers_[i]->runForward(pass_);
+  }
+  rng_ = saved;
+}
+
 void GradientMachine::forward(const std::vector<Argument>& inArgs, PassType pass) {
   PADDLE_ENFORCE(inArgs.size() == dataLayers_.size(), DataError, "the network has ",
                  dataLayers_.size(), " input layers but the batch has ", inArgs.size(), " slots");
@@ -179,8 +211,11 @@ void GradientMachine::forward(const std::vector<Argument>& inArgs, PassType pass
   flushDenormals();
   NetworkPrecisionScope precision(precision_);
   for (size_t i = 0; i < inArgs.size(); ++i) dataLayers_[i]->setData(inArgs[i]);
+  released_ = recompute_ && (pass == PASS_TRAIN || pass == PASS_GC);
+  size_t segment = 0;
   for (size_t i = 0; i < layers_.size(); ++i) {
     Layer* l = layers_[i].get();
+    if (released_ && recompute_->startsRun(i)) rngBefore_[i] = rng_;
     try {
       ProfileScope timed(profile_ ? &profile_->forward[i] : nullptr, useGpu_);
       l->runForward(pass);
@@ -188,6 +223,8 @@ void GradientMachine::forward(const std::vector<Argument>& inArgs, PassType pass
       throw DataError(str("layer '", l->name(), "' (", l->type(), "): out of memory for its output (",
                           inArgs.empty() ? 0 : inArgs[0].batchSize(), " rows in this batch)"));
     }
+    // a finished segment keeps only what is read after it
+    if (released_ && i + 1 == recompute_->segments()[segment].end) releaseSegment(recompute_->segments()[segment++]);
   }
 }
 
@@ -200,10 +237,17 @@ void GradientMachine::backward() {
   }
   gradientsZero_ = false;
   NetworkPrecisionScope precision(precision_, lossScale_);
-  for (size_t i = layers_.size(); i-- > 0;) {
-    ProfileScope timed(profile_ ? &profile_->backward[i] : nullptr, useGpu_);
-    layers_[i]->runBackward();
-    if (backwardHook_) backwardHook_(i);
+  const std::vector<RecomputeSegment> whole{RecomputeSegment{0, layers_.size(), {}}};
+  const std::vector<RecomputeSegment>& segments = released_ ? recompute_->segments() : whole;
+  for (size_t k = segments.size(); k-- > 0;) {
+    const RecomputeSegment& s = segments[k];
+    recomputeSegment(s);
+    for (size_t i = s.end; i-- > s.begin;) {
+      ProfileScope timed(profile_ ? &profile_->backward[i] : nullptr, useGpu_);
+      layers_[i]->runBackward();
+      if (backwardHook_) backwardHook_(i);
+    }
+    releaseSegment(s);
   }
 }
 

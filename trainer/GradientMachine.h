@@ -3,6 +3,7 @@
 #pragma once
 #include <chrono>
 #include <functional>
+#include <map>
 #include <memory>
 #include <random>
 #include <string>
@@ -10,6 +11,7 @@
 
 #include "../layers/DataLayer.h"
 #include "../layers/Layer.h"
+#include "Recompute.h"
 
 namespace paddle {
 
@@ -75,6 +77,12 @@ class GradientMachine {
   // fp16's loss scale: backward starts from the cost gradient times this (1: none).
   void setLossScale(float scale) { lossScale_ = scale; }
   std::mt19937& rng() { return rng_; }
+  // Recompute (trainer/Recompute.h): "" (off), "auto" or "marked", plus checkpoint names to the
+  // marked ones. The ModelConfig's `recompute` sets it at construction; ConfigError names a
+  // checkpoint that is not a layer of the top level.
+  void setRecompute(const std::string& mode, const std::vector<std::string>& checkpoints = {});
+  // The plan's checkpoint layers, in order (empty when recompute is off).
+  std::vector<std::string> recomputeCheckpoints() const;
 
   void randomizeParameters();
   // One v1 parameter file per parameter, named after it, in dir.
@@ -92,6 +100,9 @@ class GradientMachine {
   // Where a layer is the only reader of its input and can set that input's whole gradient
   // (Layer::canSetInputGradient), the input stops clearing it.
   void handOverInputGradients();
+  // Recompute: frees a segment's released layers; re-runs their forward (generator replayed).
+  void releaseSegment(const RecomputeSegment& s);
+  void recomputeSegment(const RecomputeSegment& s);
 
   Json config_;
   bool useGpu_;
@@ -108,6 +119,9 @@ class GradientMachine {
   std::unique_ptr<StepProfile> profile_;
   std::function<void(size_t)> backwardHook_;
   bool gradientsZero_ = false;
+  std::unique_ptr<RecomputePlan> recompute_;
+  std::map<size_t, std::mt19937> rngBefore_;  // the generator before each run of recomputed layers
+  bool released_ = false;                      // the last forward released its segments
 };
 
 }  // namespace paddle

@@ -232,6 +232,7 @@ void RecurrentLayerGroup::forward(PassType pass) {
     }
   }
   while (frames_.size() < T) frames_.push_back(buildFrame());
+  framesReleased_ = recomputeFrames_ && training;
   for (size_t t = 0; t < T; ++t) {
     Frame& f = *frames_[t];
     if (training && t >= 2) handGradients(*frames_[t - 2], f, false);
@@ -245,9 +246,14 @@ void RecurrentLayerGroup::forward(PassType pass) {
                              nested_ ? stepStarts_[t] : IVector(), pass);
     }
     for (Memory& m : memories_) connectMemory(m, t, r);
-    for (Layer* l : f.compute) l->runForward(pass);
+    if (framesReleased_) {
+      forwardRecording(f, pass);
+    } else {
+      for (Layer* l : f.compute) l->runForward(pass);
+    }
     f.gradShapes.clear();
     for (auto& l : f.layers) f.gradShapes.emplace_back(l->output().grad.height(), l->output().grad.width());
+    if (framesReleased_) releaseFrame(f);
   }
   for (OutLink& o : outLinks_) {
     AgentLayer* g = gatherAgent(o.agent);
@@ -295,6 +301,7 @@ void RecurrentLayerGroup::backward() {
   for (size_t t = T; t-- > 0;) {
     Frame& f = *frames_[t];
     const size_t b0 = batch_.stepBegin(t), r = batch_.stepRows(t);
+    if (framesReleased_) recomputeFrame(f);
     for (const OutLink& o : outLinks_) {
       Matrix& g = f.get(o.layer)->output().grad;
       if (g.empty()) continue;
@@ -324,6 +331,7 @@ void RecurrentLayerGroup::backward() {
       Matrix part = in.grad.rows(i0, i0 + g.height());
       math::axpby(1.0f, g, 1.0f, part);
     }
+    if (framesReleased_) releaseFrame(f);
   }
   for (InLink& in : inLinks_) {
     Argument& a = in.parent->output();
@@ -335,6 +343,56 @@ void RecurrentLayerGroup::backward() {
     }
   }
   for (Memory& m : memories_) finishBoot(m);
+}
+
+void RecurrentLayerGroup::recomputeInside(bool on) {
+  recomputeFrames_ = on;
+  for (auto& f : frames_) {
+    for (auto& l : f->layers) l->recomputeInside(on);
+  }
+}
+
+void RecurrentLayerGroup::markReleased(Frame& f) {
+  // kept: what the next frame reads (memories), what the out-links gather, nested groups (they
+  // write their own out-link agents) and print layers
+  f.released.assign(f.compute.size(), false);
+  for (size_t i = 0; i < f.compute.size(); ++i) {
+    const Layer* l = f.compute[i];
+    bool kept = l->type() == "recurrent_layer_group" || l->type() == "print";
+    for (const Memory& m : memories_) kept = kept || m.layer == l->name();
+    for (const OutLink& o : outLinks_) kept = kept || o.layer == l->name();
+    f.released[i] = !kept;
+  }
+}
+
+void RecurrentLayerGroup::forwardRecording(Frame& f, PassType pass) {
+  if (f.released.size() != f.compute.size()) markReleased(f);
+  f.rngAt.clear();
+  for (size_t i = 0; i < f.compute.size(); ++i) {
+    const bool starts = f.released[i] && (i == 0 || !f.released[i - 1]);
+    if (starts) f.rngAt.emplace_back(i, *rng_);
+    f.compute[i]->runForward(pass);
+    const bool ends = f.released[i] && (i + 1 == f.compute.size() || !f.released[i + 1]);
+    if (ends && f.rngAt.back().second == *rng_) f.rngAt.pop_back();  // nothing drew: nothing to replay
+  }
+}
+
+void RecurrentLayerGroup::recomputeFrame(Frame& f) {
+  const std::mt19937 saved = *rng_;
+  RecomputeScope recomputing;
+  size_t next = 0;
+  for (size_t i = 0; i < f.compute.size(); ++i) {
+    if (!f.released[i]) continue;
+    if (next < f.rngAt.size() && f.rngAt[next].first == i) *rng_ = f.rngAt[next++].second;
+    f.compute[i]->runForward(pass_);
+  }
+  *rng_ = saved;
+}
+
+void RecurrentLayerGroup::releaseFrame(Frame& f) {
+  for (size_t i = 0; i < f.compute.size(); ++i) {
+    if (f.released[i]) f.compute[i]->releaseForwardState();
+  }
 }
 
 void RecurrentLayerGroup::handGradients(Frame& from, Frame& to, bool restoreShapes) {
@@ -379,6 +437,7 @@ std::unique_ptr<RecurrentLayerGroup::Frame> RecurrentLayerGroup::buildFrame() {
     try {
       std::unique_ptr<Layer> l = LayerRegistry::instance().create(lc);
       l->init(ctx);
+      l->recomputeInside(recomputeFrames_);
       if (!dynamic_cast<AgentLayer*>(l.get()) && !isStaticCopy(n)) f->compute.push_back(l.get());
       f->map[n] = l.get();
       f->layers.push_back(std::move(l));

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <memory>
+#include <random>
 #include <string>
 #include <utility>
 #include <vector>
@@ -86,6 +87,10 @@ class RecurrentLayerGroup : public Layer {
   void init(LayerContext& ctx) override;
   void forward(PassType pass) override;
   void backward() override;
+  // Recompute: a training forward frees each step's layers but what the next step (its
+  // memories) and the out-links read; backward re-runs them before the step's backward.
+  // Nested groups in the step recompute their own frames as well.
+  void recomputeInside(bool on) override;
   // A beam_search group whose results (with their "scores") are the out-link `name`.
   bool generatesInto(const std::string& name) const {
     if (!generating_) return false;
@@ -101,6 +106,10 @@ class RecurrentLayerGroup : public Layer {
     std::vector<Layer*> compute;  // non-agent layers, in order
     LayerMap map;
     std::vector<std::pair<size_t, size_t>> gradShapes;  // per layer, as forward made them
+    // Recompute: per compute layer, whether the step frees it after its forward; and the
+    // generator before each run of freed layers that draws from it.
+    std::vector<bool> released;
+    std::vector<std::pair<size_t, std::mt19937>> rngAt;
     Layer* get(const std::string& n) const {
       auto it = map.find(n);
       PADDLE_ENFORCE(it != map.end(), ConfigError, "no layer '", n, "' in the recurrent group");
@@ -171,6 +180,13 @@ class RecurrentLayerGroup : public Layer {
 
   void finishBoot(Memory& m);
 
+  // Recompute of the frames: which compute layers a frame frees; its forward (saving the
+  // generator where freed layers start); re-running the freed layers; freeing them.
+  void markReleased(Frame& f);
+  void forwardRecording(Frame& f, PassType pass);
+  void recomputeFrame(Frame& f);
+  void releaseFrame(Frame& f);
+
   // ---------------------------------------------------------------- generation
   // beam_search (v1 RecurrentGradientMachine::generateSequence): frames run on
   // the live paths of every sample; each path expands to its beam_size best next
@@ -235,6 +251,7 @@ class RecurrentLayerGroup : public Layer {
   std::vector<Json> innerConfigs_;
   std::vector<bool> sharedGrad_;  // per layer of a frame: a static memory's agent (bootGrad views)
   bool reversed_ = false;
+  bool recomputeFrames_ = false, framesReleased_ = false;
   std::vector<InLink> inLinks_;
   std::vector<Memory> memories_;
   std::vector<OutLink> outLinks_;

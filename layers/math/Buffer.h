@@ -14,8 +14,8 @@ namespace paddle {
 
 class Memory {
  public:
-  Memory(size_t bytes, bool gpu) : bytes_(bytes), gpu_(gpu), ptr_(deviceAlloc(bytes, gpu)) {}
-  ~Memory() { deviceFree(ptr_, gpu_); }
+  Memory(size_t bytes, bool gpu) : bytes_(bytes), gpu_(gpu), ptr_(bufferAlloc(bytes, gpu)) {}
+  ~Memory() { bufferFree(ptr_, bytes_, gpu_); }
   Memory(const Memory&) = delete;
   Memory& operator=(const Memory&) = delete;
   void* ptr() const { return ptr_; }

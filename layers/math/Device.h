@@ -14,6 +14,20 @@ void deviceFree(void* p, bool gpu);
 void deviceCopy(void* dst, bool dstGpu, const void* src, bool srcGpu, size_t bytes);
 void deviceZero(void* p, bool gpu, size_t bytes);
 
+// The storage of Matrix / IVector (Memory blocks): deviceAlloc / deviceFree, except that once
+// the block cache is on, a freed host block of 64 KB or more waits for the next request of
+// its exact size (recompute frees and remakes the same shapes every step: reuse spares the
+// page faults and the heap's fragmentation); the cache keeps at most a third of the peak,
+// dropping its oldest blocks first.
+void* bufferAlloc(size_t bytes, bool gpu);
+void bufferFree(void* p, size_t bytes, bool gpu);
+void enableBufferCache();  // process-wide, from the first machine that recomputes
+// The engine's own accounting of that storage (host and GPU): bytes held now (in buffers or
+// cached) and their high-water mark since the last reset (recompute is measured by it).
+size_t bufferBytesLive();
+size_t bufferBytesPeak();
+void resetBufferBytesPeak();  // the peak restarts from what is alive now
+
 [[noreturn]] void throwNoCuda(const char* what);
 
 // PADDLE_REVERSE_KERNELS=1 runs Kernel.h's CPU loops backwards: a test run that catches

@@ -27,7 +27,8 @@ class LayerBase(object):
                  drop_rate=0.,
                  coeff=None,
                  error_clipping_threshold=None,
-                 precision=None):
+                 precision=None,
+                 recompute_checkpoint=None):
         config_assert(
             isinstance(name, str) and name,
             'layer name must be a non-empty string, got %r' % (name, ))
@@ -67,6 +68,8 @@ class LayerBase(object):
             self.config.error_clipping_threshold = error_clipping_threshold
         if precision is not None:
             self.config.precision = precision
+        if recompute_checkpoint:
+            self.config.recompute_checkpoint = True
 
         for input_index in range(len(self.inputs)):
             inp = self.inputs[input_index]

@@ -40,7 +40,8 @@ DEFAULT_SETTING = dict(
     gradient_clipping_norm=None,
     precision=None,
     initial_loss_scale=None,
-    loss_scale_growth_interval=None, )
+    loss_scale_growth_interval=None,
+    recompute=None, )
 
 DEFAULT_TRAINER_SETTING = dict(
     save_dir="./output/model", init_model_path=None, start_pass=0)

@@ -11,6 +11,7 @@ from .state import state
 LEARNING_METHODS = ('momentum', 'torch_momentum', 'sparse_momentum', 'adagrad', 'adadelta', 'rmsprop',
                     'decayed_adagrad', 'adam', 'adamax')
 PRECISIONS = ('fp32', 'bf16', 'fp16')  # OptimizationConfig.precision
+RECOMPUTE_MODES = ('auto', 'marked', 'off')  # ModelConfig.recompute (or a list of checkpoints)
 LEARNING_RATE_SCHEDULES = ('constant', 'poly', 'caffe_poly', 'exp', 'discexp', 'linear', 'manual', 'pass_manual')
 _NON_NEGATIVE = ('learning_rate', 'learning_rate_decay_a', 'learning_rate_decay_b', 'l1weight', 'l2weight',
                  'average_window', 'delta_add_rate', 'async_lagged_grad_discard_ratio', 'c1', 'backoff',
@@ -41,6 +42,8 @@ def check_setting(k, v):
         raise ConfigError("settings: unknown learning_method %r (known: %s)" % (v, ', '.join(LEARNING_METHODS)))
     elif k == 'precision' and v not in PRECISIONS:
         raise ConfigError("settings: precision must be one of %s, got %r" % (', '.join(PRECISIONS), v))
+    elif k == 'recompute':
+        _check_recompute(v)
     elif k == 'learning_rate_schedule' and v not in LEARNING_RATE_SCHEDULES:
         raise ConfigError("settings: unknown learning_rate_schedule %r (known: %s)" %
                           (v, ', '.join(LEARNING_RATE_SCHEDULES)))
@@ -52,6 +55,44 @@ def check_setting(k, v):
             except ValueError:
                 raise ConfigError("settings: learning_rate_args segment %r is not 'bound:rate' "
                                   "(e.g. '1000:1.0,2000:0.5')" % segment)
+
+
+def _check_recompute(v):
+    if isinstance(v, bool) or v in RECOMPUTE_MODES:
+        return
+    if isinstance(v, (list, tuple)) and v and all(isinstance(n, str) and n for n in v):
+        return
+    raise ConfigError("settings: recompute must be True/False, one of %s or a non-empty list of "
+                      "checkpoint layers, got %r" % (', '.join(RECOMPUTE_MODES), v))
+
+
+def _apply_recompute(v):
+    """settings(recompute=...) into the ModelConfig: its mode, and the named checkpoints marked
+    (top-level layers only: a recurrent group's step runs whole)."""
+    model = state.config.model_config
+    marked = any(layer.recompute_checkpoint for layer in model.layers)
+    if v is None:
+        v = 'marked' if marked else 'off'
+    if isinstance(v, (list, tuple)):
+        inner = set()
+        for sub in model.sub_models:
+            if sub.name != 'root':
+                inner.update(sub.layer_names)
+        for name in v:
+            if name not in state.layer_map:
+                raise ConfigError("settings: recompute checkpoint '%s' is not a layer name" % name,
+                                  *state.name_sites.get(name, (None, None)))
+            if name in inner:
+                raise ConfigError("settings: recompute checkpoint '%s' is a layer inside a recurrent "
+                                  "group; checkpoints are layers of the top level" % name)
+            state.layer_map[name].recompute_checkpoint = True
+        v = 'marked'
+    elif v is True:
+        v = 'auto'
+    elif v is False:
+        v = 'off'
+    if v != 'off':  # unset otherwise: the ModelConfig stays v1's
+        model.recompute = v
 
 
 @config_func
@@ -74,6 +115,9 @@ def Settings(**args):
 
 def update_g_config():
     for k, v in state.settings.items():
+        if k == 'recompute':
+            _apply_recompute(v)
+            continue
         if v is None:
             continue
         try:

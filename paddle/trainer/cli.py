@@ -70,6 +70,10 @@ def _train_parser():
          help="arithmetic of the layers' matrix products (overrides settings(precision=...)): bf16 rounds "
               "their operands to bfloat16 and sums in fp32 (AVX512_BF16 CPUs, GPUs); fp16 to IEEE half "
               "(GPUs); weights, optimizer state and checkpoints stay fp32")
+    flag("--recompute", default=None, choices=["off", "auto", "marked"],
+         help="recomputation in training (overrides settings(recompute=...)): the forward keeps only the "
+              "checkpoint layers' outputs and backward recomputes the rest; auto: a checkpoint about every "
+              "sqrt(n) layers, marked: the layers with ExtraAttr(recompute_checkpoint=True)")
     flag("--data_sharding", default="batch", choices=["batch", "files"],
          help="under mpiexec: every rank reads all data and trains its share of each batch, "
               "or reads only its entries of the file list (paddle/trainer/distributed.py)")
@@ -177,6 +181,8 @@ class TrainingJob(object):
         tc.start_pass = args.start_pass
         if args.precision:
             tc.opt_config.precision = args.precision
+        if args.recompute:
+            tc.model_config.recompute = "" if args.recompute == "off" else args.recompute
         self.config_file = os.path.abspath(args.config)
 
         from paddle.proto import message_to_json

@@ -224,6 +224,10 @@ class ExtraLayerAttribute(object):
         precision (str, optional): not in v1: ``'fp32'`` keeps this layer's matrix
             products in fp32 when ``settings(precision='bf16')`` (or ``--precision=bf16``)
             runs the others in bf16.
+        recompute_checkpoint (bool, optional): not in v1: a checkpoint of recomputation:
+            training keeps this layer's output, and the layers between two checkpoints
+            are freed after the forward and recomputed in backward (marking layers turns
+            recomputation on; see ``settings(recompute=...)``).
 
     Raises:
         ConfigError: a negative threshold, a drop_rate outside [0, 1[ or a precision
@@ -240,13 +244,21 @@ class ExtraLayerAttribute(object):
         ...     outputs(fc_layer(input=x, size=8, name='h', layer_attr=ExtraAttr(precision='fp32')))
         >>> parse_network_config(mixed).layers[1].precision
         'fp32'
+        >>> def marked():
+        ...     x = data_layer(name='x', size=4)
+        ...     h = fc_layer(input=x, size=8, layer_attr=ExtraAttr(recompute_checkpoint=True))
+        ...     outputs(fc_layer(input=h, size=2))
+        >>> model = parse_network_config(marked)
+        >>> model.layers[1].recompute_checkpoint, model.recompute
+        (True, 'marked')
     """
 
     def __init__(self,
                  error_clipping_threshold=None,
                  drop_rate=None,
                  device=None,
-                 precision=None):
+                 precision=None,
+                 recompute_checkpoint=None):
         self.attr = dict()
         if error_clipping_threshold is not None:
             error_clipping_threshold = float(error_clipping_threshold)
@@ -267,6 +279,8 @@ class ExtraLayerAttribute(object):
                 raise ConfigError("ExtraAttr: precision may only be 'fp32' (keeping the layer "
                                   "out of bf16), got %r" % (precision, ))
             self.attr['precision'] = precision
+        if recompute_checkpoint:
+            self.attr['recompute_checkpoint'] = True
 
     def check(self, layer_name, supported=None):
         """Raises ConfigError if this carries an attribute the layer does not support.
@@ -279,7 +293,7 @@ class ExtraLayerAttribute(object):
         if supported is None:
             return
         for key in self.attr:
-            if key not in supported:
+            if key not in supported and key != 'recompute_checkpoint':  # the engine's, any layer's
                 raise ConfigError('%s does not support layer_attr %s' %
                                   (layer_name, key))
 

@@ -21,6 +21,7 @@ ERROR_CLIPPING = 'error_clipping_threshold'
 DROPOUT = 'drop_rate'
 DEVICE = 'device'
 PRECISION = 'precision'  # every layer accepts it, like device
+RECOMPUTE_CHECKPOINT = 'recompute_checkpoint'  # and this (the engine keeps the layer's output)
 
 
 class LayerType(object):
@@ -298,7 +299,7 @@ def layer_support(*attrs):
 
     The decorated helper checks its ``layer_attr`` argument: it must be an
     ``ExtraAttr(...)``, and each field it sets must be one of ``attrs`` (``device``
-    and ``precision`` are always allowed), otherwise the call raises a ConfigError naming the helper
+    ``precision`` and ``recompute_checkpoint`` are always allowed), otherwise the call raises a ConfigError naming the helper
     and the field. The field names are the constants ``DROPOUT`` (``drop_rate``),
     ``ERROR_CLIPPING`` (``error_clipping_threshold``) and ``DEVICE``.
 
@@ -321,7 +322,7 @@ def layer_support(*attrs):
         ...     print(e)
         passthrough does not support ExtraAttr(error_clipping_threshold=...)
     """
-    supported = set(attrs) | {DEVICE, PRECISION}
+    supported = set(attrs) | {DEVICE, PRECISION, RECOMPUTE_CHECKPOINT}
 
     def decorator(method):
         @functools.wraps(method)

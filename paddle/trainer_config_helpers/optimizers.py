@@ -509,7 +509,8 @@ def settings(batch_size,
              gradient_clipping_threshold=None,
              gradient_clipping_norm=None,
              precision=None,
-             loss_scale=None):
+             loss_scale=None,
+             recompute=None):
     """Sets the trainer's optimization settings (call it once per config).
 
     Fills the OptimizationConfig of the TrainerConfig, and sets defaults (momentum,
@@ -571,6 +572,20 @@ def settings(batch_size,
             backward and the gradients divided by it before the update; a step whose
             gradients overflow is skipped and halves it, 1000 clean steps in a row
             (OptimizationConfig.loss_scale_growth_interval) double it.
+        recompute (bool, str or list, optional): not in v1: trade time for memory in
+            training. Checkpoint layers cut the network into segments; the forward keeps
+            the checkpoints' outputs (and whatever a later segment reads) and frees the
+            rest of each segment, and backward recomputes a segment's forward from its
+            checkpoint just before that segment's backward. Gradients are bit for bit
+            those of a normal run (dropout's draws are replayed, batch norm's moving
+            averages move once). ``True`` or ``'auto'``: a checkpoint about every
+            sqrt(n) layers, at the narrowest place nothing earlier is read past; a list
+            of layers (or their names): those are the checkpoints; ``False``: off even
+            where layers carry ``ExtraAttr(recompute_checkpoint=True)`` (which alone
+            turns it on with the marked layers). A recurrent group is never freed
+            whole; instead each of its steps keeps only its memories and out-links,
+            and backward recomputes the rest of the step (nested groups alike).
+            ``paddle train --recompute`` overrides it.
 
     Raises:
         ConfigError: a value out of range, an unknown schedule, or a wrong type for
@@ -583,6 +598,14 @@ def settings(batch_size,
         ...     learning_method=MomentumOptimizer(momentum=0.9)))
         >>> cfg.batch_size, cfg.learning_rate_schedule, cfg.algorithm
         (128, 'discexp', 'sgd')
+        >>> def deep():
+        ...     settings(batch_size=16, recompute='auto')
+        ...     h = data_layer(name='x', size=8)
+        ...     for i in range(9):
+        ...         h = fc_layer(input=h, size=8, name='h%d' % i)
+        ...     outputs(h)
+        >>> parse_network_config(deep).recompute
+        'auto'
     """
     if isinstance(regularization, BaseRegularization):
         regularization = [regularization]
@@ -614,6 +637,10 @@ def settings(batch_size,
         kwargs['precision'] = precision  # checked by Settings
     if loss_scale is not None:
         kwargs['initial_loss_scale'] = float(loss_scale)
+    if recompute is not None:
+        if isinstance(recompute, (list, tuple)):  # layers to their names
+            recompute = [getattr(r, 'name', r) for r in recompute]
+        kwargs['recompute'] = recompute  # checked by Settings
 
     _merge(kwargs, learning_method.to_setting_kwargs(), 'learning_method')
     learning_method.extra_settings()

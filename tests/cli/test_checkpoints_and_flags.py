@@ -154,8 +154,8 @@ def test_help_shows_every_flag_with_its_default():
     text = cli._train_parser().format_help()
     flat = re.sub(r"\s+", " ", text)
     shown = [a for a in cli._train_parser()._actions if a.help is not argparse.SUPPRESS and a.dest != "help"]
-    assert len(shown) == 54  # v1's honoured flags, the monitoring/checkpoint ones (--profile too), --data_sharding,
-    # --data, --skip_nonfinite_batches, --precision, the seven that say how gradients travel under mpiexec and
+    assert len(shown) == 55  # v1's honoured flags, the monitoring/checkpoint ones (--profile too), --data_sharding,
+    # --data, --skip_nonfinite_batches, --precision, --recompute, the seven that say how gradients travel under mpiexec and
     # --collective_timeout, --local, --overwrite and --check_health, and v1's flags of
     # paddle/trainer/v1_flags.py (9)
     for action in shown:
