@@ -33,23 +33,11 @@ import pickle
 
 import numpy as np
 
-from paddle.trainer.input_types import (  # noqa: F401  (the input types are part of this API)
-    CacheType, DataType, InputType, SequenceType, dense_array, dense_slot, dense_vector,
-    dense_vector_sequence, dense_vector_sub_sequence, index_slot, integer_sequence, integer_value,
-    integer_value_sequence, integer_value_sub_sequence, sparse_binary_vector,
-    sparse_binary_vector_sequence, sparse_binary_vector_sub_sequence, sparse_non_value_slot,
-    sparse_value_slot, sparse_vector, sparse_vector_sequence, sparse_vector_sub_sequence)
+from paddle.trainer import input_types
+from paddle.trainer.input_types import *  # noqa: F401,F403  (re-exported: the input types are part of this API)
+from paddle.trainer.input_types import CacheType, DataType, InputType
 
-__all__ = [
-    # types and constructors
-    'SequenceType', 'DataType', 'CacheType', 'InputType',
-    'dense_slot', 'sparse_non_value_slot', 'sparse_value_slot', 'index_slot',
-    'dense_vector', 'sparse_binary_vector', 'sparse_vector', 'integer_value',
-    'dense_array',
-    'dense_vector_sequence', 'dense_vector_sub_sequence',
-    'sparse_binary_vector_sequence', 'sparse_binary_vector_sub_sequence',
-    'sparse_vector_sequence', 'sparse_vector_sub_sequence',
-    'integer_value_sequence', 'integer_value_sub_sequence', 'integer_sequence',
+__all__ = input_types.__all__ + [
     # decorator and helpers
     'provider', 'deserialize_args', 'DataError',
     # v1's generator wrappers (public names of its module)
