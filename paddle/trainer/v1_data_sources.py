@@ -16,6 +16,8 @@
 `paddle.utils.show_pb FILE` prints such a file; `write_proto_data` writes one.
 """
 import gzip
+import os
+import stat
 
 from paddle.proto import get_message_class
 from paddle.trainer import PyDataProvider2 as dp2
@@ -111,6 +113,14 @@ def _varint(f):
 
 
 def _open(path, mode):
+    if "r" in mode:  # a FIFO would block, /dev/zero never end: only regular files are read
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            os.close(fd)
+            raise OSError("%s: not a regular file" % path)
+        os.set_blocking(fd, True)
+        f = os.fdopen(fd, mode)
+        return gzip.GzipFile(fileobj=f, mode=mode) if path.endswith(".gz") else f
     return gzip.open(path, mode) if path.endswith(".gz") else open(path, mode)
 
 
