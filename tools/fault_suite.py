@@ -27,7 +27,7 @@ from fuzzlib.runner import BAD  # noqa: E402
 
 FAMILIES = ("configs", "batches", "files", "swig", "tools", "mpi", "kills")
 SAMPLE = dict(configs=12, batches=12, files=6, swig=25, tools=15, mpi=0, kills=0)
-LONG = dict(configs=3000, batches=3000, files=1500, swig=2000, tools=600, mpi=24, kills=4)
+LONG = dict(configs=2700, batches=3000, files=1500, swig=2500, tools=300, mpi=20, kills=2)
 COLUMNS = (("crash", "crashes"), ("hang", "hangs"), ("silent", "silent-wrong"), ("escape", "escapes"))
 
 
@@ -74,7 +74,7 @@ def run(counts, seed=1, timeout=3600, case_timeout=30, log=sys.stdout, plant=Non
              "tools": tool_cases(counts.get("tools", 0), random.Random(rng.random())),
              "mpi": mpi_cases(counts.get("mpi", 0), random.Random(rng.random()))}
     if plant:  # every case of the given families carries the planted fault (tests/fuzz)
-        extra = {k: ({**c, "plant": plant[k]} for c in v) if k in plant else v for k, v in extra.items()}
+        extra = {k: _planted(v, plant[k]) if k in plant else v for k, v in extra.items()}
     result, bad = fuzz.run(counts.get("configs", 0), counts.get("batches", 0), counts.get("files", 0), seed,
                            timeout, case_timeout, log=log, extra=extra,
                            share={k: counts.get(k, 0) for k in extra})
@@ -82,6 +82,11 @@ def run(counts, seed=1, timeout=3600, case_timeout=30, log=sys.stdout, plant=Non
     if kc:
         result["kills"] = kc
     return result, bad + kb
+
+
+def _planted(cases, fault):
+    for case in cases:
+        yield dict(case, plant=fault)
 
 
 def table(result):

@@ -86,8 +86,8 @@ def run_case(case, work):
         f.write(PROVIDER % (mode, rng.randrange(9, n - 8), n))
     with open(os.path.join(work, "train.list"), "w") as f:
         f.write("data\n")
-    if case.get("plant") == "silent":  # a "mismatch" the ranks need not agree on: it trains (tests/fuzz)
-        kind, r0, r1, expect = "log_period", r0 + ["--log_period=5"], r1 + ["--log_period=7"], "log_period"
+    if case.get("plant"):  # an engine whose check misses the mismatch: rank 1 runs as rank 0 (tests/fuzz)
+        r1 = r0
     base = [sys.executable, "-m", "paddle.trainer.cli", "train", "--config=conf.py", "--dot_period=0", "--seed=3",
             "--save_dir=out", "--collective_timeout=%d" % case.get("collective_timeout", 4)]
     if case.get("plant") == "hang":  # no collective timeout and a stuck rank: the job never ends

@@ -510,7 +510,7 @@ def _plant(pool, kind):
         op_new_machine(pool)
         gm = pool.pick("gm")
         p = pool.objs[gm].getParameter(0).getBuf(pool.api.PARAMETER_VALUE)
-        p.set(0, p.get(0) + 0.25)
+        p[0] = p[0] + 0.25
         pool.add("mat", pool.api.Matrix.createCpuDenseFromNumpy(_random_array(pool, "mat", (2, WIDTH))), None)
         key = pool.add("args", pool.api.Arguments.createArguments(2), {"n": 2})
         a = pool.objs[key]
@@ -531,9 +531,9 @@ def run_case(case, work):
     steps = case.get("steps", 30)
     plant_at = rng.randrange(steps) if case.get("plant") else -1
     for step in range(steps):
-        if step == plant_at:
-            _plant(pool, case["plant"])
         op = rng.choices(ops, weights)[0]
+        if step == plant_at:
+            op = lambda pool: _plant(pool, case["plant"])  # noqa: E731
         if os.environ.get("FUZZ_TRACE"):
             print(step, op.__name__, sorted(pool.objs), flush=True)
         try:
