@@ -6,7 +6,8 @@
     python tools/fault_suite.py --swig 500 --tools 100 --mpi 6 --kills 2 --seed 3
 
 Families: configs, batches, files (tools/fuzz.py), swig (random py_paddle call sequences and
-lifetimes, tools/fuzzlib/swig_calls.py), tools (the commands on damaged and hostile inputs,
+lifetimes, tools/fuzzlib/swig_calls.py), merged (merged-model mutations, merged_models.py),
+tools (the commands on damaged and hostile inputs,
 tool_inputs.py), mpi (rank mismatches, killed and stuck ranks, mpi_ranks.py) and kills
 (checkpoint kill points, tools/kill_trials.py). Every case runs in a worker process; a
 crash (signal) or a hang (no answer in time) is seen and the worker restarted. Per family it
@@ -25,9 +26,9 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import fuzz  # noqa: E402
 from fuzzlib.runner import BAD  # noqa: E402
 
-FAMILIES = ("configs", "batches", "files", "swig", "tools", "mpi", "kills")
-SAMPLE = dict(configs=12, batches=12, files=6, swig=25, tools=15, mpi=0, kills=0)
-LONG = dict(configs=2700, batches=3000, files=1500, swig=2500, tools=300, mpi=20, kills=2)
+FAMILIES = ("configs", "batches", "files", "swig", "merged", "tools", "mpi", "kills")
+SAMPLE = dict(configs=12, batches=12, files=6, swig=25, merged=15, tools=15, mpi=0, kills=0)
+LONG = dict(configs=2500, batches=2700, files=1400, swig=2500, merged=800, tools=400, mpi=20, kills=2)
 COLUMNS = (("crash", "crashes"), ("hang", "hangs"), ("silent", "silent-wrong"), ("escape", "escapes"))
 
 
@@ -38,6 +39,11 @@ def _escape(outcome):
 def swig_cases(n, rng):
     for _ in range(n):
         yield {"campaign": "swig", "seed_value": rng.randrange(2 ** 32)}
+
+
+def merged_cases(n, rng):
+    for _ in range(n):
+        yield {"campaign": "merged", "seed_value": rng.randrange(2 ** 32)}
 
 
 def tool_cases(n, rng):
@@ -72,6 +78,7 @@ def run(counts, seed=1, timeout=3600, case_timeout=30, log=sys.stdout, plant=Non
     rng = random.Random(seed)
     extra = {"swig": swig_cases(counts.get("swig", 0), random.Random(rng.random())),
              "tools": tool_cases(counts.get("tools", 0), random.Random(rng.random())),
+             "merged": merged_cases(counts.get("merged", 0), random.Random(rng.random())),
              "mpi": mpi_cases(counts.get("mpi", 0), random.Random(rng.random()))}
     if plant:  # every case of the given families carries the planted fault (tests/fuzz)
         extra = {k: _planted(v, plant[k]) if k in plant else v for k, v in extra.items()}

@@ -56,7 +56,7 @@ def file_cases(n, rng):
 
 def describe(case):
     """The input of a case, short enough for a report line."""
-    if case["campaign"] in ("swig", "tool", "mpi"):
+    if case["campaign"] in ("swig", "tool", "mpi", "merged"):
         return "%s seed %d%s" % (case["campaign"], case["seed_value"], " (%s)" % case["kind"] if "kind" in case else "")
     if case["campaign"] == "config":
         return "%s (mutant %d)" % (os.path.relpath(case["seed"]), case["index"])

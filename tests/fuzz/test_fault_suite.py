@@ -47,7 +47,7 @@ def test_the_table_counts_each_oracle():
     text = fault_suite.table({"swig": collections.Counter(clean=3, crash=1, internal=2),
                               "mpi": collections.Counter(hang=1, silent=4)})
     assert text.splitlines()[4].split()[:6] == ["swig", "6", "1", "0", "0", "2"]
-    assert text.splitlines()[6].split()[:6] == ["mpi", "5", "0", "1", "4", "0"]
+    assert text.splitlines()[7].split()[:6] == ["mpi", "5", "0", "1", "4", "0"]
 
 
 @pytest.mark.skipif(bool(mpi_missing()), reason=str(mpi_missing()))
@@ -64,3 +64,14 @@ def test_the_mpi_family_reports_a_planted_silent_run_and_hang(plant, outcome, mo
         [{"campaign": "mpi", "seed_value": 1, "kind": "bs", "timeout": 60, "job_timeout": 12}]))
     result, bad = run({"mpi": 1}, plant={"mpi": plant})
     assert [b["outcome"] for b in bad] == [outcome], (result, bad)
+
+
+def test_a_sample_of_merged_model_mutations_is_refused_naming_the_file_or_predicts_the_same():
+    result, bad = run({"merged": 15}, case_timeout=60)
+    assert bad == [], bad
+    assert result["merged"]["clean"] > 0, result
+
+
+def test_the_merged_family_reports_damage_that_loads():
+    result, bad = run({"merged": 1}, plant={"merged": "silent"}, case_timeout=60)
+    assert [b["outcome"] for b in bad] == ["silent"], (result, bad)

@@ -45,3 +45,42 @@ def test_show_pb_on_a_fifo_gives_one_line(tmp_path, capsys):
     code = box.get("value", getattr(box.get("error"), "code", None))
     assert code not in (0, None), box
     assert "not a regular file" in capsys.readouterr().err
+
+
+def test_an_engine_error_quoting_bytes_that_are_not_utf8_keeps_its_message(tmp_path, monkeypatch):
+    """A merged model whose config holds a byte that is not UTF-8: the engine's error quotes
+    it; Python got a UnicodeDecodeError about the message instead of the message."""
+    import struct
+    from paddle.trainer.config_parser import parse_config
+    from py_paddle import swig_paddle as api
+    monkeypatch.chdir(os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))),
+                                   "demos", "mnist"))
+    api.initPaddle("--use_gpu=0")
+    gm = api.GradientMachine.createFromConfigProto(parse_config("mlp.py", "is_predict=1").model_config)
+    path = str(tmp_path / "model.paddle")
+    gm.saveMergedModel(path)
+    data = bytearray(open(path, "rb").read())
+    config_size = struct.unpack_from("<Q", data, 12)[0]
+    at = data.index(b'"', 20, 20 + config_size) + 1  # inside the config's first string
+    data[at] = 0xAC
+    open(path, "wb").write(bytes(data))
+    for load in (api.GradientMachine.createFromMergedModel, api.Predictor.createFromMergedModel):
+        with pytest.raises(Exception) as e:
+            load(path)
+        assert not isinstance(e.value, UnicodeDecodeError), repr(e.value)
+        assert isinstance(e.value, (ValueError, OSError)) and path in str(e.value), repr(e.value)
+
+
+@pytest.mark.parametrize("kind", ["fifo", "dev_zero"])
+@pytest.mark.parametrize("name", ["conf.py", "conf.yaml"])
+def test_a_config_that_is_not_a_regular_file_is_a_config_error(tmp_path, kind, name):
+    """`paddle dump_config` (any parse) of a FIFO blocked; of a link to /dev/zero, never ended."""
+    from paddle.trainer.config_parser import ConfigError, parse_config
+    path = str(tmp_path / name)
+    if kind == "fifo":
+        os.mkfifo(path)
+    else:
+        os.symlink("/dev/zero", path)
+    box = finishes(lambda: parse_config(path, ""))
+    assert isinstance(box.get("error"), ConfigError), box
+    assert str(box["error"]).startswith(path + ": ") and "not a regular file" in str(box["error"])

@@ -93,10 +93,10 @@ def serve():
     os.dup2(2, 1)
     sys.stdout = sys.stderr
     sys.setrecursionlimit(3000)
-    from fuzzlib import batches, configs, files, mpi_ranks, swig_calls, tool_inputs
+    from fuzzlib import batches, configs, files, merged_models, mpi_ranks, swig_calls, tool_inputs
     handlers = {"config": configs.run_case, "probe": configs.probe, "batch": batches.run_case,
                 "file": files.run_case, "swig": swig_calls.run_case, "tool": tool_inputs.run_case,
-                "mpi": mpi_ranks.run_case, "selftest": _selftest}
+                "mpi": mpi_ranks.run_case, "merged": merged_models.run_case, "selftest": _selftest}
     for line in sys.stdin:
         case = json.loads(line)
         work = tempfile.mkdtemp(prefix="case-", dir=case["tmp"])

@@ -61,7 +61,7 @@ class Pool(object):
         self.kind = {}     # key -> "mat" | "vec" | "ivec" | "view" | "array" | "args" | "gm"
         self.shadow = {}   # key -> ndarray (mat/vec/ivec/view/array); args: {(slot, field): ([sources], [candidates])}
         self.group = {}    # key -> id of the memory it shares with other keys
-        self.outputs = {}  # gm key -> output keys of its last forward
+        self.volatile = {}  # key -> the gm whose next forward may overwrite it (its outputs and their views)
         self.param_of = {}  # view key -> (gm key, parameter index) it shows
         self.next = 0
         self.refused = 0
@@ -71,6 +71,8 @@ class Pool(object):
         self.next += 1
         self.objs[key], self.kind[key], self.shadow[key] = obj, kind, shadow
         self.group[key] = self.group[share_with] if share_with in self.group else key
+        if share_with in self.volatile:
+            self.volatile[key] = self.volatile[share_with]
         return key
 
     def pick(self, *kinds):
@@ -82,9 +84,11 @@ class Pool(object):
 
     def drop(self, key):
         """Forgets the object (Python frees it when nothing else holds it) and reuses memory."""
-        for k in (key,) + tuple(self.outputs.pop(key, ()) if self.kind.get(key) != "gm" else ()):
-            for table in (self.objs, self.kind, self.shadow, self.group):
-                table.pop(k, None)
+        for table in (self.objs, self.kind, self.shadow, self.group, self.volatile):
+            table.pop(key, None)
+        for k, gm in list(self.volatile.items()):
+            if gm == key:  # outputs outlive their machine: nothing overwrites them now
+                del self.volatile[k]
         gc.collect()
         junk = [self.np.full(20000, -7.5, dtype=self.np.float32) for _ in range(16)]
         del junk
@@ -429,6 +433,8 @@ def op_forward(pool):
         g = p.getBuf(api.PARAMETER_GRADIENT)
         g.copyFromNumpyArray(np.zeros(g.getSize(), np.float32))
     out = api.Arguments.createArguments(0)
+    for k in [k for k, owner in pool.volatile.items() if owner == gm]:
+        pool.drop(k)  # this forward overwrites the last one's outputs (and views of them)
     if inputs == "other":
         machine.forward(pool.objs[args], out, api.PASS_TEST)
         return
@@ -457,10 +463,7 @@ def op_forward(pool):
                 raise Outcome("silent", "backward of %s: gradient %d differs from the reference's" % (gm, i))
     # An output may alias the machine's layer buffer until its next forward: kept only until
     # then, and after the machine is dropped.
-    for k in pool.outputs.pop(gm, ()):
-        for member in pool.members(k):  # (with the views of it)
-            pool.drop(member)
-    pool.outputs[gm] = [pool.add("mat", value, got.copy())]
+    pool.volatile[pool.add("mat", value, got.copy())] = gm
 
 
 def op_wrong_call(pool):
