@@ -84,3 +84,45 @@ def test_a_config_that_is_not_a_regular_file_is_a_config_error(tmp_path, kind, n
     box = finishes(lambda: parse_config(path, ""))
     assert isinstance(box.get("error"), ConfigError), box
     assert str(box["error"]).startswith(path + ": ") and "not a regular file" in str(box["error"])
+
+
+def _plant_link(tmp_path, name):
+    victim = tmp_path / "victim.txt"
+    victim.write_text("untouched")
+    os.symlink(str(victim), str(tmp_path / name))
+    return victim
+
+
+def _mnist():
+    return os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))), "demos", "mnist")
+
+
+def test_make_diagram_does_not_write_through_a_planted_link(tmp_path):
+    from paddle.utils.make_model_diagram import make_diagram
+    victim = _plant_link(tmp_path, "model.dot")
+    with pytest.raises(OSError) as e:
+        make_diagram(os.path.join(_mnist(), "mlp.py"), str(tmp_path / "model.dot"))
+    assert victim.read_text() == "untouched"
+    assert "symbolic link" in str(e.value) and "model.dot" in str(e.value)
+
+
+def test_plotcurve_does_not_write_through_a_planted_link(tmp_path, capsys):
+    from paddle.utils.plotcurve import main
+    log = tmp_path / "train.log"
+    log.write_text("".join("I1128 x.cpp:1] Pass=0 Batch=%d samples=%d AvgCost=%.2f\n" % (b, b * 4, 1.0 / b)
+                           for b in range(1, 5)))
+    victim = _plant_link(tmp_path, "plot.png")
+    assert main(["-i", str(log), "-o", str(tmp_path / "plot.png")]) != 0
+    assert victim.read_text() == "untouched"
+    assert "symbolic link" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("fmt", ["text", "npy"])
+def test_predict_output_is_not_written_through_a_planted_link(tmp_path, fmt):
+    from paddle.trainer.predict import PredictionWriter
+    victim = _plant_link(tmp_path, "pred.out")
+    with pytest.raises(OSError) as e:
+        w = PredictionWriter(str(tmp_path / "pred.out"), fmt)
+        w.close()
+    assert victim.read_text() == "untouched"
+    assert "symbolic link" in str(e.value)
