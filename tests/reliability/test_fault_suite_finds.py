@@ -126,3 +126,17 @@ def test_predict_output_is_not_written_through_a_planted_link(tmp_path, fmt):
         w.close()
     assert victim.read_text() == "untouched"
     assert "symbolic link" in str(e.value)
+
+
+@pytest.mark.parametrize("kind", ["fifo", "dev_zero"])
+def test_a_file_list_that_is_not_a_regular_file_is_refused(tmp_path, kind):
+    """`paddle predict` / `train` with a FIFO as train.list blocked; /dev/zero never ended."""
+    from paddle.trainer.data_provider import load_file_list
+    path = str(tmp_path / "train.list")
+    if kind == "fifo":
+        os.mkfifo(path)
+    else:
+        os.symlink("/dev/zero", path)
+    box = finishes(lambda: load_file_list(path))
+    assert isinstance(box.get("error"), OSError), box
+    assert path in str(box["error"]) and "not a regular file" in str(box["error"])
