@@ -2,7 +2,7 @@
 """The standing fault suite (issue 28): every fault family, one table.
 
     python tools/fault_suite.py            # a bounded sample (what tests/fuzz runs)
-    python tools/fault_suite.py --long     # >= 10,000 cases over every family
+    python tools/fault_suite.py --long     # >= 10,000 cases over every family (kills: also --steps)
     python tools/fault_suite.py --swig 500 --tools 100 --mpi 6 --kills 2 --seed 3
 
 Families: configs, batches, files (tools/fuzz.py), swig (random py_paddle call sequences and
@@ -28,7 +28,7 @@ from fuzzlib.runner import BAD  # noqa: E402
 
 FAMILIES = ("configs", "batches", "files", "swig", "merged", "tools", "mpi", "kills")
 SAMPLE = dict(configs=12, batches=12, files=6, swig=25, merged=15, tools=15, mpi=0, kills=0)
-LONG = dict(configs=2500, batches=2700, files=1400, swig=2500, merged=800, tools=400, mpi=20, kills=2)
+LONG = dict(configs=3200, batches=3600, files=1600, swig=1000, merged=400, tools=250, mpi=20, kills=20)
 COLUMNS = (("crash", "crashes"), ("hang", "hangs"), ("silent", "silent-wrong"), ("escape", "escapes"))
 
 
@@ -58,18 +58,28 @@ def mpi_cases(n, rng):
                "timeout": 150}
 
 
-def kill_trials(n, seed, log):
-    """n kill trials of tools/kill_trials.py: (counts, bad cases)."""
+def kill_trials(n, seed, log, steps=False):
+    """n random-delay kill trials of tools/kill_trials.py, and with `steps` one kill before
+    each file system step of the saves: (counts, bad cases)."""
+    import contextlib
+    import io
+    import re
     import kill_trials
     counts, bad = collections.Counter(), []
-    if n <= 0:
-        return counts, bad
-    code = kill_trials.main(["--trials", str(n), "--seed", str(seed)])
-    counts["ok" if code == 0 else "silent"] += n
-    if code:
-        bad.append({"campaign": "kills", "outcome": "silent", "input": "kill_trials --trials %d --seed %d" % (n, seed),
-                    "detail": "a killed save lost data (see its output above)"})
-    print("kill trials: %d, exit %d" % (n, code), file=log, flush=True)
+    runs = ([["--trials", str(n)]] if n > 0 else []) + ([["--steps"]] if steps else [])
+    for extra in runs:
+        out = io.StringIO()
+        with contextlib.redirect_stdout(out):
+            code = kill_trials.main(extra + ["--seed", str(seed)])
+        m = re.search(r"trials: (\d+),.* failed: (\d+)", out.getvalue())
+        trials, failed = (int(m.group(1)), int(m.group(2))) if m else (0, 1)
+        counts["ok"] += trials - failed
+        counts["silent"] += failed
+        if code or failed:
+            bad.append({"campaign": "kills", "outcome": "silent", "input": "kill_trials %s --seed %d" % (
+                " ".join(extra), seed), "detail": "a killed save lost data: " + " | ".join(
+                l for l in out.getvalue().splitlines() if "FAIL" in l.upper())[:400]})
+        print("kill trials %s: %d, %d failed" % (" ".join(extra), trials, failed), file=log, flush=True)
     return counts, bad
 
 
@@ -85,7 +95,7 @@ def run(counts, seed=1, timeout=3600, case_timeout=30, log=sys.stdout, plant=Non
     result, bad = fuzz.run(counts.get("configs", 0), counts.get("batches", 0), counts.get("files", 0), seed,
                            timeout, case_timeout, log=log, extra=extra,
                            share={k: counts.get(k, 0) for k in extra})
-    kc, kb = kill_trials(counts.get("kills", 0), seed, log)
+    kc, kb = kill_trials(counts.get("kills", 0), seed, log, steps=counts.get("kill_steps", False))
     if kc:
         result["kills"] = kc
     return result, bad + kb
@@ -125,7 +135,7 @@ def main(argv=None):
     p.add_argument("--case_timeout", type=float, default=30, help="seconds before a case counts as a hang")
     p.add_argument("--report", default=None, help="write the counts and bad cases as JSON here")
     a = p.parse_args(argv)
-    counts = dict(LONG if a.long else SAMPLE)
+    counts = dict(LONG if a.long else SAMPLE, kill_steps=a.long)
     counts.update({f: getattr(a, f) for f in FAMILIES if getattr(a, f) is not None})
     start = time.time()
     result, bad = run(counts, a.seed, a.timeout, a.case_timeout)
