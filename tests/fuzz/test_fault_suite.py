@@ -11,7 +11,7 @@ sys.path.insert(0, os.path.join(ROOT, "tools"))
 
 import fault_suite  # noqa: E402
 from fuzzlib import mpi_ranks  # noqa: E402
-from test_data_parallel_gate import mpi_missing  # noqa: E402
+from mpi_gate import mpi_missing  # noqa: E402
 
 pytest.importorskip("py_paddle.swig_paddle")
 
