@@ -140,3 +140,14 @@ def test_a_file_list_that_is_not_a_regular_file_is_refused(tmp_path, kind):
     box = finishes(lambda: load_file_list(path))
     assert isinstance(box.get("error"), OSError), box
     assert path in str(box["error"]) and "not a regular file" in str(box["error"])
+
+
+def test_a_merged_model_that_is_a_fifo_is_refused_naming_it(tmp_path):
+    """`paddle export_onnx --model_file=FIFO` blocked in the v1-layout sniff before the engine's check."""
+    from py_paddle import swig_paddle as api
+    path = str(tmp_path / "model.paddle")
+    os.mkfifo(path)
+    for load in (api.GradientMachine.createFromMergedModel, api.Predictor.createFromMergedModel):
+        box = finishes(lambda: load(path))
+        assert isinstance(box.get("error"), OSError), box
+        assert path in str(box["error"]) and "not a regular file" in str(box["error"])
