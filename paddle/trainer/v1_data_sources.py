@@ -19,6 +19,8 @@ import gzip
 import os
 import stat
 
+from google.protobuf.message import DecodeError
+
 from paddle.proto import get_message_class
 from paddle.trainer import PyDataProvider2 as dp2
 
@@ -137,7 +139,10 @@ def read_proto_file(path):
         if len(data) != size:
             raise ValueError("%s: the file ends inside %s" % (path, what))
         m = cls()
-        m.ParseFromString(data)
+        try:
+            m.ParseFromString(data)
+        except DecodeError as e:
+            raise ValueError("%s: %s is damaged (%s)" % (path, what, e)) from None
         return m
 
     header = message(header_cls, "the header")

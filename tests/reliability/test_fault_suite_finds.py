@@ -151,3 +151,14 @@ def test_a_merged_model_that_is_a_fifo_is_refused_naming_it(tmp_path):
         box = finishes(lambda: load(path))
         assert isinstance(box.get("error"), OSError), box
         assert path in str(box["error"]) and "not a regular file" in str(box["error"])
+
+
+def test_a_damaged_proto_data_file_is_a_value_error_naming_it(tmp_path):
+    """show_pb / the ProtoData provider let protobuf's DecodeError out (a traceback)."""
+    from paddle.trainer.v1_data_sources import read_proto_file
+    path = str(tmp_path / "data.pb")
+    with open(path, "wb") as f:
+        f.write(b"\x04\xff\xff\xff\xff")  # a 4-byte message that is not a DataHeader
+    with pytest.raises(ValueError) as e:
+        read_proto_file(path)
+    assert path in str(e.value) and "the header" in str(e.value)
