@@ -12,6 +12,7 @@ Every error is a ConfigError carrying the YAML file and line.
 """
 
 import difflib
+import importlib.machinery
 import importlib.util
 import inspect
 import os
@@ -598,6 +599,8 @@ class Builder(object):
         if not isinstance(name, str) or os.environ.get('PADDLE_YAML_ANY_MODULE') == '1':
             return
         folder = os.path.dirname(os.path.abspath(self.filename))
+        if importlib.machinery.PathFinder.find_spec(name.split('.')[0], [folder]) is not None:
+            return  # beside the config (even when a namesake was imported from elsewhere)
         added = folder not in sys.path
         if added:  # (training finds a provider beside the config)
             sys.path.append(folder)
