@@ -8,6 +8,7 @@ Predictor.createFromMergedModel read it from Python (the engine itself reads thi
 format: `paddle merge_model --from_v1=OLD --output=NEW` converts a file for C++ and Java).
 """
 import os
+import stat
 import struct
 import tempfile
 
@@ -24,12 +25,15 @@ _HEADER = struct.Struct("<iIQ")
 def is_v1_merged_model(path):
     """Whether `path` is in v1's layout (an int64 config size that fits the file), not this
     project's (which begins with PDMERGED)."""
-    try:
-        with open(path, "rb") as f:
-            head = f.read(8)
-            size = os.fstat(f.fileno()).st_size
+    try:  # (O_NONBLOCK: a FIFO is left to the engine's loader, which refuses it by name)
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
     except OSError:
         return False
+    with os.fdopen(fd, "rb") as f:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode):
+            return False
+        head, size = f.read(8), st.st_size
     if len(head) < 8 or head == PROJECT_MAGIC:
         return False
     (n, ) = struct.unpack("<q", head)

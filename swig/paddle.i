@@ -26,6 +26,18 @@
 // the Python module as subclasses of OSError, IndexError and RuntimeError, so
 // both v1's names and the built-in ones catch them.
 %{
+// An engine message may quote bytes of a damaged file that are not UTF-8: they are kept as
+// \x escapes (PyErr_SetString would raise a UnicodeDecodeError instead of the message).
+static void pdSetError(PyObject* cls, const char* what) {
+  PyObject* msg = PyUnicode_DecodeUTF8(what, static_cast<Py_ssize_t>(strlen(what)), "backslashreplace");
+  if (!msg) {
+    PyErr_Clear();
+    msg = PyUnicode_FromString("(an engine error whose message could not be decoded)");
+  }
+  PyErr_SetObject(cls, msg);
+  Py_XDECREF(msg);
+}
+
 static void pdRaise(const char* v1Class, PyObject* fallback, const char* what) {
   PyObject* cls = nullptr;
   PyObject* mod = PyImport_ImportModule("py_paddle.swig_paddle");
@@ -34,7 +46,7 @@ static void pdRaise(const char* v1Class, PyObject* fallback, const char* what) {
     Py_DECREF(mod);
   }
   PyErr_Clear();
-  PyErr_SetString(cls ? cls : fallback, what);
+  pdSetError(cls ? cls : fallback, what);
   Py_XDECREF(cls);
 }
 %}
@@ -52,9 +64,11 @@ static void pdRaise(const char* v1Class, PyObject* fallback, const char* what) {
     pdRaise("UnsupportError", PyExc_RuntimeError, e.what());
     SWIG_fail;
   } catch (const std::invalid_argument& e) {   // ConfigError, DataError
-    SWIG_exception(SWIG_ValueError, e.what());
+    pdSetError(PyExc_ValueError, e.what());
+    SWIG_fail;
   } catch (const std::exception& e) {
-    SWIG_exception(SWIG_RuntimeError, e.what());
+    pdSetError(PyExc_RuntimeError, e.what());
+    SWIG_fail;
   } catch (...) {
     SWIG_exception(SWIG_UnknownError, "unknown C++ exception");
   }

@@ -56,6 +56,8 @@ def file_cases(n, rng):
 
 def describe(case):
     """The input of a case, short enough for a report line."""
+    if case["campaign"] in ("swig", "tool", "mpi", "merged"):
+        return "%s seed %d%s" % (case["campaign"], case["seed_value"], " (%s)" % case["kind"] if "kind" in case else "")
     if case["campaign"] == "config":
         return "%s (mutant %d)" % (os.path.relpath(case["seed"]), case["index"])
     if case["campaign"] == "batch":
@@ -64,8 +66,9 @@ def describe(case):
 
 
 def run(configs_n, batches_n, files_n, seed, timeout, case_timeout=30, report=None, keep_bad=None, log=sys.stdout,
-        seeds=None):
-    """Runs the campaigns; returns {campaign: Counter(outcome)} and the list of bad cases."""
+        seeds=None, extra=None, share=None):
+    """Runs the campaigns; returns {campaign: Counter(outcome)} and the list of bad cases.
+    extra: more campaigns {name: case generator} (tools/fault_suite.py), share: their sizes."""
     rng = random.Random(seed)
     deadline = time.time() + timeout
     tmp = tempfile.mkdtemp(prefix="paddle-fuzz-")
@@ -73,11 +76,15 @@ def run(configs_n, batches_n, files_n, seed, timeout, case_timeout=30, report=No
     counts = collections.defaultdict(collections.Counter)
     bad = []
     try:
-        campaigns = [("configs", config_cases(configs_n, random.Random(rng.random()), worker, case_timeout, seeds)),
+        sizes = {"configs": configs_n, "batches": batches_n, "files": files_n}
+        campaigns = [("configs", config_cases(configs_n, random.Random(rng.random()), worker, case_timeout, seeds)
+                      if configs_n else iter(())),
                      ("batches", batch_cases(batches_n, random.Random(rng.random()))),
                      ("files", file_cases(files_n, random.Random(rng.random())))]
+        campaigns += sorted((extra or {}).items())
+        sizes.update(share or {})
         # Interleaved, so a time limit cuts every campaign short rather than the last one.
-        share = {"configs": configs_n, "batches": batches_n, "files": files_n}
+        share = sizes
         live = collections.OrderedDict((k, v) for k, v in campaigns if share[k] > 0)
         while live and time.time() < deadline:
             name = min(live, key=lambda k: sum(counts[k].values()) / share[k])

@@ -3,6 +3,7 @@ Import, Python 2 builtins), error location (FILE:LINE) and parse_config."""
 
 import inspect
 import os
+import stat
 import sys
 import traceback
 
@@ -101,6 +102,8 @@ def _read_and_compile(path):
     """(code, converted): a Python 2 config (one that does not compile, or that uses Python 2
     idioms failing only at run time, like d.iteritems()) is converted in memory."""
     try:
+        if not stat.S_ISREG(os.stat(path).st_mode):  # a FIFO would block, /dev/zero never end
+            raise ConfigError('cannot read config file: not a regular file', filename=path, lineno=0)
         with open(path) as f:
             src = f.read()
     except (IOError, OSError) as e:

@@ -31,6 +31,7 @@ import os
 import queue
 import random
 import re
+import stat
 import sys
 import threading
 import traceback
@@ -64,7 +65,10 @@ UNSUPPORTED_DATA_TYPES = {
 
 def load_file_list(path):
     """Reads a file list: one entry per line, kept verbatim (a trailing
-    carriage return is dropped); empty lines are entries too."""
+    carriage return is dropped); empty lines are entries too. Regular
+    files only: a FIFO would block, /dev/zero never end."""
+    if not stat.S_ISREG(os.stat(path).st_mode):
+        raise OSError("file list %s is not a regular file" % path)
     with open(path, 'r', encoding='utf-8', errors='surrogateescape',
               newline='') as f:
         text = f.read()

@@ -39,6 +39,7 @@ import numpy as np
 from paddle.trainer import preprocessing
 from paddle.trainer.arguments import ArgumentParser
 from paddle.utils.export_onnx.graph import COST_TYPES, needed_layers
+from paddle.utils.output_files import open_output
 
 FORMATS = ("text", "npy", "jsonl")
 # costs whose prediction input holds class probabilities: their argmax is the class id
@@ -95,7 +96,7 @@ class PredictionWriter(object):
         if fmt not in FORMATS:
             raise ValueError("unknown --format %r (choose from %s)" % (fmt, ", ".join(FORMATS)))
         self.path, self.fmt, self.samples = path, fmt, 0
-        self.file = None if fmt == "npy" else open(path, "w")
+        self.file = None if fmt == "npy" else open_output(path, "w")
         self.arrays = collections.OrderedDict()  # npy: layer -> [batch arrays]
         self.starts = {}  # npy: layer -> [seq_starts arrays, offset by the rows before]
 
@@ -129,7 +130,7 @@ class PredictionWriter(object):
         arrays = collections.OrderedDict((n, np.concatenate(a)) for n, a in self.arrays.items())
         for name, parts in self.starts.items():
             arrays[name + ".seq_starts"] = np.concatenate(parts).astype(np.int32)
-        with open(self.path, "wb") as f:  # the exact name asked for (np.save would add .npy)
+        with open_output(self.path, "wb") as f:  # the exact name asked for (np.save would add .npy)
             if len(arrays) == 1:
                 np.save(f, next(iter(arrays.values())))
             else:

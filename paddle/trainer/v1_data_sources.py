@@ -16,6 +16,10 @@
 `paddle.utils.show_pb FILE` prints such a file; `write_proto_data` writes one.
 """
 import gzip
+import os
+import stat
+
+from google.protobuf.message import DecodeError
 
 from paddle.proto import get_message_class
 from paddle.trainer import PyDataProvider2 as dp2
@@ -111,6 +115,14 @@ def _varint(f):
 
 
 def _open(path, mode):
+    if "r" in mode:  # a FIFO would block, /dev/zero never end: only regular files are read
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            os.close(fd)
+            raise OSError("%s: not a regular file" % path)
+        os.set_blocking(fd, True)
+        f = os.fdopen(fd, mode)
+        return gzip.GzipFile(fileobj=f, mode=mode) if path.endswith(".gz") else f
     return gzip.open(path, mode) if path.endswith(".gz") else open(path, mode)
 
 
@@ -127,7 +139,10 @@ def read_proto_file(path):
         if len(data) != size:
             raise ValueError("%s: the file ends inside %s" % (path, what))
         m = cls()
-        m.ParseFromString(data)
+        try:
+            m.ParseFromString(data)
+        except DecodeError as e:
+            raise ValueError("%s: %s is damaged (%s)" % (path, what, e)) from None
         return m
 
     header = message(header_cls, "the header")

@@ -17,6 +17,8 @@ import re
 import stat
 import sys
 
+from paddle.utils.output_files import open_output
+
 __all__ = ['PlotError', 'plot', 'plot_paddle_curve', 'read_paddle_log', 'read_metrics', 'draw_curves', 'main']
 
 NUMBER = r'([-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?|nan|inf)'
@@ -213,7 +215,7 @@ def main(argv=None):
     try:
         log = read_paddle_log(_read_lines(source), keys, source)
         if args.output:
-            with open(args.output, 'wb') as out:
+            with open_output(args.output, 'wb') as out:
                 ok = draw_curves(log, keys, out, fmt)
         else:
             ok = draw_curves(log, keys, sys.stdout.buffer, fmt)

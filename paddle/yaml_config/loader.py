@@ -11,6 +11,9 @@ nesting deeper than MAX_DEPTH levels is an error naming its line (not a Recursio
 libyaml parses when PyYAML has it (ten times faster on large files).
 """
 
+import os
+import stat
+
 import yaml
 
 from paddle.parser import ConfigError
@@ -183,6 +186,8 @@ def load_string(text, filename='<yaml>'):
 
 def load(path):
     try:
+        if not stat.S_ISREG(os.stat(path).st_mode):  # a FIFO would block, /dev/zero never end
+            raise ConfigError('cannot read config file: not a regular file', filename=path, lineno=0)
         with open(path, encoding='utf-8') as f:
             text = f.read()
     except (IOError, OSError) as e:

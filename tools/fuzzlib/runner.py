@@ -93,9 +93,10 @@ def serve():
     os.dup2(2, 1)
     sys.stdout = sys.stderr
     sys.setrecursionlimit(3000)
-    from fuzzlib import batches, configs, files
+    from fuzzlib import batches, configs, files, merged_models, mpi_ranks, swig_calls, tool_inputs
     handlers = {"config": configs.run_case, "probe": configs.probe, "batch": batches.run_case,
-                "file": files.run_case, "selftest": _selftest}
+                "file": files.run_case, "swig": swig_calls.run_case, "tool": tool_inputs.run_case,
+                "mpi": mpi_ranks.run_case, "merged": merged_models.run_case, "selftest": _selftest}
     for line in sys.stdin:
         case = json.loads(line)
         work = tempfile.mkdtemp(prefix="case-", dir=case["tmp"])
@@ -149,6 +150,9 @@ class Worker(object):
             path = []
         path += [TOOLS] + [p for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if p]
         env = dict(os.environ, OPENBLAS_NUM_THREADS="1", OMP_NUM_THREADS="1", PYTHONPATH=os.pathsep.join(path))
+        if "asan" not in env.get("LD_PRELOAD", ""):
+            # glibc returns freed blocks above 64 KiB to the OS: a read after free faults (the SWIG family)
+            env.setdefault("MALLOC_MMAP_THRESHOLD_", "65536")
         self.log = open(os.path.join(self.tmp, "worker-stderr.log"), "w+b")
         self.proc = subprocess.Popen([sys.executable, "-c", "from fuzzlib.runner import serve; serve()"],
                                      stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self.log,
