@@ -12,10 +12,7 @@ Every error is a ConfigError carrying the YAML file and line.
 """
 
 import difflib
-import importlib.machinery
-import importlib.util
 import inspect
-import os
 import re
 import sys
 
@@ -29,6 +26,7 @@ from paddle.trainer_config_helpers.layers import (AggregateLevel,
 from paddle import layer_specs
 
 from .loader import Map, Seq
+from .trust import untrusted_data_module
 
 __all__ = ['build', 'TOP_LEVEL_KEYS', 'LAYER_TYPES', 'EVALUATOR_TYPES']
 
@@ -575,32 +573,6 @@ class Builder(object):
             scope.define(a, o)
 
     # sections -----------------------------------------------------------------
-    def check_data_module(self, sec):
-        """A YAML config is data, but its data module is code that training imports: it
-        must live in the config's folder (or be paddle's own readers) unless
-        PADDLE_YAML_ANY_MODULE=1 says a module from elsewhere is trusted."""
-        name = sec.get('module')
-        if not isinstance(name, str) or os.environ.get('PADDLE_YAML_ANY_MODULE') == '1':
-            return
-        folder = os.path.dirname(os.path.abspath(self.filename))
-        if importlib.machinery.PathFinder.find_spec(name.split('.')[0], [folder]) is not None:
-            return  # beside the config (even when a namesake was imported from elsewhere)
-        added = folder not in sys.path
-        if added:  # (training finds a provider beside the config)
-            sys.path.append(folder)
-        try:
-            origin = _module_origin(name)
-        finally:
-            if added:
-                sys.path.remove(folder)
-        paddle_dir = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-        if origin is None or (origin and (_inside(origin, folder) or _inside(origin, paddle_dir))):
-            return
-        raise self.error(
-            "data: module %r resolves outside the config's folder (to %s): a YAML config "
-            "imports only a provider beside it or paddle's readers; set PADDLE_YAML_ANY_MODULE=1 "
-            "to trust it" % (name, origin or "a built-in module"), sec.line_of('module'))
-
     def build_entries(self, entries, scope, table, section, what, line=0):
         if entries is None:
             return
@@ -725,7 +697,9 @@ class Builder(object):
                 self.call(data_sources.define_py_data_sources2,
                           'define_py_data_sources2', sec, scope, 'data',
                           ('when', ))
-                self.check_data_module(sec)
+                problem = untrusted_data_module(sec.get('module'), self.filename)
+                if problem:
+                    raise self.error(problem, sec.line_of('module'))
         if 'layers' not in doc:
             raise self.error("missing top-level key 'layers'", doc.line)
         self.build_entries(doc['layers'], scope, LAYER_TYPES, 'layers',
@@ -787,24 +761,6 @@ class Builder(object):
                     (section, item, _hint(item, scope.all_names())), iline)
             out.append(found)
         return out
-
-
-def _module_origin(name):
-    """Where importing `name` would load it from: a path, "" for a built-in module, None
-    when it is not found (importing it fails later, with its own error). Only the top-level
-    package is looked up: finding `a.b` would import (run) `a`."""
-    try:
-        spec = importlib.util.find_spec(name.split('.')[0])
-    except (ImportError, ValueError):
-        return None
-    if spec is None:
-        return None
-    return os.path.abspath(spec.origin) if spec.origin and spec.has_location else ""
-
-
-def _inside(path, folder):
-    folder = os.path.realpath(folder)
-    return os.path.commonpath([os.path.realpath(path), folder]) == folder
 
 
 def build(doc, filename, config_args):
