@@ -133,13 +133,17 @@ std::vector<int> Collective::gatherInts(const std::vector<int>& mine, const char
   return allGatherv(mine, MPI_INT, size_, what);
 }
 
-void Collective::reduceFloats(float* data, size_t n) {
+namespace {
+void sumFloats(float* data, size_t n, MPI_Comm comm) {
   for (size_t done = 0; done < n;) {
     const size_t count = std::min(n - done, kMaxMpiCount);
-    MPI_Allreduce(MPI_IN_PLACE, data + done, static_cast<int>(count), MPI_FLOAT, MPI_SUM, MPI_COMM_WORLD);
+    MPI_Allreduce(MPI_IN_PLACE, data + done, static_cast<int>(count), MPI_FLOAT, MPI_SUM, comm);
     done += count;
   }
 }
+}  // namespace
+
+void Collective::reduceFloats(float* data, size_t n) { sumFloats(data, n, MPI_COMM_WORLD); }
 
 namespace {
 uint16_t toBf16(float x) {
@@ -182,17 +186,10 @@ void reduceBf16(float* data, size_t n, void* comm, std::vector<uint16_t>& scratc
 
 void Collective::reduceGradients(float* data, size_t n, void* comm) {
   MPI_Comm world = MPI_COMM_WORLD;
-  if (!options_.bf16Gradients) {
-    if (!comm) return reduceFloats(data, n);
-    for (size_t done = 0; done < n;) {
-      const size_t count = std::min(n - done, kMaxMpiCount);
-      MPI_Allreduce(MPI_IN_PLACE, data + done, static_cast<int>(count), MPI_FLOAT, MPI_SUM, *static_cast<MPI_Comm*>(comm));
-      done += count;
-    }
-    return;
-  }
+  MPI_Comm* on = comm ? static_cast<MPI_Comm*>(comm) : &world;
+  if (!options_.bf16Gradients) return sumFloats(data, n, *on);
   thread_local std::vector<uint16_t> scratch;
-  reduceBf16(data, n, comm ? comm : &world, scratch);
+  reduceBf16(data, n, on, scratch);
 }
 
 void Collective::reduceMatrices(const std::vector<Matrix*>& ms, float scale) {

@@ -71,10 +71,44 @@ __global__ void roundTo(const float* x, Half* y, size_t n) {
   if (i < n) y[i] = static_cast<Half>(x[i]);  // round to nearest even
 }
 
-// The n values of x as Half, in pooled device memory the caller releases.
+// Device scratch of this thread, per device, grown as needed: work queued on this thread's
+// stream reuses it in order, so no call waits for the previous one. It goes back to the pool
+// once the stream is done with it (on growth, and when the thread ends: replica threads come
+// and go with each batch).
+class Scratch {
+ public:
+  void* get(int which, size_t bytes) {
+    int device = 0;
+    cudaGetDevice(&device);
+    auto& slot = held_[{device, which}];
+    if (slot.second < bytes) {
+      if (slot.first) {
+        cudaStreamSynchronize(cudaStreamPerThread);
+        release(slot.first);
+      }
+      slot = {allocate(bytes), bytes};
+    }
+    return slot.first;
+  }
+  ~Scratch() {
+    if (held_.empty()) return;
+    cudaStreamSynchronize(cudaStreamPerThread);
+    for (auto& kv : held_) release(kv.second.first);
+  }
+
+ private:
+  std::map<std::pair<int, int>, std::pair<void*, size_t>> held_;
+};
+
+void* scratch(int which, size_t bytes) {
+  thread_local Scratch held;
+  return held.get(which, bytes);
+}
+
+// The n values of x rounded to Half, in this thread's scratch `which`.
 template <typename Half>
-Half* rounded(const float* x, size_t n) {
-  Half* y = static_cast<Half*>(allocate(n * sizeof(Half)));
+Half* rounded(const float* x, size_t n, int which) {
+  Half* y = static_cast<Half*>(scratch(which, n * sizeof(Half)));
   roundTo<Half><<<static_cast<unsigned>((n + 255) / 256), 256, 0, cudaStreamPerThread>>>(x, y, n);
   return y;
 }
@@ -83,15 +117,11 @@ Half* rounded(const float* x, size_t n) {
 template <typename Half>
 void halfGemm(cudaDataType type, const float* A, bool transA, const float* B, bool transB, float* C, int M, int N,
               int K, float alpha, float beta) {
-  Half* a = rounded<Half>(A, static_cast<size_t>(M) * K);
-  Half* b = rounded<Half>(B, static_cast<size_t>(K) * N);
+  Half* a = rounded<Half>(A, static_cast<size_t>(M) * K, 0);
+  Half* b = rounded<Half>(B, static_cast<size_t>(K) * N, 1);
   cublasStatus_t s = cublasGemmEx(handle(), transB ? CUBLAS_OP_T : CUBLAS_OP_N, transA ? CUBLAS_OP_T : CUBLAS_OP_N,
                                   N, M, K, &alpha, b, type, transB ? K : N, a, type, transA ? M : K, &beta, C,
                                   CUDA_R_32F, N, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT);
-  // another thread's stream may take the blocks from the pool next: let this stream finish first
-  cudaStreamSynchronize(cudaStreamPerThread);
-  release(a);
-  release(b);
   if (s != CUBLAS_STATUS_SUCCESS) throw std::runtime_error("cublasGemmEx failed: " + std::to_string(s));
 }
 }  // namespace

@@ -13,7 +13,7 @@ namespace math {
 bool bf16GemmSupported();
 
 // C[M, N] = alpha * op(A) * op(B) + beta * C, row-major, one thread; op(X) = X^T when trans.
-// Each C element sums its K products in a fixed order (pairs of k, blocks of kBf16BlockK),
+// Each C element sums its K products in a fixed order (pairs of k, in blocks of 384 k),
 // whatever range of C a call computes: the same bits at any thread count.
 void gemmBf16(bool transA, bool transB, size_t M, size_t N, size_t K, float alpha, const float* A, size_t lda,
               const float* B, size_t ldb, float beta, float* C, size_t ldc);

@@ -2,24 +2,10 @@
 endless device given to show_pb / a v1 proto data source is refused naming the file,
 instead of blocking (FIFO) or reading forever (/dev/zero)."""
 import os
-import threading
 
 import pytest
 
-
-def finishes(fn, seconds=20):
-    box = {}
-
-    def run():
-        try:
-            box["value"] = fn()
-        except BaseException as e:  # noqa: B902  (handed to the test)
-            box["error"] = e
-    t = threading.Thread(target=run, daemon=True)
-    t.start()
-    t.join(seconds)
-    assert not t.is_alive(), "blocked for %d s" % seconds
-    return box
+from test_tool_inputs import finishes  # (fails a call that blocks)
 
 
 @pytest.mark.parametrize("kind", ["fifo", "dev_zero", "dir"])
