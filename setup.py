@@ -22,7 +22,7 @@ compiled with nvcc; otherwise the engine is CPU-only and GPU entry points raise
                      `pip install mpich`; only MPI_SOURCES, the distributed strategies, see mpi.h,
                      and a build without MPI leaves them out)
   PADDLE_FAKE_GPU=1  tests only: a CPU build whose GPU paths run on a stand-in GPU that
-                     traps host access to device memory (layers/math/FakeGpu.cpp)
+                     traps host access to device memory (engine/FakeGpu.cpp)
   PADDLE_SANITIZE=1  tests only: a CPU build with AddressSanitizer and UBSan (tools/sanitize.sh);
                      build it into a directory of its own (--build-temp/--build-lib)
 """
@@ -47,9 +47,10 @@ from setuptools.command.build_py import build_py as _build_py
 ROOT = os.path.dirname(os.path.abspath(__file__))
 VERSION = "0.1.0"
 ENGINE_SOURCES = sorted(
-    glob.glob("layers/*.cpp") + glob.glob("layers/math/*.cpp") + glob.glob("trainer/*.cpp")
+    glob.glob("engine/*.cpp") + glob.glob("engine/math/*.cpp") + glob.glob("layers/*.cpp") + glob.glob("trainer/*.cpp")
 ) + ["swig/PaddleAPI.cpp", "swig/PaddleAPITraining.cpp"]
-CUDA_SOURCES = sorted(glob.glob("layers/*.cu") + glob.glob("layers/math/*.cu") + glob.glob("trainer/*.cu"))
+CUDA_SOURCES = sorted(glob.glob("engine/*.cu") + glob.glob("engine/math/*.cu") + glob.glob("layers/*.cu")
+                      + glob.glob("trainer/*.cu"))
 CUDA_ARCHS = ["80", "90"]
 ENGINE_LIB = "paddle_engine"  # py_paddle/libpaddle_engine.so: the engine without Python
 FAKE_GPU = os.environ.get("PADDLE_FAKE_GPU") == "1"
@@ -58,7 +59,7 @@ FAKE_GPU = os.environ.get("PADDLE_FAKE_GPU") == "1"
 MPI_SOURCES = ("trainer/AllReduceSync.cpp", "trainer/Collective.cpp", "trainer/DgcSync.cpp",
                "trainer/LocalSgdSync.cpp", "trainer/MpiSync.cpp", "trainer/ShardedTables.cpp")
 NCCL_SOURCES = ("trainer/GpuCollective.cpp",)  # the engine source that includes nccl.h
-HOST_ONLY_SOURCES = ("layers/math/GemmBf16.cpp",)  # CPU intrinsics nvcc's front end need not parse
+HOST_ONLY_SOURCES = ("engine/math/GemmBf16.cpp",)  # CPU intrinsics nvcc's front end need not parse
 SANITIZE = os.environ.get("PADDLE_SANITIZE") == "1"
 SANITIZE_FLAGS = ["-fsanitize=address,undefined", "-fsanitize=float-cast-overflow", "-fno-omit-frame-pointer"]
 
@@ -213,7 +214,7 @@ def compile_flags(march=None):
 
 
 # nvcc flags shared by the .cu kernels and, in CUDA builds, the engine's .cpp
-# sources (their PD_HD lambdas become kernels; see layers/math/Kernel.h).
+# sources (their PD_HD lambdas become kernels; see engine/math/Kernel.h).
 # Per-thread default streams give every trainer thread its own CUDA stream.
 NVCC_FLAGS = ["-std=c++17", "-O3", "-DWITH_CUDA=1", "--extended-lambda", "--expt-relaxed-constexpr",
               "--default-stream", "per-thread", "-Werror", "cross-execution-space-call"]
@@ -230,7 +231,7 @@ class build_ext(_build_ext):
 
     def build_extension(self, ext):
         cuda = None if FAKE_GPU or SANITIZE else cuda_config()
-        if FAKE_GPU:  # tests only: GPU code paths on a stand-in GPU (layers/math/FakeGpu.cpp)
+        if FAKE_GPU:  # tests only: GPU code paths on a stand-in GPU (engine/FakeGpu.cpp)
             ext.define_macros += [("WITH_CUDA", "1"), ("PADDLE_FAKE_GPU", "1")]
         cache = ObjectCache(self.build_temp)
         sources = [self.run_swig(src, ext, cache) if src.endswith(".i") else src for src in ext.sources]
@@ -246,7 +247,7 @@ class build_ext(_build_ext):
             ext.extra_link_args += ["-L" + mpi[1], "-lmpi", "-Wl,-rpath,$ORIGIN/../../..", "-Wl,-rpath," + mpi[1]]
         if cuda:
             nvcc, (cu_inc, cu_lib, soname) = cuda
-            gpu_sources = CUDA_SOURCES + [s for s in sources if s.startswith(("layers/", "trainer/"))
+            gpu_sources = CUDA_SOURCES + [s for s in sources if s.startswith(("engine/", "layers/", "trainer/"))
                                           and s not in MPI_SOURCES + HOST_ONLY_SOURCES]
             sources = [s for s in sources if s not in gpu_sources]
             ext.define_macros.append(("WITH_CUDA", "1"))
@@ -480,8 +481,9 @@ class ObjectCache:
 
 
 # What other languages need to use the installed engine (`paddle build_java`, C++
-# programs): the API header, the exception types and the Java SWIG interface.
-API_FILES = ["swig/PaddleAPI.h", "layers/Errors.h", "swig/paddle_common.i", "swig/paddle_java.i"]
+# programs): the API header, the exception types and the Java SWIG interface. They keep their
+# paths under py_paddle/include, as their root-relative #include lines name them.
+API_FILES = ["swig/PaddleAPI.h", "engine/Errors.h", "swig/paddle_common.i", "swig/paddle_java.i"]
 
 
 class build_py(_build_py):
@@ -490,15 +492,15 @@ class build_py(_build_py):
         self.run_command("build_ext")
         super().run()
         include = os.path.join(self.build_lib, "py_paddle", "include")
-        self.mkpath(include)
         for path in API_FILES:
-            self.copy_file(path, os.path.join(include, os.path.basename(path)))
+            self.mkpath(os.path.join(include, os.path.dirname(path)))
+            self.copy_file(path, os.path.join(include, path))
 
 
 engine = Extension(
     "py_paddle._swig_paddle",
     sources=["swig/paddle.i"] + ENGINE_SOURCES,
-    swig_opts=["-c++", "-threads", "-outdir", "py_paddle", "-Iswig"],
+    swig_opts=["-c++", "-threads", "-outdir", "py_paddle", "-I."],  # %include lines are root-relative
     include_dirs=[ROOT, openblas.get_include_dir(), str(nlohmann_json.get_include())],
     library_dirs=[openblas.get_lib_dir()],
     libraries=[openblas.get_library()],
@@ -507,8 +509,8 @@ engine = Extension(
     extra_compile_args=compile_flags(),  # the module's; build_ext picks each engine object's
     extra_link_args=SANITIZE_FLAGS if SANITIZE else [],
     # Headers, for source distributions; rebuilds follow the compiler's own dependency lists.
-    depends=glob.glob("layers/**/*.h", recursive=True) + glob.glob("trainer/*.h")
-    + ["swig/PaddleAPI.h", "layers/ConfigSchema.inc"] + API_FILES + glob.glob("swig/docstrings*.i"),
+    depends=glob.glob("engine/**/*.h", recursive=True) + glob.glob("layers/*.h") + glob.glob("trainer/*.h")
+    + ["swig/PaddleAPI.h", "engine/ConfigSchema.inc"] + API_FILES + glob.glob("swig/docstrings*.i"),
     language="c++",
 )
 

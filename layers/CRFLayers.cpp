@@ -17,9 +17,9 @@
 #include <limits>
 #include <vector>
 
-#include "Errors.h"
-#include "Layer.h"
-#include "math/Kernel.h"
+#include "engine/Errors.h"
+#include "engine/math/Kernel.h"
+#include "layers/Layer.h"
 
 namespace paddle {
 

@@ -19,11 +19,11 @@
 #include <algorithm>
 #include <memory>
 
-#include "Errors.h"
-#include "ImageUtils.h"
-#include "Layer.h"
-#include "math/Kernel.h"
-#include "math/MathOps.h"
+#include "engine/Errors.h"
+#include "engine/math/Kernel.h"
+#include "engine/math/MathOps.h"
+#include "layers/ImageUtils.h"
+#include "layers/Layer.h"
 
 namespace paddle {
 

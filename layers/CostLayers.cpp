@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "CostLayers.h"
+#include "layers/CostLayers.h"
 
 namespace paddle {
 

@@ -6,10 +6,10 @@
 #include <string>
 #include <vector>
 
-#include "Errors.h"
-#include "Layer.h"
-#include "math/Kernel.h"
-#include "math/MathOps.h"
+#include "engine/Errors.h"
+#include "engine/math/Kernel.h"
+#include "engine/math/MathOps.h"
+#include "layers/Layer.h"
 
 namespace paddle {
 

@@ -1,7 +1,7 @@
-#include "DataLayer.h"
+#include "layers/DataLayer.h"
 
-#include "Errors.h"
-#include "SparseMatrix.h"
+#include "engine/Errors.h"
+#include "engine/SparseMatrix.h"
 
 namespace paddle {
 

@@ -1,7 +1,7 @@
 // "data": where a batch enters the network. The gradient machine hands each
 // data layer its slot of the batch; the layer aliases it (no copy on the same device).
 #pragma once
-#include "Layer.h"
+#include "layers/Layer.h"
 
 namespace paddle {
 

@@ -10,11 +10,11 @@
 #include <cmath>
 #include <vector>
 
-#include "Activation.h"
-#include "Errors.h"
-#include "Layer.h"
-#include "math/Kernel.h"
-#include "math/MathOps.h"
+#include "engine/Activation.h"
+#include "engine/Errors.h"
+#include "engine/math/Kernel.h"
+#include "engine/math/MathOps.h"
+#include "layers/Layer.h"
 
 namespace paddle {
 

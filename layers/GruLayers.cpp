@@ -1,6 +1,6 @@
 // "gated_recurrent" (a GRU over whole sequences) and "gru_step" (one step inside a
 // recurrent_group); both run GruStep, so they compute the same thing.
-#include "RecurrentLayers.h"
+#include "layers/RecurrentLayers.h"
 
 namespace paddle {
 

@@ -14,10 +14,10 @@
 #include <cmath>
 #include <vector>
 
-#include "Errors.h"
-#include "ImageUtils.h"
-#include "Layer.h"
-#include "math/Kernel.h"
+#include "engine/Errors.h"
+#include "engine/math/Kernel.h"
+#include "layers/ImageUtils.h"
+#include "layers/Layer.h"
 
 namespace paddle {
 

@@ -13,9 +13,9 @@
 #include <immintrin.h>
 #endif
 
-#include "Errors.h"
-#include "Json.h"
-#include "math/Kernel.h"
+#include "engine/Errors.h"
+#include "engine/Json.h"
+#include "engine/math/Kernel.h"
 
 namespace paddle {
 namespace image {

@@ -1,9 +1,9 @@
-#include "Layer.h"
+#include "layers/Layer.h"
 
 #include <set>
 
-#include "Errors.h"
-#include "math/MathOps.h"
+#include "engine/Errors.h"
+#include "engine/math/MathOps.h"
 
 namespace paddle {
 

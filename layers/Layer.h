@@ -10,11 +10,11 @@
 #include <string>
 #include <vector>
 
-#include "Activation.h"
-#include "Argument.h"
-#include "Json.h"
-#include "Parameter.h"
-#include "math/MathOps.h"
+#include "engine/Activation.h"
+#include "engine/Argument.h"
+#include "engine/Json.h"
+#include "engine/Parameter.h"
+#include "engine/math/MathOps.h"
 
 namespace paddle {
 

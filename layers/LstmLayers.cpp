@@ -1,6 +1,6 @@
 // "lstmemory" (an LSTM with peepholes over whole sequences) and "lstm_step" (one step
 // inside a recurrent_group); both run LstmCell, so they compute the same thing.
-#include "RecurrentLayers.h"
+#include "layers/RecurrentLayers.h"
 
 namespace paddle {
 

@@ -5,11 +5,11 @@
 //   "addto":   act(x_0 + x_1 + ... + bias)
 //   "concat":  act([x_0 | x_1 | ...])
 // With conv projections (shared_biases) the bias has one value per channel block.
-#include "Errors.h"
-#include "Layer.h"
-#include "Projections.h"
-#include "math/Kernel.h"
-#include "math/MathOps.h"
+#include "engine/Errors.h"
+#include "engine/math/Kernel.h"
+#include "engine/math/MathOps.h"
+#include "layers/Layer.h"
+#include "layers/Projections.h"
 
 namespace paddle {
 

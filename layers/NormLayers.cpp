@@ -11,10 +11,10 @@
 //       y = x * (1 + scale * sum_{window} x^2)^(-pow), window [c - (size-1)/2, c + size/2].
 #include <cmath>
 
-#include "Errors.h"
-#include "ImageUtils.h"
-#include "Layer.h"
-#include "math/Kernel.h"
+#include "engine/Errors.h"
+#include "engine/math/Kernel.h"
+#include "layers/ImageUtils.h"
+#include "layers/Layer.h"
 
 namespace paddle {
 

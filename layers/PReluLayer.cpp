@@ -1,9 +1,9 @@
 // "prelu" (v1 ParameterReluLayer): y = x where x > 0, else w[j / partial_sum] * x, with one
 // learned slope per group of partial_sum adjacent columns. Slopes get the gradient of the
 // negative inputs; the layer's own activation (linear unless set) follows.
-#include "Errors.h"
-#include "Layer.h"
-#include "math/Kernel.h"
+#include "engine/Errors.h"
+#include "engine/math/Kernel.h"
+#include "layers/Layer.h"
 
 namespace paddle {
 

@@ -9,10 +9,10 @@
 #include <cfloat>
 #include <cmath>
 
-#include "Errors.h"
-#include "ImageUtils.h"
-#include "Layer.h"
-#include "math/Kernel.h"
+#include "engine/Errors.h"
+#include "engine/math/Kernel.h"
+#include "layers/ImageUtils.h"
+#include "layers/Layer.h"
 
 namespace paddle {
 

@@ -1,11 +1,11 @@
-#include "Projections.h"
+#include "layers/Projections.h"
 
 #include <algorithm>
 
-#include "Errors.h"
-#include "ImageUtils.h"
-#include "math/Kernel.h"
-#include "math/MathOps.h"
+#include "engine/Errors.h"
+#include "engine/math/Kernel.h"
+#include "engine/math/MathOps.h"
+#include "layers/ImageUtils.h"
 
 namespace paddle {
 

@@ -9,9 +9,9 @@
 #include <string>
 #include <vector>
 
-#include "Argument.h"
-#include "Json.h"
-#include "Parameter.h"
+#include "engine/Argument.h"
+#include "engine/Json.h"
+#include "engine/Parameter.h"
 
 namespace paddle {
 

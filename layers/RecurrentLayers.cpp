@@ -1,6 +1,6 @@
 // "recurrent": the simple RNN over whole sequences. The LSTM and GRU layers live in
 // LstmLayers.cpp and GruLayers.cpp; what they share, in RecurrentLayers.h.
-#include "RecurrentLayers.h"
+#include "layers/RecurrentLayers.h"
 
 namespace paddle {
 

@@ -2,17 +2,17 @@
 // the whole-sequence layers reorder their input into time-major batches
 // (SequenceToBatch), run one GEMM per time step on the rows still active, and fuse
 // the gate math of a step into kernels over rows x units (CPU loops or CUDA grids,
-// layers/math/Kernel.h). Their input is already the projected x (4H / 3H / H wide);
+// engine/math/Kernel.h). Their input is already the projected x (4H / 3H / H wide);
 // the recurrent weights are theirs.
 #pragma once
 #include <algorithm>
 #include <initializer_list>
 
-#include "Errors.h"
-#include "Layer.h"
-#include "SequenceToBatch.h"
-#include "math/Kernel.h"
-#include "math/MathOps.h"
+#include "engine/Errors.h"
+#include "engine/math/Kernel.h"
+#include "engine/math/MathOps.h"
+#include "layers/Layer.h"
+#include "layers/SequenceToBatch.h"
 
 namespace paddle {
 namespace rnn {

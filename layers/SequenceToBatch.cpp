@@ -1,10 +1,10 @@
-#include "SequenceToBatch.h"
+#include "layers/SequenceToBatch.h"
 
 #include <algorithm>
 #include <numeric>
 
-#include "Errors.h"
-#include "math/Kernel.h"
+#include "engine/Errors.h"
+#include "engine/math/Kernel.h"
 
 namespace paddle {
 

@@ -8,7 +8,7 @@
 #pragma once
 #include <vector>
 
-#include "Argument.h"
+#include "engine/Argument.h"
 
 namespace paddle {
 

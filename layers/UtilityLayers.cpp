@@ -8,9 +8,9 @@
 #include <sstream>
 #include <vector>
 
-#include "Errors.h"
-#include "Layer.h"
-#include "math/MathOps.h"
+#include "engine/Errors.h"
+#include "engine/math/MathOps.h"
+#include "layers/Layer.h"
 
 namespace paddle {
 

@@ -7,7 +7,7 @@
 // The statistic itself is an evaluator's (trainer/Evaluator.cpp gives each such layer of the
 // root network a last-column-auc / pnpair evaluator named after it), so it covers a whole
 // pass and is reported where the evaluators' results are (the "Eval:" part of the log lines).
-#include "Layer.h"
+#include "layers/Layer.h"
 
 namespace paddle {
 

@@ -21,9 +21,9 @@ PACKAGE_DIR = os.path.dirname(os.path.abspath(__file__))
 ENGINE_LIBRARY = "libpaddle_engine.so"
 JNI_LIBRARY = "libpaddle_jni.so"
 JAVA_PACKAGE = "org.paddle"
-# What the binding is made from: installed as package data under py_paddle/include,
-# or, in a source checkout, where they live in the tree.
-INTERFACE_FILES = ("paddle_java.i", "paddle_common.i", "PaddleAPI.h", "Errors.h")
+# What the binding is made from, by the root-relative paths its #include lines use: installed
+# as package data under py_paddle/include, or, in a source checkout, where they live in the tree.
+INTERFACE_FILES = ("swig/paddle_java.i", "swig/paddle_common.i", "swig/PaddleAPI.h", "engine/Errors.h")
 
 
 def package_dirs():
@@ -34,13 +34,11 @@ def package_dirs():
 
 
 def include_dirs():
-    """The directories holding INTERFACE_FILES."""
+    """The directory holding INTERFACE_FILES (in a one-element list: the -I of g++ and SWIG)."""
     checkout = os.path.dirname(PACKAGE_DIR)
-    candidates = [[os.path.join(d, "include")] for d in package_dirs()]
-    candidates.append([os.path.join(checkout, "swig"), os.path.join(checkout, "layers")])
-    for dirs in candidates:
-        if all(any(os.path.isfile(os.path.join(d, f)) for d in dirs) for f in INTERFACE_FILES):
-            return dirs
+    for d in [os.path.join(d, "include") for d in package_dirs()] + [checkout]:
+        if all(os.path.isfile(os.path.join(d, f)) for f in INTERFACE_FILES):
+            return [d]
     raise OSError("the engine's API headers are missing: neither %s nor a source checkout around it holds %s"
                   % (os.path.join(PACKAGE_DIR, "include"), ", ".join(INTERFACE_FILES)))
 
@@ -112,7 +110,7 @@ def build_java(output, verbose=False):
         classes = os.path.join(work, "classes")
         os.makedirs(sources)
         wrapper = os.path.join(work, "paddle_java_wrap.cpp")
-        interface = next(os.path.join(d, "paddle_java.i") for d in dirs if os.path.isfile(os.path.join(d, "paddle_java.i")))
+        interface = os.path.join(dirs[0], INTERFACE_FILES[0])
         _run(swig_command() + ["-java", "-c++", "-package", JAVA_PACKAGE, "-outdir", sources, "-o", wrapper]
              + ["-I" + d for d in dirs] + [interface], verbose)
         # The C++ wrapper (the slow part) and javac run side by side.

@@ -1,14 +1,14 @@
-#include "PaddleAPI.h"
+#include "swig/PaddleAPI.h"
 
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
 
-#include "../layers/Errors.h"
-#include "../layers/math/GpuRuntime.h"
-#include "../layers/math/MathOps.h"
-#include "../trainer/Trainer.h"
+#include "engine/Errors.h"
+#include "engine/math/GpuRuntime.h"
+#include "engine/math/MathOps.h"
+#include "trainer/Trainer.h"
 
 namespace {
 bool gUseGpu = false;

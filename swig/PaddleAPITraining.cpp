@@ -5,11 +5,11 @@
 #include <cstdio>
 #include <cstring>
 
-#include "../layers/Errors.h"
-#include "../layers/InputFile.h"
-#include "../trainer/Predictor.h"
-#include "../trainer/Trainer.h"
-#include "PaddleAPI.h"
+#include "engine/Errors.h"
+#include "engine/InputFile.h"
+#include "swig/PaddleAPI.h"
+#include "trainer/Predictor.h"
+#include "trainer/Trainer.h"
 
 using paddle::str;
 using DenseF = paddle::DenseBuffer<float>;

@@ -526,6 +526,6 @@ Returns:
     Vector: owned by the caller.
 %}
 
-%include "docstrings_arguments.i"
-%include "docstrings_engine.i"
-%include "docstrings_training.i"
+%include "swig/docstrings_arguments.i"
+%include "swig/docstrings_engine.i"
+%include "swig/docstrings_training.i"

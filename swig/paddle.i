@@ -13,8 +13,8 @@
 
 %{
 #include <cstring>
-#include "PaddleAPI.h"
-#include "../layers/Errors.h"
+#include "swig/PaddleAPI.h"
+#include "engine/Errors.h"
 %}
 
 %include <exception.i>
@@ -74,7 +74,7 @@ static void pdRaise(const char* v1Class, PyObject* fallback, const char* what) {
   }
 }
 
-%include "paddle_common.i"
+%include "swig/paddle_common.i"
 
 // ---- buffer-protocol typemaps (float32 / int32, C-contiguous) ----
 %{
@@ -166,8 +166,8 @@ PD_BUFFER_1D_NAMED(float, 'f', values, valuesSize)
   }
 }
 
-%include "docstrings.i"  // before the declarations it documents
-%include "PaddleAPI.h"
+%include "swig/docstrings.i"  // before the declarations it documents
+%include "swig/PaddleAPI.h"
 
 %pythoncode %{
 import numpy as _np

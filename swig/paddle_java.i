@@ -9,8 +9,8 @@
 
 %{
 #include <jni.h>
-#include "PaddleAPI.h"
-#include "Errors.h"
+#include "swig/PaddleAPI.h"
+#include "engine/Errors.h"
 %}
 
 %include <std_string.i>
@@ -68,7 +68,7 @@ static void pdThrow(JNIEnv* env, const char* javaClass, const char* message) {
   }
 }
 
-%include "paddle_common.i"
+%include "swig/paddle_common.i"
 
 // ---- Java arrays and direct buffers ----
 %{
@@ -190,7 +190,7 @@ PD_JAVA_ARRAY_STRUCT(PdIntArray, , int, jintArray, int[], false)
 %newobject Vector::createFromArray;
 %newobject IVector::createFromArray;
 
-%include "PaddleAPI.h"
+%include "swig/PaddleAPI.h"
 
 // Evaluator.getFields() and Trainer.get*EvalFields(): a list of EvaluatorField
 // (getName(), getValue(), getBetter(): 1 higher is better, -1 lower, 0 neither).

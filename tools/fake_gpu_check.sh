@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The GPU code paths on a machine without a GPU: builds the engine in place with
-# PADDLE_FAKE_GPU=1 (layers/math/FakeGpu.cpp: GPU entry points run on the CPU, and device
+# PADDLE_FAKE_GPU=1 (engine/FakeGpu.cpp: GPU entry points run on the CPU, and device
 # memory is mprotect'ed except inside kernels and copies), then runs the engine tests on
 # that "GPU" (PADDLE_TEST_USE_GPU=1) and the digits demo with --use_gpu=1. Any host-side
 # read or write of device data crashes with a segmentation fault at that point.

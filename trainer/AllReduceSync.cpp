@@ -7,9 +7,9 @@
 #include <numeric>
 #include <set>
 
-#include "../layers/Errors.h"
-#include "GradientMachine.h"
-#include "MpiSync.h"
+#include "engine/Errors.h"
+#include "trainer/GradientMachine.h"
+#include "trainer/MpiSync.h"
 
 namespace paddle {
 

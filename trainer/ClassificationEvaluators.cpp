@@ -1,7 +1,7 @@
 // Evaluators of classifier outputs: classification_error, sum, last-column-sum, precision_recall.
 #include <algorithm>
 
-#include "EvaluatorHelpers.h"
+#include "trainer/EvaluatorHelpers.h"
 
 namespace paddle {
 namespace {

@@ -1,4 +1,4 @@
-#include "Collective.h"
+#include "trainer/Collective.h"
 
 #include <mpi.h>
 
@@ -9,8 +9,8 @@
 #include <mutex>
 #include <thread>
 
-#include "../layers/Errors.h"
-#include "../layers/math/GemmBf16.h"
+#include "engine/Errors.h"
+#include "engine/math/GemmBf16.h"
 
 namespace paddle {
 

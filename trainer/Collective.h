@@ -6,8 +6,8 @@
 #include <cstdint>
 #include <vector>
 
-#include "../layers/math/Buffer.h"
-#include "GradientSync.h"
+#include "engine/math/Buffer.h"
+#include "trainer/GradientSync.h"
 
 namespace paddle {
 

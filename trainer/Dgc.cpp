@@ -1,4 +1,4 @@
-#include "Dgc.h"
+#include "trainer/Dgc.h"
 
 #include <algorithm>
 #include <cmath>

@@ -5,8 +5,8 @@
 #include <algorithm>
 #include <cstring>
 
-#include "../layers/Errors.h"
-#include "MpiSync.h"
+#include "engine/Errors.h"
+#include "trainer/MpiSync.h"
 
 namespace paddle {
 

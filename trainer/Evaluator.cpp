@@ -1,10 +1,10 @@
-#include "Evaluator.h"
+#include "trainer/Evaluator.h"
 
 #include <algorithm>
 #include <map>
 #include <sstream>
 
-#include "../layers/Errors.h"
+#include "engine/Errors.h"
 
 namespace paddle {
 

@@ -6,8 +6,8 @@
 #include <string>
 #include <vector>
 
-#include "../layers/Errors.h"
-#include "Evaluator.h"
+#include "engine/Errors.h"
+#include "trainer/Evaluator.h"
 
 namespace paddle {
 

@@ -1,12 +1,12 @@
-#include "GpuCollective.h"
+#include "trainer/GpuCollective.h"
 
 #include <numeric>
 #include <stdexcept>
 
-#include "../layers/Errors.h"
-#include "../layers/math/Device.h"
+#include "engine/Errors.h"
+#include "engine/math/Device.h"
 #ifdef WITH_CUDA
-#include "../layers/math/GpuRuntime.h"
+#include "engine/math/GpuRuntime.h"
 #endif
 #ifdef WITH_NCCL
 #include <cuda_runtime.h>

@@ -11,7 +11,7 @@
 #include <memory>
 #include <vector>
 
-#include "../layers/math/Buffer.h"
+#include "engine/math/Buffer.h"
 
 namespace paddle {
 

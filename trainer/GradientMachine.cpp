@@ -1,13 +1,13 @@
-#include "GradientMachine.h"
+#include "trainer/GradientMachine.h"
 
 #include <cstdio>
 #include <map>
 #include <set>
 
-#include "../layers/Errors.h"
-#include "../layers/math/GemmBf16.h"
+#include "engine/Errors.h"
+#include "engine/math/GemmBf16.h"
 #ifdef WITH_CUDA
-#include "../layers/math/GpuRuntime.h"
+#include "engine/math/GpuRuntime.h"
 #endif
 
 namespace paddle {

@@ -9,9 +9,9 @@
 #include <string>
 #include <vector>
 
-#include "../layers/DataLayer.h"
-#include "../layers/Layer.h"
-#include "Recompute.h"
+#include "layers/DataLayer.h"
+#include "layers/Layer.h"
+#include "trainer/Recompute.h"
 
 namespace paddle {
 

@@ -1,6 +1,6 @@
-#include "GradientSync.h"
+#include "trainer/GradientSync.h"
 
-#include "../layers/Errors.h"
+#include "engine/Errors.h"
 
 namespace paddle {
 

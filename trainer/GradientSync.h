@@ -10,8 +10,8 @@
 #include <string>
 #include <vector>
 
-#include "../layers/Argument.h"
-#include "../layers/Parameter.h"
+#include "engine/Argument.h"
+#include "engine/Parameter.h"
 
 namespace paddle {
 

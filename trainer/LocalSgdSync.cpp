@@ -3,10 +3,10 @@
 
 #include <algorithm>
 
-#include "../layers/Errors.h"
-#include "../layers/math/MathOps.h"
-#include "MpiSync.h"
-#include "Optimizers.h"
+#include "engine/Errors.h"
+#include "engine/math/MathOps.h"
+#include "trainer/MpiSync.h"
+#include "trainer/Optimizers.h"
 
 namespace paddle {
 

@@ -1,11 +1,11 @@
 // The composite of the distributed strategies (MpiSync.h), and its registration as the
 // factory makeGradientSync uses under mpiexec.
-#include "MpiSync.h"
+#include "trainer/MpiSync.h"
 
-#include "../layers/Errors.h"
-#include "GradientMachine.h"
-#include "Optimizers.h"
-#include "Trainer.h"
+#include "engine/Errors.h"
+#include "trainer/GradientMachine.h"
+#include "trainer/Optimizers.h"
+#include "trainer/Trainer.h"
 
 namespace paddle {
 

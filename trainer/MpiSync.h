@@ -12,9 +12,9 @@
 #include <thread>
 #include <vector>
 
-#include "Collective.h"
-#include "Dgc.h"
-#include "GradientSync.h"
+#include "trainer/Collective.h"
+#include "trainer/Dgc.h"
+#include "trainer/GradientSync.h"
 
 namespace paddle {
 

@@ -1,6 +1,6 @@
 #include <nlohmann/json.hpp>
 
-#include "Optimizers.h"
+#include "trainer/Optimizers.h"
 
 #include <algorithm>
 #include <climits>
@@ -8,10 +8,10 @@
 #include <cmath>
 #include <sstream>
 
-#include "../layers/Errors.h"
-#include "../layers/math/Kernel.h"
-#include "../layers/math/MathOps.h"
-#include "UpdateRules.h"
+#include "engine/Errors.h"
+#include "engine/math/Kernel.h"
+#include "engine/math/MathOps.h"
+#include "trainer/UpdateRules.h"
 
 namespace paddle {
 

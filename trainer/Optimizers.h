@@ -10,8 +10,8 @@
 #include <unordered_map>
 #include <vector>
 
-#include "../layers/Json.h"
-#include "../layers/Parameter.h"
+#include "engine/Json.h"
+#include "engine/Parameter.h"
 
 namespace paddle {
 

@@ -1,4 +1,4 @@
-#include "Predictor.h"
+#include "trainer/Predictor.h"
 
 #include <cmath>
 #include <cstdint>
@@ -7,8 +7,8 @@
 #include <nlohmann/json.hpp>
 #include <set>
 
-#include "../layers/Errors.h"
-#include "../layers/InputFile.h"
+#include "engine/Errors.h"
+#include "engine/InputFile.h"
 
 namespace paddle {
 

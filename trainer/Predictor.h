@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "GradientMachine.h"
+#include "trainer/GradientMachine.h"
 
 namespace paddle {
 

@@ -4,8 +4,8 @@
 #include <sstream>
 #include <iostream>
 
-#include "EvaluatorHelpers.h"
-#include "RecurrentGroup.h"
+#include "trainer/EvaluatorHelpers.h"
+#include "trainer/RecurrentGroup.h"
 
 namespace paddle {
 namespace {

@@ -2,7 +2,7 @@
 #include <algorithm>
 #include <fstream>
 
-#include "EvaluatorHelpers.h"
+#include "trainer/EvaluatorHelpers.h"
 
 namespace paddle {
 namespace {

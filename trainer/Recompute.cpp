@@ -1,11 +1,11 @@
-#include "Recompute.h"
+#include "trainer/Recompute.h"
 
 #include <algorithm>
 #include <cmath>
 #include <map>
 #include <set>
 
-#include "../layers/Errors.h"
+#include "engine/Errors.h"
 
 namespace paddle {
 

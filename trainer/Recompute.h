@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "../layers/Layer.h"
+#include "layers/Layer.h"
 
 namespace paddle {
 

@@ -8,13 +8,13 @@
 // Agent layers ("agent", "scatter_agent", "gather_agent", and their sequence_
 // forms) hold data the group writes into them: in-link rows, memories, and the
 // gathered outputs the parent network reads.
-#include "RecurrentGroup.h"
+#include "trainer/RecurrentGroup.h"
 
 #include <algorithm>
 
-#include "../layers/Errors.h"
-#include "../layers/math/Kernel.h"
-#include "../layers/math/MathOps.h"
+#include "engine/Errors.h"
+#include "engine/math/Kernel.h"
+#include "engine/math/MathOps.h"
 
 namespace paddle {
 

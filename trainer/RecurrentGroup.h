@@ -10,9 +10,9 @@
 #include <utility>
 #include <vector>
 
-#include "../layers/Errors.h"
-#include "../layers/Layer.h"
-#include "../layers/SequenceToBatch.h"
+#include "engine/Errors.h"
+#include "layers/Layer.h"
+#include "layers/SequenceToBatch.h"
 
 namespace paddle {
 

@@ -4,9 +4,9 @@
 #include <cmath>
 #include <functional>
 
-#include "../layers/Errors.h"
-#include "../layers/math/Kernel.h"
-#include "RecurrentGroup.h"
+#include "engine/Errors.h"
+#include "engine/math/Kernel.h"
+#include "trainer/RecurrentGroup.h"
 
 namespace paddle {
 

@@ -1,7 +1,7 @@
 // Evaluators of token sequences: chunk, ctc_edit_distance.
 #include <algorithm>
 
-#include "EvaluatorHelpers.h"
+#include "trainer/EvaluatorHelpers.h"
 
 namespace paddle {
 namespace {

@@ -4,7 +4,7 @@
 // R-row table, with their optimizer state, and
 //   * before each forward every rank asks the owners for the rows its share of the batch
 //     reads (ids, then rows: two MPI_Alltoallv), after the owners caught up their lazy decay,
-//     into the table's compact block of fetched rows (its RowPartition, layers/RowPartition.h);
+//     into the table's compact block of fetched rows (its RowPartition, engine/RowPartition.h);
 //   * after backward the touched rows' gradients go to their owners (MPI_Alltoallv), which
 //     add them in rank order and run the optimizer on their rows alone;
 //   * saving streams every rank's rows into rank 0's v1-format file, chunk by chunk, and
@@ -15,10 +15,10 @@
 #include <climits>
 #include <ostream>
 
-#include "../layers/Errors.h"
-#include "GradientMachine.h"
-#include "MpiSync.h"
-#include "Optimizers.h"
+#include "engine/Errors.h"
+#include "trainer/GradientMachine.h"
+#include "trainer/MpiSync.h"
+#include "trainer/Optimizers.h"
 
 namespace paddle {
 
@@ -71,7 +71,7 @@ void exchangeRows(const float* send, const std::vector<int>& sendCounts, const s
 }  // namespace
 
 // One sharded table: its rows on this rank, the rows fetched for this batch (which the table's
-// lookups read, layers/RowPartition.h), and the buffers its exchanges reuse step after step.
+// lookups read, engine/RowPartition.h), and the buffers its exchanges reuse step after step.
 struct ShardedTables::Shard : RowPartition {
   Parameter* param = nullptr;
   int rank = 0, ranks = 1;

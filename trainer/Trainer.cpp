@@ -1,4 +1,4 @@
-#include "Trainer.h"
+#include "trainer/Trainer.h"
 
 #include <algorithm>
 #include <cmath>
@@ -8,11 +8,11 @@
 #include <thread>
 #include <utility>
 
-#include "../layers/Errors.h"
-#include "../layers/ImageUtils.h"
-#include "../layers/InputFile.h"
-#include "../layers/math/MathOps.h"
-#include "../layers/math/ThreadPool.h"
+#include "engine/Errors.h"
+#include "engine/InputFile.h"
+#include "engine/math/MathOps.h"
+#include "engine/math/ThreadPool.h"
+#include "layers/ImageUtils.h"
 
 namespace paddle {
 

@@ -7,11 +7,11 @@
 #include <string>
 #include <vector>
 
-#include "Evaluator.h"
-#include "GpuCollective.h"
-#include "GradientMachine.h"
-#include "GradientSync.h"
-#include "Optimizers.h"
+#include "trainer/Evaluator.h"
+#include "trainer/GpuCollective.h"
+#include "trainer/GradientMachine.h"
+#include "trainer/GradientSync.h"
+#include "trainer/Optimizers.h"
 
 namespace paddle {
 

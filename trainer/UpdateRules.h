@@ -1,5 +1,5 @@
 // v1's per-element update rules as PD_HD functors, which Optimizers.cpp runs through
-// forEachElement (layers/math/Kernel.h) on either device. Notation: w value, g gradient (batch sum),
+// forEachElement (engine/math/Kernel.h) on either device. Notation: w value, g gradient (batch sum),
 // lr = global rate x parameter learning_rate, mu momentum, decay = L2 rate. A rule is
 // called as f(i, g[i]): the caller finds the gradient (a dense buffer, or the compact
 // rows of a sparse_update parameter, which are not indexed like w).
@@ -7,7 +7,7 @@
 #include <cmath>
 #include <cstddef>
 
-#include "../layers/ActivationFunctors.h"  // PD_HD
+#include "engine/ActivationFunctors.h"  // PD_HD
 
 namespace paddle {
 namespace rule {

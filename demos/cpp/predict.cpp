@@ -15,7 +15,7 @@
 #include <stdexcept>
 #include <vector>
 
-#include "PaddleAPI.h"
+#include "swig/PaddleAPI.h"
 
 namespace {
 
@@ -68,7 +68,7 @@ int main(int argc, char** argv) {
       file.write(reinterpret_cast<const char*>(probabilities.data()), probabilities.size() * 4);
       if (!file) throw std::runtime_error(std::string("cannot write ") + argv[3]);
     }
-  } catch (const std::exception& e) {  // engine errors are C++ exceptions (layers/Errors.h)
+  } catch (const std::exception& e) {  // engine errors are C++ exceptions (engine/Errors.h)
     std::cerr << "predict: " << e.what() << "\n";
     return 1;
   }

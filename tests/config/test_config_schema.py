@@ -1,5 +1,5 @@
 """The .proto is the one schema of the config: the engine's field table
-(layers/ConfigSchema.inc) is generated from it, and every config field the
+(engine/ConfigSchema.inc) is generated from it, and every config field the
 engine reads is a field of it, read without a default of its own."""
 import collections
 import glob
@@ -11,7 +11,8 @@ from paddle import proto
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 ENGINE_SOURCES = sorted(
-    f for pattern in ('layers/**/*.cpp', 'layers/**/*.h', 'layers/**/*.cu', 'trainer/*.cpp', 'trainer/*.h',
+    f for pattern in ('engine/**/*.cpp', 'engine/**/*.h', 'engine/**/*.cu', 'layers/*.cpp', 'layers/*.h',
+                      'layers/*.cu', 'trainer/*.cpp', 'trainer/*.h',
                       'trainer/*.cu', 'swig/*.cpp', 'swig/*.h')
     for f in glob.glob(os.path.join(ROOT, pattern), recursive=True))
 
@@ -98,10 +99,10 @@ def test_the_scan_tells_config_reads_from_untyped_json():
 
 
 def test_schema_table_is_generated_from_the_proto():
-    with open(os.path.join(ROOT, 'layers', 'ConfigSchema.inc')) as f:
+    with open(os.path.join(ROOT, 'engine', 'ConfigSchema.inc')) as f:
         committed = f.read()
     assert committed == load_generator().render(), (
-        'layers/ConfigSchema.inc is out of date with paddle/proto/*.proto: run python tools/gen_config_schema.py')
+        'engine/ConfigSchema.inc is out of date with paddle/proto/*.proto: run python tools/gen_config_schema.py')
 
 
 def test_schema_table_lists_every_message_field():

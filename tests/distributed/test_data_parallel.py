@@ -265,9 +265,9 @@ def test_the_engine_compiles_without_mpi():
     once, see docs/distributed.md, trains in one process and refuses several). The MPI sources
     compile against mpi.h."""
     import sysconfig
-    engine = glob.glob(os.path.join(ROOT, "layers", "**", "*.[ch]*"), recursive=True) + \
-        glob.glob(os.path.join(ROOT, "trainer", "*.[ch]*")) + glob.glob(os.path.join(ROOT, "swig", "PaddleAPI*"))
-    mpi_includes = ("#include <mpi.h>", '#include "MpiSync.h"', '#include "Collective.h"')
+    engine = glob.glob(os.path.join(ROOT, "engine", "**", "*.[ch]*"), recursive=True) + \
+        glob.glob(os.path.join(ROOT, "layers", "*.[ch]*")) + glob.glob(os.path.join(ROOT, "trainer", "*.[ch]*")) + glob.glob(os.path.join(ROOT, "swig", "PaddleAPI*"))
+    mpi_includes = ("#include <mpi.h>", '#include "trainer/MpiSync.h"', '#include "trainer/Collective.h"')
     including = {os.path.relpath(f, ROOT) for f in engine
                  if f.endswith(".cpp") and any(i in open(f).read() for i in mpi_includes)}
     assert including == _mpi_sources()

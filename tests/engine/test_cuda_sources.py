@@ -1,7 +1,7 @@
 """The CUDA code must keep compiling wherever nvcc exists, even without a GPU.
 
 In CUDA builds setup.py compiles the .cu kernels and every engine .cpp with
-nvcc (the PD_HD loop bodies of layers/math/Kernel.h become kernels). Here each
+nvcc (the PD_HD loop bodies of engine/math/Kernel.h become kernels). Here each
 one goes through nvcc's front end and device code generation (-ptx), with calls
 from device code to host-only functions as errors.
 """
@@ -28,10 +28,9 @@ def _setup_list(name):
 
 # setup.py sends every engine .cpp to nvcc except the MPI ones and the host-only CPU kernels
 NOT_NVCC = _setup_list("MPI_SOURCES") | _setup_list("HOST_ONLY_SOURCES")
-CU_FILES = sorted(glob.glob(os.path.join(ROOT, "layers", "**", "*.cu"), recursive=True)
-                  + glob.glob(os.path.join(ROOT, "trainer", "*.cu")))
-ENGINE_CPP = sorted(f for f in glob.glob(os.path.join(ROOT, "layers", "**", "*.cpp"), recursive=True)
-                    + glob.glob(os.path.join(ROOT, "trainer", "*.cpp"))
+ENGINE_DIRS = ("engine", "layers", "trainer")  # setup.py's engine sources, all sent to nvcc in CUDA builds
+CU_FILES = sorted(f for d in ENGINE_DIRS for f in glob.glob(os.path.join(ROOT, d, "**", "*.cu"), recursive=True))
+ENGINE_CPP = sorted(f for d in ENGINE_DIRS for f in glob.glob(os.path.join(ROOT, d, "**", "*.cpp"), recursive=True)
                     if os.path.relpath(f, ROOT) not in NOT_NVCC)
 NVCC = shutil.which("nvcc")
 
@@ -141,7 +140,7 @@ def kernel_bodies(text):
         yield text.count("\n", 0, m.start()) + 1, text[start:i + 1]
 
 
-@pytest.mark.parametrize("src", ENGINE_CPP + [os.path.join(ROOT, "layers", "math", "Kernel.h")], ids=rel)
+@pytest.mark.parametrize("src", ENGINE_CPP + [os.path.join(ROOT, "engine", "math", "Kernel.h")], ids=rel)
 def test_kernel_bodies_capture_no_members(src):
     """A PD_HD body that names a member (members end in '_') captures `this`, a host
     pointer: it works on the CPU and faults on the GPU. Copy the member to a local."""

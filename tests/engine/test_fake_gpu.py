@@ -1,5 +1,5 @@
 """The GPU code paths, checked on a machine without a GPU. A second build of the engine
-(PADDLE_FAKE_GPU=1, layers/math/FakeGpu.cpp) runs its GPU entry points on the CPU and keeps
+(PADDLE_FAKE_GPU=1, engine/FakeGpu.cpp) runs its GPU entry points on the CPU and keeps
 "device" memory mprotect'ed outside kernels and copies; the engine tests then run with every
 network on that GPU (PADDLE_TEST_USE_GPU=1). A host-side read or write of device data, the
 error a CPU-only machine cannot otherwise see, crashes that run with a segmentation fault."""

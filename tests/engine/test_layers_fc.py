@@ -1,5 +1,5 @@
 """selective_fc (layers/FullyConnectedLayer.cpp; fc itself is in test_gradient_check.py), and fc's products
-in the column blocks of layers/math/MathOps.cpp: finite-difference checks and NumPy values."""
+in the column blocks of engine/math/MathOps.cpp: finite-difference checks and NumPy values."""
 import numpy as np
 import pytest
 
@@ -56,7 +56,7 @@ def test_selective_fc_weight_layout_is_checked():
 @pytest.mark.parametrize("rows, size_in, size_out", [(20, 300, 600), (300, 100, 64), (7, 5, 4)])
 def test_fc_products_in_small_blocks_match_numpy(rows, size_in, size_out):
     """Products whose A side is short go to OpenBLAS in column blocks small enough for its unpacked
-    kernels (layers/math/MathOps.cpp): 20 x 300 times 300 x 600 in four blocks of columns, the
+    kernels (engine/math/MathOps.cpp): 20 x 300 times 300 x 600 in four blocks of columns, the
     300-row product by rows and then in two blocks of 32 columns; the 7-row one whole."""
     rng = np.random.RandomState(5)
     net = Net()

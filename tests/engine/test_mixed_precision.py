@@ -1,4 +1,4 @@
-"""Mixed precision: bf16 matrix products (layers/math/GemmBf16.cpp; settings(precision='bf16'),
+"""Mixed precision: bf16 matrix products (engine/math/GemmBf16.cpp; settings(precision='bf16'),
 Layer::runForward) and fp16's dynamic loss scaling (trainer/Optimizers.cpp; GPUs, here on the
 stand-in GPU).
 

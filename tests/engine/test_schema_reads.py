@@ -1,4 +1,4 @@
-"""Schema-typed config reads (layers/Json.h, layers/ConfigSchema.h): a misspelled
+"""Schema-typed config reads (engine/Json.h, engine/ConfigSchema.h): a misspelled
 field name is a clear error, an unset field reads as its .proto default.
 
 A small driver compiled against the engine's Json reader reads one field of a
@@ -26,8 +26,8 @@ DRIVER = r'''
 #include <string>
 #include <vector>
 
-#include "layers/Errors.h"
-#include "layers/Json.h"
+#include "engine/Errors.h"
+#include "engine/Json.h"
 using paddle::Json;
 
 int main(int argc, char** argv) {
@@ -68,7 +68,7 @@ def read(tmp_path_factory):
     exe = str(d / "driver")
     import nlohmann_json
     subprocess.run([CXX, "-std=c++17", "-O0", "-I", ROOT, "-I", str(nlohmann_json.get_include()), str(d / "driver.cpp"),
-                    os.path.join(ROOT, "layers", "Json.cpp"), os.path.join(ROOT, "layers", "ConfigSchema.cpp"),
+                    os.path.join(ROOT, "engine", "Json.cpp"), os.path.join(ROOT, "engine", "ConfigSchema.cpp"),
                     "-o", exe], check=True, capture_output=True)
 
     def run(message, config, path, accessor):

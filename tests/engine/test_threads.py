@@ -1,4 +1,4 @@
-"""The engine's thread pool (layers/math/ThreadPool): its unit test, and training that gives
+"""The engine's thread pool (engine/math/ThreadPool): its unit test, and training that gives
 the same bits run after run at a fixed thread count and the same numbers (to float rounding)
 at 1 and 2 threads. Each training runs in a fresh process, since the thread count is read
 from the environment (PADDLE_THREADS) when the engine first needs it."""

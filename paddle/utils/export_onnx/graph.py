@@ -13,7 +13,7 @@ from paddle.utils.export_onnx.errors import ExportError
 # Cost layers (training only, never exported): the types their specs mark as costs.
 COST_TYPES = cost_types()
 
-EXP_CLIP = 40.0  # the engine clips exp() arguments of sigmoid and softrelu (layers/ActivationFunctors.h)
+EXP_CLIP = 40.0  # the engine clips exp() arguments of sigmoid and softrelu (engine/ActivationFunctors.h)
 STANH_A, STANH_B = 1.7159, 2.0 / 3.0
 BATCH_NORM_EPS = 1e-5  # layers/NormLayers.cpp kEps
 

@@ -1,4 +1,4 @@
-// Unit test of layers/math/ThreadPool (built and run by tests/engine/test_threads.py
+// Unit test of engine/math/ThreadPool (built and run by tests/engine/test_threads.py
 // against the engine library). Prints "ok" or exits non-zero naming the failed check.
 #include <atomic>
 #include <chrono>
@@ -9,7 +9,7 @@
 #include <thread>
 #include <vector>
 
-#include "layers/math/ThreadPool.h"
+#include "engine/math/ThreadPool.h"
 
 using namespace paddle;
 

@@ -3,7 +3,7 @@
 #include <stdexcept>
 #include <string>
 
-#include "GpuOps.h"
+#include "engine/math/GpuOps.h"
 
 namespace paddle {
 namespace gpu {

@@ -6,7 +6,7 @@
 #include <cstdint>
 #include <cstring>
 
-#include "math/HostDevice.h"
+#include "engine/math/HostDevice.h"
 
 namespace paddle {
 namespace act {

@@ -1,8 +1,8 @@
-#include "ConfigSchema.h"
+#include "engine/ConfigSchema.h"
 
 #include <cstdlib>
 
-#include "Errors.h"
+#include "engine/Errors.h"
 
 namespace paddle {
 
@@ -17,7 +17,7 @@ struct SchemaRow {
 };
 
 const SchemaRow kSchemaRows[] = {
-#include "ConfigSchema.inc"
+#include "engine/ConfigSchema.inc"
 };
 }  // namespace
 

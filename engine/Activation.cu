@@ -1,7 +1,7 @@
 #include <cfloat>
 
-#include "ActivationFunctors.h"
-#include "math/GpuOps.h"
+#include "engine/ActivationFunctors.h"
+#include "engine/math/GpuOps.h"
 
 namespace paddle {
 namespace gpu {

@@ -4,8 +4,8 @@
 // shares them (rowStarts[b] need not be 0). values empty = binary (all 1).
 // GPU kernels read device copies of the arrays.
 #pragma once
-#include "math/Buffer.h"
-#include "math/HostDevice.h"
+#include "engine/math/Buffer.h"
+#include "engine/math/HostDevice.h"
 
 namespace paddle {
 

@@ -6,7 +6,7 @@
 #include <fstream>
 #include <string>
 
-#include "Errors.h"
+#include "engine/Errors.h"
 
 namespace paddle {
 

@@ -5,8 +5,8 @@
 #include <string>
 #include <vector>
 
-#include "ActivationFunctors.h"
-#include "Argument.h"
+#include "engine/ActivationFunctors.h"
+#include "engine/Argument.h"
 
 namespace paddle {
 

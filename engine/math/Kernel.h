@@ -16,9 +16,9 @@
 #include <cstddef>
 #include <vector>
 
-#include "Buffer.h"
-#include "HostDevice.h"
-#include "ThreadPool.h"
+#include "engine/math/Buffer.h"
+#include "engine/math/HostDevice.h"
+#include "engine/math/ThreadPool.h"
 
 #ifdef __CUDACC__
 #include <cuda_runtime.h>
@@ -28,7 +28,7 @@
 #error "CUDA builds compile the engine sources with nvcc (see setup.py)"
 #endif
 #ifdef PADDLE_FAKE_GPU
-#include "GpuRuntime.h"
+#include "engine/math/GpuRuntime.h"
 #endif
 
 namespace paddle {

@@ -1,12 +1,12 @@
-#include "Activation.h"
+#include "engine/Activation.h"
 
 #include <algorithm>
 #include <cmath>
 #include <utility>
 
-#include "Errors.h"
-#include "math/GpuOps.h"
-#include "math/Kernel.h"
+#include "engine/Errors.h"
+#include "engine/math/GpuOps.h"
+#include "engine/math/Kernel.h"
 
 namespace paddle {
 

@@ -1,4 +1,4 @@
-#include "Parameter.h"
+#include "engine/Parameter.h"
 
 #include <algorithm>
 #include <cmath>
@@ -6,9 +6,9 @@
 #include <fstream>
 #include <vector>
 
-#include "Errors.h"
-#include "InputFile.h"
-#include "math/Kernel.h"
+#include "engine/Errors.h"
+#include "engine/InputFile.h"
+#include "engine/math/Kernel.h"
 
 #ifdef __linux__
 #include <sys/mman.h>

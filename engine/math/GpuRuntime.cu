@@ -7,7 +7,7 @@
 #include <string>
 #include <unordered_map>
 
-#include "GpuRuntime.h"
+#include "engine/math/GpuRuntime.h"
 
 namespace paddle {
 namespace gpu {

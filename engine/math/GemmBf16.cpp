@@ -1,10 +1,10 @@
-#include "GemmBf16.h"
+#include "engine/math/GemmBf16.h"
 
 #include <algorithm>
 #include <cstring>
 #include <vector>
 
-#include "../Errors.h"
+#include "engine/Errors.h"
 
 #if defined(__x86_64__) && (defined(__clang__) || (defined(__GNUC__) && __GNUC__ >= 11))
 #define PADDLE_BF16_KERNELS 1

@@ -6,7 +6,7 @@
 #include <cstddef>
 #include <iosfwd>
 
-#include "math/Buffer.h"
+#include "engine/math/Buffer.h"
 
 namespace paddle {
 

@@ -18,9 +18,9 @@
 #include <string>
 #include <vector>
 
-#include "../Activation.h"
-#include "GpuRuntime.h"
-#include "MathOps.h"
+#include "engine/Activation.h"
+#include "engine/math/GpuRuntime.h"
+#include "engine/math/MathOps.h"
 
 namespace paddle {
 namespace gpu {

@@ -7,8 +7,8 @@
 #include <memory>
 #include <string>
 
-#include "../Errors.h"
-#include "Device.h"
+#include "engine/Errors.h"
+#include "engine/math/Device.h"
 
 namespace paddle {
 

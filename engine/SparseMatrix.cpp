@@ -1,7 +1,7 @@
-#include "SparseMatrix.h"
+#include "engine/SparseMatrix.h"
 
-#include "Errors.h"
-#include "math/Kernel.h"
+#include "engine/Errors.h"
+#include "engine/math/Kernel.h"
 
 namespace paddle {
 namespace math {

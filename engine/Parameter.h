@@ -11,10 +11,10 @@
 #include <string>
 #include <vector>
 
-#include "Json.h"
-#include "RowPartition.h"
-#include "SparseMatrix.h"
-#include "math/Buffer.h"
+#include "engine/Json.h"
+#include "engine/RowPartition.h"
+#include "engine/SparseMatrix.h"
+#include "engine/math/Buffer.h"
 
 namespace paddle {
 

@@ -2,7 +2,7 @@
 // a CPU implementation (MathOps.cpp; OpenBLAS for GEMM) and a CUDA twin
 // (MathOps.cu; cuBLAS for GEMM). Shapes are checked; misuse throws.
 #pragma once
-#include "Buffer.h"
+#include "engine/math/Buffer.h"
 
 namespace paddle {
 namespace math {

@@ -1,4 +1,4 @@
-#include "Device.h"
+#include "engine/math/Device.h"
 
 #include <atomic>
 #include <cstdlib>
@@ -15,8 +15,8 @@
 #include <xmmintrin.h>
 #endif
 
-#include "../Errors.h"
-#include "GpuRuntime.h"
+#include "engine/Errors.h"
+#include "engine/math/GpuRuntime.h"
 
 namespace paddle {
 

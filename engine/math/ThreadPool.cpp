@@ -1,4 +1,4 @@
-#include "ThreadPool.h"
+#include "engine/math/ThreadPool.h"
 
 #include <algorithm>
 #include <atomic>
@@ -14,8 +14,8 @@
 #include <immintrin.h>
 #endif
 
-#include "../Errors.h"
-#include "Device.h"
+#include "engine/Errors.h"
+#include "engine/math/Device.h"
 
 namespace paddle {
 

@@ -1,5 +1,5 @@
 // The config messages (paddle/proto/*.proto) as the engine sees them: the table
-// layers/ConfigSchema.inc, generated from the .proto by tools/gen_config_schema.py.
+// engine/ConfigSchema.inc, generated from the .proto by tools/gen_config_schema.py.
 // A schema-typed Json (Json::parse(text, "ModelConfig")) checks every field
 // name it is asked for against this table and answers unset fields with the
 // .proto default, so no default is written at a read.
@@ -7,7 +7,7 @@
 #include <string>
 #include <unordered_map>
 
-#include "Json.h"
+#include "engine/Json.h"
 
 namespace paddle {
 

@@ -11,8 +11,8 @@
 #include <utility>
 #include <vector>
 
-#include "GpuOps.h"
-#include "GpuRuntime.h"
+#include "engine/math/GpuOps.h"
+#include "engine/math/GpuRuntime.h"
 
 namespace paddle {
 namespace gpu {

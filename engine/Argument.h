@@ -4,8 +4,8 @@
 // Sparse input (sparse_binary_vector / sparse_vector slots) arrives as a CSR
 // matrix in `sparse` instead of a dense value.
 #pragma once
-#include "SparseMatrix.h"
-#include "math/Buffer.h"
+#include "engine/SparseMatrix.h"
+#include "engine/math/Buffer.h"
 
 namespace paddle {
 

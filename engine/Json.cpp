@@ -1,4 +1,4 @@
-#include "Json.h"
+#include "engine/Json.h"
 
 #include <cerrno>
 #include <cmath>
@@ -7,8 +7,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include "ConfigSchema.h"
-#include "Errors.h"
+#include "engine/ConfigSchema.h"
+#include "engine/Errors.h"
 
 namespace paddle {
 

@@ -3,7 +3,7 @@
 // ModelConfig / TrainerConfig messages) and the optimizer state.
 //
 // A config message is parsed schema-typed, Json::parse(text, "ModelConfig"):
-// its objects know their message type (layers/ConfigSchema.h, generated from
+// its objects know their message type (engine/ConfigSchema.h, generated from
 // the .proto), a field read names no default (getInt("num_filters")), an
 // unknown field name throws ConfigError, and an unset field reads as its .proto
 // default. Other JSON (the optimizer state) is parsed untyped and its reads

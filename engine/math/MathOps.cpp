@@ -1,14 +1,14 @@
-#include "MathOps.h"
+#include "engine/math/MathOps.h"
 
 #include <cblas.h>
 
 #include <cstring>
 
-#include "../Errors.h"
-#include "GemmBf16.h"
-#include "GpuOps.h"
-#include "Kernel.h"
-#include "ThreadPool.h"
+#include "engine/Errors.h"
+#include "engine/math/GemmBf16.h"
+#include "engine/math/GpuOps.h"
+#include "engine/math/Kernel.h"
+#include "engine/math/ThreadPool.h"
 
 namespace paddle {
 namespace math {
