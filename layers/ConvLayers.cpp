@@ -42,7 +42,7 @@ PD_HD inline float sumOf(const float* p, size_t n) {
   return sum;
 }
 
-class ConvLayerBase : public Layer {
+class ConvLayerBase : public Layer, public InputGradientSetter {
  public:
   ConvLayerBase(const Json& c, bool trans) : Layer(c), trans_(trans) {}
 

@@ -61,7 +61,7 @@ void maskedSoftmaxBackward(const Matrix& value, Matrix& grad) {
 }
 }  // namespace
 
-class FullyConnectedLayer : public Layer {
+class FullyConnectedLayer : public Layer, public InputGradientSetter {
  public:
   using Layer::Layer;
 

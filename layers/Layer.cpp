@@ -148,7 +148,7 @@ void Layer::resetOutput(size_t rows, size_t cols) {
   if (pass_ == PASS_TRAIN || pass_ == PASS_GC) {
     output_.grad.setDevice(useGpu_);
     output_.grad.resize(rows, cols);
-    if (!gradSetByReader_) math::zero(output_.grad);
+    if (!gradientPact_.readerSetsGrad) math::zero(output_.grad);
   }
 }
 
@@ -174,14 +174,7 @@ void Layer::backwardActivation() {
   // Masked units have zero gradient, so the activation's derivative at the
   // masked (zeroed) value never matters.
   if (dropRate_ > 0 && pass_ == PASS_TRAIN && !output_.grad.empty()) math::dotMul(output_.grad, dropMask_);
-  if (!reluByReader_) activation_->backward(output_);
-}
-
-bool Layer::reluGradientMovable() const { return activation_->type() == "relu" && dropRate_ == 0; }
-
-void Layer::handOverInputGradient(bool relu) {
-  inputs_[0]->gradSetByReader_ = true;
-  inputs_[0]->reluByReader_ = relu;
+  if (!gradientPact_.readerAppliesRelu) activation_->backward(output_);
 }
 
 LayerRegistry& LayerRegistry::instance() {

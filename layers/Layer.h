@@ -15,6 +15,7 @@
 #include "engine/Json.h"
 #include "engine/Parameter.h"
 #include "engine/math/MathOps.h"
+#include "layers/GradientHandOver.h"
 
 namespace paddle {
 
@@ -82,26 +83,15 @@ class Layer {
   // Data layers are fed from outside; other layers whose grads nobody needs skip them.
   void setNeedGradient(bool need) { needGrad_ = need; }
   bool needGradient() const { return needGrad_; }
-  // Whether this layer's backward can set (rather than add to) the whole gradient of its one
-  // input, applying that input's relu derivative too when `relu`. The GradientMachine asks
-  // where this layer is the input's only reader; then handOverInputGradient(relu) makes the
-  // input skip clearing its gradient (and its relu pass): one or two passes less over it.
-  virtual bool canSetInputGradient(bool relu) const {
-    (void)relu;
-    return false;
-  }
-  void handOverInputGradient(bool relu);
-  // Whether the relu derivative of this layer's output could be applied by its reader.
-  bool reluGradientMovable() const;
+  const Activation& activation() const { return *activation_; }
+  float dropRate() const { return dropRate_; }
+  // What this layer's only reader took over of its gradient (GradientHandOver.h).
+  GradientPact& gradientPact() { return gradientPact_; }
 
  protected:
   Argument& input(size_t i) { return inputs_[i]->output(); }
   // Resizes the output to rows x size_ (grad zeroed in training, unless its reader sets it).
   void resetOutput(size_t rows, size_t cols);
-  // The pact seen from the reader: backward sets input i's gradient (rather than adding to it),
-  // and applies that input's relu derivative.
-  bool setsInputGrad(size_t i) const { return inputs_[i]->gradSetByReader_; }
-  bool appliesInputRelu(size_t i) const { return inputs_[i]->reluByReader_; }
   // releaseForwardState's helper: each buffer let go of, left empty on the layer's device.
   void emptyBuffers(std::initializer_list<Matrix*> buffers);
   // Activation + dropout on output_.value (forward) and on output_.grad (backward).
@@ -136,9 +126,7 @@ class Layer {
   Matrix dropMask_;
   std::vector<float> hostMask_;
   std::mt19937* rng_ = nullptr;
-  // handOverInputGradient's pact: this layer's one reader sets its whole output gradient (and
-  // applies its relu derivative)
-  bool gradSetByReader_ = false, reluByReader_ = false;
+  GradientPact gradientPact_;
   bool bf16Capable_ = false;
 };
 

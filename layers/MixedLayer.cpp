@@ -102,7 +102,7 @@ class ProjectionLayerBase : public Layer {
   std::vector<SharedBiasBlock> biasBlocks_;
 };
 
-class MixedLayer : public ProjectionLayerBase {
+class MixedLayer : public ProjectionLayerBase, public InputGradientSetter {
  public:
   using ProjectionLayerBase::ProjectionLayerBase;
 

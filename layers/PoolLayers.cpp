@@ -351,7 +351,7 @@ void avgPoolBackward(bool gpu, const PoolGeom& geom, const float* gout, size_t o
 }
 
 // Layers made of several poolings of the same input, each writing its own column block.
-class PoolingLayerBase : public Layer {
+class PoolingLayerBase : public Layer, public InputGradientSetter {
  public:
   using Layer::Layer;
 

@@ -297,7 +297,7 @@ class SequencePoolLayer : public SequenceLayerBase {
   const int* kernelSegs_ = nullptr;  // segs_ as the kernels read it
 };
 
-class MaxSeqPoolLayer : public SequencePoolLayer {
+class MaxSeqPoolLayer : public SequencePoolLayer, public InputGradientSetter {
  public:
   using SequencePoolLayer::SequencePoolLayer;
 

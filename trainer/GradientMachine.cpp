@@ -124,13 +124,7 @@ GradientMachine::GradientMachine(const Json& config, bool useGpu, uint64_t seed,
 void GradientMachine::handOverInputGradients() {
   std::map<std::string, int> readers;
   countReaders(config_, readers);
-  for (auto& reader : layers_) {
-    if (reader->inputLayers().size() != 1) continue;
-    const Layer* in = reader->inputLayers()[0];
-    if (in->type() == "data" || readers[in->name()] != 1) continue;
-    const bool relu = in->reluGradientMovable() && reader->canSetInputGradient(true);
-    if (relu || reader->canSetInputGradient(false)) reader->handOverInputGradient(relu);
-  }
+  InputGradientSetter::handOverInputGradients(layers_, readers);
 }
 
 Layer* GradientMachine::layer(const std::string& name) const {

@@ -98,7 +98,7 @@ class GradientMachine {
 
  private:
   // Where a layer is the only reader of its input and can set that input's whole gradient
-  // (Layer::canSetInputGradient), the input stops clearing it.
+  // (layers/GradientHandOver.h), the input stops clearing it.
   void handOverInputGradients();
   // Recompute: frees a segment's released layers; re-runs their forward (generator replayed).
   void releaseSegment(const RecomputeSegment& s);
