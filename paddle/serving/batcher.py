@@ -10,10 +10,15 @@ next. A request cancelled before its batch starts (its client timed out) is drop
 Rows that do not fit the model fail their own request only: a batch that does not convert is
 retried request by request.
 
+A request not answered within its timeout fails with asyncio.TimeoutError: a sweep on the
+event loop, a few times a timeout, ends the requests past their deadline (they all share one
+timeout, so the oldest come first), instead of a timer each.
+
 What a request costs here is kept small, since for a small model it is most of the work:
-the queue is a deque (appends and pops need no lock), a worker is woken only when it sleeps,
-requests await plain asyncio futures, and a whole batch's results reach the event loop in one
-call_soon_threadsafe (one wake-up of the loop a batch, not one a request).
+the queue is a deque (appends and pops need no lock), a sleeping worker is woken by
+releasing a plain lock (a Condition costs several times that), requests await plain asyncio
+futures, and a whole batch's results reach the event loop in one call_soon_threadsafe (one
+wake-up of the loop a batch, not one a request).
 """
 import asyncio
 import collections
@@ -35,16 +40,25 @@ class _Request(object):
 class Batcher(object):
     """Created on the event loop that submits to it (its futures belong to that loop)."""
 
-    def __init__(self, slot, max_batch=64, max_delay=0.002, workers=1, metrics=None, in_flight=None, loop=None):
+    def __init__(self, slot, max_batch=64, max_delay=0.002, workers=1, metrics=None, in_flight=None, loop=None,
+                 timeout=None):
         self.slot, self.max_batch, self.max_delay, self.metrics = slot, max_batch, max_delay, metrics
         # how many requests the server holds (received, not yet answered): a batch waits for
         # more only while some of them are not in it yet, so a lone client never waits
         self.in_flight = in_flight or (lambda: self.max_batch)
         self.loop = loop or asyncio.get_running_loop()
         self.pending = collections.deque()
-        self.wake = threading.Condition(threading.Lock())
-        self.sleeping = 0  # workers waiting on `wake` (or about to): only then does submit notify
+        # held while nobody needs a worker; released to wake one (a release of a released
+        # lock is a RuntimeError: the wake-up is already on its way)
+        self.wake = threading.Lock()
+        self.wake.acquire()
+        self.sleeping = 0  # workers asleep on `wake` (or about to be): only then does submit wake one
+        self.counting = threading.Lock()  # for `sleeping`: += from two threads can lose a count
         self.stopping = False
+        self.timeout = timeout
+        self.deadlines = collections.deque()  # (deadline, future), oldest first
+        self.sweep_every = None if timeout is None else min(max(timeout / 8.0, 0.001), 0.05)
+        self.sweeping = False
         self.threads = [threading.Thread(target=self._work, name="paddle-batcher-%d" % i, daemon=True)
                         for i in range(workers)]
         for t in self.threads:
@@ -52,32 +66,60 @@ class Batcher(object):
 
     def submit(self, rows):
         """An asyncio Future (of the batcher's loop, on which this is called) of (model version,
-        {output: per-row results}) for the request's rows; cancel it to drop the request."""
+        {output: per-row results}) for the request's rows: asyncio.TimeoutError after `timeout`
+        seconds; a request whose future is done (cancelled, timed out) is dropped unrun."""
         future = self.loop.create_future()
-        self.pending.append(_Request(rows, future))
-        # a worker counts itself sleeping before it looks at the queue, so either it sees
-        # this request or this sees it sleeping (the GIL orders the two)
+        request = _Request(rows, future)
+        self.pending.append(request)
+        # a worker counts itself asleep before it looks at the queue, so either it sees this
+        # request or this sees it asleep (the GIL orders the two)
         if self.sleeping:
-            with self.wake:
-                self.wake.notify()
+            self._wake_one()
+        if self.timeout is not None:
+            self.deadlines.append((request.queued + self.timeout, future))
+            if not self.sweeping:
+                self.sweeping = True
+                self.loop.call_later(self.sweep_every, self._sweep)
         return future
+
+    def _sweep(self):
+        """On the event loop: fails the requests past their deadline; again later while any wait."""
+        now, deadlines = time.monotonic(), self.deadlines
+        while deadlines:
+            deadline, future = deadlines[0]
+            if not future.done():
+                if deadline > now:
+                    break
+                future.set_exception(asyncio.TimeoutError())
+            deadlines.popleft()
+        if deadlines:
+            self.loop.call_later(self.sweep_every, self._sweep)
+        else:
+            self.sweeping = False
+
+    def _wake_one(self):
+        try:
+            self.wake.release()
+        except RuntimeError:
+            pass
 
     def stop(self):
         """Runs what is queued, then ends the workers."""
-        with self.wake:
-            self.stopping = True
-            self.wake.notify_all()
+        self.stopping = True
+        self._wake_one()  # each worker wakes the next as it ends
         for t in self.threads:
             t.join()
 
     def _sleep(self, seconds=None):
-        """Waits until a request arrives, a stop, or `seconds` (None: no limit) have passed."""
-        with self.wake:
+        """Waits until a request arrives, a stop, or `seconds` (None: no limit) have passed
+        (or less: a wake-up meant for an earlier sleep may end this one)."""
+        with self.counting:
             self.sleeping += 1
-            try:
-                if not self.pending and not self.stopping:
-                    self.wake.wait(seconds)
-            finally:
+        try:
+            if not self.pending and not self.stopping:
+                self.wake.acquire(True, -1 if seconds is None else seconds)
+        finally:
+            with self.counting:
                 self.sleeping -= 1
 
     def _take(self):
@@ -93,8 +135,8 @@ class Batcher(object):
                     request = self.pending.popleft()
                 except IndexError:  # another worker took it
                     break
-                if request.future.cancelled():
-                    continue  # its client has gone: dropped unrun
+                if request.future.done():
+                    continue  # cancelled or timed out: dropped unrun
                 if batch and rows + len(request.rows) > self.max_batch:
                     self.pending.appendleft(request)  # the next batch starts with it
                     return batch
@@ -118,6 +160,7 @@ class Batcher(object):
         while True:
             batch = self._take()
             if not batch:
+                self._wake_one()  # the next worker, to see the stop too
                 return
             self._deliver(self._run(batch))
 
