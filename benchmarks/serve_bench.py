@@ -90,9 +90,8 @@ def serve_onnx(onnx_path, merged, argv):
     """`paddle serve`'s front end and batcher, its model answering through onnxruntime."""
     import numpy as np
     import onnxruntime as ort
-    import uvicorn
     from paddle.serving.app import create_app
-    from paddle.serving.cli import check, parser
+    from paddle.serving.cli import check, parser, run
     from paddle.serving.model import ServedModel
 
     class OnnxServed(ServedModel):
@@ -121,8 +120,7 @@ def serve_onnx(onnx_path, merged, argv):
     options = p.parse_args(["--model_file=" + merged] + argv)
     check(options, p)
     model = OnnxServed(merged, version="onnxruntime")
-    uvicorn.run(create_app(options, model), host=options.host, port=options.port, access_log=False,
-                log_level=options.log_level)
+    run(create_app(options, model), options)
 
 
 # ------------------------------------------------------------------ the load
