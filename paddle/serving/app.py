@@ -89,7 +89,7 @@ class _Exchange(object):
     Starlette's Request and JSONResponse cost more than a small model's forward."""
 
     def __init__(self, scope, receive):
-        self.receive = receive
+        self.receive, self.arriving = receive, True
         self.method, self.path = scope["method"], scope["path"]
         self.content_type, self.content_length = "application/json", None
         for name, value in scope["headers"]:  # (ASGI servers give header names in lower case)
@@ -183,13 +183,15 @@ def _load_array(body, where):
 def create_app(options, model=None):
     """The application for `options` (paddle serve's flags); `model` a ServedModel already loaded."""
     metrics = Metrics()
-    state = {"slot": None, "batcher": None, "reloading": asyncio.Lock(), "in_flight": 0}
+    # arriving: /predict requests received whose rows are not yet with the batcher (a batch
+    # waits for more only while some are on their way: a lone client never waits)
+    state = {"slot": None, "batcher": None, "reloading": asyncio.Lock(), "arriving": 0}
 
     async def startup():
         served = model or await asyncio.to_thread(load_model, options)
         state["slot"] = ModelSlot(served)
         state["batcher"] = Batcher(state["slot"], options.max_batch, options.max_delay_ms / 1000.0,
-                                   options.workers, metrics, in_flight=lambda: state["in_flight"],
+                                   options.workers, metrics, arriving=lambda: state["arriving"],
                                    timeout=options.timeout_ms / 1000.0)
         logging.getLogger("paddle.serve").info("serving %s (version %s)", served.source, served.version)
 
@@ -208,11 +210,15 @@ def create_app(options, model=None):
                                              "client": request.client}, **fields)))
 
     async def predict(scope, receive, send):
-        state["in_flight"] += 1  # (the event loop's thread alone writes it)
+        request = _Exchange(scope, receive)
+        state["arriving"] += 1  # (the event loop's thread alone writes it)
         try:
-            status, payload = await _predict(_Exchange(scope, receive))
+            status, payload = await _predict(request)
         finally:
-            state["in_flight"] -= 1
+            if request.arriving:  # it ended before reaching the batcher
+                state["arriving"] -= 1
+                if state["batcher"] is not None:
+                    state["batcher"].nudge()  # a batch waiting for it need not
         await _send_json(send, status, payload)
 
     async def _predict(request):
@@ -227,6 +233,8 @@ def create_app(options, model=None):
             rows = _rows_of(body, request.content_type, slot.model)
             if len(rows) > options.max_rows:
                 raise RequestError("rows: %d rows, more than --max_rows=%d" % (len(rows), options.max_rows))
+            request.arriving = False
+            state["arriving"] -= 1
             version, result = await batcher.submit(rows)  # asyncio.TimeoutError after --timeout_ms
         except ClientDisconnect:
             log(request, 499, started)  # nginx's code: the client closed the connection first

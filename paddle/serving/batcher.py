@@ -1,6 +1,7 @@
 """Dynamic batching: requests wait in one queue; a worker thread takes the oldest and gathers
 more until the batch holds `max_batch` rows, `max_delay` seconds have passed since it took
-the first, or no other request is in the server (a lone client does not wait). It runs them
+the first, or no request is on its way (received by the server, its rows not yet here: a
+lone client does not wait, and one worker does not wait for the requests of another's batch). It runs them
 as one forward on the model served at that moment and hands each request its own rows of the
 outputs. The engine releases the GIL while it runs, so the workers (and the HTTP side)
 overlap with it.
@@ -40,12 +41,12 @@ class _Request(object):
 class Batcher(object):
     """Created on the event loop that submits to it (its futures belong to that loop)."""
 
-    def __init__(self, slot, max_batch=64, max_delay=0.002, workers=1, metrics=None, in_flight=None, loop=None,
+    def __init__(self, slot, max_batch=64, max_delay=0.002, workers=1, metrics=None, arriving=None, loop=None,
                  timeout=None):
         self.slot, self.max_batch, self.max_delay, self.metrics = slot, max_batch, max_delay, metrics
-        # how many requests the server holds (received, not yet answered): a batch waits for
-        # more only while some of them are not in it yet, so a lone client never waits
-        self.in_flight = in_flight or (lambda: self.max_batch)
+        # how many requests are on their way (received, not yet submitted): a batch waits for
+        # more only while some are; None: always up to max_delay
+        self.arriving = arriving or (lambda: 1)
         self.loop = loop or asyncio.get_running_loop()
         self.pending = collections.deque()
         # held while nobody needs a worker; released to wake one (a release of a released
@@ -97,6 +98,11 @@ class Batcher(object):
         else:
             self.sweeping = False
 
+    def nudge(self):
+        """Wakes a sleeping worker to look again (a request it waited for will not come)."""
+        if self.sleeping:
+            self._wake_one()
+
     def _wake_one(self):
         try:
             self.wake.release()
@@ -147,7 +153,7 @@ class Batcher(object):
                     return []
                 self._sleep()
                 continue
-            if rows >= self.max_batch or self.stopping or self.in_flight() <= len(batch):
+            if rows >= self.max_batch or self.stopping or self.arriving() <= 0:
                 return batch  # full, or nobody else is on the way
             if deadline is None:
                 deadline = time.monotonic() + self.max_delay

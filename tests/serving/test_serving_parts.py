@@ -80,7 +80,7 @@ def test_concurrent_requests_share_forwards_and_each_gets_its_own_rows():
     model = _Model()
 
     async def go():
-        batcher = Batcher(ModelSlot(model), max_batch=4, max_delay=0.05, in_flight=lambda: 100)
+        batcher = Batcher(ModelSlot(model), max_batch=4, max_delay=0.05, arriving=lambda: 100)
         futures = [batcher.submit([k]) for k in range(10)] + [batcher.submit([-1]), batcher.submit([20, 21])]
         answers = await asyncio.gather(*futures, return_exceptions=True)
         await asyncio.get_running_loop().run_in_executor(None, batcher.stop)
@@ -122,7 +122,7 @@ def test_a_stop_runs_what_is_queued():
     model = _Model()
 
     async def go():
-        batcher = Batcher(ModelSlot(model), max_batch=2, max_delay=5, in_flight=lambda: 100, workers=2)
+        batcher = Batcher(ModelSlot(model), max_batch=2, max_delay=5, arriving=lambda: 100, workers=2)
         futures = [batcher.submit([k]) for k in range(5)]
         await asyncio.get_running_loop().run_in_executor(None, batcher.stop)
         return await asyncio.gather(*futures)
