@@ -168,6 +168,8 @@ class Batcher(object):
             if not batch:
                 self._wake_one()  # the next worker, to see the stop too
                 return
+            if self.pending and self.sleeping:
+                self._wake_one()  # two requests may have woken only one worker
             self._deliver(self._run(batch))
 
     def _deliver(self, outcomes):

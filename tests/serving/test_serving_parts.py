@@ -167,3 +167,29 @@ def test_a_response_head_and_body_leave_in_one_write():
     assert alone[1:] == [b"HTTP/1.1 200 OK\r\ntransfer-encoding: chunked\r\n\r\n"]
     assert recorder.writes[2:] == [b"2\r\n{}\r\n", b"HTTP/1.1 204 No Content\r\n\r\n"] and recorder.closed
     assert transport.get_extra_info("sockname") == ("127.0.0.1", 8000)
+
+
+def test_a_batch_waits_only_while_requests_are_on_their_way():
+    model = _Model()
+    arriving = [0]
+
+    async def go():
+        batcher = Batcher(ModelSlot(model), max_batch=8, max_delay=30, arriving=lambda: arriving[0])
+        started = time.monotonic()
+        await batcher.submit([1])  # nobody on the way: no wait for more
+        alone = time.monotonic() - started
+        arriving[0] = 1  # a request is reading its body
+        waiting = batcher.submit([2])
+        await asyncio.sleep(0.2)
+        held = not waiting.done()  # the batch waits for it
+        arriving[0] = 0  # it failed before reaching the batcher
+        batcher.nudge()
+        started = time.monotonic()
+        await waiting
+        released = time.monotonic() - started
+        await asyncio.get_running_loop().run_in_executor(None, batcher.stop)
+        return alone, held, released
+
+    alone, held, released = _run(go())
+    assert alone < 1 and held and released < 1
+    assert model.forwards == [[1], [2]]
