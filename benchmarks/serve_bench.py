@@ -3,7 +3,7 @@
 batching, beside the same HTTP front end calling onnxruntime once per request.
 
     python benchmarks/serve_bench.py                       # the digits MLP, concurrency 1, 8, 32
-    python benchmarks/serve_bench.py --client wrk --seconds 10 --concurrency 32 --rounds 5 --append benchmarks/RESULTS.md
+    python benchmarks/serve_bench.py --client wrk --seconds 10 --rounds 5 --append benchmarks/RESULTS.md
     python benchmarks/serve_bench.py --soak 300             # 5 minutes of mixed valid/invalid requests
 
 The model is the quick start's digits MLP (demos/mnist/mlp.py, one pass on scikit-learn's
@@ -269,7 +269,8 @@ def table(results, levels, args):
         for name in ("batched", "unbatched", "onnxruntime"):
             m = med[(name, c)]
             cells += ["%.0f" % m["rps"], "%.2f / %.2f" % (m["p50"], m["p99"]), "%.1f" % m["cpu_us"]]
-        lines.append("| %d | %s | %.2fx |" % (c, " | ".join(cells), med[("batched", c)]["rps"] / med[("unbatched", c)]["rps"]))
+        ratio = med[("batched", c)]["rps"] / med[("unbatched", c)]["rps"]
+        lines.append("| %d | %s | %.2fx |" % (c, " | ".join(cells), ratio))
     return lines
 
 

@@ -170,7 +170,11 @@ class Batcher(object):
                 return
             if self.pending and self.sleeping:
                 self._wake_one()  # two requests may have woken only one worker
-            self._deliver(self._run(batch))
+            try:
+                outcomes = self._run(batch)
+            except Exception as e:  # (a bug here must fail the batch, not end the worker)
+                outcomes = [(r.future, False, e) for r in batch]
+            self._deliver(outcomes)
 
     def _deliver(self, outcomes):
         """Hands [(future, ok, result or exception)] to the event loop in one call."""

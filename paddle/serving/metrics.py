@@ -108,7 +108,7 @@ class Metrics(object):
         self.latency_seconds = Histogram("paddle_request_latency_seconds", "/predict latency", registry=self.registry,
                                          buckets=(.0005, .001, .002, .005, .01, .02, .05, .1, .2, .5, 1, 2, 5))
         self.queue_seconds = Histogram("paddle_queue_seconds", "time a request waited for its batch",
-                                       registry=self.registry, buckets=(.0001, .0005, .001, .002, .005, .01, .05, .1, 1))
+                                       (.0001, .0005, .001, .002, .005, .01, .05, .1, 1), registry=self.registry)
         self.batch_rows = Histogram("paddle_batch_rows", "rows in each forward", registry=self.registry,
                                     buckets=(1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024))
         self._counters = {}
