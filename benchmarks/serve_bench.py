@@ -3,7 +3,7 @@
 batching, beside the same HTTP front end calling onnxruntime once per request.
 
     python benchmarks/serve_bench.py                       # the digits MLP, concurrency 1, 8, 32
-    python benchmarks/serve_bench.py --requests 3000 --concurrency 1,16,64 --append benchmarks/RESULTS.md
+    python benchmarks/serve_bench.py --client wrk --seconds 10 --rounds 5 --append benchmarks/RESULTS.md
     python benchmarks/serve_bench.py --soak 300             # 5 minutes of mixed valid/invalid requests
 
 The model is the quick start's digits MLP (demos/mnist/mlp.py, one pass on scikit-learn's
@@ -12,7 +12,12 @@ concurrency, a client process with that many threads (keep-alive connections) se
 --requests requests (or stops after --seconds), or with --client wrk (apt-get install wrk) wrk
 keeps that many connections busy for --seconds; the table gives requests/s and the p50 and p99
 latency seen by the client. A Python client takes much of the two cores the server needs, so
-the wrk figures are closer to the server's own capacity. The servers:
+the wrk figures are closer to the server's own capacity.
+
+The three servers start together and take turns, --rounds times, so that a change in the
+machine's load falls on all of them; the table gives each one's medians. Beside throughput it
+gives the server process's CPU time per request (user + system, all threads, from /proc),
+which a busy machine disturbs much less than requests/s. The servers:
   batched      paddle serve --max_batch=64 --max_delay_ms=2
   unbatched    paddle serve --max_batch=1 (each request its own forward)
   onnxruntime  the same front end, each request one onnxruntime session.run (max_batch=1)
@@ -90,9 +95,8 @@ def serve_onnx(onnx_path, merged, argv):
     """`paddle serve`'s front end and batcher, its model answering through onnxruntime."""
     import numpy as np
     import onnxruntime as ort
-    import uvicorn
     from paddle.serving.app import create_app
-    from paddle.serving.cli import check, parser
+    from paddle.serving.cli import check, parser, run
     from paddle.serving.model import ServedModel
 
     class OnnxServed(ServedModel):
@@ -104,6 +108,15 @@ def serve_onnx(onnx_path, merged, argv):
             self.feed = self.session.get_inputs()[0].name
 
         def arguments(self, rows):
+            # dense rows as one array, as the Predictor's server converts them; the checks else
+            name, dim = self.inputs[0], self.input_types[0][1]
+            if all(type(r) is dict and type(r.get(name)) is list for r in rows):
+                try:
+                    array = np.array([r[name] for r in rows], dtype=np.float32)
+                except (ValueError, TypeError):
+                    array = None
+                if array is not None and array.ndim == 2 and array.shape[1] == dim and np.isfinite(array).all():
+                    return array
             samples, _ = self._samples(rows)
             return np.asarray([s[0] for s in samples], dtype=np.float32)
 
@@ -121,8 +134,7 @@ def serve_onnx(onnx_path, merged, argv):
     options = p.parse_args(["--model_file=" + merged] + argv)
     check(options, p)
     model = OnnxServed(merged, version="onnxruntime")
-    uvicorn.run(create_app(options, model), host=options.host, port=options.port, access_log=False,
-                log_level=options.log_level)
+    run(create_app(options, model), options)
 
 
 # ------------------------------------------------------------------ the load
@@ -235,11 +247,49 @@ def soak(port, seconds, concurrency, pid):
     return statuses, memory
 
 
+def server_cpu_seconds(pid):
+    """User + system CPU seconds of a process and its threads so far (from /proc)."""
+    with open("/proc/%d/stat" % pid) as f:
+        fields = f.read().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / float(os.sysconf("SC_CLK_TCK"))
+
+
+def _median(values):
+    values = sorted(values)
+    middle = len(values) // 2
+    return values[middle] if len(values) % 2 else (values[middle - 1] + values[middle]) / 2.0
+
+
+def table(results, levels, args):
+    """The Markdown table: per server and concurrency the median over the rounds."""
+    med = {key: {f: _median([r[f] for r in runs]) for f in ("rps", "p50", "p99", "cpu_us")}
+           for key, runs in results.items()}
+    lines = ["", "### paddle serve, digits MLP, one row per request (%s, %d cores)"
+             % (datetime.datetime.now().strftime("%Y-%m-%d %H:%M"), os.cpu_count()), "",
+             "`python benchmarks/serve_bench.py --client %s --seconds %g --concurrency %s --rounds %d%s`: medians of "
+             "%d rounds, the servers taking turns; CPU is the server process's (all its threads) per request"
+             % (args.client, args.seconds, args.concurrency, args.rounds,
+                "" if args.client == "wrk" else " --requests %d" % args.requests, args.rounds), "",
+             "| concurrency | batched req/s | p50 / p99 ms | CPU us/req | unbatched req/s | p50 / p99 ms | CPU us/req "
+             "| onnxruntime req/s | p50 / p99 ms | CPU us/req | batched / unbatched |",
+             "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"]
+    for c in levels:
+        cells = []
+        for name in ("batched", "unbatched", "onnxruntime"):
+            m = med[(name, c)]
+            cells += ["%.0f" % m["rps"], "%.2f / %.2f" % (m["p50"], m["p99"]), "%.1f" % m["cpu_us"]]
+        ratio = med[("batched", c)]["rps"] / med[("unbatched", c)]["rps"]
+        lines.append("| %d | %s | %.2fx |" % (c, " | ".join(cells), ratio))
+    return lines
+
+
 def main():
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--requests", type=int, default=2000, help="requests per server and concurrency")
     p.add_argument("--seconds", type=float, default=20, help="stop a measurement after this long")
     p.add_argument("--concurrency", default="1,8,32")
+    p.add_argument("--rounds", type=int, default=3, help="measurements of each server and concurrency, the "
+                   "servers taking turns (the table gives the medians)")
     p.add_argument("--client", choices=["python", "wrk"], default="python",
                    help="the load generator: a Python process (threads, keep-alive) or wrk (apt-get install "
                         "wrk), which leaves more of the cores to the server; wrk runs --seconds per point")
@@ -269,30 +319,27 @@ def main():
         print("statuses: %s" % json.dumps(statuses, sort_keys=True))
         print("server RSS MB over time: %s" % ", ".join("%ds %.1f" % m for m in memory))
         return 1 if any(s >= 500 for s in statuses) else 0
-    results = {}
-    for name, command in servers.items():
-        proc, port = start(command)
-        try:
-            measure(port, 4, 200, 5)  # warm-up
+    results = {(name, c): [] for name in servers for c in levels}
+    running = {}
+    try:
+        for name, command in servers.items():  # all up at once: the rounds alternate between them
+            running[name] = start(command)
+            measure(running[name][1], 4, 200, 5)  # warm-up
+        for k in range(args.rounds):
             for c in levels:
-                results[(name, c)] = measure(port, c, args.requests, args.seconds, args.client)
-                r = results[(name, c)]
-                print("%-12s c=%-3d %8.0f req/s  p50 %6.2f ms  p99 %6.2f ms  (%d requests)"
-                      % (name, c, r["rps"], r["p50"], r["p99"], r["n"]), flush=True)
-        finally:
+                for name, (proc, port) in running.items():
+                    before = server_cpu_seconds(proc.pid)
+                    r = measure(port, c, args.requests, args.seconds, args.client)
+                    r["cpu_us"] = (server_cpu_seconds(proc.pid) - before) / r["n"] * 1e6
+                    results[(name, c)].append(r)
+                    print("round %d  %-12s c=%-3d %8.0f req/s  p50 %6.2f ms  p99 %6.2f ms  server CPU %6.1f us/req "
+                          "(%d requests)" % (k + 1, name, c, r["rps"], r["p50"], r["p99"], r["cpu_us"], r["n"]),
+                          flush=True)
+    finally:
+        for proc, _ in running.values():
             proc.terminate()
             proc.wait(30)
-    lines = ["", "### paddle serve, digits MLP, one row per request (%s, %d cores)"
-             % (datetime.datetime.now().strftime("%Y-%m-%d %H:%M"), os.cpu_count()), "",
-             "`python benchmarks/serve_bench.py --client %s --requests %d --seconds %g --concurrency %s`"
-             % (args.client, args.requests, args.seconds, args.concurrency), "",
-             "| concurrency | batched req/s | p50 / p99 ms | unbatched req/s | p50 / p99 ms | onnxruntime req/s | "
-             "p50 / p99 ms | batched / unbatched |", "| --- | --- | --- | --- | --- | --- | --- | --- |"]
-    for c in levels:
-        b, u, o = results[("batched", c)], results[("unbatched", c)], results[("onnxruntime", c)]
-        lines.append("| %d | %.0f | %.2f / %.2f | %.0f | %.2f / %.2f | %.0f | %.2f / %.2f | %.2fx |" % (
-            c, b["rps"], b["p50"], b["p99"], u["rps"], u["p50"], u["p99"], o["rps"], o["p50"], o["p99"],
-            b["rps"] / u["rps"]))
+    lines = table(results, levels, args)
     print("\n".join(lines))
     if args.append:
         with open(args.append, "a") as f:

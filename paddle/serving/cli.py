@@ -43,13 +43,22 @@ def main(argv):
     p = parser()
     options = p.parse_args(argv)
     check(options, p)
-    import uvicorn
     from paddle.serving.app import create_app, load_model
     logging.basicConfig(level=options.log_level.upper(), stream=sys.stderr,
                         format="%(asctime)s %(name)s %(levelname)s %(message)s")
     # (paddle's own logger may have a level of its own: --log_level=warning silences the access log)
     logging.getLogger("paddle.serve").setLevel(options.log_level.upper())
     model = load_model(options)  # before listening: a bad model is an error here, not a 503 forever
-    uvicorn.run(create_app(options, model), host=options.host, port=options.port, access_log=False,
-                log_level=options.log_level, timeout_graceful_shutdown=30)
+    run(create_app(options, model), options)
     return 0
+
+
+def run(app, options):
+    """Serves `app` on uvicorn until a stop signal (then drains what is in flight)."""
+    import uvicorn
+    try:
+        from paddle.serving.http import JoinedWritesProtocol as http
+    except ImportError:  # no httptools: uvicorn's pure-Python parser
+        http = "auto"
+    uvicorn.run(app, host=options.host, port=options.port, access_log=False, log_level=options.log_level,
+                timeout_graceful_shutdown=30, http=http)

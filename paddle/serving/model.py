@@ -243,14 +243,17 @@ class ServedModel(object):
                 r["label"] = [classes[k] for k in r["id"]]
 
 
-def to_json(value):
-    """numpy results as JSON lists (float32 values as exact doubles)."""
+def to_json(value, arrays=False):
+    """numpy results for JSON (float32 values as exact doubles): lists, or with `arrays` float64
+    and integer arrays left for a writer that prints arrays itself (orjson)."""
     if isinstance(value, np.ndarray):
-        return value.astype(np.float64).tolist() if value.dtype.kind == "f" else value.tolist()
+        if value.dtype.kind == "f":
+            value = value.astype(np.float64)
+        return value if arrays else value.tolist()
     if isinstance(value, dict):
-        return {k: to_json(v) for k, v in value.items()}
+        return {k: to_json(v, arrays) for k, v in value.items()}
     if isinstance(value, (list, tuple)):
-        return [to_json(v) for v in value]
+        return [to_json(v, arrays) for v in value]
     if isinstance(value, np.generic):
         return value.item()
     return value
