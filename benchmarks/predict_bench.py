@@ -33,8 +33,9 @@ import time
 os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")  # before the engine loads OpenBLAS
 # OPENBLAS_CORETYPE=Haswell (set on some machines for old OpenBLAS builds) holds OpenBLAS to AVX2
 # kernels, half its SGEMM speed on an AVX-512 CPU: the benchmark reruns itself without it (and
-# OPENBLAS_L2_SIZE) unless --keep_openblas_env; the table's note says which ran.
-if "--keep_openblas_env" not in sys.argv and any(v in os.environ for v in ("OPENBLAS_CORETYPE", "OPENBLAS_L2_SIZE")):
+# OPENBLAS_L2_SIZE) unless --keep_openblas_env; the table's note says which ran. (As a script
+# only: the engine loads OpenBLAS later, when a contender is built.)
+if __name__ == "__main__" and "--keep_openblas_env" not in sys.argv and any(v in os.environ for v in ("OPENBLAS_CORETYPE", "OPENBLAS_L2_SIZE")):
     print("predict_bench: rerunning without OPENBLAS_CORETYPE=%s OPENBLAS_L2_SIZE=%s (--keep_openblas_env keeps "
           "them)" % (os.environ.get("OPENBLAS_CORETYPE"), os.environ.get("OPENBLAS_L2_SIZE")), flush=True)
     env = {k: v for k, v in os.environ.items() if k not in ("OPENBLAS_CORETYPE", "OPENBLAS_L2_SIZE")}
