@@ -81,6 +81,13 @@ const PackedMatrix* PackedWeights::find(const float* B, size_t K, size_t N, size
   return it->second.packed.get();
 }
 
+bool PackedWeights::holds(const float* data, size_t rows, size_t cols, size_t ld) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  auto it = entries_.find(data);
+  // (a conv weight is stored as one column; its filters read it as [filters, K])
+  return it != entries_.end() && rows * cols <= it->second.rows * it->second.cols && ld == cols;
+}
+
 PackedWeightsScope::PackedWeightsScope(PackedWeights* weights) : saved_(tPackedWeights) { tPackedWeights = weights; }
 PackedWeightsScope::~PackedWeightsScope() { tPackedWeights = saved_; }
 
@@ -91,12 +98,17 @@ PACKED_TARGET inline __mmask16 firstLanes(size_t n) {
 }
 
 // C[R rows, cols] (row stride ldc) = alpha * A-rows * B-panels + (first ? beta * C : C), over kc
-// values of k: row i of A at a + i * lda; NP neighbouring panels, panel p at b + p * panelStride
-// (k's 32 values at k * kNR). R x 2NP accumulators, one FMA chain per C vector, k ascending.
+// values of k: row i of A at a + i * lda; NP neighbouring panels of 32 columns, panel p's values
+// at k at b + p * panelStride + k * kStride (a packed B: kStride kNR; a row-major B: its row
+// stride, panelStride kNR). Loads past `cols` are masked off. R x 2NP accumulators, one FMA
+// chain per C vector, k ascending.
 template <int R, int NP>
-PACKED_TARGET void tile(size_t kc, const float* a, size_t lda, const float* b, size_t panelStride, float* c,
-                        size_t ldc, size_t cols, float alpha, float beta, bool first) {
+PACKED_TARGET void tile(size_t kc, const float* a, size_t lda, const float* b, size_t kStride, size_t panelStride,
+                        float* c, size_t ldc, size_t cols, float alpha, float beta, bool first) {
   constexpr int kNV = 2 * NP;
+  __mmask16 load[kNV];
+#pragma GCC unroll 8
+  for (int v = 0; v < kNV; ++v) load[v] = firstLanes(cols > 16u * v ? cols - 16u * v : 0);
   __m512 acc[R][kNV];
 #pragma GCC unroll 8
   for (int i = 0; i < R; ++i)
@@ -105,7 +117,7 @@ PACKED_TARGET void tile(size_t kc, const float* a, size_t lda, const float* b, s
   for (size_t k = 0; k < kc; ++k) {
     __m512 bv[kNV];
 #pragma GCC unroll 8
-    for (int v = 0; v < kNV; ++v) bv[v] = _mm512_load_ps(b + (v / 2) * panelStride + k * kNR + 16 * (v % 2));
+    for (int v = 0; v < kNV; ++v) bv[v] = _mm512_maskz_loadu_ps(load[v], b + (v / 2) * panelStride + k * kStride + 16 * (v % 2));
 #pragma GCC unroll 8
     for (int i = 0; i < R; ++i) {
       const __m512 av = _mm512_set1_ps(a[i * lda + k]);
@@ -133,8 +145,8 @@ PACKED_TARGET void tile(size_t kc, const float* a, size_t lda, const float* b, s
   }
 }
 
-using TileFn = void (*)(size_t, const float*, size_t, const float*, size_t, float*, size_t, size_t, float, float,
-                        bool);
+using TileFn = void (*)(size_t, const float*, size_t, const float*, size_t, size_t, float*, size_t, size_t, float,
+                        float, bool);
 
 template <int NP>
 TileFn tileFor(size_t rows) {
@@ -148,31 +160,23 @@ TileFn tileFor(size_t rows, size_t panels) {
   if (panels == 2) return tileFor<2>(rows);
   return tileFor<1>(rows);
 }
-}  // namespace
 
-void gemmPacked(size_t M, size_t j0, size_t j1, float alpha, const float* A, size_t lda, const PackedMatrix& B,
-                float beta, float* C, size_t ldc) {
-  PADDLE_ENFORCE(cpuHasKernels(), DataError, "gemmPacked: this CPU has no AVX-512F");
-  PADDLE_ENFORCE(j0 % kNR == 0 && j0 <= j1 && j1 <= B.cols(), DataError, "gemmPacked: columns [", j0, ", ", j1,
-                 ") of ", B.cols());
-  const size_t K = B.rows(), panelStride = K * kNR;
+// The loops over k blocks, column panels and row tiles; B's k-th values of panel q at
+// b0 + q * panelStride + k * kStride.
+void tiles(size_t M, size_t K, size_t j0, size_t j1, float alpha, const float* A, size_t lda, const float* b0,
+           size_t kStride, size_t panelStride, float beta, float* C, size_t ldc) {
   // Few rows give few accumulators per panel: tiles then span 2 or 4 panels, so that at least 8
   // FMA chains hide the FMA latency (a single row is one long GEMV).
   const size_t wide = M <= 2 ? 4 : M <= 4 ? 2 : 1;
-  if (K == 0) {  // C = beta * C
-    for (size_t i = 0; i < M; ++i)
-      for (size_t j = j0; j < j1; ++j) C[i * ldc + j] = beta == 0.0f ? 0.0f : beta * C[i * ldc + j];
-    return;
-  }
   for (size_t pc = 0; pc < K; pc += kKC) {
     const size_t kc = std::min(kKC, K - pc);
     for (size_t j = j0; j < j1;) {
       const size_t left = (j1 - j + kNR - 1) / kNR, np = wide >= 4 && left >= 4 ? 4 : wide >= 2 && left >= 2 ? 2 : 1;
       const size_t cols = std::min(np * kNR, j1 - j);
-      const float* b = B.panel(j / kNR) + pc * kNR;
+      const float* b = b0 + j / kNR * panelStride + pc * kStride;
       for (size_t i = 0; i < M; i += kMR) {
         const size_t rows = std::min(kMR, M - i);
-        tileFor(rows, np)(kc, A + i * lda + pc, lda, b, panelStride, C + i * ldc + j, ldc, cols, alpha, beta,
+        tileFor(rows, np)(kc, A + i * lda + pc, lda, b, kStride, panelStride, C + i * ldc + j, ldc, cols, alpha, beta,
                           pc == 0);
       }
       j += np * kNR;
@@ -180,10 +184,37 @@ void gemmPacked(size_t M, size_t j0, size_t j1, float alpha, const float* A, siz
   }
 }
 
+void scaleColumns(size_t M, size_t j0, size_t j1, float beta, float* C, size_t ldc) {  // C = beta * C (K = 0)
+  for (size_t i = 0; i < M; ++i)
+    for (size_t j = j0; j < j1; ++j) C[i * ldc + j] = beta == 0.0f ? 0.0f : beta * C[i * ldc + j];
+}
+}  // namespace
+
+void gemmPacked(size_t M, size_t j0, size_t j1, float alpha, const float* A, size_t lda, const PackedMatrix& B,
+                float beta, float* C, size_t ldc) {
+  PADDLE_ENFORCE(cpuHasKernels(), DataError, "gemmPacked: this CPU has no AVX-512F");
+  PADDLE_ENFORCE(j0 % kNR == 0 && j0 <= j1 && j1 <= B.cols(), DataError, "gemmPacked: columns [", j0, ", ", j1,
+                 ") of ", B.cols());
+  if (B.rows() == 0) return scaleColumns(M, j0, j1, beta, C, ldc);
+  tiles(M, B.rows(), j0, j1, alpha, A, lda, B.panel(0), kNR, B.rows() * kNR, beta, C, ldc);
+}
+
+void gemmRowMajor(size_t M, size_t K, size_t j0, size_t j1, float alpha, const float* A, size_t lda, const float* B,
+                  size_t ldb, float beta, float* C, size_t ldc) {
+  PADDLE_ENFORCE(cpuHasKernels(), DataError, "gemmRowMajor: this CPU has no AVX-512F");
+  PADDLE_ENFORCE(j0 % kNR == 0 && j0 <= j1 && j1 <= ldb, DataError, "gemmRowMajor: columns [", j0, ", ", j1, ")");
+  if (K == 0) return scaleColumns(M, j0, j1, beta, C, ldc);
+  tiles(M, K, j0, j1, alpha, A, lda, B, ldb, kNR, beta, C, ldc);
+}
+
 #else  // no AVX-512 kernels in this build: products stay on OpenBLAS
 
 void gemmPacked(size_t, size_t, size_t, float, const float*, size_t, const PackedMatrix&, float, float*, size_t) {
   PADDLE_ENFORCE(false, DataError, "gemmPacked: this build has no AVX-512 kernels");
+}
+void gemmRowMajor(size_t, size_t, size_t, size_t, float, const float*, size_t, const float*, size_t, float, float*,
+                  size_t) {
+  PADDLE_ENFORCE(false, DataError, "gemmRowMajor: this build has no AVX-512 kernels");
 }
 #endif
 
@@ -192,18 +223,24 @@ bool gemmWithPackedWeight(size_t M, size_t N, size_t K, float alpha, const float
   PackedWeights* weights = tPackedWeights;
   if (!weights || !cpuHasKernels() || !gEnabled.load(std::memory_order_relaxed)) return false;
   const PackedMatrix* packed = weights->find(B, K, N, ldb);
-  if (!packed) return false;
+  // A weight on the left (a conv layer's filters times its unfolded images): the kernels read B
+  // where it lies, and the filters' rows as they are.
+  if (!packed && !weights->holds(A, M, K, lda)) return false;
+  auto run = [&](size_t rows, size_t j0, size_t j1, const float* a, float* c) {
+    if (packed) {
+      gemmPacked(rows, j0, j1, alpha, a, lda, *packed, beta, c, ldc);
+    } else {
+      gemmRowMajor(rows, K, j0, j1, alpha, a, lda, B, ldb, beta, c, ldc);
+    }
+  };
   // Chunks of whole panels (or of rows, for a narrow C): every chunk sums each element alike.
   constexpr size_t kGrain = size_t(1) << 18;  // multiply-adds per chunk below which splitting does not pay
   const size_t panels = (N + kNR - 1) / kNR;
   if (panels >= 2 && N >= M) {
-    parallelFor(panels, kGrain / (M * K * kNR) + 1, [&](size_t q0, size_t q1) {
-      gemmPacked(M, q0 * kNR, std::min(N, q1 * kNR), alpha, A, lda, *packed, beta, C, ldc);
-    });
+    parallelFor(panels, kGrain / (M * K * kNR) + 1,
+                [&](size_t q0, size_t q1) { run(M, q0 * kNR, std::min(N, q1 * kNR), A, C); });
   } else {
-    parallelFor(M, kGrain / (N * K) + 1, [&](size_t i0, size_t i1) {
-      gemmPacked(i1 - i0, 0, N, alpha, A + i0 * lda, lda, *packed, beta, C + i0 * ldc, ldc);
-    });
+    parallelFor(M, kGrain / (N * K) + 1, [&](size_t i0, size_t i1) { run(i1 - i0, 0, N, A + i0 * lda, C + i0 * ldc); });
   }
   return true;
 }

@@ -43,6 +43,11 @@ class PackedMatrix {
 void gemmPacked(size_t M, size_t j0, size_t j1, float alpha, const float* A, size_t lda, const PackedMatrix& B,
                 float beta, float* C, size_t ldc);
 
+// C[M, columns j0..j1) = alpha * A * B + beta * C with B [K, >= j1] row-major as it lies (row
+// stride ldb), on the same kernels and in the same order as gemmPacked (j0 a multiple of kPanel).
+void gemmRowMajor(size_t M, size_t K, size_t j0, size_t j1, float alpha, const float* A, size_t lda, const float* B,
+                  size_t ldb, float beta, float* C, size_t ldc);
+
 // The constant weights of one model, each packed on its first use (under a lock; the packed
 // copies live as long as this object and are shared by every thread).
 class PackedWeights {
@@ -51,6 +56,8 @@ class PackedWeights {
   void add(const float* data, size_t rows, size_t cols);
   // The packed copy of B [K, N] (row stride ldb) when B is a registered weight of that shape.
   const PackedMatrix* find(const float* B, size_t K, size_t N, size_t ldb);
+  // Whether A [rows, cols] (contiguous: ld == cols) lies within a registered weight from its start.
+  bool holds(const float* A, size_t rows, size_t cols, size_t ld);
 
  private:
   struct Entry {
@@ -73,9 +80,9 @@ class PackedWeightsScope {
   PackedWeights* saved_;
 };
 
-// C = alpha * A * B + beta * C (neither transposed, row-major, C [M, N]) on the packed kernels,
-// across the engine's pool, when B is one of the calling thread's packed weights and the kernels
-// run here; false (nothing done) otherwise.
+// C = alpha * A * B + beta * C (neither transposed, row-major, C [M, N]) on these kernels, across
+// the engine's pool, when B (packed) or A (as it lies) is one of the calling thread's weights and
+// the kernels run here; false (nothing done) otherwise.
 bool gemmWithPackedWeight(size_t M, size_t N, size_t K, float alpha, const float* A, size_t lda, const float* B,
                           size_t ldb, float beta, float* C, size_t ldc);
 

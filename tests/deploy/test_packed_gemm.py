@@ -136,3 +136,29 @@ def test_same_bits_at_one_and_two_threads(tmp_path):
         assert r.returncode == 0, r.stderr[-3000:]
         outs.append(np.load(path))
     np.testing.assert_array_equal(outs[0], outs[1])
+
+
+# conv layers multiply their filters (a weight, on the left) by the unfolded images as they lie
+CONV = ("c = img_conv_layer(input=img, filter_size=3, num_filters=%(F)d, num_channels=%(C)d, stride=%(S)d, "
+        "padding=1, act=ReluActivation())\n"
+        "outputs(fc_layer(input=c, size=7, act=LinearActivation()))")
+
+
+@pytest.mark.parametrize("C,F,S,side", [(16, 1, 1, 8), (16, 9, 2, 11), (8, 17, 1, 9), (32, 64, 1, 16), (3, 16, 1, 32)])
+def test_conv_products_stay_within_fp32_rounding_of_the_training_forward(tmp_path, monkeypatch, C, F, S, side):
+    body = ("img = data_layer(name='x', size=%d, height=%d, width=%d)\n" % (C * side * side, side, side) +
+            CONV % {"F": F, "C": C, "S": S}).replace("x = data_layer(name='x', size=%d)\n" % (C * side * side), "")
+    conf = tmp_path / "conv.py"
+    conf.write_text(CONFIG.replace("x = data_layer(name='x', size=%(K)d)\n", "") % {"K": 0, "body": body})
+    gm = api.GradientMachine.createFromConfigProto(parse_config(str(conf), "").model_config)
+    rng = np.random.RandomState(F)
+    for p in gm.getParameters():
+        p.getBuf(api.PARAMETER_VALUE).copyFromNumpyArray(rng.uniform(-0.2, 0.2, p.getSize()).astype(np.float32))
+    merged = str(tmp_path / "conv.paddle")
+    gm.saveMergedModel(merged)
+    on, off = predictor(merged), predictor(merged, packed=False, monkeypatch=monkeypatch)
+    for m in (1, 3, 20):
+        x = rng.rand(m, C * side * side).astype(np.float32)
+        training = gm.forwardTest(rows(x))[0]["value"]
+        np.testing.assert_array_equal(predict(off, x), training)
+        np.testing.assert_allclose(predict(on, x), training, rtol=1e-5, atol=1e-5)
