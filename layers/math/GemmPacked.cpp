@@ -161,26 +161,36 @@ TileFn tileFor(size_t rows, size_t panels) {
   return tileFor<1>(rows);
 }
 
-// The loops over k blocks, column panels and row tiles; B's k-th values of panel q at
-// b0 + q * panelStride + k * kStride.
-void tiles(size_t M, size_t K, size_t j0, size_t j1, float alpha, const float* A, size_t lda, const float* b0,
-           size_t kStride, size_t panelStride, float beta, float* C, size_t ldc) {
-  // Few rows give few accumulators per panel: tiles then span 2 or 4 panels, so that at least 8
-  // FMA chains hide the FMA latency (a single row is one long GEMV).
-  const size_t wide = M <= 2 ? 4 : M <= 4 ? 2 : 1;
+// The loops over k blocks, column panels and row tiles of rows [i0, i1) of C; B's k-th values of
+// panel q at b0 + q * panelStride + k * kStride. `wide`: panels per tile (1, 2 or 4).
+void tileLoops(size_t i0, size_t i1, size_t wide, size_t K, size_t j0, size_t j1, float alpha, const float* A,
+               size_t lda, const float* b0, size_t kStride, size_t panelStride, float beta, float* C, size_t ldc) {
   for (size_t pc = 0; pc < K; pc += kKC) {
     const size_t kc = std::min(kKC, K - pc);
     for (size_t j = j0; j < j1;) {
       const size_t left = (j1 - j + kNR - 1) / kNR, np = wide >= 4 && left >= 4 ? 4 : wide >= 2 && left >= 2 ? 2 : 1;
       const size_t cols = std::min(np * kNR, j1 - j);
       const float* b = b0 + j / kNR * panelStride + pc * kStride;
-      for (size_t i = 0; i < M; i += kMR) {
-        const size_t rows = std::min(kMR, M - i);
+      for (size_t i = i0; i < i1; i += kMR) {
+        const size_t rows = std::min(kMR, i1 - i);
         tileFor(rows, np)(kc, A + i * lda + pc, lda, b, kStride, panelStride, C + i * ldc + j, ldc, cols, alpha, beta,
                           pc == 0);
       }
       j += np * kNR;
     }
+  }
+}
+
+// Whole 8-row tiles first, then the rows left over: few rows give few accumulators per panel, so
+// their tiles span 2 or 4 panels, at least 8 FMA chains to hide the FMA latency (one row alone is a
+// GEMV). Each C element sums alike in either.
+void tiles(size_t M, size_t K, size_t j0, size_t j1, float alpha, const float* A, size_t lda, const float* b0,
+           size_t kStride, size_t panelStride, float beta, float* C, size_t ldc) {
+  const size_t whole = M > kMR ? M / kMR * kMR : 0, rest = M - whole;
+  if (whole) tileLoops(0, whole, 1, K, j0, j1, alpha, A, lda, b0, kStride, panelStride, beta, C, ldc);
+  if (rest) {
+    tileLoops(whole, M, rest <= 2 ? 4 : rest <= 4 ? 2 : 1, K, j0, j1, alpha, A, lda, b0, kStride, panelStride, beta,
+              C, ldc);
   }
 }
 
