@@ -59,7 +59,7 @@ FAKE_GPU = os.environ.get("PADDLE_FAKE_GPU") == "1"
 MPI_SOURCES = ("trainer/AllReduceSync.cpp", "trainer/Collective.cpp", "trainer/DgcSync.cpp",
                "trainer/LocalSgdSync.cpp", "trainer/MpiSync.cpp", "trainer/ShardedTables.cpp")
 NCCL_SOURCES = ("trainer/GpuCollective.cpp",)  # the engine source that includes nccl.h
-HOST_ONLY_SOURCES = ("engine/math/GemmBf16.cpp",)  # CPU intrinsics nvcc's front end need not parse
+HOST_ONLY_SOURCES = ("engine/math/GemmBf16.cpp", "engine/math/GemmPacked.cpp")  # CPU intrinsics nvcc's front end need not parse
 SANITIZE = os.environ.get("PADDLE_SANITIZE") == "1"
 SANITIZE_FLAGS = ["-fsanitize=address,undefined", "-fsanitize=float-cast-overflow", "-fno-omit-frame-pointer"]
 

@@ -1,11 +1,12 @@
 #!/usr/bin/env python3
 """Inference benchmark: our Predictor beside onnxruntime (on our exported model) and PyTorch eager.
 
-    python benchmarks/predict_bench.py                         # mlp, lenet, lstm_text; every contender
+    python benchmarks/predict_bench.py                         # mlp, lenet, resnet20, lstm_text; every contender
     python benchmarks/predict_bench.py --models mlp --repeats 3 --append benchmarks/RESULTS.md
 
-Models are benchmarks/run.py's (same configs and synthetic data), with random weights, their
-prediction layer as output. For each model:
+Models are benchmarks/run.py's (same configs and synthetic data) and configs/resnet_cifar.py
+(ResNet-20, 32x32 RGB), with random weights (batch norm variances positive), their prediction
+layer as output. For each model:
   - latency: one sample per call, p50 and p99 over --calls calls;
   - throughput: batches of 64 and 128, samples/s, one caller thread, and two caller threads
     sharing one model (our Predictor is thread-safe; an onnxruntime session and a PyTorch
@@ -30,6 +31,15 @@ import threading
 import time
 
 os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")  # before the engine loads OpenBLAS
+# OPENBLAS_CORETYPE=Haswell (set on some machines for old OpenBLAS builds) holds OpenBLAS to AVX2
+# kernels, half its SGEMM speed on an AVX-512 CPU: the benchmark reruns itself without it (and
+# OPENBLAS_L2_SIZE) unless --keep_openblas_env; the table's note says which ran. (As a script
+# only: the engine loads OpenBLAS later, when a contender is built.)
+if __name__ == "__main__" and "--keep_openblas_env" not in sys.argv and any(v in os.environ for v in ("OPENBLAS_CORETYPE", "OPENBLAS_L2_SIZE")):
+    print("predict_bench: rerunning without OPENBLAS_CORETYPE=%s OPENBLAS_L2_SIZE=%s (--keep_openblas_env keeps "
+          "them)" % (os.environ.get("OPENBLAS_CORETYPE"), os.environ.get("OPENBLAS_L2_SIZE")), flush=True)
+    env = {k: v for k, v in os.environ.items() if k not in ("OPENBLAS_CORETYPE", "OPENBLAS_L2_SIZE")}
+    os.execve(sys.executable, [sys.executable, os.path.abspath(__file__)] + sys.argv[1:], env)
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 if glob.glob(os.path.join(ROOT, "py_paddle", "_swig_paddle*.so")):  # engine built in place
     sys.path.insert(0, ROOT)
@@ -39,7 +49,12 @@ import numpy as np  # noqa: E402
 
 import run as train_bench  # noqa: E402  the training benchmark's configs and data
 
-MODELS = {"mlp": train_bench.MLP_CONFIG, "lenet": train_bench.LENET_CONFIG, "lstm_text": train_bench.LSTM_TEXT_CONFIG}
+with open(os.path.join(ROOT, "configs", "resnet_cifar.py")) as _f:  # ResNet-20 on 32x32 RGB images
+    RESNET20_CONFIG = _f.read()
+MODELS = {"mlp": train_bench.MLP_CONFIG, "lenet": train_bench.LENET_CONFIG, "resnet20": RESNET20_CONFIG,
+          "lstm_text": train_bench.LSTM_TEXT_CONFIG}
+INPUT_DIM = {"mlp": 784, "lenet": 784, "resnet20": 3 * 32 * 32}
+HEAVY = {"mlp": 1, "lenet": 4, "resnet20": 40, "lstm_text": 20}  # fewer calls for slower models
 BATCHES = (64, 128)
 
 
@@ -74,7 +89,7 @@ def make_inputs(model, n, seed):
         lengths = rng.randint(10, 201, n)
         ids = rng.randint(0, train_bench.TEXT_VOCAB, int(lengths.sum())).astype(np.int32)
         return ids, lengths
-    return rng.rand(n, 784).astype(np.float32)
+    return rng.rand(n, INPUT_DIM[model]).astype(np.float32)
 
 
 class Paddle(object):
@@ -131,6 +146,8 @@ class Torch(object):
             self.net = nn.Sequential(nn.Conv2d(1, 20, 5), nn.ReLU(), nn.MaxPool2d(2), nn.Conv2d(20, 50, 5), nn.ReLU(),
                                      nn.MaxPool2d(2), nn.Flatten(), nn.Linear(800, 500), nn.ReLU(),
                                      nn.Linear(500, 10), nn.Softmax(-1))
+        elif model == "resnet20":
+            self.net = resnet20_torch(nn)
         else:
             self.emb, self.lstm = nn.Embedding(train_bench.TEXT_VOCAB, 128), nn.LSTM(128, 128, batch_first=True)
             self.out = nn.Sequential(nn.Linear(128, 2), nn.Softmax(-1))
@@ -147,6 +164,8 @@ class Torch(object):
         torch = self.torch
         if self.model != "lstm_text":
             x = torch.from_numpy(data)
+            if self.model == "resnet20":
+                return x.reshape(-1, 3, 32, 32)
             return x.reshape(-1, 1, 28, 28) if self.model == "lenet" else x
         ids, lengths = data  # padded batch + mask: PyTorch's fastest CPU path
         padded, mask, at = np.zeros((len(lengths), lengths.max()), np.int64), np.zeros((len(lengths),
@@ -161,15 +180,45 @@ class Torch(object):
             return self.net(x).numpy()
 
 
+def resnet20_torch(nn):
+    """configs/resnet_cifar.py in PyTorch: conv-bn blocks, 1x1 projection shortcuts where the shape changes."""
+    def conv_bn(c_in, c_out, k, stride, relu):
+        layers = [nn.Conv2d(c_in, c_out, k, stride, k // 2, bias=False), nn.BatchNorm2d(c_out)]
+        return nn.Sequential(*(layers + [nn.ReLU()] if relu else layers))
+
+    class Block(nn.Module):
+        def __init__(self, c_in, c_out, stride):
+            super(Block, self).__init__()
+            self.body = nn.Sequential(conv_bn(c_in, c_out, 3, stride, True), conv_bn(c_out, c_out, 3, 1, False))
+            self.short = conv_bn(c_in, c_out, 1, stride, False) if stride != 1 or c_in != c_out else nn.Identity()
+
+        def forward(self, x):
+            return (self.body(x) + self.short(x)).relu()
+
+    blocks, c_in = [conv_bn(3, 16, 3, 1, True)], 16
+    for stage, c_out in enumerate((16, 32, 64)):
+        for i in range(3):
+            blocks.append(Block(c_in, c_out, 2 if i == 0 and stage > 0 else 1))
+            c_in = c_out
+    return nn.Sequential(*blocks, nn.AvgPool2d(8), nn.Flatten(), nn.Linear(64, 10), nn.Softmax(-1))
+
+
 def build(model, workdir):
     """(merged model path, ONNX path or None) of `model` with random weights."""
     from paddle.trainer.config_parser import parse_config
     from py_paddle import swig_paddle as api
     conf = os.path.join(workdir, model + ".py")
     with open(conf, "w") as f:  # the prediction layer as output, not the cost
-        f.write(re.sub(r"outputs\(classification_cost\(input=out, .*\)\)\n", "outputs(out)\n", MODELS[model]))
+        text = re.sub(r"outputs\(classification_cost\(input=out, .*\)\)\n", "outputs(out)\n", MODELS[model])
+        f.write(re.sub(r"outputs\(classification_cost\(name='cost', input=predict, .*\)\)\n", "outputs(predict)\n",
+                       text))
     gm = api.GradientMachine.createFromConfigProto(parse_config(conf, "").model_config)
     gm.randParameters()
+    rng = np.random.RandomState(0)
+    for param in gm.getParameters():  # batch norm's moving variances (w2) must be positive
+        if param.getName().endswith("_bn.w2"):
+            param.getBuf(api.PARAMETER_VALUE).copyFromNumpyArray(rng.uniform(0.5, 1.5, param.getSize())
+                                                                 .astype(np.float32))
     merged = os.path.join(workdir, model + ".paddle")
     gm.saveMergedModel(merged)
     onnx_path = None
@@ -224,7 +273,7 @@ def throughput(fn, batches, calls, threads, batch_size):
 def bench_model(model, args, workdir):
     merged, onnx_path = build(model, workdir)
     engines = contenders(model, merged, onnx_path)
-    heavy = {"mlp": 1, "lenet": 4, "lstm_text": 20}[model]  # fewer calls for slower models
+    heavy = HEAVY[model]
     singles = [[e.prepare(make_inputs(model, 1, seed=1000 + k)) for k in range(16)] for e in engines]
     batched = {b: [[e.prepare(make_inputs(model, b, seed=k)) for k in range(4)] for e in engines] for b in BATCHES}
     stats = {}  # (engine, metric) -> [value per repeat]
@@ -265,6 +314,8 @@ def main():
     p.add_argument("--batch_calls", type=int, default=100, help="batch-64 calls per repeat and thread (MLP)")
     p.add_argument("--idle", type=float, default=0.9, help="CPU idle share to wait for before each repeat")
     p.add_argument("--idle_wait", type=float, default=10, help="at most this many seconds of waiting per repeat")
+    p.add_argument("--keep_openblas_env", action="store_true",
+                   help="keep OPENBLAS_CORETYPE / OPENBLAS_L2_SIZE as the environment sets them")
     p.add_argument("--append", help="append the table (and the command) to this markdown file")
     args = p.parse_args()
     rows, idle = [], []
@@ -277,8 +328,9 @@ def main():
                 print(" | ".join(row), flush=True)
     lines = ["| " + " | ".join(HEADER) + " |", "| " + " | ".join("---" for _ in HEADER) + " |"]
     lines += ["| " + " | ".join(row) + " |" for row in rows]
+    openblas = "OPENBLAS_CORETYPE=%s" % os.environ.get("OPENBLAS_CORETYPE", "unset (OpenBLAS picks its kernels)")
     note = ("CPU idle before the repeats: min %.0f%%, median %.0f%%." % (100 * min(idle), 100 * statistics.median(idle))
-            if idle else "CPU idle share not readable.")
+            if idle else "CPU idle share not readable.") + " " + openblas + "."
     print("\n".join(lines) + "\n" + note)
     if args.append:
         with open(args.append, "a") as f:

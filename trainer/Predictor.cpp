@@ -160,7 +160,13 @@ std::shared_ptr<GradientMachine> loadMergedModel(const std::string& path, bool u
   return gm;
 }
 
-Predictor::Predictor(const std::string& path, bool useGpu) : main_(loadMergedModel(path, useGpu)) {}
+Predictor::Predictor(const std::string& path, bool useGpu) : main_(loadMergedModel(path, useGpu)) {
+  if (useGpu || !math::packedGemmSupported()) return;  // products stay on OpenBLAS
+  for (const ParameterPtr& p : main_->parameters()) {
+    const Matrix& v = p->value();
+    if (!v.empty()) packed_.add(v.data(), v.height(), v.width());
+  }
+}
 
 std::unique_ptr<GradientMachine> Predictor::acquire() {
   {
@@ -182,6 +188,7 @@ std::vector<Argument> Predictor::forward(const std::vector<Argument>& inArgs) {
   std::unique_ptr<GradientMachine> m = acquire();
   std::vector<Argument> out;
   try {
+    math::PackedWeightsScope packed(&packed_);
     m->forward(inArgs, PASS_TEST);
     for (Argument* a : m->outputs()) out.push_back(ownedCopy(*a));
   } catch (...) {

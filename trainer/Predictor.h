@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "engine/math/GemmPacked.h"
 #include "trainer/GradientMachine.h"
 
 namespace paddle {
@@ -20,7 +21,9 @@ std::shared_ptr<GradientMachine> loadMergedModel(const std::string& path, bool u
 
 // Forward passes on a merged model, safe to call from several threads at once:
 // each call runs on a machine of its own (kept for reuse) whose layers read the
-// one copy of the parameters.
+// one copy of the parameters. On the CPU, products by a weight use its packed copy
+// (math::PackedWeights; AVX-512): outputs may differ from a training machine's
+// forward by fp32 rounding.
 class Predictor {
  public:
   Predictor(const std::string& mergedModelPath, bool useGpu);
@@ -31,6 +34,7 @@ class Predictor {
  private:
   std::unique_ptr<GradientMachine> acquire();
   std::shared_ptr<GradientMachine> main_;
+  math::PackedWeights packed_;  // main_'s weights, packed on first use
   std::mutex mutex_;
   std::vector<std::unique_ptr<GradientMachine>> idle_;
 };

@@ -6,6 +6,7 @@
 
 #include "engine/Errors.h"
 #include "engine/math/GemmBf16.h"
+#include "engine/math/GemmPacked.h"
 #include "engine/math/GpuOps.h"
 #include "engine/math/Kernel.h"
 #include "engine/math/ThreadPool.h"
@@ -106,6 +107,11 @@ void gemm(const Matrix& A, bool transA, const Matrix& B, bool transB, Matrix& C,
 #ifdef WITH_CUDA
     gpu::gemm(A.data(), transA, B.data(), transB, C.data(), M, N, K, alpha, beta, static_cast<int>(gemmPrecision()));
 #endif
+    return;
+  }
+  // A Predictor's weights packed once (GemmPacked.h); elsewhere this does nothing
+  if (!transA && !transB && gemmPrecision() == Precision::kFp32 &&
+      gemmWithPackedWeight(M, N, K, alpha, A.data(), A.width(), B.data(), B.width(), beta, C.data(), C.width())) {
     return;
   }
   cpuGemm(A, transA, B, transB, C, M, N, K, alpha, beta);

@@ -98,7 +98,10 @@ public class ApiChecks {
       out.getSlotValue(0).copyToArray(a);
       float[] b = new float[a.length];
       Predictor.createFromMergedModel(model).forward(in).getSlotValue(0).copyToArray(b);
-      return Arrays.equals(a, b) + " " + gm.getParameterSize();
+      // within fp32 rounding: the Predictor multiplies by packed weights (another summation order)
+      boolean close = a.length == b.length;
+      for (int i = 0; close && i < a.length; ++i) close = Math.abs(a[i] - b[i]) <= 1e-6f + 1e-5f * Math.abs(a[i]);
+      return close + " " + gm.getParameterSize();
     });
     check("predictor threads", () -> {
       // One Predictor serving 4 Java threads at once gives what it gives one thread.

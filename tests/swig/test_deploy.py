@@ -59,7 +59,8 @@ def test_merged_model_predicts_what_the_pass_directory_predicts(trained, monkeyp
     predictor = api.Predictor.createFromMergedModel(merged)
     assert list(predictor.getInputLayerNames()) == ["pixel"]
     assert list(predictor.getOutputLayerNames()) == ["__fc_layer_2__"]
-    np.testing.assert_array_equal(probabilities(predictor.forward(digits(50))), want)
+    # the Predictor multiplies by packed weights (engine/math/GemmPacked.h): fp32 sums in another order
+    np.testing.assert_allclose(probabilities(predictor.forward(digits(50))), want, rtol=1e-5, atol=1e-6)
     again = str(os.path.join(os.path.dirname(merged), "again.paddle"))
     from_file.saveMergedModel(again)  # a machine writes the same file back
     assert open(again, "rb").read() == open(merged, "rb").read()

@@ -1,0 +1,68 @@
+#!/usr/bin/env python3
+"""Interleaved A/B of the Predictor's products: packed AVX-512 kernels (engine/math/GemmPacked.h)
+against OpenBLAS (a Predictor created with PADDLE_PACKED_GEMM=0), beside onnxruntime, in one process.
+
+    python benchmarks/predict_ab.py --models mlp,lenet,resnet20 --rounds 15
+
+Each round times a burst of calls of every engine in turn (one sample per call, then batches of
+64), on one thread; the table holds the median over rounds of each engine's per-sample time, in
+CPU time of the calling thread (time.thread_time) and wall time. On a loaded machine the CPU time
+is the steadier of the two; the ratios are what to read.
+"""
+import argparse
+import os
+import statistics
+import sys
+import tempfile
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import predict_bench as pb  # noqa: E402  (sets OPENBLAS_NUM_THREADS=1 before the engine loads)
+
+
+def timed(fn, x, calls):
+    t, c = time.perf_counter(), time.thread_time()
+    for _ in range(calls):
+        fn(x)
+    return (time.perf_counter() - t) / calls, (time.thread_time() - c) / calls
+
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--models", default="mlp,lenet,resnet20")
+    p.add_argument("--rounds", type=int, default=15)
+    p.add_argument("--ms", type=float, default=40, help="about this many ms per burst")
+    args = p.parse_args()
+    print("OPENBLAS_CORETYPE=%s" % os.environ.get("OPENBLAS_CORETYPE", "unset"))
+    with tempfile.TemporaryDirectory() as workdir:
+        for model in args.models.split(","):
+            merged, onnx_path = pb.build(model, workdir)
+            packed = pb.Paddle(model, merged)
+            os.environ["PADDLE_PACKED_GEMM"] = "0"  # read when a Predictor is created
+            blas = pb.Paddle(model, merged)
+            del os.environ["PADDLE_PACKED_GEMM"]
+            packed.name, blas.name = "Predictor packed", "Predictor OpenBLAS"
+            engines = [packed, blas] + ([pb.OnnxRuntime(model, onnx_path)] if onnx_path else [])
+            for batch in (1, 64):
+                data = pb.make_inputs(model, batch, seed=batch)
+                xs = [e.prepare(data) for e in engines]
+                outs = [e(x) for e, x in zip(engines, xs)]
+                diff = max(float(abs(o - outs[0]).max()) for o in outs[1:])
+                t, _ = timed(engines[0], xs[0], 3)
+                calls = max(2, int(args.ms / 1e3 / t))
+                wall, cpu = {e.name: [] for e in engines}, {e.name: [] for e in engines}
+                for _ in range(args.rounds):
+                    for e, x in zip(engines, xs):
+                        w, c = timed(e, x, calls)
+                        wall[e.name].append(w * 1e3 / batch)
+                        cpu[e.name].append(c * 1e3 / batch)
+                ref = statistics.median(cpu[engines[-1].name])
+                for e in engines:
+                    c = statistics.median(cpu[e.name])
+                    print("%-8s batch %-3d %-20s cpu %.4f ms/sample (%.2fx of %s)  wall %.4f" % (
+                        model, batch, e.name, c, c / ref, engines[-1].name, statistics.median(wall[e.name])))
+                print("%-8s batch %-3d largest |output - packed output|: %.2g" % (model, batch, diff), flush=True)
+
+
+if __name__ == "__main__":
+    main()

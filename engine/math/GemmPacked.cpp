@@ -1,0 +1,259 @@
+#include "engine/math/GemmPacked.h"
+
+#include <algorithm>
+#include <atomic>
+#include <cstdlib>
+#include <cstring>
+#include <new>
+
+#include "engine/Errors.h"
+#include "engine/math/ThreadPool.h"
+
+// nvcc's front end compiles the engine's .cpp files too: it gets the portable half only.
+#if defined(__x86_64__) && !defined(__CUDACC__) && (defined(__clang__) || (defined(__GNUC__) && __GNUC__ >= 9))
+#define PADDLE_PACKED_KERNELS 1
+// GCC 12's AVX-512 headers trip -Wmaybe-uninitialized on their own _mm512_undefined_* values
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#include <immintrin.h>
+#define PACKED_TARGET __attribute__((target("avx512f")))
+#endif
+
+namespace paddle {
+namespace math {
+
+namespace {
+constexpr size_t kNR = PackedMatrix::kPanel;
+// k values per block: a panel's block (256 x 32 floats, 32 KB) stays in L1 while the row tiles
+// of A pass over it.
+constexpr size_t kKC = 256;
+constexpr size_t kMR = 8;  // rows of C per register tile
+
+thread_local PackedWeights* tPackedWeights = nullptr;
+
+bool enabledByEnvironment() {
+  const char* v = std::getenv("PADDLE_PACKED_GEMM");
+  return !(v && (std::strcmp(v, "0") == 0 || std::strcmp(v, "off") == 0));
+}
+std::atomic<bool> gEnabled{true};
+
+bool cpuHasKernels() {
+#ifdef PADDLE_PACKED_KERNELS
+  static const bool ok = __builtin_cpu_supports("avx512f");
+  return ok;
+#else
+  return false;
+#endif
+}
+}  // namespace
+
+bool packedGemmSupported() {
+  return gEnabled.load(std::memory_order_relaxed) && cpuHasKernels() && enabledByEnvironment();
+}
+void setPackedGemmEnabled(bool on) { gEnabled.store(on, std::memory_order_relaxed); }
+
+void PackedMatrix::Free::operator()(float* p) const { std::free(p); }
+
+PackedMatrix::PackedMatrix(const float* B, size_t K, size_t N, size_t ldb) : K_(K), N_(N) {
+  const size_t panels = (N + kNR - 1) / kNR, count = std::max<size_t>(panels * K * kNR, 16);
+  // 64-byte aligned: each row of a panel is two whole cache lines
+  data_.reset(static_cast<float*>(std::aligned_alloc(64, (count * sizeof(float) + 63) / 64 * 64)));
+  if (!data_) throw std::bad_alloc();
+  float* out = data_.get();
+  for (size_t q = 0; q < panels; ++q) {
+    const size_t j0 = q * kNR, n = std::min(kNR, N - j0);
+    for (size_t k = 0; k < K; ++k, out += kNR) {
+      std::memcpy(out, B + k * ldb + j0, n * sizeof(float));
+      std::fill(out + n, out + kNR, 0.0f);
+    }
+  }
+}
+
+void PackedWeights::add(const float* data, size_t rows, size_t cols) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  entries_.emplace(data, Entry{rows, cols, nullptr});
+}
+
+const PackedMatrix* PackedWeights::find(const float* B, size_t K, size_t N, size_t ldb) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  auto it = entries_.find(B);
+  if (it == entries_.end() || it->second.rows != K || it->second.cols != N || ldb != N) return nullptr;
+  if (!it->second.packed) it->second.packed = std::make_unique<PackedMatrix>(B, K, N, ldb);
+  return it->second.packed.get();
+}
+
+bool PackedWeights::holds(const float* data, size_t rows, size_t cols, size_t ld) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  auto it = entries_.find(data);
+  // (a conv weight is stored as one column; its filters read it as [filters, K])
+  return it != entries_.end() && rows * cols <= it->second.rows * it->second.cols && ld == cols;
+}
+
+PackedWeightsScope::PackedWeightsScope(PackedWeights* weights) : saved_(tPackedWeights) { tPackedWeights = weights; }
+PackedWeightsScope::~PackedWeightsScope() { tPackedWeights = saved_; }
+
+#ifdef PADDLE_PACKED_KERNELS
+namespace {
+PACKED_TARGET inline __mmask16 firstLanes(size_t n) {
+  return n >= 16 ? __mmask16(0xffff) : __mmask16((1u << n) - 1u);
+}
+
+// C[R rows, cols] (row stride ldc) = alpha * A-rows * B-panels + (first ? beta * C : C), over kc
+// values of k: row i of A at a + i * lda; NP neighbouring panels of 32 columns, panel p's values
+// at k at b + p * panelStride + k * kStride (a packed B: kStride kNR; a row-major B: its row
+// stride, panelStride kNR). Loads past `cols` are masked off. R x 2NP accumulators, one FMA
+// chain per C vector, k ascending.
+template <int R, int NP>
+PACKED_TARGET void tile(size_t kc, const float* a, size_t lda, const float* b, size_t kStride, size_t panelStride,
+                        float* c, size_t ldc, size_t cols, float alpha, float beta, bool first) {
+  constexpr int kNV = 2 * NP;
+  __mmask16 load[kNV];
+#pragma GCC unroll 8
+  for (int v = 0; v < kNV; ++v) load[v] = firstLanes(cols > 16u * v ? cols - 16u * v : 0);
+  __m512 acc[R][kNV];
+#pragma GCC unroll 8
+  for (int i = 0; i < R; ++i)
+#pragma GCC unroll 8
+    for (int v = 0; v < kNV; ++v) acc[i][v] = _mm512_setzero_ps();
+  for (size_t k = 0; k < kc; ++k) {
+    __m512 bv[kNV];
+#pragma GCC unroll 8
+    for (int v = 0; v < kNV; ++v) bv[v] = _mm512_maskz_loadu_ps(load[v], b + (v / 2) * panelStride + k * kStride + 16 * (v % 2));
+#pragma GCC unroll 8
+    for (int i = 0; i < R; ++i) {
+      const __m512 av = _mm512_set1_ps(a[i * lda + k]);
+#pragma GCC unroll 8
+      for (int v = 0; v < kNV; ++v) acc[i][v] = _mm512_fmadd_ps(av, bv[v], acc[i][v]);
+    }
+  }
+  const __m512 va = _mm512_set1_ps(alpha), vb = _mm512_set1_ps(beta);
+#pragma GCC unroll 8
+  for (int i = 0; i < R; ++i) {
+#pragma GCC unroll 8
+    for (int v = 0; v < kNV; ++v) {
+      const size_t j = 16 * static_cast<size_t>(v);
+      if (j >= cols) break;
+      const __mmask16 m = firstLanes(cols - j);
+      float* ci = c + i * ldc + j;
+      __m512 r = alpha == 1.0f ? acc[i][v] : _mm512_mul_ps(va, acc[i][v]);
+      if (!first) {
+        r = _mm512_add_ps(_mm512_maskz_loadu_ps(m, ci), r);
+      } else if (beta != 0.0f) {  // beta 0: C is not read (it may hold NaN garbage)
+        r = _mm512_fmadd_ps(vb, _mm512_maskz_loadu_ps(m, ci), r);
+      }
+      _mm512_mask_storeu_ps(ci, m, r);
+    }
+  }
+}
+
+using TileFn = void (*)(size_t, const float*, size_t, const float*, size_t, size_t, float*, size_t, size_t, float,
+                        float, bool);
+
+template <int NP>
+TileFn tileFor(size_t rows) {
+  static const TileFn fns[kMR] = {tile<1, NP>, tile<2, NP>, tile<3, NP>, tile<4, NP>,
+                                  tile<5, NP>, tile<6, NP>, tile<7, NP>, tile<8, NP>};
+  return fns[rows - 1];
+}
+
+TileFn tileFor(size_t rows, size_t panels) {
+  if (panels == 4) return tileFor<4>(rows);
+  if (panels == 2) return tileFor<2>(rows);
+  return tileFor<1>(rows);
+}
+
+// The loops over k blocks, column panels and row tiles of rows [i0, i1) of C; B's k-th values of
+// panel q at b0 + q * panelStride + k * kStride. `wide`: panels per tile (1, 2 or 4).
+void tileLoops(size_t i0, size_t i1, size_t wide, size_t K, size_t j0, size_t j1, float alpha, const float* A,
+               size_t lda, const float* b0, size_t kStride, size_t panelStride, float beta, float* C, size_t ldc) {
+  for (size_t pc = 0; pc < K; pc += kKC) {
+    const size_t kc = std::min(kKC, K - pc);
+    for (size_t j = j0; j < j1;) {
+      const size_t left = (j1 - j + kNR - 1) / kNR, np = wide >= 4 && left >= 4 ? 4 : wide >= 2 && left >= 2 ? 2 : 1;
+      const size_t cols = std::min(np * kNR, j1 - j);
+      const float* b = b0 + j / kNR * panelStride + pc * kStride;
+      for (size_t i = i0; i < i1; i += kMR) {
+        const size_t rows = std::min(kMR, i1 - i);
+        tileFor(rows, np)(kc, A + i * lda + pc, lda, b, kStride, panelStride, C + i * ldc + j, ldc, cols, alpha, beta,
+                          pc == 0);
+      }
+      j += np * kNR;
+    }
+  }
+}
+
+// Whole 8-row tiles first, then the rows left over: few rows give few accumulators per panel, so
+// their tiles span 2 or 4 panels, at least 8 FMA chains to hide the FMA latency (one row alone is a
+// GEMV). Each C element sums alike in either.
+void tiles(size_t M, size_t K, size_t j0, size_t j1, float alpha, const float* A, size_t lda, const float* b0,
+           size_t kStride, size_t panelStride, float beta, float* C, size_t ldc) {
+  const size_t whole = M > kMR ? M / kMR * kMR : 0, rest = M - whole;
+  if (whole) tileLoops(0, whole, 1, K, j0, j1, alpha, A, lda, b0, kStride, panelStride, beta, C, ldc);
+  if (rest) {
+    tileLoops(whole, M, rest <= 2 ? 4 : rest <= 4 ? 2 : 1, K, j0, j1, alpha, A, lda, b0, kStride, panelStride, beta,
+              C, ldc);
+  }
+}
+
+void scaleColumns(size_t M, size_t j0, size_t j1, float beta, float* C, size_t ldc) {  // C = beta * C (K = 0)
+  for (size_t i = 0; i < M; ++i)
+    for (size_t j = j0; j < j1; ++j) C[i * ldc + j] = beta == 0.0f ? 0.0f : beta * C[i * ldc + j];
+}
+}  // namespace
+
+void gemmPacked(size_t M, size_t j0, size_t j1, float alpha, const float* A, size_t lda, const PackedMatrix& B,
+                float beta, float* C, size_t ldc) {
+  PADDLE_ENFORCE(cpuHasKernels(), DataError, "gemmPacked: this CPU has no AVX-512F");
+  PADDLE_ENFORCE(j0 % kNR == 0 && j0 <= j1 && j1 <= B.cols(), DataError, "gemmPacked: columns [", j0, ", ", j1,
+                 ") of ", B.cols());
+  if (B.rows() == 0) return scaleColumns(M, j0, j1, beta, C, ldc);
+  tiles(M, B.rows(), j0, j1, alpha, A, lda, B.panel(0), kNR, B.rows() * kNR, beta, C, ldc);
+}
+
+void gemmRowMajor(size_t M, size_t K, size_t j0, size_t j1, float alpha, const float* A, size_t lda, const float* B,
+                  size_t ldb, float beta, float* C, size_t ldc) {
+  PADDLE_ENFORCE(cpuHasKernels(), DataError, "gemmRowMajor: this CPU has no AVX-512F");
+  PADDLE_ENFORCE(j0 % kNR == 0 && j0 <= j1 && j1 <= ldb, DataError, "gemmRowMajor: columns [", j0, ", ", j1, ")");
+  if (K == 0) return scaleColumns(M, j0, j1, beta, C, ldc);
+  tiles(M, K, j0, j1, alpha, A, lda, B, ldb, kNR, beta, C, ldc);
+}
+
+#else  // no AVX-512 kernels in this build: products stay on OpenBLAS
+
+void gemmPacked(size_t, size_t, size_t, float, const float*, size_t, const PackedMatrix&, float, float*, size_t) {
+  PADDLE_ENFORCE(false, DataError, "gemmPacked: this build has no AVX-512 kernels");
+}
+void gemmRowMajor(size_t, size_t, size_t, size_t, float, const float*, size_t, const float*, size_t, float, float*,
+                  size_t) {
+  PADDLE_ENFORCE(false, DataError, "gemmRowMajor: this build has no AVX-512 kernels");
+}
+#endif
+
+bool gemmWithPackedWeight(size_t M, size_t N, size_t K, float alpha, const float* A, size_t lda, const float* B,
+                          size_t ldb, float beta, float* C, size_t ldc) {
+  PackedWeights* weights = tPackedWeights;
+  if (!weights || !cpuHasKernels() || !gEnabled.load(std::memory_order_relaxed)) return false;
+  const PackedMatrix* packed = weights->find(B, K, N, ldb);
+  // A weight on the left (a conv layer's filters times its unfolded images): the kernels read B
+  // where it lies, and the filters' rows as they are.
+  if (!packed && !weights->holds(A, M, K, lda)) return false;
+  auto run = [&](size_t rows, size_t j0, size_t j1, const float* a, float* c) {
+    if (packed) {
+      gemmPacked(rows, j0, j1, alpha, a, lda, *packed, beta, c, ldc);
+    } else {
+      gemmRowMajor(rows, K, j0, j1, alpha, a, lda, B, ldb, beta, c, ldc);
+    }
+  };
+  // Chunks of whole panels (or of rows, for a narrow C): every chunk sums each element alike.
+  constexpr size_t kGrain = size_t(1) << 18;  // multiply-adds per chunk below which splitting does not pay
+  const size_t panels = (N + kNR - 1) / kNR;
+  if (panels >= 2 && N >= M) {
+    parallelFor(panels, kGrain / (M * K * kNR) + 1,
+                [&](size_t q0, size_t q1) { run(M, q0 * kNR, std::min(N, q1 * kNR), A, C); });
+  } else {
+    parallelFor(M, kGrain / (N * K) + 1, [&](size_t i0, size_t i1) { run(i1 - i0, 0, N, A + i0 * lda, C + i0 * ldc); });
+  }
+  return true;
+}
+
+}  // namespace math
+}  // namespace paddle

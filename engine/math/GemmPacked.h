@@ -1,0 +1,90 @@
+// fp32 GEMM for inference with a weight packed once: a Predictor's weights never change, so
+// each B of a product A * B that is a weight is laid out once in column panels the AVX-512
+// micro-kernel streams (onnxruntime's MLAS prepacks B the same way), and each call packs
+// nothing. Only a Predictor's forward uses it (PackedWeightsScope); training keeps OpenBLAS.
+#pragma once
+#include <cstddef>
+#include <memory>
+#include <mutex>
+#include <unordered_map>
+
+namespace paddle {
+namespace math {
+
+// Whether products run on the packed kernels here: an AVX-512F CPU, a build that compiled them,
+// and not switched off (setPackedGemmEnabled(false), or PADDLE_PACKED_GEMM=0 in the environment,
+// read on each call: a Predictor asks when it is created).
+bool packedGemmSupported();
+// Switches the packed kernels off (false) or back on where the CPU has them; for tests.
+void setPackedGemmEnabled(bool on);
+
+// B [K, N] (row-major, row stride ldb) in panels of kPanel columns: panel q holds B[k][q * kPanel + j]
+// at panel(q)[k * kPanel + j], zeros past column N.
+class PackedMatrix {
+ public:
+  static constexpr size_t kPanel = 32;
+  PackedMatrix(const float* B, size_t K, size_t N, size_t ldb);
+  size_t rows() const { return K_; }
+  size_t cols() const { return N_; }
+  const float* panel(size_t q) const { return data_.get() + q * K_ * kPanel; }
+
+ private:
+  struct Free {
+    void operator()(float* p) const;
+  };
+  size_t K_, N_;
+  std::unique_ptr<float, Free> data_;
+};
+
+// C[M, N] = alpha * A * B + beta * C, A [M, K] row-major (row stride lda), one thread, for the
+// columns [j0, j1) of C (j0 a multiple of kPanel; beta 0: C is not read). Each C element sums its
+// K products in one fixed order (k ascending, blocks of 256 added to C in turn) whatever rows
+// and columns a call computes: the same bits at any thread count.
+void gemmPacked(size_t M, size_t j0, size_t j1, float alpha, const float* A, size_t lda, const PackedMatrix& B,
+                float beta, float* C, size_t ldc);
+
+// C[M, columns j0..j1) = alpha * A * B + beta * C with B [K, >= j1] row-major as it lies (row
+// stride ldb), on the same kernels and in the same order as gemmPacked (j0 a multiple of kPanel).
+void gemmRowMajor(size_t M, size_t K, size_t j0, size_t j1, float alpha, const float* A, size_t lda, const float* B,
+                  size_t ldb, float beta, float* C, size_t ldc);
+
+// The constant weights of one model, each packed on its first use (under a lock; the packed
+// copies live as long as this object and are shared by every thread).
+class PackedWeights {
+ public:
+  // Registers a weight [rows, cols] (row-major, contiguous) whose values stay as they are.
+  void add(const float* data, size_t rows, size_t cols);
+  // The packed copy of B [K, N] (row stride ldb) when B is a registered weight of that shape.
+  const PackedMatrix* find(const float* B, size_t K, size_t N, size_t ldb);
+  // Whether A [rows, cols] (contiguous: ld == cols) lies within a registered weight from its start.
+  bool holds(const float* A, size_t rows, size_t cols, size_t ld);
+
+ private:
+  struct Entry {
+    size_t rows, cols;
+    std::unique_ptr<PackedMatrix> packed;
+  };
+  std::mutex mutex_;
+  std::unordered_map<const float*, Entry> entries_;
+};
+
+// Makes `weights` the calling thread's packed weights until the scope ends (null: none).
+class PackedWeightsScope {
+ public:
+  explicit PackedWeightsScope(PackedWeights* weights);
+  ~PackedWeightsScope();
+  PackedWeightsScope(const PackedWeightsScope&) = delete;
+  PackedWeightsScope& operator=(const PackedWeightsScope&) = delete;
+
+ private:
+  PackedWeights* saved_;
+};
+
+// C = alpha * A * B + beta * C (neither transposed, row-major, C [M, N]) on these kernels, across
+// the engine's pool, when B (packed) or A (as it lies) is one of the calling thread's weights and
+// the kernels run here; false (nothing done) otherwise.
+bool gemmWithPackedWeight(size_t M, size_t N, size_t K, float alpha, const float* A, size_t lda, const float* B,
+                          size_t ldb, float beta, float* C, size_t ldc);
+
+}  // namespace math
+}  // namespace paddle

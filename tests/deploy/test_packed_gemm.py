@@ -1,0 +1,164 @@
+"""The Predictor's packed fp32 GEMM (engine/math/GemmPacked.h): a Predictor multiplies by each
+weight's packed copy on an AVX-512 CPU, and by OpenBLAS elsewhere or with PADDLE_PACKED_GEMM=0.
+
+- one fc layer per (K, N) shape, fed M rows, equals NumPy's x W + b within fp32 rounding, for
+  every edge of the 8 x 32 register tile (M, N around multiples of 8 and 32; 2- and 4-panel
+  tiles of 1-4 rows) and of the 256-deep k blocks (odd K, K = 255, 256, 257, 513);
+- with the kernels switched off (PADDLE_PACKED_GEMM=0 when the Predictor is created) it equals
+  a training machine's test-mode forward bit for bit; with them on it differs (they ran), by
+  at most rtol 1e-5 / atol 1e-6 on the digits MLP;
+- the same bits at 1 and 2 engine threads (PADDLE_THREADS), whatever rows a thread computes.
+"""
+import os
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+from paddle.trainer.PyDataProvider2 import dense_vector
+from paddle.trainer.config_parser import parse_config
+from py_paddle import DataProviderConverter, swig_paddle as api
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+CONFIG = """from paddle.trainer_config_helpers import *
+settings(batch_size=16, learning_rate=1e-3)
+x = data_layer(name='x', size=%(K)d)
+%(body)s
+"""
+ONE_FC = "outputs(fc_layer(input=x, size=%(N)d, act=LinearActivation()))"
+MLP = ("h1 = fc_layer(input=x, size=512, act=ReluActivation())\n"
+       "h2 = fc_layer(input=h1, size=512, act=ReluActivation())\n"
+       "outputs(fc_layer(input=h2, size=10, act=SoftmaxActivation()))")
+
+
+def has_avx512():
+    try:
+        with open("/proc/cpuinfo") as f:
+            return " avx512f" in f.read()
+    except OSError:
+        return False
+
+
+def build(tmp_path, K, body, seed=0, scale=1.0):
+    """(merged model path, machine) of a config over x of size K, parameters uniform in
+    [-scale, scale]."""
+    conf = tmp_path / ("net_%d_%d.py" % (K, seed))
+    conf.write_text(CONFIG % {"K": K, "body": body})
+    gm = api.GradientMachine.createFromConfigProto(parse_config(str(conf), "").model_config)
+    rng = np.random.RandomState(seed)
+    for p in gm.getParameters():
+        p.getBuf(api.PARAMETER_VALUE).copyFromNumpyArray(rng.uniform(-scale, scale, p.getSize()).astype(np.float32))
+    merged = str(tmp_path / ("net_%d_%d.paddle" % (K, seed)))
+    gm.saveMergedModel(merged)
+    return merged, gm
+
+
+def rows(x):
+    return DataProviderConverter([dense_vector(x.shape[1])])([[r] for r in x])
+
+
+def predictor(merged, packed=True, monkeypatch=None):
+    if packed:
+        return api.Predictor.createFromMergedModel(merged)
+    monkeypatch.setenv("PADDLE_PACKED_GEMM", "0")  # read when the Predictor is created
+    try:
+        return api.Predictor.createFromMergedModel(merged)
+    finally:
+        monkeypatch.delenv("PADDLE_PACKED_GEMM")
+
+
+def predict(p, x):
+    return p.forward(rows(x)).getSlotValue(0).copyToNumpyMat()
+
+
+# (K, N): panels of 32 columns, whole, short and one past; k blocks of 256 and odd K
+SHAPES = [(1, 1), (3, 17), (7, 31), (16, 32), (33, 33), (255, 64), (256, 65), (257, 100), (100, 129), (513, 10),
+          (64, 160)]
+ROWS = [1, 2, 3, 4, 5, 7, 8, 9, 16, 17, 64, 65]
+
+
+@pytest.mark.parametrize("K,N", SHAPES)
+def test_packed_product_equals_numpy(tmp_path, K, N):
+    merged, gm = build(tmp_path, K, ONE_FC % {"N": N}, seed=K + N)
+    w = list(gm.getParameters())
+    weight = [p for p in w if p.getName().endswith(".w0")][0].getBuf(api.PARAMETER_VALUE).copyToNumpyArray()
+    bias = [p for p in w if p.getName().endswith(".wbias")][0].getBuf(api.PARAMETER_VALUE).copyToNumpyArray()
+    weight = weight.reshape(K, N).astype(np.float64)
+    p = predictor(merged)
+    rng = np.random.RandomState(K * N)
+    for m in ROWS:
+        x = rng.uniform(-1, 1, (m, K)).astype(np.float32)
+        got = predict(p, x)
+        want = x.astype(np.float64) @ weight + bias
+        # fp32 sums of K products: within a few units of rounding of sum |x||w| + |b|
+        bound = 4 * np.finfo(np.float32).eps * (K + 1) * (np.abs(x) @ np.abs(weight) + np.abs(bias)) + 1e-30
+        assert got.shape == (m, N)
+        excess = np.abs(got - want) - bound
+        assert excess.max() <= 0, "M=%d K=%d N=%d: off by %g past the bound" % (m, K, N, excess.max())
+
+
+def test_kernels_off_give_the_training_forward_bits_and_on_stay_within_tolerance(tmp_path, monkeypatch):
+    merged, gm = build(tmp_path, 784, MLP, scale=0.05)  # about fan-in scaled, as trained weights are
+    x = np.random.RandomState(1).rand(64, 784).astype(np.float32)
+    training = gm.forwardTest(rows(x))[0]["value"]
+    blas = predict(predictor(merged, packed=False, monkeypatch=monkeypatch), x)
+    np.testing.assert_array_equal(blas, training)
+    packed = predict(predictor(merged), x)
+    np.testing.assert_allclose(packed, training, rtol=1e-5, atol=1e-6)
+    if has_avx512():
+        assert not np.array_equal(packed, training), "the packed kernels did not run (same bits as OpenBLAS)"
+    for m in (1, 5):  # few rows take the wide tiles
+        np.testing.assert_allclose(predict(predictor(merged), x[:m]), training[:m], rtol=1e-5, atol=1e-6)
+
+
+SCRIPT = """
+import sys
+import numpy as np
+from paddle.trainer.PyDataProvider2 import dense_vector
+from py_paddle import DataProviderConverter, swig_paddle as api
+p = api.Predictor.createFromMergedModel(sys.argv[1])
+x = np.random.RandomState(2).rand(64, 784).astype(np.float32)
+out = p.forward(DataProviderConverter([dense_vector(784)])([[r] for r in x])).getSlotValue(0).copyToNumpyMat()
+np.save(sys.argv[2], out)
+"""
+
+
+def test_same_bits_at_one_and_two_threads(tmp_path):
+    merged, _ = build(tmp_path, 784, scale=0.05, body=MLP.replace("size=10, act=SoftmaxActivation()", "size=100, act=LinearActivation()"))
+    outs = []
+    for threads in ("1", "2"):
+        env = dict(os.environ, PADDLE_THREADS=threads)
+        env.pop("PADDLE_PACKED_GEMM", None)
+        path = str(tmp_path / ("out%s.npy" % threads))
+        r = subprocess.run([sys.executable, "-c", SCRIPT, merged, path], cwd=ROOT, env=env, capture_output=True,
+                           text=True, timeout=300)
+        assert r.returncode == 0, r.stderr[-3000:]
+        outs.append(np.load(path))
+    np.testing.assert_array_equal(outs[0], outs[1])
+
+
+# conv layers multiply their filters (a weight, on the left) by the unfolded images as they lie
+CONV = ("c = img_conv_layer(input=img, filter_size=3, num_filters=%(F)d, num_channels=%(C)d, stride=%(S)d, "
+        "padding=1, act=ReluActivation())\n"
+        "outputs(fc_layer(input=c, size=7, act=LinearActivation()))")
+
+
+@pytest.mark.parametrize("C,F,S,side", [(16, 1, 1, 8), (16, 9, 2, 11), (8, 17, 1, 9), (32, 64, 1, 16), (3, 16, 1, 32)])
+def test_conv_products_stay_within_fp32_rounding_of_the_training_forward(tmp_path, monkeypatch, C, F, S, side):
+    body = ("img = data_layer(name='x', size=%d, height=%d, width=%d)\n" % (C * side * side, side, side) +
+            CONV % {"F": F, "C": C, "S": S}).replace("x = data_layer(name='x', size=%d)\n" % (C * side * side), "")
+    conf = tmp_path / "conv.py"
+    conf.write_text(CONFIG.replace("x = data_layer(name='x', size=%(K)d)\n", "") % {"K": 0, "body": body})
+    gm = api.GradientMachine.createFromConfigProto(parse_config(str(conf), "").model_config)
+    rng = np.random.RandomState(F)
+    for p in gm.getParameters():
+        p.getBuf(api.PARAMETER_VALUE).copyFromNumpyArray(rng.uniform(-0.2, 0.2, p.getSize()).astype(np.float32))
+    merged = str(tmp_path / "conv.paddle")
+    gm.saveMergedModel(merged)
+    on, off = predictor(merged), predictor(merged, packed=False, monkeypatch=monkeypatch)
+    for m in (1, 3, 20):
+        x = rng.rand(m, C * side * side).astype(np.float32)
+        training = gm.forwardTest(rows(x))[0]["value"]
+        np.testing.assert_array_equal(predict(off, x), training)
+        np.testing.assert_allclose(predict(on, x), training, rtol=1e-5, atol=1e-5)
