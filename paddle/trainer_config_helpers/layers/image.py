@@ -157,7 +157,7 @@ def _pool_type_name(pool_type, helper):
 def img_pool_layer(input, pool_size, name=None, num_channels=None,
                    pool_type=None, stride=1, padding=0, layer_attr=None,
                    pool_size_y=None, stride_y=None, padding_y=None,
-                   ceil_mode=True, start=None):
+                   ceil_mode=spec('pool').defaults['ceil_mode'], start=None):
     """Max or average pooling over windows of each image channel.
 
     Images are rows of ``C * H * W`` values, channel-major (``[C, H, W]``). The
