@@ -2,7 +2,8 @@
 from .base import LayerSpec, proto_default
 
 SPECS = [
-    LayerSpec('recurrent', 'recurrent', inputs=1, size='input', defaults={'reverse': proto_default('reversed')}, helpers={
+    LayerSpec('recurrent', 'recurrent', inputs=1, size='input',
+              defaults={'reverse': proto_default('reversed')}, helpers={
         'recurrent_layer': 'input:layer act:act bias_attr:bias_attr param_attr:param_attr '
                            'name:str reverse:bool layer_attr:extra_attr'}),
 ]

@@ -2,7 +2,7 @@
 concatenation and reshaping."""
 from .base import LayerSpec, proto_default
 
-_TRANS = {'trans_type': proto_default('trans_type')}  # the pooled output: one row per sequence
+_TRANS = {'trans_type': proto_default('trans_type')}  # 'non-seq': one output row per sequence
 _INSTANCE = 'input:layer name:str agg_level:level stride:int layer_attr:extra_attr'
 
 SPECS = [
@@ -11,7 +11,8 @@ SPECS = [
                          'agg_level:level stride:int layer_attr:extra_attr'}),
     LayerSpec('average', 'sequence', inputs=1, size='input',
               defaults=dict(_TRANS, average_strategy=proto_default('average_strategy'))),
-    LayerSpec('seqlastins', 'sequence', inputs=1, size='input', defaults=_TRANS, helpers={'last_seq': _INSTANCE, 'first_seq': _INSTANCE}),
+    LayerSpec('seqlastins', 'sequence', inputs=1, size='input', defaults=_TRANS,
+              helpers={'last_seq': _INSTANCE, 'first_seq': _INSTANCE}),
     # the parser's name for seqlastins with select_first: its rules are seqlastins'
     LayerSpec('seqfirstins', 'sequence', quirks=['parser_only']),
     LayerSpec('expand', 'sequence', inputs=2, size='input', defaults=_TRANS, helpers={
