@@ -5,6 +5,9 @@ import inspect
 import subprocess
 import sys
 
+import numpy as np
+import pytest
+
 from py_paddle import swig_paddle as api
 
 SNAPSHOT = r"""
@@ -59,3 +62,25 @@ def test_v1_python_methods_are_real_methods_with_their_reference_text():
     assert api.Trainer.getNetworkOutput.__doc__.strip().startswith("The outputs of the last batch, as Arguments")
     for cls in (api.ParameterConfig, api.OptimizationConfig, api.ModelConfig, api.TrainerConfig):
         assert {"createFromProto", "createFromProtoString", "toProto", "toProtoString"} <= set(vars(cls))
+
+
+class _FakeCudaArray(object):
+    def __init__(self, shape, typestr="<f4", strides=None):
+        self.__cuda_array_interface__ = {"version": 3, "shape": shape, "typestr": typestr, "strides": strides,
+                                         "data": (0, False)}
+
+
+def test_cuda_array_checks_run_before_the_engine_is_asked():
+    host = api.Matrix.createDenseFromNumpy(np.zeros((2, 3), dtype=np.float32), useGpu=False)
+    assert not hasattr(host, "__cuda_array_interface__")  # a host buffer has none
+    assert not hasattr(api.Vector.createVectorFromNumpy(np.zeros(3), useGpu=False), "__cuda_array_interface__")
+    with pytest.raises(TypeError, match="expected a CUDA array of <f4, got <f8"):
+        api.Matrix.createFromCudaArray(_FakeCudaArray((2, 3), "<f8"))
+    with pytest.raises(TypeError, match="expected a CUDA array of <i4"):
+        api.IVector.createFromCudaArray(_FakeCudaArray((3,), "<f4"))
+    with pytest.raises(ValueError, match="not C-contiguous"):
+        api.Matrix.createFromCudaArray(_FakeCudaArray((2, 3), strides=(4, 8)))
+    with pytest.raises(ValueError, match="1-D or 2-D"):
+        api.Matrix.createFromCudaArray(_FakeCudaArray((2, 3, 4)))
+    with pytest.raises(TypeError, match="not a CUDA array"):
+        api.Vector.createFromCudaArray(np.zeros(3, dtype=np.float32))
