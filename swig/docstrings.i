@@ -201,19 +201,6 @@ Returns:
     Matrix: owned by the caller.
 %}
 
-%feature("docstring") Matrix::sparseCopyFrom %{Fills a sparse matrix from CSR arrays (lists or numpy arrays).
-
-Args:
-    rows (list of int): height + 1 offsets into ``cols``; row i holds the entries
-        ``rows[i]`` to ``rows[i + 1] - 1``.
-    cols (list of int): the column id of each entry.
-    values (list of float, default empty): one value per entry; empty for a binary
-        matrix.
-
-Raises:
-    ValueError: offsets or ids out of range, or values of the wrong length.
-%}
-
 %feature("docstring") Matrix::isSparse %{True for a sparse (CSR) matrix, False for a dense one.%}
 %feature("docstring") Matrix::getSparseValueType %{
 SPARSE_NON_VALUE (binary) or SPARSE_VALUE; UnsupportError for a dense matrix.%}

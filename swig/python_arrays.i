@@ -48,10 +48,8 @@ def _device_buffer(obj, typestr):
 %pythonappend IVector::getData %{val = list(val)%}
 %pythonappend Matrix::getSparseRowCols %{val = list(val)%}
 %pythonappend Matrix::getSparseRowColsVal %{val = [tuple(p) for p in val]%}
-%pythonprepend Matrix::sparseCopyFrom %{
-args = ([int(r) for r in args[0]], [int(c) for c in args[1]]) + tuple([float(v) for v in a] for a in args[2:])
-%}
-// These take any array-like and default useGpu to isUsingGpu() in Python.
+// These take any array-like (numpy integers in lists too) and default useGpu to isUsingGpu() in Python.
+%rename(_sparseCopyFrom) Matrix::sparseCopyFrom;
 %rename(_createDenseFromNumpyRaw) Matrix::createDenseFromNumpy;
 %rename(_createVectorFromNumpyRaw) Vector::createVectorFromNumpy;
 %rename(_createVectorFromNumpyRaw) IVector::createVectorFromNumpy;
@@ -130,6 +128,21 @@ def createFromCudaArray(obj, copy=True):
     if not copy:
         m._owner = obj  # the matrix aliases the array's memory
     return m
+
+def sparseCopyFrom(self, rows, cols, values=()):
+    """Fills a sparse matrix from CSR arrays (lists or numpy arrays).
+
+    Args:
+        rows (list of int): height + 1 offsets into ``cols``; row i holds the entries
+            ``rows[i]`` to ``rows[i + 1] - 1``.
+        cols (list of int): the column id of each entry.
+        values (list of float, default empty): one value per entry; empty for a binary
+            matrix.
+
+    Raises:
+        ValueError: offsets or ids out of range, or values of the wrong length.
+    """
+    self._sparseCopyFrom([int(r) for r in rows], [int(c) for c in cols], [float(v) for v in values])
 
 def toNumpyMatInplace(self):
     """A zero-copy float32 numpy view (height x width) of a dense CPU matrix.
