@@ -510,7 +510,7 @@ engine = Extension(
     extra_link_args=SANITIZE_FLAGS if SANITIZE else [],
     # Headers, for source distributions; rebuilds follow the compiler's own dependency lists.
     depends=glob.glob("engine/**/*.h", recursive=True) + glob.glob("layers/*.h") + glob.glob("trainer/*.h")
-    + ["swig/PaddleAPI.h", "engine/ConfigSchema.inc"] + API_FILES + glob.glob("swig/docstrings*.i"),
+    + ["swig/PaddleAPI.h", "engine/ConfigSchema.inc"] + API_FILES + glob.glob("swig/docstrings*.i") + glob.glob("swig/python_*.i"),
     language="c++",
 )
 

@@ -1,8 +1,8 @@
 """py_paddle: the engine API from Python (v1's `from py_paddle import swig_paddle`).
 
-Importing it adds v1's Python-side conveniences to the SWIG classes:
-GradientMachine.createFromConfigProto / forwardTest / getLayerOutputs,
-and re-exports DataProviderConverter.
+v1's Python-side conveniences (GradientMachine.createFromConfigProto / forwardTest /
+getLayerOutputs, Trainer.create(proto), ...) are methods of the generated classes
+themselves (swig/python_*.i); this package re-exports DataProviderConverter.
 """
 import glob
 import os
@@ -21,8 +21,6 @@ from py_paddle import cpu_dispatch  # noqa: E402
 cpu_dispatch.load()  # the engine built for this CPU, before the module binds to one
 from py_paddle import swig_paddle  # noqa: E402
 from py_paddle.util import (DataProviderConverter, DataProviderWrapperConverter,  # noqa: E402
-                            loadParameterFile, monkeypatches)
-
-monkeypatches()
+                            loadParameterFile)
 
 __all__ = ["swig_paddle", "DataProviderConverter", "DataProviderWrapperConverter", "loadParameterFile"]

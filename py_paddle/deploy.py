@@ -261,7 +261,7 @@ def main(argv):
                    help="convert v1's merged model FILE to this format (which C++ and Java read)")
     args = p.parse_args(argv)
     if args.from_v1:
-        gm = v1_merged_model.load(args.from_v1)
+        gm = api.GradientMachine.createFromMergedModel(args.from_v1)
         gm.saveMergedModel(args.output)
         print("paddle merge_model: converted %s to %s (%d parameters)" % (args.from_v1, args.output,
                                                                          gm.getParameterSize()))

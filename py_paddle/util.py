@@ -4,8 +4,13 @@ The layering is one-way: py_paddle uses the front end's data conversion and mess
 (paddle.trainer.batch_conversion, paddle.proto), which never import py_paddle; only the
 `paddle` command (paddle.trainer.cli) sits above both.
 """
+import os
+import struct
+
+import numpy as np
+
 from paddle.trainer.batch_conversion import convert_samples
-from py_paddle import training_api
+from py_paddle import swig_paddle as api
 from py_paddle.feed import slots_to_arguments
 from py_paddle.v1_compat import DataProviderWrapperConverter, loadGradientMachine  # noqa: F401 (v1's names)
 
@@ -26,14 +31,31 @@ class DataProviderConverter(object):
 
 
 def loadParameterFile(fn):
-    """v1's reader of one parameter file (a path or an open binary file) -> float32 array."""
-    return training_api.load_parameter_file(fn)
+    """v1's reader of one parameter file (a path or an open binary file) -> float32 array.
+
+    A path is read by the engine's own reader (regular files only, header and size
+    checked, NaN/inf refused, the file named in every error); an open binary file gets
+    the same checks here.
+    """
+    if isinstance(fn, (str, bytes, os.PathLike)):
+        return api.Vector.createFromParameterFile(os.fsdecode(fn)).copyToNumpyArray()
+    name = "'%s'" % getattr(fn, "name", "<parameter stream>")
+    header = fn.read(16)
+    if len(header) != 16:
+        raise api.IOError("%s is too short for a parameter header (%d bytes)" % (name, len(header)))
+    version, value_size, count = struct.unpack("<iIQ", header)
+    if version != 0 or value_size != 4:
+        raise api.IOError("%s is not a v1 float32 parameter file (version %d, value size %d)"
+                          % (name, version, value_size))
+    data = np.frombuffer(fn.read(), dtype=np.float32)
+    if data.size != count:
+        raise api.IOError("%s says %d values but holds %d" % (name, count, data.size))
+    bad = np.flatnonzero(~np.isfinite(data))
+    if bad.size:
+        raise api.IOError("%s: value %d is %s (a parameter must be finite)" % (name, bad[0], data[bad[0]]))
+    return data.copy()
 
 
 def monkeypatches():
-    """Adds v1's Python conveniences to the SWIG classes (see py_paddle.training_api), and
-    v1's merged-model files to createFromMergedModel (py_paddle.v1_merged_model)."""
-    from py_paddle import v1_compat, v1_merged_model
-    training_api.install()
-    v1_merged_model.install()
-    v1_compat.install()
+    """v1 called this to add its Python conveniences to the SWIG classes; here they are
+    part of the generated classes (swig/python_*.i), so there is nothing left to do."""

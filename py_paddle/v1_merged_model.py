@@ -10,11 +10,9 @@ format: `paddle merge_model --from_v1=OLD --output=NEW` converts a file for C++ 
 import os
 import stat
 import struct
-import tempfile
 
 import numpy as np
 
-from paddle.proto import message_to_json
 from paddle.proto.ModelConfig_pb2 import ModelConfig
 from paddle.proto.TrainerConfig_pb2 import TrainerConfig
 
@@ -90,21 +88,6 @@ def _model_config(blob, path):
     return model
 
 
-def load(path, use_gpu=False):
-    """A GradientMachine of a v1 merged model, its parameters set."""
-    from py_paddle import swig_paddle as api
-    model, values = read(path)
-    gm = api.GradientMachine.createByConfigJson(message_to_json(model), use_gpu, 1)
-    params = list(gm.getParameters())
-    names = [p.getName() for p in params]
-    if names != [p.name for p in model.parameters]:
-        raise ValueError("%s: the machine's parameters %s are not the config's order %s"
-                         % (path, names, [p.name for p in model.parameters]))
-    for p, v in zip(params, values):
-        p.getBuf(api.PARAMETER_VALUE).copyFromNumpyArray(v)
-    return gm
-
-
 def write(path, trainer_config, model_dir):
     """v1's file from a TrainerConfig message and a saved pass's parameter files."""
     tmp = path + ".tmp-%d" % os.getpid()
@@ -128,26 +111,3 @@ def write(path, trainer_config, model_dir):
         if os.path.exists(tmp):
             os.remove(tmp)
     return len(trainer_config.model_config.parameters)
-
-
-def install():
-    """GradientMachine/Predictor.createFromMergedModel read v1's files too."""
-    from py_paddle import swig_paddle as api
-    gm_create = api.GradientMachine.createFromMergedModel
-    predictor_create = api.Predictor.createFromMergedModel
-
-    def gm_from_merged_model(path, useGpu=False):
-        return load(path, useGpu) if is_v1_merged_model(path) else gm_create(path, useGpu)
-
-    def predictor_from_merged_model(path, useGpu=False):
-        if not is_v1_merged_model(path):
-            return predictor_create(path, useGpu)
-        with tempfile.TemporaryDirectory() as d:  # the engine's Predictor reads this project's layout
-            converted = os.path.join(d, "model.paddle")
-            load(path, useGpu).saveMergedModel(converted)
-            return predictor_create(converted, useGpu)
-
-    gm_from_merged_model.__doc__ = gm_create.__doc__  # the reference text (swig/docstrings_engine.i)
-    predictor_from_merged_model.__doc__ = predictor_create.__doc__
-    api.GradientMachine.createFromMergedModel = staticmethod(gm_from_merged_model)
-    api.Predictor.createFromMergedModel = staticmethod(predictor_from_merged_model)

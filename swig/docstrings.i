@@ -2,13 +2,13 @@
 // napoleon; tests/docs checks them and runs every >>> example with `swig_paddle`,
 // `np` and `fixtures` = tests/docs/doc_fixtures.py). paddle.i includes this file
 // before PaddleAPI.h, so each %feature attaches to the declaration it names.
-// Parameters are named as Python callers see them: where py_paddle wraps a method in
-// Python (ownership.py, training_api.py), the wrapper keeps this text and its names.
+// Parameters are named as Python callers see them (SWIG's names, v1's C++ ones); the
+// checks python_*.i add before or after a C++ call keep this text and those names.
 // This file: the module functions, Matrix, IVector and Vector; docstrings_arguments.i:
 // Arguments; docstrings_engine.i: the config objects, Parameter, Evaluator,
 // GradientMachine and Predictor; docstrings_training.i: ParameterOptimizer,
-// ParameterUpdater and Trainer. Classes and methods defined in Python (paddle.i's
-// %pythoncode, py_paddle/training_api.py, v1_compat.py) carry plain docstrings there.
+// ParameterUpdater and Trainer. Classes and methods defined in Python (paddle.i's and
+// python_*.i's %pythoncode) carry plain docstrings there.
 
 // ---------------------------------------------------------------- module functions
 
@@ -199,19 +199,6 @@ Args:
 
 Returns:
     Matrix: owned by the caller.
-%}
-
-%feature("docstring") Matrix::sparseCopyFrom %{Fills a sparse matrix from CSR arrays (lists or numpy arrays).
-
-Args:
-    rows (list of int): height + 1 offsets into ``cols``; row i holds the entries
-        ``rows[i]`` to ``rows[i + 1] - 1``.
-    cols (list of int): the column id of each entry.
-    values (list of float, default empty): one value per entry; empty for a binary
-        matrix.
-
-Raises:
-    ValueError: offsets or ids out of range, or values of the wrong length.
 %}
 
 %feature("docstring") Matrix::isSparse %{True for a sparse (CSR) matrix, False for a dense one.%}

@@ -47,7 +47,7 @@ Returns:
 %feature("docstring") Arguments::resize %{Changes the number of slots (new ones are empty; removed ones are released).
 
 Args:
-    n (int): the new number of slots.
+    slotNum (int): the new number of slots.
 %}
 
 %feature("docstring") Arguments::getSlotValue %{
@@ -113,14 +113,14 @@ A sparse Matrix (``Matrix.createSparse``) makes the slot sparse.
 
 Args:
     idx (int): the slot (RangeError out of range).
-    obj (Matrix or None): the value; the Arguments keeps it alive.
+    mat (Matrix or None): the value; the Arguments keeps it alive.
 %}
 
 %feature("docstring") Arguments::setSlotGrad %{Sets the slot's gradient Matrix (shared, not copied); None clears it.
 
 Args:
     idx (int): the slot.
-    obj (Matrix or None): the gradient.
+    mat (Matrix or None): the gradient.
 %}
 
 %feature("docstring") Arguments::setSlotIn %{
@@ -128,14 +128,14 @@ Sets the slot's ``in`` Matrix (shared); None clears it. Carried, read by no laye
 
 Args:
     idx (int): the slot.
-    obj (Matrix or None): the matrix.
+    mat (Matrix or None): the matrix.
 %}
 
 %feature("docstring") Arguments::setSlotIds %{Sets the slot's ids (shared, not copied); None clears them.
 
 Args:
     idx (int): the slot.
-    obj (IVector or None): one id per row (``integer_value`` data, labels).
+    vec (IVector or None): one id per row (``integer_value`` data, labels).
 %}
 
 %feature("docstring") Arguments::setSlotSequenceStartPositions %{
@@ -143,7 +143,7 @@ Sets the slot's sequence layout (shared); None makes it non-sequence data.
 
 Args:
     idx (int): the slot.
-    obj (IVector or None): offsets of each sequence's first row, then the total
+    vec (IVector or None): offsets of each sequence's first row, then the total
         number of rows: ``[0, 3, 5]`` is two sequences of 3 and 2 rows.
 %}
 
@@ -152,7 +152,7 @@ Sets the slot's sub-sequence layout for nested sequences (shared); None clears i
 
 Args:
     idx (int): the slot.
-    obj (IVector or None): offsets of each sub-sequence's first row, then the total;
+    vec (IVector or None): offsets of each sub-sequence's first row, then the total;
         every sequence start must also start a sub-sequence.
 %}
 
@@ -161,7 +161,7 @@ Sets the slot's sequence dimensions (shared); None clears them. Read by no layer
 
 Args:
     idx (int): the slot.
-    obj (IVector or None): the dimensions.
+    vec (IVector or None): the dimensions.
 %}
 
 %feature("docstring") Arguments::setSlotFrameHeight %{

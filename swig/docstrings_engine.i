@@ -344,11 +344,11 @@ Args:
 %feature("docstring") GradientMachine::forward %{Runs the network forward on a batch.
 
 Args:
-    in_args (Arguments): one slot per data layer, in ``getInputLayerNames()`` order.
-    out_args (Arguments): resized and filled with one slot per output layer
+    inArgs (Arguments): one slot per data layer, in ``getInputLayerNames()`` order.
+    outArgs (Arguments): resized and filled with one slot per output layer
         (``getOutputLayerNames()``); its Matrices alias the layers until the next
         forward.
-    pass_type (int): PASS_TEST for inference (dropout off, no statistics updated),
+    passType (int): PASS_TEST for inference (dropout off, no statistics updated),
         PASS_TRAIN before a backward; PASS_METRIC runs as PASS_TEST.
 
 Raises:

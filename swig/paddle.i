@@ -167,10 +167,13 @@ PD_BUFFER_1D_NAMED(float, 'f', values, valuesSize)
 }
 
 %include "swig/docstrings.i"  // before the declarations it documents
+%include "swig/python_engine.i"  // the Python side of the classes, also before them
+%include "swig/python_training.i"
+%include "swig/python_arrays.i"
 %include "swig/PaddleAPI.h"
+%include "swig/python_generation.i"
 
 %pythoncode %{
-import numpy as _np
 
 
 class IOError(OSError):
@@ -249,267 +252,59 @@ class UpdateCallback(object):
 
 
 def initPaddle(*args):
-    """Initialises the engine from v1-style flags: initPaddle("--use_gpu=0", "--trainer_count=2").
+    """Initialises the engine from v1's command-line flags; call it once before anything else.
 
-    (py_paddle replaces this with a version that also remembers --config; see its
-    docstring.)
+    The engine reads ``--use_gpu`` (0/1; 1 on a CPU build raises UnsupportError),
+    ``--trainer_count`` (machine replicas per batch, >= 1) and ``--predict_file``;
+    ``--config`` and ``--config_args`` are kept for ``Trainer.createByCommandLine``.
+    Other v1 flags (``--log_period``, ...) are accepted and ignored (they concerned
+    v1's trainer loop). Settings are process-wide.
+
+    Args:
+        *args (str): the flags, "--name=value".
+
+    Example:
+        >>> swig_paddle.initPaddle("--use_gpu=0", "--trainer_count=1")
+        >>> swig_paddle.isUsingGpu(), swig_paddle.getTrainerCount()
+        (False, 1)
     """
+    for a in args:
+        key, _, value = str(a).lstrip("-").partition("=")
+        _FLAGS[key] = value
     _initPaddle(StringVector([str(a) for a in args]))
 
 
-class _View(object):
-    """What a numpy view's .base holds: the engine memory it reads stays alive with it,
-    even when the object it came from reallocates (a larger copyFrom*) or is freed."""
+class ParameterTraverseCallback(object):
+    """v1's callback for optimizers that visit parameters outside update() (v1's
+    needSpecialTraversal); apply(vecs, config, sparseId) calls `fn` with the same.
 
-    def __init__(self, obj, shape, typestr):
-        self._memory = obj.shareMemory()
-        self._memory._owner = getattr(obj, "_owner", None)  # a copy=False object's array
-        self.__array_interface__ = {"version": 3, "shape": shape, "typestr": typestr,
-                                    "data": (self._memory.dataPointer(), False)}
-
-
-def _host_view(obj, shape, typestr):
-    return _np.asarray(_View(obj, shape, typestr))
-
-
-def _matrix_to_numpy_inplace(self):
-    """A zero-copy float32 numpy view (height x width) of a dense CPU matrix.
-
-    Writing the view writes the matrix. The view keeps the memory it reads alive, even
-    after the matrix is freed or moved by a larger copyFromNumpyMat (it then shows the
-    old contents). UnsupportError for a GPU or sparse matrix. Also ``numpy.asarray(m)``.
-    """
-    return _host_view(self, (self.getHeight(), self.getWidth()), "<f4")
-
-
-def _matrix_copy_to_numpy(self):
-    """A new float32 numpy array (height x width) with the matrix's values (a copy; from the GPU too)."""
-    out = _np.empty((self.getHeight(), self.getWidth()), dtype=_np.float32)
-    self._copyToNumpyMat(out)
-    return out
-
-
-def _matrix_create_cpu(arr, copy=True):
-    """A dense CPU Matrix from a numpy array (v1's createCpuDenseFromNumpy).
+    ``ParameterOptimizer.needSpecialTraversal`` returns None here (no update rule needs
+    a traversal), so v1 scripts that test its answer skip the traversal; the class is
+    there for scripts that name it. Thread safety: it holds no state of its own; as safe
+    as ``fn``.
 
     Args:
-        arr (array-like): 2-D (a 1-D array is one row); converted to C-contiguous float32.
-        copy (bool, default True): False aliases the array's memory (no copy when it is
-            already C-contiguous float32): writes through either show in both, and the
-            matrix keeps the array alive.
+        fn (callable, default None): called as fn(vecs, config, sparseId); None does nothing.
 
-    Returns:
-        Matrix: owned by the caller.
+    Example:
+        >>> seen = []
+        >>> callback = swig_paddle.ParameterTraverseCallback(lambda vecs, config, row: seen.append(row))
+        >>> callback.apply([], None, 3)
+        >>> seen
+        [3]
     """
-    arr = _np.ascontiguousarray(arr, dtype=_np.float32)
-    if arr.ndim == 1:
-        arr = arr.reshape(1, -1)
-    m = Matrix.createDenseFromNumpy(arr, copy, False)
-    if not copy:
-        m._owner = arr  # the matrix aliases the array's memory
-    return m
 
+    def __init__(self, fn=None):
+        self.fn = fn
 
-def _matrix_create_from_numpy(arr, copy=True, useGpu=None):
-    """A dense Matrix from a numpy array.
-
-    Args:
-        arr (array-like): 2-D (a 1-D array is one row); converted to C-contiguous float32.
-        copy (bool, default True): False aliases the array's memory on the CPU (the
-            matrix keeps the array alive); the GPU always copies.
-        useGpu (bool, optional): in GPU memory; default: what isUsingGpu() says.
-
-    Returns:
-        Matrix: owned by the caller.
-    """
-    if useGpu is None:
-        useGpu = isUsingGpu()
-    arr = _np.ascontiguousarray(arr, dtype=_np.float32)
-    if arr.ndim == 1:
-        arr = arr.reshape(1, -1)
-    m = Matrix._createDenseFromNumpyRaw(arr, copy, useGpu)
-    if not copy and not useGpu:
-        m._owner = arr
-    return m
-
-
-Matrix._createDenseFromNumpyRaw = staticmethod(Matrix.createDenseFromNumpy)
-Matrix.createDenseFromNumpy = staticmethod(_matrix_create_from_numpy)
-Matrix.createCpuDenseFromNumpy = staticmethod(_matrix_create_cpu)
-def _matrix_create_gpu(arr):
-    """A dense GPU Matrix copied from a numpy array (UnsupportError without CUDA).
-
-    Args:
-        arr (array-like): 2-D (a 1-D array is one row).
-
-    Returns:
-        Matrix: owned by the caller.
-    """
-    return _matrix_create_from_numpy(arr, True, True)
-
-
-Matrix.createGpuDenseFromNumpy = staticmethod(_matrix_create_gpu)
-Matrix.toNumpyMatInplace = _matrix_to_numpy_inplace
-Matrix.copyToNumpyMat = _matrix_copy_to_numpy
-# numpy.asarray(matrix): the same view as toNumpyMatInplace (numpy's .base is then the
-# view's memory holder, not the matrix, so a later reallocation cannot pull it away).
-Matrix.__array__ = lambda self, dtype=None, copy=None: (
-    _matrix_to_numpy_inplace(self) if dtype is None and not copy
-    else _np.array(_matrix_to_numpy_inplace(self), dtype=dtype, copy=True))
-
-
-def _vec_helpers(cls, dtype, typestr):
-    kind = "float32" if dtype == _np.float32 else "int32"
-
-    def to_inplace(self):
-        """A zero-copy numpy view of a CPU vector; keeps the memory it reads alive
-        (UnsupportError on the GPU)."""
-        return _host_view(self, (len(self),), typestr)
-
-    def copy_out(self):
-        """A new numpy array with the vector's values (a copy; from the GPU too)."""
-        out = _np.empty((len(self),), dtype=dtype)
-        self._copyToNumpyArray(out)
-        return out
-
-    raw = cls.createVectorFromNumpy
-
-    def from_numpy(arr, copy=True, useGpu=None):
-        """A vector from a numpy array (read flat).
+    def apply(self, vecs, config, sparseId=None):
+        """Calls ``fn(vecs, config, sparseId)`` (nothing without fn).
 
         Args:
-            arr (array-like): converted to C-contiguous %s.
-            copy (bool, default True): False aliases the array on the CPU (the vector
-                keeps it alive); the GPU always copies.
-            useGpu (bool, optional): in GPU memory; default: what isUsingGpu() says.
+            vecs (list of Vector): a parameter's buffers.
+            config (ParameterConfig): its config.
+            sparseId (int, default None): a row, or None for the whole parameter.
         """
-        if useGpu is None:
-            useGpu = isUsingGpu()
-        arr = _np.ascontiguousarray(arr, dtype=dtype).reshape(-1)
-        v = raw(arr, copy, useGpu)
-        if not copy and not useGpu:
-            v._owner = arr
-        return v
-
-    def from_numpy_cpu(arr, copy=True):
-        """A CPU vector from a numpy array (read flat).
-
-        Args:
-            arr (array-like): converted to C-contiguous %s.
-            copy (bool, default True): False aliases the array (the vector keeps it alive).
-        """
-        return from_numpy(arr, copy, False)
-
-    def from_numpy_gpu(arr):
-        """A GPU vector copied from a numpy array (UnsupportError without CUDA).
-
-        Args:
-            arr (array-like): read flat as %s.
-        """
-        return from_numpy(arr, True, True)
-
-    for fn in (from_numpy, from_numpy_cpu, from_numpy_gpu):
-        fn.__doc__ = fn.__doc__ % kind
-    cls.toNumpyArrayInplace = to_inplace
-    cls.copyToNumpyArray = copy_out
-    cls.createVectorFromNumpy = staticmethod(from_numpy)
-    cls.createCpuVectorFromNumpy = staticmethod(from_numpy_cpu)
-    cls.createGpuVectorFromNumpy = staticmethod(from_numpy_gpu)
-    cls.getSize = cls.__len__
-    cls.__iter__ = lambda self: iter(self.getData())
-
-
-def _documented_as(raw, wrapper):
-    """`wrapper` with the docstring of the SWIG method it wraps (swig/docstrings*.i)."""
-    wrapper.__doc__ = raw.__doc__
-    return wrapper
-
-
-# v1 returns lists (SWIG would give tuples).
-for _cls in (Matrix, Vector, IVector):
-    _cls.getData = (lambda raw: _documented_as(raw, lambda self: list(raw(self))))(_cls.getData)
-Matrix.getSparseRowCols = (lambda raw: _documented_as(raw, lambda self, i: list(raw(self, i))))(
-    Matrix.getSparseRowCols)
-Matrix.getSparseRowColsVal = (lambda raw: _documented_as(raw, lambda self, i: [tuple(p) for p in raw(self, i)]))(
-    Matrix.getSparseRowColsVal)
-Matrix.sparseCopyFrom = (lambda raw: _documented_as(raw, lambda self, rows, cols, values=():
-                         raw(self, [int(r) for r in rows], [int(c) for c in cols], [float(v) for v in values])))(
-    Matrix.sparseCopyFrom)
-
-_vec_helpers(Vector, _np.float32, "<f4")
-_vec_helpers(IVector, _np.int32, "<i4")
-
-
-# Zero-copy exchange with cupy, PyTorch and other CUDA libraries
-# (__cuda_array_interface__ v3). Handing out or taking in a pointer first waits
-# for the device, so no stream synchronisation is left to the other side.
-def _cuda_array_interface(shape_of, typestr):
-    def get(self):
-        if not self.isGpu():
-            raise AttributeError("__cuda_array_interface__: this buffer is in host memory")
-        return {"version": 3, "shape": shape_of(self), "typestr": typestr, "strides": None,
-                "data": (self.devicePointer(), False)}
-    return property(get)
-
-
-def _device_buffer(obj, typestr):
-    """(pointer, shape) of a C-contiguous CUDA array of the given element type."""
-    cai = getattr(obj, "__cuda_array_interface__", None)
-    if cai is None:
-        raise TypeError("%s is not a CUDA array (no __cuda_array_interface__)" % type(obj).__name__)
-    if cai["typestr"] != typestr:
-        raise TypeError("expected a CUDA array of %s, got %s" % (typestr, cai["typestr"]))
-    shape = tuple(cai["shape"])
-    itemsize = int(typestr[2:])
-    contiguous = tuple(itemsize * int(_np.prod(shape[i + 1:], dtype=_np.int64)) for i in range(len(shape)))
-    if cai.get("strides") is not None and tuple(cai["strides"]) != contiguous:
-        raise ValueError("the CUDA array is not C-contiguous (strides %s)" % (cai["strides"],))
-    return cai["data"][0], shape
-
-
-def _matrix_from_cuda_array(obj, copy=True):
-    """A GPU Matrix from a CUDA array (cupy, PyTorch, ...: anything with __cuda_array_interface__).
-
-    Waits for the device first, so no stream synchronisation is left to the caller.
-
-    Args:
-        obj (CUDA array): C-contiguous float32, 1-D (one row) or 2-D.
-        copy (bool, default True): False aliases the array's memory (the matrix keeps
-            it alive).
-
-    Returns:
-        Matrix: owned by the caller.
-    """
-    ptr, shape = _device_buffer(obj, "<f4")
-    if len(shape) not in (1, 2):
-        raise ValueError("a Matrix needs a 1-D or 2-D array, got shape %s" % (shape,))
-    h, w = (1, shape[0]) if len(shape) == 1 else shape
-    m = Matrix.createDenseFromDevicePointer(ptr, h, w, copy)
-    if not copy:
-        m._owner = obj  # the matrix aliases the array's memory
-    return m
-
-
-def _vector_from_cuda_array(cls, typestr):
-    def create(obj, copy=True):
-        """A GPU vector from a CUDA array (anything with __cuda_array_interface__), read flat.
-
-        Args:
-            obj (CUDA array): C-contiguous, of this vector's element type.
-            copy (bool, default True): False aliases the array (the vector keeps it alive).
-        """
-        ptr, shape = _device_buffer(obj, typestr)
-        v = cls.createVectorFromDevicePointer(ptr, int(_np.prod(shape, dtype=_np.int64)), copy)
-        if not copy:
-            v._owner = obj
-        return v
-    return staticmethod(create)
-
-
-Matrix.__cuda_array_interface__ = _cuda_array_interface(lambda m: (m.getHeight(), m.getWidth()), "<f4")
-Matrix.createFromCudaArray = staticmethod(_matrix_from_cuda_array)
-Vector.__cuda_array_interface__ = _cuda_array_interface(lambda v: (len(v),), "<f4")
-Vector.createFromCudaArray = _vector_from_cuda_array(Vector, "<f4")
-IVector.__cuda_array_interface__ = _cuda_array_interface(lambda v: (len(v),), "<i4")
-IVector.createFromCudaArray = _vector_from_cuda_array(IVector, "<i4")
+        if self.fn is not None:
+            self.fn(vecs, config, sparseId)
 %}

@@ -6,7 +6,7 @@ helpers, the YAML builder and the ONNX exporter can all read it without an impor
 circle.
 """
 
-from paddle.proto.ModelConfig_pb2 import LayerConfig
+from paddle.proto import ModelConfig_pb2
 
 # What an argument of a helper holds; the YAML builder converts values by kind.
 LAYER_KINDS = frozenset([
@@ -42,10 +42,11 @@ def parse_args(text):
     return tuple(out)
 
 
-def proto_default(field):
-    """The default ModelConfig.proto gives a LayerConfig field: the one place it is
-    written, read by the spec so the helper and the parser need not restate it."""
-    return LayerConfig.DESCRIPTOR.fields_by_name[field].default_value
+def proto_default(field, message='LayerConfig'):
+    """The default ModelConfig.proto gives a field of `message` (LayerConfig unless
+    named): the one place it is written, read by the spec so the helper and the parser
+    need not restate it."""
+    return getattr(ModelConfig_pb2, message).DESCRIPTOR.fields_by_name[field].default_value
 
 
 class HelperSpec(object):

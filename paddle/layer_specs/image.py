@@ -6,7 +6,9 @@ SPECS = [
     LayerSpec('bilinear_interp', 'image', helpers={
         'bilinear_interp_layer': 'input:layer out_size_x:int out_size_y:int name:str '
                                  'layer_attr:extra_attr'}),
-    LayerSpec('blockexpand', 'image', helpers={
+    # 0: block and stride unset (the parser then refuses them), no padding
+    LayerSpec('blockexpand', 'image', defaults=dict.fromkeys(
+        ['block_x', 'block_y', 'stride_x', 'stride_y', 'padding_x', 'padding_y'], 0), helpers={
         'block_expand_layer': 'input:layer block_x:int block_y:int stride_x:int stride_y:int '
                               'padding_x:int padding_y:int num_channels:int name:str '
                               'layer_attr:extra_attr channel:int'}),

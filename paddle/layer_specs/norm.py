@@ -15,5 +15,5 @@ SPECS = [
         'img_rnorm_layer': 'input:layer size:int scale:float power:float name:str '
                            'num_channels:int layer_attr:extra_attr',
         'cross_channel_norm_layer': 'input:layer name:str param_attr:param_attr'}),
-    LayerSpec('data_norm', 'norm', inputs=1, size='input'),
+    LayerSpec('data_norm', 'norm', inputs=1, size='input', defaults={'data_norm_strategy': 'z-score'}),
 ]

@@ -2,7 +2,7 @@
 from .base import LayerSpec
 
 SPECS = [
-    LayerSpec('pool', 'pool', helpers={
+    LayerSpec('pool', 'pool', defaults={'ceil_mode': True}, helpers={
         'img_pool_layer': 'input:layer pool_size:int name:str num_channels:int pool_type:pooling '
                           'stride:int padding:int layer_attr:extra_attr pool_size_y:int '
                           'stride_y:int padding_y:int ceil_mode:bool start:any'}),

@@ -2,5 +2,5 @@
 from .base import LayerSpec
 
 SPECS = [
-    LayerSpec('prelu', 'prelu', inputs=1, size='input'),
+    LayerSpec('prelu', 'prelu', inputs=1, size='input', defaults={'partial_sum': 1}),
 ]

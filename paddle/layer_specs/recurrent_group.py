@@ -1,9 +1,10 @@
 """trainer/RecurrentGroup.cpp and RecurrentGroupGeneration.cpp: recurrent layer
 groups, their agent layers, memories, and generation (beam search, end of sequence)."""
-from .base import HelperSpec, LayerSpec
+from .base import HelperSpec, LayerSpec, proto_default
 
 SPECS = [
-    LayerSpec('recurrent_layer_group', 'recurrent_group', helpers={
+    LayerSpec('recurrent_layer_group', 'recurrent_group',
+              defaults={'reverse': proto_default('reversed', 'SubModelConfig')}, helpers={
         'recurrent_group': 'step:step input:objects reverse:bool name:str targetInlink:layer '
                            'is_generating:bool'}),
     LayerSpec('agent', 'recurrent_group', helpers={

@@ -2,9 +2,13 @@
 
 import math
 
+from paddle.layer_specs import spec
+
 from .errors import config_assert
 from .registry import Cfg, config_class, default
 from .state import state
+
+_BLOCK_EXPAND = spec('blockexpand').defaults  # shared with block_expand_layer
 
 
 # image geometry
@@ -91,12 +95,12 @@ class Image(Cfg):
 class BlockExpand(Cfg):
     def __init__(self,
                  channels,
-                 padding_x=0,
-                 padding_y=0,
-                 stride_x=0,
-                 stride_y=0,
-                 block_x=0,
-                 block_y=0,
+                 padding_x=_BLOCK_EXPAND['padding_x'],
+                 padding_y=_BLOCK_EXPAND['padding_y'],
+                 stride_x=_BLOCK_EXPAND['stride_x'],
+                 stride_y=_BLOCK_EXPAND['stride_y'],
+                 block_x=_BLOCK_EXPAND['block_x'],
+                 block_y=_BLOCK_EXPAND['block_y'],
                  img_size_x=0,
                  img_size_y=0,
                  output_x=0,

@@ -1,6 +1,8 @@
 """Data, fully connected, mixed, concat and addto layers (FullyConnectedLayer.cpp,
 DataLayer.cpp, MixedLayer.cpp in the engine)."""
 
+from paddle.layer_specs import spec
+
 from .errors import config_assert
 from .registry import config_func, config_layer, gen_parameter_name
 from .state import config_warning, state
@@ -41,6 +43,9 @@ class FCLayer(LayerBase):
             self.config.error_clipping_threshold = error_clipping_threshold
 
 
+_SELECTIVE_FC = spec('selective_fc').defaults  # shared with selective_fc_layer
+
+
 @config_layer('selective_fc')
 class SelectiveFCLayer(LayerBase):
     def __init__(self,
@@ -48,9 +53,9 @@ class SelectiveFCLayer(LayerBase):
                  size,
                  inputs,
                  bias=True,
-                 selective_fc_pass_generation=False,
-                 has_selected_colums=True,
-                 selective_fc_full_mul_ratio=0.02,
+                 selective_fc_pass_generation=_SELECTIVE_FC['pass_generation'],
+                 has_selected_colums=_SELECTIVE_FC['has_selected_colums'],
+                 selective_fc_full_mul_ratio=_SELECTIVE_FC['mul_ratio'],
                  selective_fc_parallel_plain_mul_thread_num=None,
                  **xargs):
         LayerBase.__init__(

@@ -2,7 +2,7 @@
 maxout, bilinear_interp, rotate, priorbox (ConvLayers.cpp, PoolLayers.cpp, NormLayers.cpp,
 ImageLayers.cpp)."""
 
-from paddle.layer_specs import spec
+from paddle.layer_specs import proto_default, spec
 
 from .errors import as_int, config_assert
 from .registry import config_layer
@@ -23,7 +23,7 @@ class ConvLayerBase(LayerBase):
     layer_type = 'conv'
 
     def __init__(self, name, inputs=[], bias=True, num_filters=None,
-                 shared_biases=False, **xargs):
+                 shared_biases=proto_default('shared_biases'), **xargs):
         LayerBase.__init__(self, name, self.layer_type, 0, inputs=inputs,
                            **xargs)
         if num_filters is not None:
@@ -70,7 +70,7 @@ class ConvTransLayerBase(LayerBase):
     layer_type = 'convt'
 
     def __init__(self, name, inputs=[], bias=True, num_filters=None,
-                 shared_biases=False, **xargs):
+                 shared_biases=proto_default('shared_biases'), **xargs):
         LayerBase.__init__(self, name, self.layer_type, 0, inputs=inputs,
                            **xargs)
         if num_filters is not None:
@@ -130,7 +130,7 @@ class NormLayer(LayerBase):
 
 @config_layer('pool')
 class PoolLayer(LayerBase):
-    def __init__(self, name, inputs, ceil_mode=True, **xargs):
+    def __init__(self, name, inputs, ceil_mode=spec('pool').defaults['ceil_mode'], **xargs):
         LayerBase.__init__(self, name, 'pool', 0, inputs=inputs, **xargs)
         for input_index in range(len(self.inputs)):
             input_layer = self.get_input_layer(input_index)
@@ -274,7 +274,7 @@ class BilinearInterpLayer(LayerBase):
 
 @config_layer('data_norm')
 class DataNormLayer(LayerBase):
-    def __init__(self, name, inputs, data_norm_strategy='z-score',
+    def __init__(self, name, inputs, data_norm_strategy=spec('data_norm').defaults['data_norm_strategy'],
                  device=None):
         LayerBase.__init__(self, name, 'data_norm', 0, inputs=inputs,
                            device=device)

@@ -1,5 +1,7 @@
 """Parametric ReLU (PReluLayer.cpp in the engine)."""
 
+from paddle.layer_specs import spec
+
 from .errors import config_assert
 from .registry import config_layer
 from .layer_base import LayerBase
@@ -7,7 +9,7 @@ from .layer_base import LayerBase
 
 @config_layer('prelu')
 class ParameterReluLayer(LayerBase):
-    def __init__(self, name, inputs, partial_sum=1, **args):
+    def __init__(self, name, inputs, partial_sum=spec('prelu').defaults['partial_sum'], **args):
         LayerBase.__init__(self, name, 'prelu', 0, inputs=inputs, **args)
         input_layer = self.get_input_layer(0)
         config_assert(input_layer.size % partial_sum == 0,

@@ -1,14 +1,20 @@
 """Recurrent layers: lstmemory, gated_recurrent, recurrent and their step layers
 (RecurrentLayers.cpp)."""
 
+from paddle.layer_specs import spec
+
 from .errors import config_assert
 from .registry import config_layer
 from .layer_base import LayerBase
 
+# defaults: each type's spec (paddle/layer_specs); the helpers call `reversed` `reverse`
+_RECURRENT, _LSTM, _LSTM_STEP = spec('recurrent').defaults, spec('lstmemory').defaults, spec('lstm_step').defaults
+_GRU, _GRU_STEP = spec('gated_recurrent').defaults, spec('gru_step').defaults
+
 
 @config_layer('recurrent')
 class RecurrentLayer(LayerBase):
-    def __init__(self, name, inputs, reversed=False, bias=True, **xargs):
+    def __init__(self, name, inputs, reversed=_RECURRENT['reverse'], bias=True, **xargs):
         LayerBase.__init__(self, name, 'recurrent', 0, inputs, **xargs)
         size = self.get_input_layer(0).size
         self.set_layer_size(size)
@@ -22,9 +28,9 @@ class LstmLayer(LayerBase):
     def __init__(self,
                  name,
                  inputs,
-                 reversed=False,
-                 active_gate_type='sigmoid',
-                 active_state_type='sigmoid',
+                 reversed=_LSTM['reverse'],
+                 active_gate_type=_LSTM['active_gate_type'],
+                 active_state_type=_LSTM['active_state_type'],
                  bias=True,
                  **xargs):
         LayerBase.__init__(self, name, 'lstmemory', 0, inputs, **xargs)
@@ -49,8 +55,8 @@ class LstmStepLayer(LayerBase):
                  name,
                  size,
                  inputs,
-                 active_gate_type='sigmoid',
-                 active_state_type='sigmoid',
+                 active_gate_type=_LSTM_STEP['active_gate_type'],
+                 active_state_type=_LSTM_STEP['active_state_type'],
                  bias=True,
                  **xargs):
         LayerBase.__init__(self, name, 'lstm_step', size, inputs, **xargs)
@@ -71,8 +77,8 @@ class GatedRecurrentLayer(LayerBase):
     def __init__(self,
                  name,
                  inputs,
-                 reversed=False,
-                 active_gate_type='sigmoid',
+                 reversed=_GRU['reverse'],
+                 active_gate_type=_GRU['active_gate_type'],
                  bias=True,
                  **xargs):
         LayerBase.__init__(self, name, 'gated_recurrent', 0, inputs, **xargs)
@@ -96,7 +102,7 @@ class GruStepLayer(LayerBase):
                  name,
                  size,
                  inputs,
-                 active_gate_type='sigmoid',
+                 active_gate_type=_GRU_STEP['active_gate_type'],
                  bias=True,
                  **xargs):
         LayerBase.__init__(self, name, 'gru_step', size, inputs, **xargs)

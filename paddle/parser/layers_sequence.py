@@ -3,10 +3,16 @@
 As in v1 (v0.10), max/average/seqlastins/seqfirstins/seqconcat/seqreshape default to
 active_type 'linear' (the identity) where other layers default to ''."""
 
+from paddle.layer_specs import spec
+
 from .errors import config_assert
 from .registry import config_layer
 from .layer_base import LayerBase
 from .layers_elementwise import FeatMapExpandLayer  # noqa: F401  (moved to its engine family)
+
+# defaults: each type's spec (paddle/layer_specs)
+_MAX, _AVERAGE = spec('max').defaults, spec('average').defaults
+_LAST_INSTANCE, _EXPAND = spec('seqlastins').defaults, spec('expand').defaults
 
 
 class _SeqPoolBase(LayerBase):
@@ -26,7 +32,7 @@ class MaxLayer(_SeqPoolBase):
     def __init__(self,
                  name,
                  inputs,
-                 trans_type='non-seq',
+                 trans_type=_MAX['trans_type'],
                  bias=False,
                  output_max_index=None,
                  stride=-1,
@@ -44,8 +50,8 @@ class AverageLayer(_SeqPoolBase):
     def __init__(self,
                  name,
                  inputs,
-                 average_strategy='average',
-                 trans_type='non-seq',
+                 average_strategy=_AVERAGE['average_strategy'],
+                 trans_type=_AVERAGE['trans_type'],
                  bias=False,
                  stride=-1,
                  active_type='linear',
@@ -64,7 +70,7 @@ class SequenceLastInstanceLayer(_SeqPoolBase):
     def __init__(self,
                  name,
                  inputs,
-                 trans_type='non-seq',
+                 trans_type=_LAST_INSTANCE['trans_type'],
                  bias=False,
                  stride=-1,
                  active_type='linear',
@@ -83,7 +89,7 @@ class SequenceFirstInstanceLayer(SequenceLastInstanceLayer):
 
 @config_layer('expand')
 class ExpandLayer(LayerBase):
-    def __init__(self, name, inputs, trans_type='non-seq', bias=False,
+    def __init__(self, name, inputs, trans_type=_EXPAND['trans_type'], bias=False,
                  **xargs):
         LayerBase.__init__(self, name, 'expand', 0, inputs=inputs, **xargs)
         self.config.trans_type = trans_type

@@ -1,5 +1,6 @@
 """Recurrent layer groups: agents, out-links, memories and generators (beam search)."""
 
+from paddle.layer_specs import spec
 from paddle.proto.ModelConfig_pb2 import GeneratorConfig, LinkConfig
 
 from .errors import ConfigError, config_assert
@@ -8,6 +9,8 @@ from .state import state
 from .submodels import (GetLayerBaseName, MakeLayerNameInParentSubmodel, MakeLayerNameInSubmodel, SubModelBegin, SubModelEnd)
 from .layer_base import LayerBase
 from .layers_basic import DataLayer
+
+_GROUP = spec('recurrent_layer_group').defaults  # shared with recurrent_group (the helper)
 
 
 @config_layer('agent')
@@ -64,7 +67,7 @@ def Link(name, has_subseq=False):
 @config_func
 def RecurrentLayerGroupWithoutOutLinksBegin(name,
                                             in_links,
-                                            seq_reversed=False,
+                                            seq_reversed=_GROUP['reverse'],
                                             target_inlinkname=''):
     config_assert(state.config.model_config.type == 'recurrent_nn',
                   'recurrent layer groups need model_type("recurrent_nn")')
@@ -133,7 +136,7 @@ def RecurrentLayerGroupBegin(name,
                              out_links,
                              generator=None,
                              target_inlinkname='',
-                             seq_reversed=False):
+                             seq_reversed=_GROUP['reverse']):
     RecurrentLayerGroupWithoutOutLinksBegin(name, in_links, seq_reversed,
                                             target_inlinkname)
     for link in out_links:

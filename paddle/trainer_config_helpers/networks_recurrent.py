@@ -7,6 +7,7 @@ Part of ``networks`` (``from paddle.trainer_config_helpers import *`` and
 module so that each file stays readable.
 """
 
+from paddle.layer_specs import spec
 from paddle.parser import ConfigError
 
 from .activations import (IdentityActivation, SequenceSoftmaxActivation,
@@ -25,9 +26,14 @@ __all__ = [
     'simple_attention'
 ]
 
+# not reversed unless asked: the default of the layer each one builds (paddle/layer_specs)
+_LSTM_REVERSE = spec('lstmemory').defaults['reverse']
+_GROUP_REVERSE = spec('recurrent_layer_group').defaults['reverse']
+_GRU_REVERSE = spec('gated_recurrent').defaults['reverse']
+
 
 @wrap_name_default('lstm')
-def simple_lstm(input, size, name=None, reverse=False, mat_param_attr=None,
+def simple_lstm(input, size, name=None, reverse=_LSTM_REVERSE, mat_param_attr=None,
                 bias_param_attr=None, inner_param_attr=None, act=None,
                 gate_act=None, state_act=None, mixed_layer_attr=None,
                 lstm_cell_attr=None):
@@ -155,7 +161,7 @@ def lstmemory_unit(input, name=None, size=None, param_attr=None, act=None,
 
 
 @wrap_name_default('lstm_group')
-def lstmemory_group(input, size=None, name=None, reverse=False,
+def lstmemory_group(input, size=None, name=None, reverse=_GROUP_REVERSE,
                     param_attr=None, act=None, gate_act=None, state_act=None,
                     mixed_bias_attr=None, lstm_bias_attr=None,
                     mixed_layer_attr=None, lstm_layer_attr=None,
@@ -265,7 +271,7 @@ def gru_unit(input, size=None, name=None, gru_bias_attr=None,
 
 
 @wrap_name_default('gru_group')
-def gru_group(input, size=None, name=None, reverse=False, gru_bias_attr=None,
+def gru_group(input, size=None, name=None, reverse=_GROUP_REVERSE, gru_bias_attr=None,
               gru_param_attr=None, act=None, gate_act=None,
               gru_layer_attr=None, naive=False):
     """A GRU over a sequence built as a recurrent_group of gru_unit steps (named
@@ -307,7 +313,7 @@ def gru_group(input, size=None, name=None, reverse=False, gru_bias_attr=None,
 
 
 @wrap_name_default('simple_gru')
-def simple_gru(input, size, name=None, reverse=False, mixed_param_attr=None,
+def simple_gru(input, size, name=None, reverse=_GROUP_REVERSE, mixed_param_attr=None,
                mixed_bias_param_attr=None, mixed_layer_attr=None,
                gru_bias_attr=None, gru_param_attr=None, act=None,
                gate_act=None, gru_layer_attr=None, naive=False):
@@ -353,7 +359,7 @@ def simple_gru(input, size, name=None, reverse=False, mixed_param_attr=None,
 
 
 @wrap_name_default('simple_gru2')
-def simple_gru2(input, size, name=None, reverse=False,
+def simple_gru2(input, size, name=None, reverse=_GRU_REVERSE,
                 mixed_param_attr=None, mixed_bias_attr=None,
                 gru_param_attr=None, gru_bias_attr=None, act=None,
                 gate_act=None, mixed_layer_attr=None, gru_cell_attr=None):

@@ -3,6 +3,7 @@ DataLayer.cpp, FullyConnectedLayer.cpp, MixedLayer.cpp)."""
 
 import copy
 import paddle.parser as cp
+from paddle.layer_specs import spec
 
 from paddle.parser import ConfigError, Input, Layer
 
@@ -21,6 +22,9 @@ __all__ = [
     'data_layer', 'fc_layer', 'selective_fc_layer', 'MixedLayerType', 'mixed_layer',
     'embedding_layer', 'addto_layer', 'concat_layer'
 ]
+
+_SELECTIVE_FC = spec('selective_fc').defaults  # shared with the parser
+
 
 @wrap_name_default('data')
 @layer_support()
@@ -147,9 +151,9 @@ def selective_fc_layer(input,
                        select=None,
                        act=None,
                        name=None,
-                       pass_generation=False,
-                       has_selected_colums=True,
-                       mul_ratio=0.02,
+                       pass_generation=_SELECTIVE_FC['pass_generation'],
+                       has_selected_colums=_SELECTIVE_FC['has_selected_colums'],
+                       mul_ratio=_SELECTIVE_FC['mul_ratio'],
                        param_attr=None,
                        bias_attr=None,
                        layer_attr=None):

@@ -3,6 +3,7 @@
 
 import abc
 import paddle.parser as cp
+from paddle.layer_specs import spec
 
 from paddle.parser import ConfigError, Layer
 
@@ -246,7 +247,7 @@ class GeneratedInput(BaseGeneratedInput):
 
 
 @wrap_name_default()
-def recurrent_group(step, input, reverse=False, name=None,
+def recurrent_group(step, input, reverse=spec('recurrent_layer_group').defaults['reverse'], name=None,
                     targetInlink=None, is_generating=False):
     """Runs a user-defined step function once per time step of its input sequences.
 

@@ -23,6 +23,9 @@ __all__ = [
     'cross_channel_norm_layer', 'priorbox_layer', 'img_rnorm_layer', 'rotate_layer'
 ]
 
+_BLOCK_EXPAND = spec('blockexpand').defaults  # shared with the parser's BlockExpand
+
+
 def _img_channels(input, num_channels, helper):
     if num_channels is None:
         if input.num_filters is None:
@@ -157,7 +160,7 @@ def _pool_type_name(pool_type, helper):
 def img_pool_layer(input, pool_size, name=None, num_channels=None,
                    pool_type=None, stride=1, padding=0, layer_attr=None,
                    pool_size_y=None, stride_y=None, padding_y=None,
-                   ceil_mode=True, start=None):
+                   ceil_mode=spec('pool').defaults['ceil_mode'], start=None):
     """Max or average pooling over windows of each image channel.
 
     Images are rows of ``C * H * W`` values, channel-major (``[C, H, W]``). The
@@ -556,8 +559,9 @@ def batch_norm_layer(input, act=None, name=None, num_channels=None,
 
 @wrap_name_default()
 @layer_support()
-def block_expand_layer(input, block_x=0, block_y=0, stride_x=0, stride_y=0,
-                       padding_x=0, padding_y=0, num_channels=None,
+def block_expand_layer(input, block_x=_BLOCK_EXPAND['block_x'], block_y=_BLOCK_EXPAND['block_y'],
+                       stride_x=_BLOCK_EXPAND['stride_x'], stride_y=_BLOCK_EXPAND['stride_y'],
+                       padding_x=_BLOCK_EXPAND['padding_x'], padding_y=_BLOCK_EXPAND['padding_y'], num_channels=None,
                        name=None, layer_attr=None, channel=None):
     """Turns each image into a sequence of blocks (im2col).
 

@@ -1,5 +1,6 @@
 """Recurrent layers and their step layers (RecurrentLayers.cpp)."""
 
+from paddle.layer_specs import spec
 from paddle.parser import ConfigError, Input, Layer
 
 from ..activations import SigmoidActivation, TanhActivation
@@ -30,7 +31,7 @@ def _check_hppl(act, what, helper):
 @wrap_act_default(act=TanhActivation())
 @wrap_name_default('lstmemory')
 @layer_support(DROPOUT)
-def lstmemory(input, name=None, size=None, reverse=False, act=None,
+def lstmemory(input, name=None, size=None, reverse=spec('lstmemory').defaults['reverse'], act=None,
               gate_act=None, state_act=None, bias_attr=None, param_attr=None,
               layer_attr=None):
     """LSTM (with peephole connections) over whole sequences.
@@ -113,7 +114,7 @@ def lstmemory(input, name=None, size=None, reverse=False, act=None,
 @wrap_act_default(act=TanhActivation())
 @wrap_name_default('gru')
 @layer_support(DROPOUT)
-def grumemory(input, size=None, name=None, reverse=False, act=None,
+def grumemory(input, size=None, name=None, reverse=spec('gated_recurrent').defaults['reverse'], act=None,
               gate_act=None, bias_attr=None, param_attr=None,
               layer_attr=None):
     """GRU (gated recurrent unit) over whole sequences.
@@ -187,7 +188,7 @@ def grumemory(input, size=None, name=None, reverse=False, act=None,
 @wrap_act_default(act=TanhActivation())
 @layer_support(DROPOUT)
 def recurrent_layer(input, act=None, bias_attr=None, param_attr=None,
-                    name=None, reverse=False, layer_attr=None):
+                    name=None, reverse=spec('recurrent').defaults['reverse'], layer_attr=None):
     """Simple (Elman) recurrent layer: ``h_t = act(x_t + h_{t-1} W + b)``.
 
     ``W`` is ``[n, n]`` with ``n = input.size``: the input is already projected (to
