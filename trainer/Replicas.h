@@ -38,8 +38,7 @@ class Replicas {
 // GPU replicas where useGpu and count > 1 (an error in a build without CUDA), CPU ones otherwise.
 std::unique_ptr<Replicas> makeReplicas(bool useGpu, int count);
 
-#ifdef WITH_CUDA
-std::unique_ptr<Replicas> makeGpuReplicas(int devices);  // trainer/GpuReplicas.cpp
-#endif
+// trainer/GpuReplicas.cpp: in builds WITH_CUDA only (setup.py's GPU_SOURCES).
+std::unique_ptr<Replicas> makeGpuReplicas(int devices);
 
 }  // namespace paddle
