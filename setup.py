@@ -59,6 +59,9 @@ FAKE_GPU = os.environ.get("PADDLE_FAKE_GPU") == "1"
 MPI_SOURCES = ("trainer/AllReduceSync.cpp", "trainer/Collective.cpp", "trainer/DgcSync.cpp",
                "trainer/LocalSgdSync.cpp", "trainer/MpiSync.cpp", "trainer/ShardedTables.cpp")
 NCCL_SOURCES = ("trainer/GpuCollective.cpp",)  # the engine source that includes nccl.h
+# The GPU replicas of --use_gpu=1 --trainer_count > 1 (trainer/Replicas.h), built only with CUDA
+# (the stand-in GPU included): a CPU build has the CPU replicas alone.
+GPU_SOURCES = ("trainer/GpuCollective.cpp", "trainer/GpuReplicas.cpp")
 HOST_ONLY_SOURCES = ("engine/math/GemmBf16.cpp", "engine/math/GemmPacked.cpp")  # CPU intrinsics nvcc's front end need not parse
 SANITIZE = os.environ.get("PADDLE_SANITIZE") == "1"
 SANITIZE_FLAGS = ["-fsanitize=address,undefined", "-fsanitize=float-cast-overflow", "-fno-omit-frame-pointer"]
@@ -241,6 +244,8 @@ class build_ext(_build_ext):
         print("paddle build: %s" % ("MPI from " + mpi[1] if mpi else "without MPI"))
         if not mpi:
             sources = [s for s in sources if s not in MPI_SOURCES]
+        if not (cuda or FAKE_GPU):
+            sources = [s for s in sources if s not in GPU_SOURCES]
         if mpi:
             # $ORIGIN/../../..: site-packages/py_paddle -> the environment's lib/, where the mpich wheel
             # puts libmpi; the build-time lib dir serves in-place builds.

@@ -53,9 +53,7 @@ struct GpuCollective::Comms {};
 #endif
 
 GpuCollective::GpuCollective(int devices) : devices_(devices) {
-#ifndef WITH_CUDA
-  throwNoCuda("--use_gpu=1 with --trainer_count > 1");
-#elif !defined(WITH_NCCL) && !defined(PADDLE_FAKE_GPU)
+#if !defined(WITH_NCCL) && !defined(PADDLE_FAKE_GPU)
   throw UnsupportedError(str("--use_gpu=1 --trainer_count=", devices, ": this engine was built without NCCL, which "
                              "sums the gradients across GPUs (pip install nvidia-nccl-cu13, or set NCCL_HOME, and "
                              "rebuild; or train on one GPU with --trainer_count=1)"));

@@ -5,7 +5,6 @@
 #include <fstream>
 #include <set>
 #include <sstream>
-#include <thread>
 #include <utility>
 
 #include "engine/Errors.h"
@@ -126,7 +125,7 @@ void Trainer::init(std::shared_ptr<GradientMachine> main) {
     options_.trainerCount = main ? 1 : autoReplicas(config_["model_config"], batchSize_, options_.useGpu,
                                                     options_.distributed);
   }
-  if (options_.useGpu && options_.trainerCount > 1) gpus_ = std::make_unique<GpuCollective>(options_.trainerCount);
+  replicas_ = makeReplicas(options_.useGpu, options_.trainerCount);
   const Json& model = config_["model_config"];
   if (main) {
     PADDLE_ENFORCE(main->parameters().size() == model["parameters"].size() &&
@@ -135,20 +134,12 @@ void Trainer::init(std::shared_ptr<GradientMachine> main) {
     machines_.push_back(std::move(main));
   }
   for (int i = static_cast<int>(machines_.size()); i < options_.trainerCount; ++i) {
-    if (gpus_) gpus_->select(i);  // replica i lives on GPU i
-    machines_.push_back(std::make_shared<GradientMachine>(model, options_.useGpu, options_.seed + i, false));
+    machines_.push_back(replicas_->create(model, options_.useGpu, options_.seed + i, i));
   }
-  if (gpus_) gpus_->select(0);
   const math::Precision precision = parsePrecision(config_["opt_config"].getString("precision"));
   for (auto& m : machines_) m->setPrecision(precision);
   updater_.setLossScaling(machines_[0]->precision() == math::Precision::kFp16);
-  // Replicas compute their own gradients but read the main copy of every value (GPU replicas
-  // keep a copy each: a GPU cannot read another's memory).
-  for (size_t r = 1; r < machines_.size() && !gpus_; ++r) {
-    for (size_t k = 0; k < machines_[0]->parameters().size(); ++k) {
-      machines_[r]->parameters()[k]->shareValueOf(*machines_[0]->parameters()[k]);
-    }
-  }
+  replicas_->linkValues(machines_);
   SyncSetup setup;
   setup.distributed = options_.distributed;
   setup.shardTables = options_.distributed && options_.shardTables;
@@ -301,40 +292,8 @@ void Trainer::startTest() {
 }
 
 namespace {
-// dst's gradient += src's: only the touched rows of a sparse_update parameter, so
-// the update stays sparse with --trainer_count > 1.
-void addGradient(Parameter& src, Parameter& dst) {
-  if (!src.sparseUpdate() || src.allRowsTouched()) {
-    math::axpby(1.0f, src.grad(), 1.0f, dst.grad());
-    return;
-  }
-  const std::vector<int>& rows = src.touchedRows();
-  const Matrix from = src.touchedGrad();
-  const GradRows to = dst.gradRows(rows.data(), rows.size());
-  for (size_t k = 0; k < rows.size(); ++k) {
-    float* y = to.row(rows[k]);
-    const float* x = from.row(k);
-    for (size_t c = 0; c < src.cols(); ++c) y[c] += x[c];
-  }
-}
-}  // namespace
-
-namespace {
 // Sequences [begin, end) of n that part i of k trains on: threads and MPI ranks split alike.
 std::pair<size_t, size_t> shareOf(size_t n, size_t i, size_t k) { return {n * i / k, n * (i + 1) / k}; }
-
-// Per replica (one per GPU), the value or the gradient of every parameter (gradients: of the
-// non-static ones).
-GpuCollective::Buffers gpuBuffers(const std::vector<std::shared_ptr<GradientMachine>>& machines, bool gradients) {
-  GpuCollective::Buffers out(machines.size());
-  for (size_t r = 0; r < machines.size(); ++r) {
-    for (auto& p : machines[r]->parameters()) {
-      if (!gradients) out[r].push_back(&p->value());
-      else if (!p->isStatic()) out[r].push_back(&p->grad());
-    }
-  }
-  return out;
-}
 }  // namespace
 
 void Trainer::runReplicas(const std::vector<Argument>& inArgs, PassType pass) {
@@ -347,71 +306,28 @@ void Trainer::runReplicas(const std::vector<Argument>& inArgs, PassType pass) {
     if (train) machines_[0]->backward();
     return;
   }
-  // GPU 0's values (updated, loaded, or ModelAverage's while testing) onto the other GPUs
-  if (gpus_) gpus_->copyFromFirst(gpuBuffers(machines_, false));
-  // Split by sequences (samples when there are none); gradients are summed after.
+  replicas_->beforeStep(machines_);
+  // Split by sequences (samples when there are none); gradients are combined after.
   std::vector<std::exception_ptr> errors(k);
-  auto runReplica = [&](size_t t) {
+  replicas_->run(k, [&](size_t t) {
     const std::pair<size_t, size_t> share = shareOf(n, t, k);
     if (share.first == share.second) {  // fewer sequences than replicas (a last, partial batch): this one idles
       active_[t] = 0;
       return;
     }
     try {
-      if (gpus_) gpus_->select(static_cast<int>(t));
       std::vector<Argument> part;
       for (const Argument& a : inArgs) part.push_back(sliceArgument(a, share.first, share.second));
       machines_[t]->forward(part, pass);
       if (train) machines_[t]->backward();
-      if (gpus_) gpus_->wait();  // done before this thread's stream is left behind
     } catch (...) {
       errors[t] = std::current_exception();
     }
-  };
-  if (gpus_) {  // a thread per GPU, each feeding its own device
-    std::vector<std::thread> threads;
-    for (size_t t = 0; t < k; ++t) {
-      threads.emplace_back([&, t] {
-        SerialScope oneLevel;  // the replicas are the parallelism: their kernels run serially
-        runReplica(t);
-      });
-    }
-    for (auto& th : threads) th.join();
-  } else {
-    // CPU replicas take the engine's pool (its threads stay warm between batches); inside a
-    // replica, kernels and GEMMs run serially
-    parallelFor(k, 1, [&](size_t b, size_t e) {
-      for (size_t t = b; t < e; ++t) runReplica(t);
-    });
-  }
+  });
   for (auto& e : errors) if (e) std::rethrow_exception(e);
   if (!train) return;
   ProfileScope timed(machines_[0]->replicaSumTimer(), machines_[0]->useGpu());
-  if (gpus_) {
-    sumGradientsOntoGpu0();
-    return;
-  }
-  auto& main = machines_[0]->parameters();
-  for (size_t r = 1; r < k; ++r) {
-    if (!active_[r]) continue;
-    for (size_t i = 0; i < main.size(); ++i) {
-      if (!main[i]->isStatic()) addGradient(*machines_[r]->parameters()[i], *main[i]);
-    }
-  }
-}
-
-void Trainer::sumGradientsOntoGpu0() {
-  // Every GPU takes part in the collective: an idle replica adds zeros.
-  for (size_t r = 1; r < machines_.size(); ++r) {
-    if (active_[r]) continue;
-    gpus_->select(static_cast<int>(r));
-    for (auto& p : machines_[r]->parameters()) {
-      if (!p->isStatic()) p->grad().zero();
-    }
-  }
-  gpus_->select(0);
-  // GPU 0 alone updates (one optimizer state); the next step copies its values to the others.
-  gpus_->sumOntoFirst(gpuBuffers(machines_, true));
+  replicas_->combineGradients(machines_, active_);
 }
 
 double Trainer::batchCost() {

@@ -8,10 +8,10 @@
 #include <vector>
 
 #include "trainer/Evaluator.h"
-#include "trainer/GpuCollective.h"
 #include "trainer/GradientMachine.h"
 #include "trainer/GradientSync.h"
 #include "trainer/Optimizers.h"
+#include "trainer/Replicas.h"
 
 namespace paddle {
 
@@ -104,8 +104,6 @@ class Trainer {
   // Runs forward (and backward) on every replica over its share of the batch.
   // A batch with fewer sequences than replicas leaves the rest idle (active_[r] false).
   void runReplicas(const std::vector<Argument>& inArgs, PassType pass);
-  // --use_gpu=1 --trainer_count=N, after backward: the replicas' gradients summed onto GPU 0.
-  void sumGradientsOntoGpu0();
   // The batch's summed cost over the active replicas.
   double batchCost();
   // Names the first layer whose output is not finite, for the non-finite cost error.
@@ -122,9 +120,9 @@ class Trainer {
   Json config_;
   TrainerOptions options_;
   int64_t batchSize_;
-  std::vector<std::shared_ptr<GradientMachine>> machines_;  // [0] owns the parameter values
+  std::unique_ptr<Replicas> replicas_;  // how the machines run and combine (CPU threads or GPUs)
+  Machines machines_;  // [0] owns the parameter values
   std::vector<char> active_;  // which replicas ran the last batch
-  std::unique_ptr<GpuCollective> gpus_;  // GPU replicas: replica r on GPU r, with its own values
   ParameterUpdater updater_;
   std::unique_ptr<GradientSync> sync_;
   // accumulateHere, or accumulateOverRanks where distributed (chosen once)
