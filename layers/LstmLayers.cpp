@@ -52,7 +52,7 @@ template <typename A, typename G, typename S>
                                     const float* __restrict cell, const float* __restrict stateAct,
                                     const float* __restrict hiddenGrad, float* __restrict cellGrad,
                                     float* __restrict gateGrad, float* __restrict prevCellGrad,
-                                    const float* __restrict peep, float* __restrict peepGrad) {
+                                    const float* __restrict peep, float* __restrict peepGrad, bool sumPeepholes) {
   forEachUnit(gpu, rows, n, [=] PD_HD(size_t i, size_t j) {
     const float* g = gates + i * 4 * n;
     float* dg = gateGrad + i * 4 * n;
@@ -72,6 +72,7 @@ template <typename A, typename G, typename S>
     dg[3 * n + j] = dO;
     prevCellGrad[u] += dc * f + dI * peep[j] + dF * peep[n + j];
   });
+  if (!sumPeepholes) return;
   // The peephole grads, shared by all rows: one index per unit sums its rows in order.
   forEachParallel(gpu, n, [=] PD_HD(size_t j) {
     float pi = peepGrad[j], pf = peepGrad[n + j], po = peepGrad[2 * n + j];
@@ -111,12 +112,15 @@ class LstmCell {
 
   // hiddenGrad: gradient of h; cellGrad: gradient of c so far (from later steps),
   // completed here. Writes gateGrad (4H pre-activation grads per row), adds into
-  // prevCellGrad and the peephole grads peepGrad (3H) unless they are null.
+  // prevCellGrad and the peephole grads peepGrad (3H) unless they are null. Without
+  // sumPeepholes the peephole grads are left to the caller (addPeepholeGrads) and
+  // prevCellGrad must not be null: then concurrent calls (a reserve()d cell, disjoint rows)
+  // share no memory they write.
   void backward(size_t rows, const float* gates, const float* prevCell, const float* cell, const float* stateAct,
                 const float* hiddenGrad, float* cellGrad, float* gateGrad, float* prevCellGrad, const float* peep,
-                float* peepGrad) {
+                float* peepGrad, bool sumPeepholes = true) {
     zerosForAbsent(rows, prevCell, peep);
-    if (!prevCellGrad || !peepGrad) {
+    if (sumPeepholes && (!prevCellGrad || !peepGrad)) {
       float* sink = placeholders_.sink((prevCellGrad ? 0 : rows * H_) + (peepGrad ? 0 : 3 * H_));
       if (!prevCellGrad) {
         prevCellGrad = sink;
@@ -126,8 +130,14 @@ class LstmCell {
     }
     withActs(act_, gate_, state_, [&](auto fa, auto fg, auto fs) {
       lstmBackward(fa, fg, fs, gpu_, rows, H_, gates, prevCell, cell, stateAct, hiddenGrad, cellGrad, gateGrad,
-                   prevCellGrad, peep, peepGrad);
+                   prevCellGrad, peep, peepGrad, sumPeepholes);
     });
+  }
+
+  // Sizes the zeros for steps of up to `rows` rows, so that concurrent calls only read them.
+  void reserve(size_t rows) {
+    const float *prevCell = nullptr, *peep = nullptr;
+    zerosForAbsent(rows, prevCell, peep);
   }
 
  private:
@@ -169,15 +179,19 @@ class LstmLayer : public BatchRecurrentLayer {
     hidden_.resize(T, H);
     Matrix W = view(weight(0)->value(), 0, H, 4 * H);
     const float* peep = bias_ ? bias_->value().data() + 4 * H : nullptr;
-    for (size_t t = 0; t < batch_.numSteps(); ++t) {
-      const size_t b0 = batch_.stepBegin(t), r = batch_.stepRows(t);
-      if (t > 0) {
-        Matrix g = gates_.rows(b0, b0 + r);
-        math::gemm(hidden_.rows(prevBegin(t), prevBegin(t) + r), false, W, false, g, 1.0f, 1.0f);
+    if (batch_.numSteps() > 1) recurrentWeight_.set(W, false);  // packed once for all the steps
+    forEachSequenceGroup([&](size_t a, size_t b) {
+      for (size_t t = 0; t < batch_.numSteps() && batch_.stepRows(t) > a; ++t) {
+        const size_t b0 = batch_.stepBegin(t) + a, r = std::min(batch_.stepRows(t), b) - a;
+        if (t > 0) {
+          Matrix g = gates_.rows(b0, b0 + r);
+          const size_t p0 = prevBegin(t) + a;
+          math::gemm(hidden_.rows(p0, p0 + r), recurrentWeight_, g, 1.0f, 1.0f);
+        }
+        cell_.forward(r, gates_.row(b0), t > 0 ? cells_.row(prevBegin(t) + a) : nullptr, peep, cells_.row(b0),
+                      states_.row(b0), hidden_.row(b0));
       }
-      cell_.forward(r, gates_.row(b0), t > 0 ? cells_.row(prevBegin(t)) : nullptr, peep, cells_.row(b0),
-                    states_.row(b0), hidden_.row(b0));
-    }
+    });
     finishForward(hidden_);
   }
 
@@ -191,16 +205,40 @@ class LstmLayer : public BatchRecurrentLayer {
     Matrix W = view(weight(0)->value(), 0, H, 4 * H);
     const float* peep = bias_ ? bias_->value().data() + 4 * H : nullptr;
     float* peepGrad = biasTrainable() ? bias_->grad().data() + 4 * H : nullptr;
-    for (size_t t = batch_.numSteps(); t-- > 0;) {
-      const size_t b0 = batch_.stepBegin(t), r = batch_.stepRows(t);
-      cell_.backward(r, gates_.row(b0), t > 0 ? cells_.row(prevBegin(t)) : nullptr, cells_.row(b0),
-                     states_.row(b0), hiddenGrad_.row(b0), cellGrad_.row(b0), gateGrad_.row(b0),
-                     t > 0 ? cellGrad_.row(prevBegin(t)) : nullptr, peep, peepGrad);
-      if (t > 0) {
-        const size_t p0 = prevBegin(t);
-        Matrix dgt = gateGrad_.rows(b0, b0 + r);
-        Matrix dhPrev = hiddenGrad_.rows(p0, p0 + r);
-        math::gemm(dgt, false, W, true, dhPrev, 1.0f, 1.0f);
+    if (batch_.numSteps() > 1) recurrentWeight_.set(W, true);
+    if (sequenceGroups()) {
+      // the groups must not share the cell's sink: the first step's previous-cell gradient
+      // goes to rows of a scratch matrix, and the peephole grads are summed afterwards
+      firstPrevCellGrad_.resize(batch_.stepRows(0), H);
+      firstPrevCellGrad_.zero();
+      forEachSequenceGroup([&](size_t a, size_t b) {
+        for (size_t t = batch_.numSteps(); t-- > 0;) {
+          if (batch_.stepRows(t) <= a) continue;
+          const size_t b0 = batch_.stepBegin(t) + a, r = std::min(batch_.stepRows(t), b) - a;
+          const size_t p0 = t > 0 ? prevBegin(t) + a : 0;
+          cell_.backward(r, gates_.row(b0), t > 0 ? cells_.row(p0) : nullptr, cells_.row(b0), states_.row(b0),
+                         hiddenGrad_.row(b0), cellGrad_.row(b0), gateGrad_.row(b0),
+                         t > 0 ? cellGrad_.row(p0) : firstPrevCellGrad_.row(a), peep, nullptr, false);
+          if (t > 0) {
+            Matrix dgt = gateGrad_.rows(b0, b0 + r);
+            Matrix dhPrev = hiddenGrad_.rows(p0, p0 + r);
+            math::gemm(dgt, recurrentWeight_, dhPrev, 1.0f, 1.0f);
+          }
+        }
+      });
+      if (peepGrad) addPeepholeGrads(peepGrad);
+    } else {
+      for (size_t t = batch_.numSteps(); t-- > 0;) {
+        const size_t b0 = batch_.stepBegin(t), r = batch_.stepRows(t);
+        cell_.backward(r, gates_.row(b0), t > 0 ? cells_.row(prevBegin(t)) : nullptr, cells_.row(b0),
+                       states_.row(b0), hiddenGrad_.row(b0), cellGrad_.row(b0), gateGrad_.row(b0),
+                       t > 0 ? cellGrad_.row(prevBegin(t)) : nullptr, peep, peepGrad);
+        if (t > 0) {
+          const size_t p0 = prevBegin(t);
+          Matrix dgt = gateGrad_.rows(b0, b0 + r);
+          Matrix dhPrev = hiddenGrad_.rows(p0, p0 + r);
+          math::gemm(dgt, recurrentWeight_, dhPrev, 1.0f, 1.0f);
+        }
       }
     }
     if (weightTrainable() && batch_.numSteps() > 1) {
@@ -220,10 +258,87 @@ class LstmLayer : public BatchRecurrentLayer {
   }
 
  private:
+  // Whether the steps run by groups of sequences: row i of step t continues row i of step
+  // t - 1 (SequenceToBatch), so a group of rows needs no other row at any step and the groups
+  // can run on the pool's threads at once, one parallel loop per pass instead of a few per
+  // step. Only where the bits cannot depend on the grouping: CPU products through a packed
+  // bf16 weight (an OpenBLAS product's order of sums may change with its number of rows).
+  bool sequenceGroups() const { return !useGpu_ && recurrentWeight_.packed() && batch_.numSteps() > 1; }
+
+  // f(a, b) for groups [a, b) of the first step's rows (the sequences, longest first), of
+  // about equal numbers of tokens, one per thread (one group, [0, rows), when not
+  // sequenceGroups()).
+  template <typename F>
+  void forEachSequenceGroup(F&& f) {
+    const size_t rows = batch_.numSteps() ? batch_.stepRows(0) : 0;
+    const size_t groups = sequenceGroups() ? parallelChunks(rows, kMinGroupRows) : 1;
+    if (groups <= 1) {
+      if (rows) f(size_t(0), rows);
+      return;
+    }
+    cell_.reserve(rows);
+    // tokens of row i = the steps of more than i rows; a cut where the running sum passes g/groups
+    std::vector<size_t> tokens(rows + 1, 0), bounds(1, 0);
+    for (size_t t = 0; t < batch_.numSteps(); ++t) ++tokens[batch_.stepRows(t) - 1];  // steps of i + 1 rows
+    for (size_t i = rows; i-- > 0;) tokens[i] += tokens[i + 1];
+    const size_t total = batch_.stepEnd(batch_.numSteps() - 1);
+    for (size_t i = 0, sum = 0; i < rows && bounds.size() < groups; ++i) {
+      sum += tokens[i];
+      if (sum * groups >= total * bounds.size()) bounds.push_back(i + 1);
+    }
+    while (bounds.size() <= groups) bounds.push_back(rows);
+    bounds.back() = rows;
+    parallelChunks(groups, 1, [&](size_t, size_t g0, size_t g1) {
+      for (size_t g = g0; g < g1; ++g)
+        if (bounds[g] < bounds[g + 1]) f(bounds[g], bounds[g + 1]);
+    });
+  }
+
+  // The peephole grads of the backward by groups: one index per unit sums the steps from the
+  // last and each step's rows in order, as LstmCell::backward does step by step (the same bits).
+  void addPeepholeGrads(float* peepGrad) {
+    const size_t n = H_, steps = batch_.numSteps();
+    const float* dgAll = gateGrad_.data();
+    const float* cellAll = cells_.data();
+    const SequenceToBatch& batch = batch_;
+    // threads take blocks of units; each unit's sums run in that order (so row by row, along
+    // the block's units, rather than unit by unit down the rows)
+    parallelFor(n, kCellGrain / (batch_.numSequences() + 1) + 1, [=, &batch](size_t j0, size_t j1) {
+      float* __restrict pi = peepGrad;
+      float* __restrict pf = peepGrad + n;
+      float* __restrict po = peepGrad + 2 * n;
+      for (size_t t = steps; t-- > 0;) {
+        const size_t b0 = batch.stepBegin(t), rows = batch.stepRows(t);
+        const float* prevCell = t > 0 ? cellAll + batch.stepBegin(t - 1) * n : nullptr;
+        for (size_t i = 0; i < rows; ++i) {
+          const float* __restrict dg = dgAll + (b0 + i) * 4 * n;
+          const float* __restrict c = cellAll + (b0 + i) * n;
+          if (prevCell) {
+            const float* __restrict cp = prevCell + i * n;
+            for (size_t j = j0; j < j1; ++j) {
+              pi[j] += dg[n + j] * cp[j];
+              pf[j] += dg[2 * n + j] * cp[j];
+              po[j] += dg[3 * n + j] * c[j];
+            }
+          } else {  // the first step's previous cell: zeros, added as LstmCell::backward adds them
+            for (size_t j = j0; j < j1; ++j) {
+              pi[j] += dg[n + j] * 0.0f;
+              pf[j] += dg[2 * n + j] * 0.0f;
+              po[j] += dg[3 * n + j] * c[j];
+            }
+          }
+        }
+      }
+    });
+  }
+
+  static constexpr size_t kMinGroupRows = 8;  // a register tile of the bf16 products
   size_t H_ = 0;
   LstmCell cell_;
   Matrix gates_, cells_, states_, hidden_;  // batch order
   Matrix hiddenGrad_, cellGrad_, gateGrad_;
+  math::ReusedOperand recurrentWeight_;  // W in the forward, W^T in the backward
+  Matrix firstPrevCellGrad_;               // the groups' sink for the first step's previous cell
 };
 
 // "lstm_step": one LSTM step inside a recurrent_group. Inputs: the 4H gate

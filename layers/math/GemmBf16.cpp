@@ -229,6 +229,64 @@ void gemmBf16(bool transA, bool transB, size_t M, size_t N, size_t K, float alph
   }
 }
 
+size_t PackedBf16B::panelColumns() { return kNR; }
+
+// Block b (k from b * kKC) holds its panels one after another, kc2 x kNR pairs each; the
+// blocks before it are whole, so it starts b * kKC / 2 pair-rows of all panels in.
+const uint32_t* PackedBf16B::panel(size_t block, size_t q) const {
+  const size_t nPanels = (N_ + kNR - 1) / kNR, pc = block * kKC, kc2 = (std::min(kKC, K_ - pc) + 1) / 2;
+  return data_.data() + (pc / 2) * nPanels * kNR + q * kc2 * kNR;
+}
+
+void PackedBf16B::pack(bool transB, size_t K, size_t N, const float* B, size_t ldb) {
+  PADDLE_ENFORCE(bf16GemmSupported(), DataError, "PackedBf16B: this CPU has no AVX512_BF16");
+  K_ = K;
+  N_ = N;
+  const size_t nPanels = (N + kNR - 1) / kNR;
+  data_.resize(nPanels * kNR * ((K + 1) / 2 + 1));
+  for (size_t pc = 0, b = 0; pc < K; pc += kKC, ++b) {
+    const size_t kc = std::min(kKC, K - pc);
+    for (size_t q = 0; q < nPanels; ++q) {
+      const size_t j = q * kNR, n = std::min(kNR, N - j);
+      uint32_t* dst = const_cast<uint32_t*>(panel(b, q));
+      if (transB) {
+        packColumnsAlongK(B + j * ldb + pc, ldb, n, kc, dst);
+      } else {
+        packAcrossK(B + pc * ldb + j, ldb, n, kc, dst, kNR);
+      }
+    }
+  }
+}
+
+// The loops of gemmBf16 with B's packing done: each C element sums the same products in the
+// same order, so the bits agree.
+void gemmBf16Packed(size_t M, float alpha, const float* A, size_t lda, const PackedBf16B& B, size_t j0, size_t j1,
+                    float beta, float* C, size_t ldc) {
+  PADDLE_ENFORCE(j0 % kNR == 0 && j1 <= B.cols(), DataError, "gemmBf16Packed: columns [", j0, ", ", j1,
+                 ") of a packed B with ", B.cols());
+  thread_local std::vector<uint32_t> apack;
+  const size_t K = B.rows();
+  for (size_t pc = 0, b = 0; pc < K; pc += kKC, ++b) {
+    const size_t kc = std::min(kKC, K - pc), kc2 = (kc + 1) / 2;
+    for (size_t ic = 0; ic < M; ic += kMC) {
+      const size_t mc = std::min(kMC, M - ic), mPanels = (mc + kMR - 1) / kMR;
+      apack.resize(mPanels * kc2 * kMR);
+      for (size_t r = 0; r < mPanels; ++r) {
+        const size_t i = ic + r * kMR;
+        packRowsAlongK(A + i * lda + pc, lda, std::min(kMR, M - i), kc, apack.data() + r * kc2 * kMR);
+      }
+      for (size_t j = j0; j < j1; j += kNR) {
+        const uint32_t* bp = B.panel(b, j / kNR);
+        for (size_t r = 0; r < mPanels; ++r) {
+          const size_t i = ic + r * kMR;
+          tile<true>(kc2, apack.data() + r * kc2 * kMR, bp, C + i * ldc + j, ldc, std::min(kMR, M - i),
+                     std::min(kNR, j1 - j), alpha, beta, pc == 0);
+        }
+      }
+    }
+  }
+}
+
 #else  // no AVX512_BF16 kernels in this build (another architecture or an old compiler)
 
 bool bf16GemmSupported() { return false; }
@@ -236,6 +294,15 @@ bool bf16GemmSupported() { return false; }
 void gemmBf16(bool, bool, size_t, size_t, size_t, float, const float*, size_t, const float*, size_t, float, float*,
               size_t) {
   PADDLE_ENFORCE(false, DataError, "gemmBf16: this build has no AVX512_BF16 kernels");
+}
+
+size_t PackedBf16B::panelColumns() { return 32; }
+const uint32_t* PackedBf16B::panel(size_t, size_t) const { return data_.data(); }
+void PackedBf16B::pack(bool, size_t, size_t, const float*, size_t) {
+  PADDLE_ENFORCE(false, DataError, "PackedBf16B: this build has no AVX512_BF16 kernels");
+}
+void gemmBf16Packed(size_t, float, const float*, size_t, const PackedBf16B&, size_t, size_t, float, float*, size_t) {
+  PADDLE_ENFORCE(false, DataError, "gemmBf16Packed: this build has no AVX512_BF16 kernels");
 }
 #endif
 
