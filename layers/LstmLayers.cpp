@@ -89,6 +89,27 @@ template <typename A, typename G, typename S>
   }, kCellGrain / (rows + 1) + 1);
 }
 
+// One row's terms of the peephole grads pi, pf, po (I, F, O), units [j0, j1): dg the row's 4n
+// gate grads, prevCell its previous cell (null: zeros, multiplied all the same, as
+// lstmBackward multiplies the zeros it is given), cell its cell.
+[[gnu::noinline]] void addPeepholeRow(size_t j0, size_t j1, size_t n, const float* __restrict dg,
+                                      const float* __restrict prevCell, const float* __restrict cell,
+                                      float* __restrict pi, float* __restrict pf, float* __restrict po) {
+  if (prevCell) {
+    for (size_t j = j0; j < j1; ++j) {
+      pi[j] += dg[n + j] * prevCell[j];
+      pf[j] += dg[2 * n + j] * prevCell[j];
+      po[j] += dg[3 * n + j] * cell[j];
+    }
+  } else {
+    for (size_t j = j0; j < j1; ++j) {
+      pi[j] += dg[n + j] * 0.0f;
+      pf[j] += dg[2 * n + j] * 0.0f;
+      po[j] += dg[3 * n + j] * cell[j];
+    }
+  }
+}
+
 // The LSTM cell (v1 gate order: candidate, input, forget, output gate) over
 // rows x H units on the layer's device. Row i of `gates` holds its 4H
 // pre-activations, activated in place; prevCell is the previous cell (null:
@@ -301,32 +322,15 @@ class LstmLayer : public BatchRecurrentLayer {
     const float* dgAll = gateGrad_.data();
     const float* cellAll = cells_.data();
     const SequenceToBatch& batch = batch_;
-    // threads take blocks of units; each unit's sums run in that order (so row by row, along
-    // the block's units, rather than unit by unit down the rows)
+    // threads take blocks of units; each unit's sums run in that order, row by row along the
+    // block (vectorised) rather than unit by unit down the rows
     parallelFor(n, kCellGrain / (batch_.numSequences() + 1) + 1, [=, &batch](size_t j0, size_t j1) {
-      float* __restrict pi = peepGrad;
-      float* __restrict pf = peepGrad + n;
-      float* __restrict po = peepGrad + 2 * n;
       for (size_t t = steps; t-- > 0;) {
         const size_t b0 = batch.stepBegin(t), rows = batch.stepRows(t);
         const float* prevCell = t > 0 ? cellAll + batch.stepBegin(t - 1) * n : nullptr;
         for (size_t i = 0; i < rows; ++i) {
-          const float* __restrict dg = dgAll + (b0 + i) * 4 * n;
-          const float* __restrict c = cellAll + (b0 + i) * n;
-          if (prevCell) {
-            const float* __restrict cp = prevCell + i * n;
-            for (size_t j = j0; j < j1; ++j) {
-              pi[j] += dg[n + j] * cp[j];
-              pf[j] += dg[2 * n + j] * cp[j];
-              po[j] += dg[3 * n + j] * c[j];
-            }
-          } else {  // the first step's previous cell: zeros, added as LstmCell::backward adds them
-            for (size_t j = j0; j < j1; ++j) {
-              pi[j] += dg[n + j] * 0.0f;
-              pf[j] += dg[2 * n + j] * 0.0f;
-              po[j] += dg[3 * n + j] * c[j];
-            }
-          }
+          addPeepholeRow(j0, j1, n, dgAll + (b0 + i) * 4 * n, prevCell ? prevCell + i * n : nullptr,
+                         cellAll + (b0 + i) * n, peepGrad, peepGrad + n, peepGrad + 2 * n);
         }
       }
     });
