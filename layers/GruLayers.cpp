@@ -100,6 +100,9 @@ class GruStep {
     });
   }
 
+  // Sizes the zeros for steps of up to `rows` rows, so that concurrent steps only read them.
+  void reserve(size_t rows) { placeholders_.zeros(rows * H_); }
+
   // dh: gradient of h (r rows). Writes dzr, dcand (pre-activation grads); adds
   // into dhp (if hp) and into the weight grads dUg / dUc (if not null).
   template <typename U>
@@ -186,12 +189,17 @@ class GruLayer : public BatchRecurrentLayer {
       ug_.set(Ug, false);
       uc_.set(Uc, false);
     }
-    for (size_t t = 0; t < batch_.numSteps(); ++t) {
-      const size_t b0 = batch_.stepBegin(t), b1 = batch_.stepEnd(t);
-      Matrix zr = zr_.rows(b0, b1), cand = cand_.rows(b0, b1), rh = resetH_.rows(b0, b1), h = hidden_.rows(b0, b1);
-      Matrix hp = t > 0 ? hidden_.rows(prevBegin(t), prevBegin(t) + (b1 - b0)) : Matrix();
-      step_.forward(zr, cand, t > 0 ? &hp : nullptr, ug_, uc_, rh, h);
-    }
+    const size_t groups = sequenceGroupCount(sequenceGroups());
+    if (groups > 1) step_.reserve(batch_.stepRows(0));
+    forEachSequenceGroup(groups, [&](size_t a, size_t b) {
+      for (size_t t = 0; t < batch_.numSteps() && batch_.stepRows(t) > a; ++t) {
+        const size_t b0 = batch_.stepBegin(t) + a, b1 = batch_.stepBegin(t) + std::min(batch_.stepRows(t), b);
+        Matrix zr = zr_.rows(b0, b1), cand = cand_.rows(b0, b1), rh = resetH_.rows(b0, b1), h = hidden_.rows(b0, b1);
+        const size_t p0 = t > 0 ? prevBegin(t) + a : 0;
+        Matrix hp = t > 0 ? hidden_.rows(p0, p0 + (b1 - b0)) : Matrix();
+        step_.forward(zr, cand, t > 0 ? &hp : nullptr, ug_, uc_, rh, h);
+      }
+    });
     finishForward(hidden_);
   }
 
@@ -210,14 +218,20 @@ class GruLayer : public BatchRecurrentLayer {
       ug_.set(Ug, true);
       uc_.set(Uc, true);
     }
-    for (size_t t = batch_.numSteps(); t-- > 0;) {
-      const size_t b0 = batch_.stepBegin(t), b1 = batch_.stepEnd(t), r = b1 - b0;
-      Matrix hp = t > 0 ? hidden_.rows(prevBegin(t), prevBegin(t) + r) : Matrix();
-      Matrix dhp = t > 0 ? hiddenGrad_.rows(prevBegin(t), prevBegin(t) + r) : Matrix();
-      Matrix dzr = zrGrad_.rows(b0, b1), dc = candGrad_.rows(b0, b1), drh = rhGrad_.rows(b0, b1);
-      step_.backward(zr_.rows(b0, b1), cand_.rows(b0, b1), t > 0 ? &hp : nullptr, ug_, uc_, resetH_.rows(b0, b1),
-                     hiddenGrad_.rows(b0, b1), dzr, dc, drh, t > 0 ? &dhp : nullptr, nullptr, nullptr);
-    }
+    const size_t groups = sequenceGroupCount(sequenceGroups());
+    if (groups > 1) step_.reserve(batch_.stepRows(0));
+    forEachSequenceGroup(groups, [&](size_t a, size_t b) {
+      for (size_t t = batch_.numSteps(); t-- > 0;) {
+        if (batch_.stepRows(t) <= a) continue;
+        const size_t b0 = batch_.stepBegin(t) + a, b1 = batch_.stepBegin(t) + std::min(batch_.stepRows(t), b);
+        const size_t r = b1 - b0, p0 = t > 0 ? prevBegin(t) + a : 0;
+        Matrix hp = t > 0 ? hidden_.rows(p0, p0 + r) : Matrix();
+        Matrix dhp = t > 0 ? hiddenGrad_.rows(p0, p0 + r) : Matrix();
+        Matrix dzr = zrGrad_.rows(b0, b1), dc = candGrad_.rows(b0, b1), drh = rhGrad_.rows(b0, b1);
+        step_.backward(zr_.rows(b0, b1), cand_.rows(b0, b1), t > 0 ? &hp : nullptr, ug_, uc_, resetH_.rows(b0, b1),
+                       hiddenGrad_.rows(b0, b1), dzr, dc, drh, t > 0 ? &dhp : nullptr, nullptr, nullptr);
+      }
+    });
     if (weightTrainable() && batch_.numSteps() > 1) {
       // dUg += h_{t-1}^T dzr_t and dUc += (r . h_{t-1})_t^T dcand_t over every step t > 0, one GEMM
       // each (GruStep would run two small ones per step); the rows of rh already line up with dcand's
@@ -241,6 +255,9 @@ class GruLayer : public BatchRecurrentLayer {
   GruStep step_;
   Matrix input_, zr_, cand_, resetH_, hidden_;  // batch order
   math::ReusedOperand ug_, uc_;  // the recurrent weights: U in the forward, U^T in the backward
+  // Whether the steps may run by groups of sequences (forEachSequenceGroup): products through
+  // packed bf16 weights, whose bits do not depend on the grouping (OpenBLAS's might).
+  bool sequenceGroups() const { return !useGpu_ && ug_.packed() && uc_.packed() && batch_.numSteps() > 1; }
   Matrix hiddenGrad_, zrGrad_, candGrad_, rhGrad_, inputGrad_;
 };
 

@@ -201,7 +201,9 @@ class LstmLayer : public BatchRecurrentLayer {
     Matrix W = view(weight(0)->value(), 0, H, 4 * H);
     const float* peep = bias_ ? bias_->value().data() + 4 * H : nullptr;
     if (batch_.numSteps() > 1) recurrentWeight_.set(W, false);  // packed once for all the steps
-    forEachSequenceGroup([&](size_t a, size_t b) {
+    const size_t groups = sequenceGroupCount(sequenceGroups());
+    if (groups > 1) cell_.reserve(batch_.stepRows(0));
+    forEachSequenceGroup(groups, [&](size_t a, size_t b) {
       for (size_t t = 0; t < batch_.numSteps() && batch_.stepRows(t) > a; ++t) {
         const size_t b0 = batch_.stepBegin(t) + a, r = std::min(batch_.stepRows(t), b) - a;
         if (t > 0) {
@@ -232,7 +234,9 @@ class LstmLayer : public BatchRecurrentLayer {
       // goes to rows of a scratch matrix, and the peephole grads are summed afterwards
       firstPrevCellGrad_.resize(batch_.stepRows(0), H);
       firstPrevCellGrad_.zero();
-      forEachSequenceGroup([&](size_t a, size_t b) {
+      const size_t groups = sequenceGroupCount(true);
+      if (groups > 1) cell_.reserve(batch_.stepRows(0));
+      forEachSequenceGroup(groups, [&](size_t a, size_t b) {
         for (size_t t = batch_.numSteps(); t-- > 0;) {
           if (batch_.stepRows(t) <= a) continue;
           const size_t b0 = batch_.stepBegin(t) + a, r = std::min(batch_.stepRows(t), b) - a;
@@ -279,41 +283,10 @@ class LstmLayer : public BatchRecurrentLayer {
   }
 
  private:
-  // Whether the steps run by groups of sequences: row i of step t continues row i of step
-  // t - 1 (SequenceToBatch), so a group of rows needs no other row at any step and the groups
-  // can run on the pool's threads at once, one parallel loop per pass instead of a few per
-  // step. Only where the bits cannot depend on the grouping: CPU products through a packed
-  // bf16 weight (an OpenBLAS product's order of sums may change with its number of rows).
+  // Whether the steps may run by groups of sequences (forEachSequenceGroup): only where the
+  // bits cannot depend on the grouping, CPU products through a packed bf16 weight (an
+  // OpenBLAS product's order of sums may change with its number of rows).
   bool sequenceGroups() const { return !useGpu_ && recurrentWeight_.packed() && batch_.numSteps() > 1; }
-
-  // f(a, b) for groups [a, b) of the first step's rows (the sequences, longest first), of
-  // about equal numbers of tokens, one per thread (one group, [0, rows), when not
-  // sequenceGroups()).
-  template <typename F>
-  void forEachSequenceGroup(F&& f) {
-    const size_t rows = batch_.numSteps() ? batch_.stepRows(0) : 0;
-    const size_t groups = sequenceGroups() ? parallelChunks(rows, kMinGroupRows) : 1;
-    if (groups <= 1) {
-      if (rows) f(size_t(0), rows);
-      return;
-    }
-    cell_.reserve(rows);
-    // tokens of row i = the steps of more than i rows; a cut where the running sum passes g/groups
-    std::vector<size_t> tokens(rows + 1, 0), bounds(1, 0);
-    for (size_t t = 0; t < batch_.numSteps(); ++t) ++tokens[batch_.stepRows(t) - 1];  // steps of i + 1 rows
-    for (size_t i = rows; i-- > 0;) tokens[i] += tokens[i + 1];
-    const size_t total = batch_.stepEnd(batch_.numSteps() - 1);
-    for (size_t i = 0, sum = 0; i < rows && bounds.size() < groups; ++i) {
-      sum += tokens[i];
-      if (sum * groups >= total * bounds.size()) bounds.push_back(i + 1);
-    }
-    while (bounds.size() <= groups) bounds.push_back(rows);
-    bounds.back() = rows;
-    parallelChunks(groups, 1, [&](size_t, size_t g0, size_t g1) {
-      for (size_t g = g0; g < g1; ++g)
-        if (bounds[g] < bounds[g + 1]) f(bounds[g], bounds[g + 1]);
-    });
-  }
 
   // The peephole grads of the backward by groups: one index per unit sums the steps from the
   // last and each step's rows in order, as LstmCell::backward does step by step (the same bits).
@@ -336,7 +309,6 @@ class LstmLayer : public BatchRecurrentLayer {
     });
   }
 
-  static constexpr size_t kMinGroupRows = 8;  // a register tile of the bf16 products
   size_t H_ = 0;
   LstmCell cell_;
   Matrix gates_, cells_, states_, hidden_;  // batch order

@@ -9,7 +9,7 @@ stand-in GPU).
   differs from it (bf16 really ran); layers kept in fp32 (ExtraAttr(precision='fp32'), and
   the types that never take part) give the fp32 bits exactly.
 - a bf16 run gives the same bits at 1 and 2 threads and from run to run, also where
-  lstmemory runs its steps by groups of sequences on the pool's threads.
+  lstmemory and grumemory run their steps by groups of sequences on the pool's threads.
 """
 import os
 import subprocess
@@ -253,15 +253,18 @@ import numpy as np
 sys.path[:0] = [%r]
 from netbuilder import Seq, _run_and_collect, api, rand
 from paddle.proto import message_to_json
-from paddle.trainer_config_helpers import (LinearActivation, MaxPooling, data_layer, fc_layer, lstmemory,
-                                           outputs, parse_network_config, pooling_layer, regression_cost)
+from paddle.trainer_config_helpers import (AvgPooling, LinearActivation, data_layer, fc_layer, grumemory,
+                                           lstmemory, outputs, parse_network_config, pooling_layer,
+                                           regression_cost)
 
 
 def net():
     x = data_layer(name="x", size=12)
     fwd = lstmemory(input=fc_layer(input=x, size=4 * 16, act=LinearActivation()), name="fwd")
     bwd = lstmemory(input=fc_layer(input=x, size=4 * 16, act=LinearActivation()), name="bwd", reverse=True)
-    pools = [pooling_layer(input=r, pooling_type=MaxPooling()) for r in (fwd, bwd)]
+    gru = grumemory(input=fc_layer(input=x, size=3 * 16, act=LinearActivation()), name="gru")
+    gru_bwd = grumemory(input=fc_layer(input=x, size=3 * 16, act=LinearActivation()), name="gru_bwd", reverse=True)
+    pools = [pooling_layer(input=r, pooling_type=AvgPooling()) for r in (fwd, bwd, gru, gru_bwd)]  # (a max could flip)
     outputs(regression_cost(input=fc_layer(input=pools, size=3, act=LinearActivation()),
                             label=data_layer(name="t", size=3)))
 
@@ -282,10 +285,10 @@ print(gm.getPrecision(), hashlib.sha256(b"".join(got[k].tobytes() for k in sorte
 
 
 @needs_bf16
-def test_lstmemory_in_bf16_by_groups_of_sequences_gives_the_same_bits_at_1_and_2_threads():
-    """At 2 threads lstmemory's bf16 steps run by groups of sequences on the pool's threads (the
-    weight packed once per pass, the peephole gradients summed afterwards): the same bits as one
-    group at 1 thread, for both directions, and within 3% of fp32."""
+def test_recurrent_layers_in_bf16_by_groups_of_sequences_give_the_same_bits_at_1_and_2_threads():
+    """At 2 threads the bf16 steps of lstmemory and grumemory run by groups of sequences on the
+    pool's threads (weights packed once per pass; lstmemory's peephole gradients summed
+    afterwards): the same bits as one group at 1 thread, both directions, within 3% of fp32."""
     here = os.path.dirname(os.path.abspath(__file__))
     results = set()
     for threads in ("1", "2", "2"):
