@@ -1,5 +1,7 @@
 // "lstmemory" (an LSTM with peepholes over whole sequences) and "lstm_step" (one step
 // inside a recurrent_group); both run LstmCell, so they compute the same thing.
+#include <cstring>
+
 #include "RecurrentLayers.h"
 
 namespace paddle {
@@ -224,7 +226,7 @@ class LstmLayer : public BatchRecurrentLayer {
     const size_t T = gates_.height();
     gateGrad_.resize(T, 4 * H);
     cellGrad_.resize(T, H);
-    cellGrad_.zero();
+    if (!sequenceGroups()) cellGrad_.zero();  // (the groups clear their own rows)
     Matrix W = view(weight(0)->value(), 0, H, 4 * H);
     const float* peep = bias_ ? bias_->value().data() + 4 * H : nullptr;
     float* peepGrad = biasTrainable() ? bias_->grad().data() + 4 * H : nullptr;
@@ -237,6 +239,8 @@ class LstmLayer : public BatchRecurrentLayer {
       const size_t groups = sequenceGroupCount(true);
       if (groups > 1) cell_.reserve(batch_.stepRows(0));
       forEachSequenceGroup(groups, [&](size_t a, size_t b) {
+        for (size_t t = 0; t < batch_.numSteps() && batch_.stepRows(t) > a; ++t)
+          std::memset(cellGrad_.row(batch_.stepBegin(t) + a), 0, (std::min(batch_.stepRows(t), b) - a) * H * sizeof(float));
         for (size_t t = batch_.numSteps(); t-- > 0;) {
           if (batch_.stepRows(t) <= a) continue;
           const size_t b0 = batch_.stepBegin(t) + a, r = std::min(batch_.stepRows(t), b) - a;

@@ -179,10 +179,21 @@ class BatchRecurrentLayer : public Layer {
     const size_t first = batch_.stepBegin(1), T = d.height(), H = hidden.width();
     prevHidden_.setDevice(hidden.useGpu());
     prevHidden_.resize(T - first, H);
-    for (size_t t = 1; t < batch_.numSteps(); ++t) {
-      const size_t b0 = batch_.stepBegin(t), r = batch_.stepRows(t), p0 = prevBegin(t);
-      Matrix dst = prevHidden_.rows(b0 - first, b0 - first + r);
-      math::addColumns(dst, 0, hidden.rows(p0, p0 + r), 0, H, 0.0f);
+    if (!hidden.useGpu()) {  // one parallel loop of copies (a step's rows are one block), not one per step
+      parallelFor(batch_.numSteps() - 1, kParallelGrain / (batch_.stepRows(0) * H + 1) + 1, [&](size_t t0, size_t t1) {
+        for (size_t t = t0 + 1; t <= t1; ++t) {
+          const size_t b0 = batch_.stepBegin(t), n = batch_.stepRows(t) * H;
+          float* __restrict dst = prevHidden_.row(b0 - first);
+          const float* __restrict src = hidden.row(prevBegin(t));
+          for (size_t k = 0; k < n; ++k) dst[k] = 0.0f + src[k];  // as addColumns(beta 0): -0 becomes +0
+        }
+      });
+    } else {
+      for (size_t t = 1; t < batch_.numSteps(); ++t) {
+        const size_t b0 = batch_.stepBegin(t), r = batch_.stepRows(t), p0 = prevBegin(t);
+        Matrix dst = prevHidden_.rows(b0 - first, b0 - first + r);
+        math::addColumns(dst, 0, hidden.rows(p0, p0 + r), 0, H, 0.0f);
+      }
     }
     math::gemm(prevHidden_, true, d.rows(first, T), false, dW, 1.0f, 1.0f);
   }
