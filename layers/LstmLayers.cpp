@@ -226,11 +226,11 @@ class LstmLayer : public BatchRecurrentLayer {
     const size_t T = gates_.height();
     gateGrad_.resize(T, 4 * H);
     cellGrad_.resize(T, H);
-    if (!sequenceGroups()) cellGrad_.zero();  // (the groups clear their own rows)
     Matrix W = view(weight(0)->value(), 0, H, 4 * H);
     const float* peep = bias_ ? bias_->value().data() + 4 * H : nullptr;
     float* peepGrad = biasTrainable() ? bias_->grad().data() + 4 * H : nullptr;
     if (batch_.numSteps() > 1) recurrentWeight_.set(W, true);
+    if (!sequenceGroups()) cellGrad_.zero();  // (the groups clear their own rows)
     if (sequenceGroups()) {
       // the groups must not share the cell's sink: the first step's previous-cell gradient
       // goes to rows of a scratch matrix, and the peephole grads are summed afterwards
@@ -239,8 +239,10 @@ class LstmLayer : public BatchRecurrentLayer {
       const size_t groups = sequenceGroupCount(true);
       if (groups > 1) cell_.reserve(batch_.stepRows(0));
       forEachSequenceGroup(groups, [&](size_t a, size_t b) {
-        for (size_t t = 0; t < batch_.numSteps() && batch_.stepRows(t) > a; ++t)
-          std::memset(cellGrad_.row(batch_.stepBegin(t) + a), 0, (std::min(batch_.stepRows(t), b) - a) * H * sizeof(float));
+        for (size_t t = 0; t < batch_.numSteps() && batch_.stepRows(t) > a; ++t) {
+          const size_t r = std::min(batch_.stepRows(t), b) - a;
+          std::memset(cellGrad_.row(batch_.stepBegin(t) + a), 0, r * H * sizeof(float));
+        }
         for (size_t t = batch_.numSteps(); t-- > 0;) {
           if (batch_.stepRows(t) <= a) continue;
           const size_t b0 = batch_.stepBegin(t) + a, r = std::min(batch_.stepRows(t), b) - a;
