@@ -68,10 +68,19 @@ template <typename G>
   });
 }
 
+// a * op(u) into c, with u a weight matrix (op(u) = u^T when transU) or a weight packed for the
+// whole batch (which knows its op)
+inline void recurrentProduct(const Matrix& a, const Matrix& u, bool transU, Matrix& c, float beta) {
+  math::gemm(a, false, u, transU, c, 1.0f, beta);
+}
+inline void recurrentProduct(const Matrix& a, const math::ReusedOperand& u, bool, Matrix& c, float beta) {
+  math::gemm(a, u, c, 1.0f, beta);
+}
+
 // One GRU step over r rows: zr [r, 2H] and cand [r, H] hold the input parts
 // (plus bias) and are activated in place; hp is the previous state (null at the
-// first step). Ug [H, 2H] and Uc [H, H] are the recurrent weights. Runs on the
-// layer's device.
+// first step). Ug [H, 2H] and Uc [H, H] are the recurrent weights (U: Matrix, or
+// ReusedOperand packed as U in the forward and as U^T in the backward). Runs on the layer's device.
 class GruStep {
  public:
   GruStep() = default;
@@ -79,21 +88,25 @@ class GruStep {
     placeholders_.setDevice(gpu);
   }
 
-  void forward(Matrix& zr, Matrix& cand, const Matrix* hp, const Matrix& Ug, const Matrix& Uc, Matrix& rh,
-               Matrix& h) {
+  template <typename U>
+  void forward(Matrix& zr, Matrix& cand, const Matrix* hp, const U& Ug, const U& Uc, Matrix& rh, Matrix& h) {
     const size_t r = zr.height();
     const float* prev = hp ? hp->data() : placeholders_.zeros(r * H_);
-    if (hp) math::gemm(*hp, false, Ug, false, zr, 1.0f, 1.0f);
+    if (hp) recurrentProduct(*hp, Ug, false, zr, 1.0f);
     withActs(act_, gate_, [&](auto fa, auto fg) {
       gruGates(fg, gpu_, r, H_, zr.data(), prev, rh.data());
-      if (hp) math::gemm(rh, false, Uc, false, cand, 1.0f, 1.0f);
+      if (hp) recurrentProduct(rh, Uc, false, cand, 1.0f);
       gruOutput(fa, gpu_, r, H_, zr.data(), prev, cand.data(), h.data());
     });
   }
 
+  // Sizes the zeros for steps of up to `rows` rows, so that concurrent steps only read them.
+  void reserve(size_t rows) { placeholders_.zeros(rows * H_); }
+
   // dh: gradient of h (r rows). Writes dzr, dcand (pre-activation grads); adds
   // into dhp (if hp) and into the weight grads dUg / dUc (if not null).
-  void backward(const Matrix& zr, const Matrix& cand, const Matrix* hp, const Matrix& Ug, const Matrix& Uc,
+  template <typename U>
+  void backward(const Matrix& zr, const Matrix& cand, const Matrix* hp, const U& Ug, const U& Uc,
                 const Matrix& rh, const Matrix& dh, Matrix& dzr, Matrix& dcand, Matrix& drh, Matrix* dhp,
                 Matrix* dUg, Matrix* dUc) {
     const size_t r = zr.height();
@@ -102,11 +115,11 @@ class GruStep {
     withActs(act_, gate_, [&](auto fa, auto fg) {
       gruOutputBackward(fa, fg, gpu_, r, H_, zr.data(), cand.data(), prev, dh.data(), dzr.data(), dcand.data());
       if (!hp) return;
-      math::gemm(dcand, false, Uc, true, drh, 1.0f, 0.0f);
+      recurrentProduct(dcand, Uc, true, drh, 0.0f);
       gruResetBackward(fg, gpu_, r, H_, zr.data(), prev, dh.data(), drh.data(), dzr.data(), dhp->data());
     });
     if (!hp) return;
-    math::gemm(dzr, false, Ug, true, *dhp, 1.0f, 1.0f);
+    recurrentProduct(dzr, Ug, true, *dhp, 1.0f);
     if (dUg) math::gemm(*hp, true, dzr, false, *dUg, 1.0f, 1.0f);
     if (dUc) math::gemm(rh, true, dcand, false, *dUc, 1.0f, 1.0f);
   }
@@ -172,12 +185,21 @@ class GruLayer : public BatchRecurrentLayer {
     hidden_.resize(T, H);
     Matrix Ug = view(weight(0)->value(), 0, H, 2 * H);
     Matrix Uc = view(weight(0)->value(), 2 * H * H, H, H);
-    for (size_t t = 0; t < batch_.numSteps(); ++t) {
-      const size_t b0 = batch_.stepBegin(t), b1 = batch_.stepEnd(t);
-      Matrix zr = zr_.rows(b0, b1), cand = cand_.rows(b0, b1), rh = resetH_.rows(b0, b1), h = hidden_.rows(b0, b1);
-      Matrix hp = t > 0 ? hidden_.rows(prevBegin(t), prevBegin(t) + (b1 - b0)) : Matrix();
-      step_.forward(zr, cand, t > 0 ? &hp : nullptr, Ug, Uc, rh, h);
+    if (batch_.numSteps() > 1) {  // packed once for all the steps
+      ug_.set(Ug, false);
+      uc_.set(Uc, false);
     }
+    const size_t groups = sequenceGroupCount(sequenceGroups());
+    if (groups > 1) step_.reserve(batch_.stepRows(0));
+    forEachSequenceGroup(groups, [&](size_t a, size_t b) {
+      for (size_t t = 0; t < batch_.numSteps() && batch_.stepRows(t) > a; ++t) {
+        const size_t b0 = batch_.stepBegin(t) + a, b1 = batch_.stepBegin(t) + std::min(batch_.stepRows(t), b);
+        Matrix zr = zr_.rows(b0, b1), cand = cand_.rows(b0, b1), rh = resetH_.rows(b0, b1), h = hidden_.rows(b0, b1);
+        const size_t p0 = t > 0 ? prevBegin(t) + a : 0;
+        Matrix hp = t > 0 ? hidden_.rows(p0, p0 + (b1 - b0)) : Matrix();
+        step_.forward(zr, cand, t > 0 ? &hp : nullptr, ug_, uc_, rh, h);
+      }
+    });
     finishForward(hidden_);
   }
 
@@ -192,14 +214,24 @@ class GruLayer : public BatchRecurrentLayer {
     Matrix Uc = view(weight(0)->value(), 2 * H * H, H, H);
     Matrix dUg = view(weight(0)->grad(), 0, H, 2 * H);
     Matrix dUc = view(weight(0)->grad(), 2 * H * H, H, H);
-    for (size_t t = batch_.numSteps(); t-- > 0;) {
-      const size_t b0 = batch_.stepBegin(t), b1 = batch_.stepEnd(t), r = b1 - b0;
-      Matrix hp = t > 0 ? hidden_.rows(prevBegin(t), prevBegin(t) + r) : Matrix();
-      Matrix dhp = t > 0 ? hiddenGrad_.rows(prevBegin(t), prevBegin(t) + r) : Matrix();
-      Matrix dzr = zrGrad_.rows(b0, b1), dc = candGrad_.rows(b0, b1), drh = rhGrad_.rows(b0, b1);
-      step_.backward(zr_.rows(b0, b1), cand_.rows(b0, b1), t > 0 ? &hp : nullptr, Ug, Uc, resetH_.rows(b0, b1),
-                     hiddenGrad_.rows(b0, b1), dzr, dc, drh, t > 0 ? &dhp : nullptr, nullptr, nullptr);
+    if (batch_.numSteps() > 1) {
+      ug_.set(Ug, true);
+      uc_.set(Uc, true);
     }
+    const size_t groups = sequenceGroupCount(sequenceGroups());
+    if (groups > 1) step_.reserve(batch_.stepRows(0));
+    forEachSequenceGroup(groups, [&](size_t a, size_t b) {
+      for (size_t t = batch_.numSteps(); t-- > 0;) {
+        if (batch_.stepRows(t) <= a) continue;
+        const size_t b0 = batch_.stepBegin(t) + a, b1 = batch_.stepBegin(t) + std::min(batch_.stepRows(t), b);
+        const size_t r = b1 - b0, p0 = t > 0 ? prevBegin(t) + a : 0;
+        Matrix hp = t > 0 ? hidden_.rows(p0, p0 + r) : Matrix();
+        Matrix dhp = t > 0 ? hiddenGrad_.rows(p0, p0 + r) : Matrix();
+        Matrix dzr = zrGrad_.rows(b0, b1), dc = candGrad_.rows(b0, b1), drh = rhGrad_.rows(b0, b1);
+        step_.backward(zr_.rows(b0, b1), cand_.rows(b0, b1), t > 0 ? &hp : nullptr, ug_, uc_, resetH_.rows(b0, b1),
+                       hiddenGrad_.rows(b0, b1), dzr, dc, drh, t > 0 ? &dhp : nullptr, nullptr, nullptr);
+      }
+    });
     if (weightTrainable() && batch_.numSteps() > 1) {
       // dUg += h_{t-1}^T dzr_t and dUc += (r . h_{t-1})_t^T dcand_t over every step t > 0, one GEMM
       // each (GruStep would run two small ones per step); the rows of rh already line up with dcand's
@@ -222,6 +254,10 @@ class GruLayer : public BatchRecurrentLayer {
   size_t H_ = 0;
   GruStep step_;
   Matrix input_, zr_, cand_, resetH_, hidden_;  // batch order
+  math::ReusedOperand ug_, uc_;  // the recurrent weights: U in the forward, U^T in the backward
+  // Whether the steps may run by groups of sequences (forEachSequenceGroup): products through
+  // packed bf16 weights, whose bits do not depend on the grouping (OpenBLAS's might).
+  bool sequenceGroups() const { return !useGpu_ && ug_.packed() && uc_.packed() && batch_.numSteps() > 1; }
   Matrix hiddenGrad_, zrGrad_, candGrad_, rhGrad_, inputGrad_;
 };
 

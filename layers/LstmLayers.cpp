@@ -1,5 +1,7 @@
 // "lstmemory" (an LSTM with peepholes over whole sequences) and "lstm_step" (one step
 // inside a recurrent_group); both run LstmCell, so they compute the same thing.
+#include <cstring>
+
 #include "layers/RecurrentLayers.h"
 
 namespace paddle {
@@ -52,7 +54,7 @@ template <typename A, typename G, typename S>
                                     const float* __restrict cell, const float* __restrict stateAct,
                                     const float* __restrict hiddenGrad, float* __restrict cellGrad,
                                     float* __restrict gateGrad, float* __restrict prevCellGrad,
-                                    const float* __restrict peep, float* __restrict peepGrad) {
+                                    const float* __restrict peep, float* __restrict peepGrad, bool sumPeepholes) {
   forEachUnit(gpu, rows, n, [=] PD_HD(size_t i, size_t j) {
     const float* g = gates + i * 4 * n;
     float* dg = gateGrad + i * 4 * n;
@@ -72,6 +74,7 @@ template <typename A, typename G, typename S>
     dg[3 * n + j] = dO;
     prevCellGrad[u] += dc * f + dI * peep[j] + dF * peep[n + j];
   });
+  if (!sumPeepholes) return;
   // The peephole grads, shared by all rows: one index per unit sums its rows in order.
   forEachParallel(gpu, n, [=] PD_HD(size_t j) {
     float pi = peepGrad[j], pf = peepGrad[n + j], po = peepGrad[2 * n + j];
@@ -86,6 +89,27 @@ template <typename A, typename G, typename S>
     peepGrad[n + j] = pf;
     peepGrad[2 * n + j] = po;
   }, kCellGrain / (rows + 1) + 1);
+}
+
+// One row's terms of the peephole grads pi, pf, po (I, F, O), units [j0, j1): dg the row's 4n
+// gate grads, prevCell its previous cell (null: zeros, multiplied all the same, as
+// lstmBackward multiplies the zeros it is given), cell its cell.
+[[gnu::noinline]] void addPeepholeRow(size_t j0, size_t j1, size_t n, const float* __restrict dg,
+                                      const float* __restrict prevCell, const float* __restrict cell,
+                                      float* __restrict pi, float* __restrict pf, float* __restrict po) {
+  if (prevCell) {
+    for (size_t j = j0; j < j1; ++j) {
+      pi[j] += dg[n + j] * prevCell[j];
+      pf[j] += dg[2 * n + j] * prevCell[j];
+      po[j] += dg[3 * n + j] * cell[j];
+    }
+  } else {
+    for (size_t j = j0; j < j1; ++j) {
+      pi[j] += dg[n + j] * 0.0f;
+      pf[j] += dg[2 * n + j] * 0.0f;
+      po[j] += dg[3 * n + j] * cell[j];
+    }
+  }
 }
 
 // The LSTM cell (v1 gate order: candidate, input, forget, output gate) over
@@ -111,12 +135,15 @@ class LstmCell {
 
   // hiddenGrad: gradient of h; cellGrad: gradient of c so far (from later steps),
   // completed here. Writes gateGrad (4H pre-activation grads per row), adds into
-  // prevCellGrad and the peephole grads peepGrad (3H) unless they are null.
+  // prevCellGrad and the peephole grads peepGrad (3H) unless they are null. Without
+  // sumPeepholes the peephole grads are left to the caller (addPeepholeGrads) and
+  // prevCellGrad must not be null: then concurrent calls (a reserve()d cell, disjoint rows)
+  // share no memory they write.
   void backward(size_t rows, const float* gates, const float* prevCell, const float* cell, const float* stateAct,
                 const float* hiddenGrad, float* cellGrad, float* gateGrad, float* prevCellGrad, const float* peep,
-                float* peepGrad) {
+                float* peepGrad, bool sumPeepholes = true) {
     zerosForAbsent(rows, prevCell, peep);
-    if (!prevCellGrad || !peepGrad) {
+    if (sumPeepholes && (!prevCellGrad || !peepGrad)) {
       float* sink = placeholders_.sink((prevCellGrad ? 0 : rows * H_) + (peepGrad ? 0 : 3 * H_));
       if (!prevCellGrad) {
         prevCellGrad = sink;
@@ -126,8 +153,14 @@ class LstmCell {
     }
     withActs(act_, gate_, state_, [&](auto fa, auto fg, auto fs) {
       lstmBackward(fa, fg, fs, gpu_, rows, H_, gates, prevCell, cell, stateAct, hiddenGrad, cellGrad, gateGrad,
-                   prevCellGrad, peep, peepGrad);
+                   prevCellGrad, peep, peepGrad, sumPeepholes);
     });
+  }
+
+  // Sizes the zeros for steps of up to `rows` rows, so that concurrent calls only read them.
+  void reserve(size_t rows) {
+    const float *prevCell = nullptr, *peep = nullptr;
+    zerosForAbsent(rows, prevCell, peep);
   }
 
  private:
@@ -169,15 +202,21 @@ class LstmLayer : public BatchRecurrentLayer {
     hidden_.resize(T, H);
     Matrix W = view(weight(0)->value(), 0, H, 4 * H);
     const float* peep = bias_ ? bias_->value().data() + 4 * H : nullptr;
-    for (size_t t = 0; t < batch_.numSteps(); ++t) {
-      const size_t b0 = batch_.stepBegin(t), r = batch_.stepRows(t);
-      if (t > 0) {
-        Matrix g = gates_.rows(b0, b0 + r);
-        math::gemm(hidden_.rows(prevBegin(t), prevBegin(t) + r), false, W, false, g, 1.0f, 1.0f);
+    if (batch_.numSteps() > 1) recurrentWeight_.set(W, false);  // packed once for all the steps
+    const size_t groups = sequenceGroupCount(sequenceGroups());
+    if (groups > 1) cell_.reserve(batch_.stepRows(0));
+    forEachSequenceGroup(groups, [&](size_t a, size_t b) {
+      for (size_t t = 0; t < batch_.numSteps() && batch_.stepRows(t) > a; ++t) {
+        const size_t b0 = batch_.stepBegin(t) + a, r = std::min(batch_.stepRows(t), b) - a;
+        if (t > 0) {
+          Matrix g = gates_.rows(b0, b0 + r);
+          const size_t p0 = prevBegin(t) + a;
+          math::gemm(hidden_.rows(p0, p0 + r), recurrentWeight_, g, 1.0f, 1.0f);
+        }
+        cell_.forward(r, gates_.row(b0), t > 0 ? cells_.row(prevBegin(t) + a) : nullptr, peep, cells_.row(b0),
+                      states_.row(b0), hidden_.row(b0));
       }
-      cell_.forward(r, gates_.row(b0), t > 0 ? cells_.row(prevBegin(t)) : nullptr, peep, cells_.row(b0),
-                    states_.row(b0), hidden_.row(b0));
-    }
+    });
     finishForward(hidden_);
   }
 
@@ -187,20 +226,50 @@ class LstmLayer : public BatchRecurrentLayer {
     const size_t T = gates_.height();
     gateGrad_.resize(T, 4 * H);
     cellGrad_.resize(T, H);
-    cellGrad_.zero();
     Matrix W = view(weight(0)->value(), 0, H, 4 * H);
     const float* peep = bias_ ? bias_->value().data() + 4 * H : nullptr;
     float* peepGrad = biasTrainable() ? bias_->grad().data() + 4 * H : nullptr;
-    for (size_t t = batch_.numSteps(); t-- > 0;) {
-      const size_t b0 = batch_.stepBegin(t), r = batch_.stepRows(t);
-      cell_.backward(r, gates_.row(b0), t > 0 ? cells_.row(prevBegin(t)) : nullptr, cells_.row(b0),
-                     states_.row(b0), hiddenGrad_.row(b0), cellGrad_.row(b0), gateGrad_.row(b0),
-                     t > 0 ? cellGrad_.row(prevBegin(t)) : nullptr, peep, peepGrad);
-      if (t > 0) {
-        const size_t p0 = prevBegin(t);
-        Matrix dgt = gateGrad_.rows(b0, b0 + r);
-        Matrix dhPrev = hiddenGrad_.rows(p0, p0 + r);
-        math::gemm(dgt, false, W, true, dhPrev, 1.0f, 1.0f);
+    if (batch_.numSteps() > 1) recurrentWeight_.set(W, true);
+    if (!sequenceGroups()) cellGrad_.zero();  // (the groups clear their own rows)
+    if (sequenceGroups()) {
+      // the groups must not share the cell's sink: the first step's previous-cell gradient
+      // goes to rows of a scratch matrix, and the peephole grads are summed afterwards
+      firstPrevCellGrad_.resize(batch_.stepRows(0), H);
+      firstPrevCellGrad_.zero();
+      const size_t groups = sequenceGroupCount(true);
+      if (groups > 1) cell_.reserve(batch_.stepRows(0));
+      forEachSequenceGroup(groups, [&](size_t a, size_t b) {
+        for (size_t t = 0; t < batch_.numSteps() && batch_.stepRows(t) > a; ++t) {
+          const size_t r = std::min(batch_.stepRows(t), b) - a;
+          std::memset(cellGrad_.row(batch_.stepBegin(t) + a), 0, r * H * sizeof(float));
+        }
+        for (size_t t = batch_.numSteps(); t-- > 0;) {
+          if (batch_.stepRows(t) <= a) continue;
+          const size_t b0 = batch_.stepBegin(t) + a, r = std::min(batch_.stepRows(t), b) - a;
+          const size_t p0 = t > 0 ? prevBegin(t) + a : 0;
+          cell_.backward(r, gates_.row(b0), t > 0 ? cells_.row(p0) : nullptr, cells_.row(b0), states_.row(b0),
+                         hiddenGrad_.row(b0), cellGrad_.row(b0), gateGrad_.row(b0),
+                         t > 0 ? cellGrad_.row(p0) : firstPrevCellGrad_.row(a), peep, nullptr, false);
+          if (t > 0) {
+            Matrix dgt = gateGrad_.rows(b0, b0 + r);
+            Matrix dhPrev = hiddenGrad_.rows(p0, p0 + r);
+            math::gemm(dgt, recurrentWeight_, dhPrev, 1.0f, 1.0f);
+          }
+        }
+      });
+      if (peepGrad) addPeepholeGrads(peepGrad);
+    } else {
+      for (size_t t = batch_.numSteps(); t-- > 0;) {
+        const size_t b0 = batch_.stepBegin(t), r = batch_.stepRows(t);
+        cell_.backward(r, gates_.row(b0), t > 0 ? cells_.row(prevBegin(t)) : nullptr, cells_.row(b0),
+                       states_.row(b0), hiddenGrad_.row(b0), cellGrad_.row(b0), gateGrad_.row(b0),
+                       t > 0 ? cellGrad_.row(prevBegin(t)) : nullptr, peep, peepGrad);
+        if (t > 0) {
+          const size_t p0 = prevBegin(t);
+          Matrix dgt = gateGrad_.rows(b0, b0 + r);
+          Matrix dhPrev = hiddenGrad_.rows(p0, p0 + r);
+          math::gemm(dgt, recurrentWeight_, dhPrev, 1.0f, 1.0f);
+        }
       }
     }
     if (weightTrainable() && batch_.numSteps() > 1) {
@@ -220,10 +289,38 @@ class LstmLayer : public BatchRecurrentLayer {
   }
 
  private:
+  // Whether the steps may run by groups of sequences (forEachSequenceGroup): only where the
+  // bits cannot depend on the grouping, CPU products through a packed bf16 weight (an
+  // OpenBLAS product's order of sums may change with its number of rows).
+  bool sequenceGroups() const { return !useGpu_ && recurrentWeight_.packed() && batch_.numSteps() > 1; }
+
+  // The peephole grads of the backward by groups: one index per unit sums the steps from the
+  // last and each step's rows in order, as LstmCell::backward does step by step (the same bits).
+  void addPeepholeGrads(float* peepGrad) {
+    const size_t n = H_, steps = batch_.numSteps();
+    const float* dgAll = gateGrad_.data();
+    const float* cellAll = cells_.data();
+    const SequenceToBatch& batch = batch_;
+    // threads take blocks of units; each unit's sums run in that order, row by row along the
+    // block (vectorised) rather than unit by unit down the rows
+    parallelFor(n, kCellGrain / (batch_.numSequences() + 1) + 1, [=, &batch](size_t j0, size_t j1) {
+      for (size_t t = steps; t-- > 0;) {
+        const size_t b0 = batch.stepBegin(t), rows = batch.stepRows(t);
+        const float* prevCell = t > 0 ? cellAll + batch.stepBegin(t - 1) * n : nullptr;
+        for (size_t i = 0; i < rows; ++i) {
+          addPeepholeRow(j0, j1, n, dgAll + (b0 + i) * 4 * n, prevCell ? prevCell + i * n : nullptr,
+                         cellAll + (b0 + i) * n, peepGrad, peepGrad + n, peepGrad + 2 * n);
+        }
+      }
+    });
+  }
+
   size_t H_ = 0;
   LstmCell cell_;
   Matrix gates_, cells_, states_, hidden_;  // batch order
   Matrix hiddenGrad_, cellGrad_, gateGrad_;
+  math::ReusedOperand recurrentWeight_;  // W in the forward, W^T in the backward
+  Matrix firstPrevCellGrad_;               // the groups' sink for the first step's previous cell
 };
 
 // "lstm_step": one LSTM step inside a recurrent_group. Inputs: the 4H gate

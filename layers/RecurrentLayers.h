@@ -7,6 +7,7 @@
 #pragma once
 #include <algorithm>
 #include <initializer_list>
+#include <vector>
 
 #include "engine/Errors.h"
 #include "engine/math/Kernel.h"
@@ -178,13 +179,59 @@ class BatchRecurrentLayer : public Layer {
     const size_t first = batch_.stepBegin(1), T = d.height(), H = hidden.width();
     prevHidden_.setDevice(hidden.useGpu());
     prevHidden_.resize(T - first, H);
-    for (size_t t = 1; t < batch_.numSteps(); ++t) {
-      const size_t b0 = batch_.stepBegin(t), r = batch_.stepRows(t), p0 = prevBegin(t);
-      Matrix dst = prevHidden_.rows(b0 - first, b0 - first + r);
-      math::addColumns(dst, 0, hidden.rows(p0, p0 + r), 0, H, 0.0f);
+    if (!hidden.useGpu()) {  // one parallel loop of copies (a step's rows are one block), not one per step
+      parallelFor(batch_.numSteps() - 1, kParallelGrain / (batch_.stepRows(0) * H + 1) + 1, [&](size_t t0, size_t t1) {
+        for (size_t t = t0 + 1; t <= t1; ++t) {
+          const size_t b0 = batch_.stepBegin(t), n = batch_.stepRows(t) * H;
+          float* __restrict dst = prevHidden_.row(b0 - first);
+          const float* __restrict src = hidden.row(prevBegin(t));
+          for (size_t k = 0; k < n; ++k) dst[k] = 0.0f + src[k];  // as addColumns(beta 0): -0 becomes +0
+        }
+      });
+    } else {
+      for (size_t t = 1; t < batch_.numSteps(); ++t) {
+        const size_t b0 = batch_.stepBegin(t), r = batch_.stepRows(t), p0 = prevBegin(t);
+        Matrix dst = prevHidden_.rows(b0 - first, b0 - first + r);
+        math::addColumns(dst, 0, hidden.rows(p0, p0 + r), 0, H, 0.0f);
+      }
     }
     math::gemm(prevHidden_, true, d.rows(first, T), false, dW, 1.0f, 1.0f);
   }
+  // Groups of sequences that can run all their steps at once: row i of step t continues row
+  // i of step t - 1, so a group of rows [a, b) of the first step (the sequences, longest
+  // first) needs no other row at any step. The number of groups: one per pool thread where
+  // `grouped` and there are rows enough, else 1.
+  size_t sequenceGroupCount(bool grouped) const {
+    if (!grouped || batch_.numSteps() == 0) return 1;
+    return parallelChunks(batch_.stepRows(0), kMinGroupRows);
+  }
+  // f(a, b) for `groups` groups [a, b) of about equal numbers of tokens, concurrently on the
+  // pool's threads (one group, [0, rows), on the caller when groups is 1).
+  template <typename F>
+  void forEachSequenceGroup(size_t groups, F&& f) {
+    const size_t rows = batch_.numSteps() ? batch_.stepRows(0) : 0;
+    if (groups <= 1) {
+      if (rows) f(size_t(0), rows);
+      return;
+    }
+    // tokens of row i = the steps of more than i rows; a cut where the running sum passes g/groups
+    std::vector<size_t> tokens(rows + 1, 0), bounds(1, 0);
+    for (size_t t = 0; t < batch_.numSteps(); ++t) ++tokens[batch_.stepRows(t) - 1];  // steps of i + 1 rows
+    for (size_t i = rows; i-- > 0;) tokens[i] += tokens[i + 1];
+    const size_t total = batch_.stepEnd(batch_.numSteps() - 1);
+    for (size_t i = 0, sum = 0; i < rows && bounds.size() < groups; ++i) {
+      sum += tokens[i];
+      if (sum * groups >= total * bounds.size()) bounds.push_back(i + 1);
+    }
+    while (bounds.size() <= groups) bounds.push_back(rows);
+    bounds.back() = rows;
+    parallelChunks(groups, 1, [&](size_t, size_t g0, size_t g1) {
+      for (size_t g = g0; g < g1; ++g)
+        if (bounds[g] < bounds[g + 1]) f(bounds[g], bounds[g + 1]);
+    });
+  }
+  static constexpr size_t kMinGroupRows = 8;  // a register tile of the bf16 products
+
   bool weightTrainable() const { return !weight(0)->isStatic(); }
   bool biasTrainable() const { return bias_ && !bias_->isStatic(); }
   Parameter* weight(size_t i) const { return weights_[i]; }

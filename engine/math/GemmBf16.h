@@ -5,6 +5,7 @@
 #pragma once
 #include <cstddef>
 #include <cstdint>
+#include <vector>
 
 namespace paddle {
 namespace math {
@@ -17,6 +18,29 @@ bool bf16GemmSupported();
 // whatever range of C a call computes: the same bits at any thread count.
 void gemmBf16(bool transA, bool transB, size_t M, size_t N, size_t K, float alpha, const float* A, size_t lda,
               const float* B, size_t ldb, float beta, float* C, size_t ldc);
+
+// B [K, N] (or B^T stored [N, K] when transB) rounded and packed once for many products with
+// it: a recurrent weight, used by every step of a sequence batch. Products through it give
+// the same bits as gemmBf16 with the unpacked B.
+class PackedBf16B {
+ public:
+  void pack(bool transB, size_t K, size_t N, const float* B, size_t ldb);
+  size_t rows() const { return K_; }
+  size_t cols() const { return N_; }
+  // Columns per panel: a product's column ranges start at multiples of it.
+  static size_t panelColumns();
+  // Pairs of k of block pc (k from pc * blockK) for panel q.
+  const uint32_t* panel(size_t block, size_t q) const;
+
+ private:
+  size_t K_ = 0, N_ = 0;
+  std::vector<uint32_t> data_;
+};
+
+// C[M, j0..j1) = alpha * A * B[:, j0..j1) + beta * C[M, j0..j1), A [M, K] row-major, one
+// thread; j0 a multiple of panelColumns(), j1 <= B.cols().
+void gemmBf16Packed(size_t M, float alpha, const float* A, size_t lda, const PackedBf16B& B, size_t j0, size_t j1,
+                    float beta, float* C, size_t ldc);
 
 // x rounded to the nearest bfloat16 (ties to even; NaN stays NaN), as the kernels round.
 float roundToBf16(float x);

@@ -117,6 +117,39 @@ void gemm(const Matrix& A, bool transA, const Matrix& B, bool transB, Matrix& C,
   cpuGemm(A, transA, B, transB, C, M, N, K, alpha, beta);
 }
 
+ReusedOperand::ReusedOperand() = default;
+ReusedOperand::~ReusedOperand() = default;
+
+void ReusedOperand::set(const Matrix& B, bool transB) {
+  B_ = B;
+  transB_ = transB;
+  packed_ = !B.useGpu() && B.size() && gemmPrecision() == Precision::kBf16 && bf16GemmSupported();
+  if (!packed_) return;
+  if (!bf16_) bf16_.reset(new PackedBf16B);
+  bf16_->pack(transB, transB ? B.width() : B.height(), transB ? B.height() : B.width(), B.data(), B.width());
+}
+
+void gemm(const Matrix& A, const ReusedOperand& B, Matrix& C, float alpha, float beta) {
+  // (the precision of set(): pool threads that run a caller's chunks keep their own fp32)
+  if (!B.packed_ || A.useGpu() || C.useGpu()) {
+    gemm(A, false, B.B_, B.transB_, C, alpha, beta);
+    return;
+  }
+  const PackedBf16B& b = *B.bf16_;
+  const size_t M = A.height(), N = b.cols(), K = b.rows();
+  PADDLE_ENFORCE(A.width() == K && C.height() == M && C.width() == N, DataError, "gemm shape mismatch: ",
+                 shapeStr(A), " * packed [", K, " x ", N, "] -> ", shapeStr(C));
+  if (M == 0) return;
+  // chunks of whole panels of B's columns, each packing A once
+  const size_t panel = PackedBf16B::panelColumns(), panels = (N + panel - 1) / panel;
+  const float* a = A.data();
+  float* c = C.data();
+  const size_t lda = A.width(), ldc = C.width();
+  parallelFor(panels, kGemmGrain / (M * K * panel) + 1, [&](size_t q0, size_t q1) {
+    gemmBf16Packed(M, alpha, a, lda, b, q0 * panel, std::min(N, q1 * panel), beta, c, ldc);
+  });
+}
+
 void addRowVector(Matrix& m, const Matrix& row, float scale, float beta) {
   PADDLE_ENFORCE(row.size() == m.width(), DataError, "addRowVector: row of ", row.size(),
                  " values for a matrix of width ", m.width());

@@ -2,6 +2,8 @@
 // a CPU implementation (MathOps.cpp; OpenBLAS for GEMM) and a CUDA twin
 // (MathOps.cu; cuBLAS for GEMM). Shapes are checked; misuse throws.
 #pragma once
+#include <memory>
+
 #include "engine/math/Buffer.h"
 
 namespace paddle {
@@ -26,6 +28,31 @@ class GemmPrecisionScope {
 // C = alpha * op(A) * op(B) + beta * C   (row-major; C must already have its shape)
 void gemm(const Matrix& A, bool transA, const Matrix& B, bool transB, Matrix& C,
           float alpha = 1.0f, float beta = 0.0f);
+
+class PackedBf16B;
+// The right operand op(B) of many products in a row (a recurrent weight over the steps of a
+// batch). In bf16 on the CPU it is rounded and packed once, by set(); otherwise products use B
+// as it is. The results are the bits of gemm(A, false, B, transB, C) under the precision of
+// set() (also on the pool's threads, whose own precision is fp32). B must not change between
+// set() and the last product; the packing's memory is kept for the next set().
+class ReusedOperand {
+ public:
+  ReusedOperand();
+  ~ReusedOperand();
+  void set(const Matrix& B, bool transB);
+  // Rounded and packed (bf16 on the CPU): then each element of a product's C has the same bits
+  // however the rows of A are split between calls, so callers may split them as they like.
+  bool packed() const { return packed_; }
+
+ private:
+  friend void gemm(const Matrix&, const ReusedOperand&, Matrix&, float, float);
+  Matrix B_;
+  bool transB_ = false, packed_ = false;
+  std::unique_ptr<PackedBf16B> bf16_;
+};
+
+// C = alpha * A * op(B) + beta * C, op(B) given by B.set().
+void gemm(const Matrix& A, const ReusedOperand& B, Matrix& C, float alpha = 1.0f, float beta = 0.0f);
 
 // m[i, :] = beta * m[i, :] + scale * row[0, :] for every row i (beta 0: m is not read)
 void addRowVector(Matrix& m, const Matrix& row, float scale = 1.0f, float beta = 1.0f);
