@@ -20,6 +20,7 @@
 #include <memory>
 
 #include "engine/Errors.h"
+#include "engine/math/GemmPacked.h"
 #include "engine/math/Kernel.h"
 #include "engine/math/MathOps.h"
 #include "layers/ImageUtils.h"
@@ -107,6 +108,7 @@ class ConvLayerBase : public Layer, public InputGradientSetter {
         forwardDirect(i, rows, i == 0);
         continue;
       }
+      if (!trans_ && forwardConvPacked(i, rows, i == 0)) continue;
       const size_t S = chunkSize(geoms_[i], rows);
       for (size_t s0 = 0; s0 < rows; s0 += S) {
         const size_t cs = std::min(S, rows - s0);
@@ -331,6 +333,42 @@ class ConvLayerBase : public Layer, public InputGradientSetter {
     }
     scatter(tmp_, s0, cs, M * g.groups, N, output_.value, !first, first && bias_ ? bias_->value().data() : nullptr,
             fuseRelu_);
+  }
+
+  // Inference with packed filters (a Predictor's forward): one sample at a time, unfolded into a
+  // cache-sized col_ and multiplied straight into its output rows, so no scatter. The packed
+  // kernels sum each element in one order whatever columns a call holds: the same products as
+  // a chunk's. False (nothing done) where the filters are not packed here.
+  bool forwardConvPacked(size_t i, size_t rows, bool first) {
+    const ConvGeom& g = geoms_[i];
+    size_t K, M, N;
+    dims(g, K, M, N);
+    const float* w = weight(i)->value().data();
+    if (useGpu_ || pass_ != PASS_TEST || !math::packedWeightOnLeft(w, M * g.groups, K)) return false;
+    col_.resize(K * g.groups, N);
+    const float* b = first && bias_ ? bias_->value().data() : nullptr;
+    const bool perOutput = !sharedBias_, relu = fuseRelu_;
+    for (size_t s = 0; s < rows; ++s) {
+      image::im2col(input(i).value.row(s), g.channels, g.imgH, g.imgW, g.fh, g.fw, g.sy, g.sx, g.py, g.px, g.outH,
+                    g.outW, col_.data(), N);
+      float* y = output_.value.row(s);
+      for (int gr = 0; gr < g.groups; ++gr) {
+        Matrix W = view(w + gr * M * K, M, K), C = view(col_.data() + gr * K * N, K, N);
+        Matrix Y = view(y + gr * M * N, M, N);
+        math::gemm(W, false, C, false, Y, 1.0f, first ? 0.0f : 1.0f);
+      }
+      if (!b && !relu) continue;
+      const size_t F = static_cast<size_t>(numFilters_);
+      for (size_t f = 0; f < F; ++f) {
+        float* yf = y + f * N;
+        const float* bf = b ? (perOutput ? b + f * N : b + f) : nullptr;
+        for (size_t p = 0; p < N; ++p) {
+          const float v = bf ? yf[p] + bf[perOutput ? p : 0] : yf[p];
+          yf[p] = relu ? act::Relu{}.fwd(v) : v;
+        }
+      }
+    }
+    return true;
   }
 
   void backwardConv(size_t i, size_t s0, size_t cs) {

@@ -228,6 +228,11 @@ void gemmRowMajor(size_t, size_t, size_t, size_t, float, const float*, size_t, c
 }
 #endif
 
+bool packedWeightOnLeft(const float* A, size_t rows, size_t cols) {
+  PackedWeights* weights = tPackedWeights;
+  return weights && cpuHasKernels() && gEnabled.load(std::memory_order_relaxed) && weights->holds(A, rows, cols, cols);
+}
+
 bool gemmWithPackedWeight(size_t M, size_t N, size_t K, float alpha, const float* A, size_t lda, const float* B,
                           size_t ldb, float beta, float* C, size_t ldc) {
   PackedWeights* weights = tPackedWeights;

@@ -80,6 +80,11 @@ class PackedWeightsScope {
   PackedWeights* saved_;
 };
 
+// Whether a product with A [rows, cols] (contiguous) on the left runs on these kernels in this
+// thread: A lies in one of its packed weights (a Predictor's forward) and the kernels run here.
+// Such products sum each element in one order whatever columns a call holds.
+bool packedWeightOnLeft(const float* A, size_t rows, size_t cols);
+
 // C = alpha * A * B + beta * C (neither transposed, row-major, C [M, N]) on these kernels, across
 // the engine's pool, when B (packed) or A (as it lies) is one of the calling thread's weights and
 // the kernels run here; false (nothing done) otherwise.
