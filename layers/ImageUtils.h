@@ -225,9 +225,52 @@ inline void col2imBatch(bool gpu, const float* col, size_t ld, size_t samples, c
   });
 }
 
+#if defined(__AVX512F__) && !defined(__CUDA_ARCH__)
+// One output row of im2colRows at column stride 1 or 2, 16 outputs a register: masked loads
+// read zeros where the input column lies outside [0, W) (the padding), stride 2 keeps the
+// even lanes of two loads.
+inline void im2colRowWide(const float* src, int W, int sx, int off, int ow, float* d) {
+  const __m512i evens = _mm512_setr_epi32(0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30);
+  for (int ox0 = 0; ox0 < ow; ox0 += 16) {
+    const int x0 = ox0 * sx + off;
+    __m512 v = _mm512_maskz_loadu_ps(laneMask(-x0, W - x0), reinterpret_cast<const float*>(
+                                         reinterpret_cast<uintptr_t>(src) + static_cast<long>(x0) * 4L));
+    if (sx == 2) {
+      const int x1 = x0 + 16;
+      const __m512 hi = _mm512_maskz_loadu_ps(laneMask(-x1, W - x1), reinterpret_cast<const float*>(
+                                                  reinterpret_cast<uintptr_t>(src) + static_cast<long>(x1) * 4L));
+      v = _mm512_permutex2var_ps(v, evens, hi);
+    }
+    if (ox0 + 16 <= ow) {
+      _mm512_storeu_ps(d + ox0, v);
+    } else {
+      _mm512_mask_storeu_ps(d + ox0, laneMask(0, ow - ox0), v);
+    }
+  }
+}
+#endif
+
 // im2colBatch for one sample on the CPU, walked (c, ky, kx, oy) so that nothing per row is
 // divided out of an index (im2colBatch spends more on that than on copying 32-float rows).
 inline void im2colRows(const float* img, const Patches& g, float* col, size_t ld) {
+#if defined(__AVX512F__) && !defined(__CUDA_ARCH__)
+  if (g.sx <= 2) {
+    for (int c = 0; c < g.C; ++c)
+      for (int ky = 0; ky < g.fh; ++ky)
+        for (int kx = 0; kx < g.fw; ++kx) {
+          float* d = col + static_cast<size_t>((c * g.fh + ky) * g.fw + kx) * ld;
+          for (int oy = 0; oy < g.oh; ++oy, d += g.ow) {
+            const int y = oy * g.sy - g.py + ky;
+            if (y < 0 || y >= g.H) {
+              zeroRow(d, g.ow);
+            } else {
+              im2colRowWide(img + (static_cast<size_t>(c) * g.H + y) * g.W, g.W, g.sx, kx - g.px, g.ow, d);
+            }
+          }
+        }
+    return;
+  }
+#endif
   for (int c = 0; c < g.C; ++c) {
     for (int ky = 0; ky < g.fh; ++ky) {
       for (int kx = 0; kx < g.fw; ++kx) {
