@@ -336,38 +336,43 @@ class ConvLayerBase : public Layer, public InputGradientSetter {
   }
 
   // Inference with packed filters (a Predictor's forward): one sample at a time, unfolded into a
-  // cache-sized col_ and multiplied straight into its output rows, so no scatter. The packed
-  // kernels sum each element in one order whatever columns a call holds: the same products as
-  // a chunk's. False (nothing done) where the filters are not packed here.
+  // cache-sized col of its thread's and multiplied straight into its output rows (bias and relu
+  // added there), so no scatter. Threads take samples (one sample: the product's columns). The
+  // packed kernels sum each element in one order whatever columns a call holds: the same
+  // products as a chunk's. False (nothing done) where the filters are not packed here.
   bool forwardConvPacked(size_t i, size_t rows, bool first) {
     const ConvGeom& g = geoms_[i];
     size_t K, M, N;
     dims(g, K, M, N);
     const float* w = weight(i)->value().data();
     if (useGpu_ || pass_ != PASS_TEST || !math::packedWeightOnLeft(w, M * g.groups, K)) return false;
-    col_.resize(K * g.groups, N);
+    const size_t chunks = parallelChunks(rows, 1);
+    col_.resize(std::max<size_t>(chunks, 1), K * g.groups * N);
     const float* b = first && bias_ ? bias_->value().data() : nullptr;
     const bool perOutput = !sharedBias_, relu = fuseRelu_;
-    for (size_t s = 0; s < rows; ++s) {
-      image::im2col(input(i).value.row(s), g.channels, g.imgH, g.imgW, g.fh, g.fw, g.sy, g.sx, g.py, g.px, g.outH,
-                    g.outW, col_.data(), N);
-      float* y = output_.value.row(s);
-      for (int gr = 0; gr < g.groups; ++gr) {
-        Matrix W = view(w + gr * M * K, M, K), C = view(col_.data() + gr * K * N, K, N);
-        Matrix Y = view(y + gr * M * N, M, N);
-        math::gemm(W, false, C, false, Y, 1.0f, first ? 0.0f : 1.0f);
-      }
-      if (!b && !relu) continue;
-      const size_t F = static_cast<size_t>(numFilters_);
-      for (size_t f = 0; f < F; ++f) {
-        float* yf = y + f * N;
-        const float* bf = b ? (perOutput ? b + f * N : b + f) : nullptr;
-        for (size_t p = 0; p < N; ++p) {
-          const float v = bf ? yf[p] + bf[perOutput ? p : 0] : yf[p];
-          yf[p] = relu ? act::Relu{}.fwd(v) : v;
+    const Matrix& x = input(i).value;
+    parallelChunks(rows, 1, [&](size_t chunk, size_t s0, size_t s1) {
+      float* col = col_.row(chunk);
+      for (size_t s = s0; s < s1; ++s) {
+        image::im2col(x.row(s), g.channels, g.imgH, g.imgW, g.fh, g.fw, g.sy, g.sx, g.py, g.px, g.outH, g.outW, col,
+                      N);
+        float* y = output_.value.row(s);
+        for (int gr = 0; gr < g.groups; ++gr) {
+          Matrix W = view(w + gr * M * K, M, K), C = view(col + gr * K * N, K, N);
+          Matrix Y = view(y + gr * M * N, M, N);
+          math::gemm(W, false, C, false, Y, 1.0f, first ? 0.0f : 1.0f);
+        }
+        if (!b && !relu) continue;
+        for (size_t f = 0; f < static_cast<size_t>(numFilters_); ++f) {
+          float* yf = y + f * N;
+          const float* bf = b ? (perOutput ? b + f * N : b + f) : nullptr;
+          for (size_t p = 0; p < N; ++p) {
+            const float v = bf ? yf[p] + bf[perOutput ? p : 0] : yf[p];
+            yf[p] = relu ? act::Relu{}.fwd(v) : v;
+          }
         }
       }
-    }
+    });
     return true;
   }
 

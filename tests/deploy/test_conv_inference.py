@@ -7,8 +7,13 @@ For geometries that reach every branch (rows wider than 16 outputs with a partia
 column stride 2 with padding on both sides, stride 3, a 1x1 stride-2 projection, shared and
 per-output biases, relu fused or a linear activation), the training forward,
 the OpenBLAS Predictor and the packed Predictor all stay within fp32 rounding of a float64
-NumPy convolution, and the OpenBLAS Predictor equals the training forward bit for bit.
+NumPy convolution, and the OpenBLAS Predictor equals the training forward bit for bit. The
+packed Predictor gives the same bits at 1 and 2 engine threads.
 """
+import os
+import subprocess
+import sys
+
 import numpy as np
 import pytest
 
@@ -96,3 +101,33 @@ def test_conv_forward_matches_numpy_in_training_and_both_predictors(tmp_path, mo
 
 def predict(p, x):
     return p.forward(rows(x)).getSlotValue(0).copyToNumpyMat()
+
+
+SCRIPT = """
+import sys
+import numpy as np
+from paddle.trainer.PyDataProvider2 import dense_vector
+from py_paddle import DataProviderConverter, swig_paddle as api
+p = api.Predictor.createFromMergedModel(sys.argv[1])
+x = np.random.RandomState(3).uniform(-1, 1, (int(sys.argv[3]), 3 * 8 * 8)).astype(np.float32)
+out = p.forward(DataProviderConverter([dense_vector(x.shape[1])])([[r] for r in x])).getSlotValue(0).copyToNumpyMat()
+np.save(sys.argv[2], out)
+"""
+
+
+@pytest.mark.parametrize("batch", [1, 5])
+def test_same_bits_at_one_and_two_threads(tmp_path, batch):
+    """Threads take samples (several) or a product's columns (one): the same bits either way."""
+    from test_fold_batch_norm import build  # its ResNet-like model (conv-bn blocks, strides 1 and 2)
+    merged, _ = build(tmp_path)
+    root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    outs = []
+    for threads in ("1", "2"):
+        env = dict(os.environ, PADDLE_THREADS=threads)
+        env.pop("PADDLE_PACKED_GEMM", None)
+        path = str(tmp_path / ("out%s.npy" % threads))
+        r = subprocess.run([sys.executable, "-c", SCRIPT, merged, path, str(batch)], cwd=root, env=env,
+                           capture_output=True, text=True, timeout=300)
+        assert r.returncode == 0, r.stderr[-3000:]
+        outs.append(np.load(path))
+    np.testing.assert_array_equal(outs[0], outs[1])
