@@ -48,6 +48,11 @@ void gemmPacked(size_t M, size_t j0, size_t j1, float alpha, const float* A, siz
 void gemmRowMajor(size_t M, size_t K, size_t j0, size_t j1, float alpha, const float* A, size_t lda, const float* B,
                   size_t ldb, float beta, float* C, size_t ldc);
 
+// The same with row k of B at B + rowOffset[k] (its columns contiguous from there): a padded image
+// read where it lies as the unfolded image of a stride-1 conv (rows: (channel, ky, kx) shifts).
+void gemmRowOffsets(size_t M, size_t K, size_t j0, size_t j1, float alpha, const float* A, size_t lda, const float* B,
+                    const ptrdiff_t* rowOffset, float beta, float* C, size_t ldc);
+
 // The constant weights of one model, each packed on its first use (under a lock; the packed
 // copies live as long as this object and are shared by every thread).
 class PackedWeights {
