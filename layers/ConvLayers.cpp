@@ -402,7 +402,7 @@ class ConvLayerBase : public Layer, public InputGradientSetter {
     const size_t ow = g.outW, oh = g.outH, Np = (oh - 1) * Wp + ow, N = oh * ow;
     for (int c = 0; c < g.channels; ++c)
       for (size_t r = 0; r < H; ++r)
-        std::copy(x + (c * H + r) * W, x + (c * H + r + 1) * W, buf + c * plane + (r + g.py) * Wp + g.px);
+        image::copyRow(buf + c * plane + (r + g.py) * Wp + g.px, x + (c * H + r) * W, static_cast<int>(W));
     float* out = buf + g.channels * plane;
     const size_t panels = (Np + 31) / 32;
     parallelFor(panels, (size_t(1) << 18) / (M * K * 32) + 1, [&](size_t q0, size_t q1) {
@@ -412,6 +412,10 @@ class ConvLayerBase : public Layer, public InputGradientSetter {
       for (size_t oy = 0; oy < oh; ++oy) {
         const float* src = out + f * Np + oy * Wp;
         float* dst = y + f * N + oy * ow;
+        if (!b && !relu) {  // (ResNet's convs: the batch norm after them adds the shift)
+          image::copyRow(dst, src, static_cast<int>(ow));
+          continue;
+        }
         const float* bf = b ? (perOutput ? b + f * N + oy * ow : b + f) : nullptr;
         for (size_t ox = 0; ox < ow; ++ox) {
           const float v = bf ? src[ox] + bf[perOutput ? ox : 0] : src[ox];
