@@ -381,18 +381,30 @@ class ConvLayerBase : public Layer, public InputGradientSetter {
           Matrix Y = view(y + gr * M * N, M, N);
           math::gemm(W, false, C, false, Y, 1.0f, first ? 0.0f : 1.0f);
         }
-        if (!b && !relu) continue;
-        for (size_t f = 0; f < static_cast<size_t>(numFilters_); ++f) {
-          float* yf = y + f * N;
-          const float* bf = b ? (perOutput ? b + f * N : b + f) : nullptr;
-          for (size_t p = 0; p < N; ++p) {
-            const float v = bf ? yf[p] + bf[perOutput ? p : 0] : yf[p];
-            yf[p] = relu ? act::Relu{}.fwd(v) : v;
-          }
-        }
+        if (b || relu) addBiasRelu(y, N, b, perOutput, relu);
       }
     });
     return true;
+  }
+  // One sample's output [filters, N] += its bias (per filter, or per output), then relu'd when asked:
+  // one loop per case, so that each vectorises.
+  void addBiasRelu(float* y, size_t N, const float* b, bool perOutput, bool relu) const {
+    const size_t F = static_cast<size_t>(numFilters_);
+    if (b && perOutput) {
+      for (size_t j = 0; j < F * N; ++j) y[j] = relu ? act::Relu{}.fwd(y[j] + b[j]) : y[j] + b[j];
+    } else if (b) {
+      for (size_t f = 0; f < F; ++f) {
+        const float bf = b[f];
+        float* yf = y + f * N;
+        if (relu) {
+          for (size_t p = 0; p < N; ++p) yf[p] = act::Relu{}.fwd(yf[p] + bf);
+        } else {
+          for (size_t p = 0; p < N; ++p) yf[p] += bf;
+        }
+      }
+    } else {
+      for (size_t j = 0; j < F * N; ++j) y[j] = act::Relu{}.fwd(y[j]);
+    }
   }
   // One sample of forwardConvPacked's shifted path: buf holds the padded image [C, Hp, Wp], then
   // the product [M, Np] over Wp-wide rows, whose first ow columns a row (+ bias, relu) are y's.
@@ -408,21 +420,10 @@ class ConvLayerBase : public Layer, public InputGradientSetter {
     parallelFor(panels, (size_t(1) << 18) / (M * K * 32) + 1, [&](size_t q0, size_t q1) {
       math::gemmRowOffsets(M, K, q0 * 32, std::min(Np, q1 * 32), 1.0f, w, K, buf, rowOff, 0.0f, out, Np);
     });
-    for (size_t f = 0; f < M; ++f) {
-      for (size_t oy = 0; oy < oh; ++oy) {
-        const float* src = out + f * Np + oy * Wp;
-        float* dst = y + f * N + oy * ow;
-        if (!b && !relu) {  // (ResNet's convs: the batch norm after them adds the shift)
-          image::copyRow(dst, src, static_cast<int>(ow));
-          continue;
-        }
-        const float* bf = b ? (perOutput ? b + f * N + oy * ow : b + f) : nullptr;
-        for (size_t ox = 0; ox < ow; ++ox) {
-          const float v = bf ? src[ox] + bf[perOutput ? ox : 0] : src[ox];
-          dst[ox] = relu ? act::Relu{}.fwd(v) : v;
-        }
-      }
-    }
+    for (size_t f = 0; f < M; ++f)
+      for (size_t oy = 0; oy < oh; ++oy)
+        image::copyRow(y + f * N + oy * ow, out + f * Np + oy * Wp, static_cast<int>(ow));
+    if (b || relu) addBiasRelu(y, N, b, perOutput, relu);
   }
 
   void backwardConv(size_t i, size_t s0, size_t cs) {
