@@ -259,7 +259,8 @@ inline void im2colChunks(const float* img, const Patches& g, float* col, size_t 
             __m512 v = lo[ch] == 0xffff ? _mm512_loadu_ps(s) : _mm512_maskz_loadu_ps(lo[ch], s);
             if (g.sx == 2) {
               const float* s1 = reinterpret_cast<const float*>(reinterpret_cast<uintptr_t>(s) + 64);
-              v = _mm512_permutex2var_ps(v, evens, hi[ch] == 0xffff ? _mm512_loadu_ps(s1) : _mm512_maskz_loadu_ps(hi[ch], s1));
+              const __m512 h = hi[ch] == 0xffff ? _mm512_loadu_ps(s1) : _mm512_maskz_loadu_ps(hi[ch], s1);
+              v = _mm512_permutex2var_ps(v, evens, h);
             }
             if (out[ch] == 0xffff) {
               _mm512_storeu_ps(dr + ch * 16, v);
