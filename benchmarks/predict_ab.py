@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """Interleaved A/B of the Predictor's products: packed AVX-512 kernels (engine/math/GemmPacked.h)
-against OpenBLAS (a Predictor created with PADDLE_PACKED_GEMM=0), beside onnxruntime, in one process.
+against OpenBLAS (a Predictor created with PADDLE_PACKED_GEMM=0), beside onnxruntime, in one process;
+for resnet20 also the packed Predictor with its batch norms kept (PADDLE_FOLD_BN=0).
 
     python benchmarks/predict_ab.py --models mlp,lenet,resnet20 --rounds 15
 
@@ -42,7 +43,14 @@ def main():
             blas = pb.Paddle(model, merged)
             del os.environ["PADDLE_PACKED_GEMM"]
             packed.name, blas.name = "Predictor packed", "Predictor OpenBLAS"
-            engines = [packed, blas] + ([pb.OnnxRuntime(model, onnx_path)] if onnx_path else [])
+            engines = [packed, blas]
+            if model == "resnet20":  # batch norms folded (the default) or kept
+                os.environ["PADDLE_FOLD_BN"] = "0"
+                kept = pb.Paddle(model, merged)
+                del os.environ["PADDLE_FOLD_BN"]
+                kept.name = "Predictor BN kept"
+                engines.insert(1, kept)
+            engines += ([pb.OnnxRuntime(model, onnx_path)] if onnx_path else [])
             for batch in (1, 64):
                 data = pb.make_inputs(model, batch, seed=batch)
                 xs = [e.prepare(data) for e in engines]

@@ -18,8 +18,10 @@
 // (col2im in gather form: one index per image row).
 #include <algorithm>
 #include <memory>
+#include <vector>
 
 #include "engine/Errors.h"
+#include "engine/math/GemmPacked.h"
 #include "engine/math/Kernel.h"
 #include "engine/math/MathOps.h"
 #include "layers/ImageUtils.h"
@@ -107,6 +109,7 @@ class ConvLayerBase : public Layer, public InputGradientSetter {
         forwardDirect(i, rows, i == 0);
         continue;
       }
+      if (!trans_ && forwardConvPacked(i, rows, i == 0)) continue;
       const size_t S = chunkSize(geoms_[i], rows);
       for (size_t s0 = 0; s0 < rows; s0 += S) {
         const size_t cs = std::min(S, rows - s0);
@@ -331,6 +334,96 @@ class ConvLayerBase : public Layer, public InputGradientSetter {
     }
     scatter(tmp_, s0, cs, M * g.groups, N, output_.value, !first, first && bias_ ? bias_->value().data() : nullptr,
             fuseRelu_);
+  }
+
+  // Inference with packed filters (a Predictor's forward): one sample at a time, unfolded into a
+  // cache-sized col of its thread's and multiplied straight into its output rows (bias and relu
+  // added there), so no scatter. Threads take samples (one sample: the product's columns). The
+  // packed kernels sum each element in one order whatever columns a call holds: the same
+  // products as a chunk's. False (nothing done) where the filters are not packed here.
+  bool forwardConvPacked(size_t i, size_t rows, bool first) {
+    const ConvGeom& g = geoms_[i];
+    size_t K, M, N;
+    dims(g, K, M, N);
+    const float* w = weight(i)->value().data();
+    if (useGpu_ || pass_ != PASS_TEST || !math::packedWeightOnLeft(w, M * g.groups, K)) return false;
+    // Wide stride-1 convs (32 outputs a row and more) read a zero-padded copy of each image where it
+    // lies instead of unfolding it (gemmRowOffsets), over Wp-wide output rows of which the first ow
+    // are kept: the same products, in the same order, as from the unfolded image.
+    const size_t Wp = static_cast<size_t>(g.imgW) + 2 * g.px, Hp = static_cast<size_t>(g.imgH) + 2 * g.py;
+    const bool shifted = first && g.groups == 1 && g.sx == 1 && g.sy == 1 && g.outW >= 32 &&
+                         static_cast<size_t>(g.outW) + g.fw - 1 == Wp && static_cast<size_t>(g.outH) + g.fh - 1 == Hp;
+    const size_t plane = Hp * Wp, Np = (g.outH - 1) * Wp + g.outW;
+    std::vector<ptrdiff_t> rowOff;
+    if (shifted) {
+      for (int c = 0; c < g.channels; ++c)
+        for (int ky = 0; ky < g.fh; ++ky)
+          for (int kx = 0; kx < g.fw; ++kx) rowOff.push_back(static_cast<ptrdiff_t>((c * Hp + ky) * Wp + kx));
+    }
+    const size_t chunks = parallelChunks(rows, 1);
+    col_.resize(std::max<size_t>(chunks, 1), shifted ? g.channels * plane + M * Np : K * g.groups * N);
+    const float* b = first && bias_ ? bias_->value().data() : nullptr;
+    const bool perOutput = !sharedBias_, relu = fuseRelu_;
+    const Matrix& x = input(i).value;
+    parallelChunks(rows, 1, [&](size_t chunk, size_t s0, size_t s1) {
+      float* col = col_.row(chunk);
+      if (shifted) std::fill(col, col + g.channels * plane, 0.0f);  // the padding stays zero
+      for (size_t s = s0; s < s1; ++s) {
+        float* y = output_.value.row(s);
+        if (shifted) {
+          forwardShifted(g, x.row(s), w, M, K, rowOff.data(), col, y, b, perOutput, relu);
+          continue;
+        }
+        image::im2col(x.row(s), g.channels, g.imgH, g.imgW, g.fh, g.fw, g.sy, g.sx, g.py, g.px, g.outH, g.outW, col,
+                      N);
+        for (int gr = 0; gr < g.groups; ++gr) {
+          Matrix W = view(w + gr * M * K, M, K), C = view(col + gr * K * N, K, N);
+          Matrix Y = view(y + gr * M * N, M, N);
+          math::gemm(W, false, C, false, Y, 1.0f, first ? 0.0f : 1.0f);
+        }
+        if (b || relu) addBiasRelu(y, N, b, perOutput, relu);
+      }
+    });
+    return true;
+  }
+  // One sample's output [filters, N] += its bias (per filter, or per output), then relu'd when asked:
+  // one loop per case, so that each vectorises.
+  void addBiasRelu(float* y, size_t N, const float* b, bool perOutput, bool relu) const {
+    const size_t F = static_cast<size_t>(numFilters_);
+    if (b && perOutput) {
+      for (size_t j = 0; j < F * N; ++j) y[j] = relu ? act::Relu{}.fwd(y[j] + b[j]) : y[j] + b[j];
+    } else if (b) {
+      for (size_t f = 0; f < F; ++f) {
+        const float bf = b[f];
+        float* yf = y + f * N;
+        if (relu) {
+          for (size_t p = 0; p < N; ++p) yf[p] = act::Relu{}.fwd(yf[p] + bf);
+        } else {
+          for (size_t p = 0; p < N; ++p) yf[p] += bf;
+        }
+      }
+    } else {
+      for (size_t j = 0; j < F * N; ++j) y[j] = act::Relu{}.fwd(y[j]);
+    }
+  }
+  // One sample of forwardConvPacked's shifted path: buf holds the padded image [C, Hp, Wp], then
+  // the product [M, Np] over Wp-wide rows, whose first ow columns a row (+ bias, relu) are y's.
+  void forwardShifted(const ConvGeom& g, const float* x, const float* w, size_t M, size_t K, const ptrdiff_t* rowOff,
+                      float* buf, float* y, const float* b, bool perOutput, bool relu) {
+    const size_t W = g.imgW, H = g.imgH, Wp = W + 2 * g.px, plane = (H + 2 * g.py) * Wp;
+    const size_t ow = g.outW, oh = g.outH, Np = (oh - 1) * Wp + ow, N = oh * ow;
+    for (int c = 0; c < g.channels; ++c)
+      for (size_t r = 0; r < H; ++r)
+        image::copyRow(buf + c * plane + (r + g.py) * Wp + g.px, x + (c * H + r) * W, static_cast<int>(W));
+    float* out = buf + g.channels * plane;
+    const size_t panels = (Np + 31) / 32;
+    parallelFor(panels, (size_t(1) << 18) / (M * K * 32) + 1, [&](size_t q0, size_t q1) {
+      math::gemmRowOffsets(M, K, q0 * 32, std::min(Np, q1 * 32), 1.0f, w, K, buf, rowOff, 0.0f, out, Np);
+    });
+    for (size_t f = 0; f < M; ++f)
+      for (size_t oy = 0; oy < oh; ++oy)
+        image::copyRow(y + f * N + oy * ow, out + f * Np + oy * Wp, static_cast<int>(ow));
+    if (b || relu) addBiasRelu(y, N, b, perOutput, relu);
   }
 
   void backwardConv(size_t i, size_t s0, size_t cs) {

@@ -225,15 +225,99 @@ inline void col2imBatch(bool gpu, const float* col, size_t ld, size_t samples, c
   });
 }
 
+#if defined(__AVX512F__) && !defined(__CUDA_ARCH__)
+// im2colRows at column stride 1 or 2 and at most 64 outputs a row, 16 outputs a register:
+// per (c, ky, kx) the chunks' masks are found once, masked loads read zeros where the input
+// column lies outside [0, W) (the padding; plain loads where a chunk lies inside), stride 2
+// keeps the even lanes of two loads, and output rows off the image are zeroed in one run.
+// About twice as fast as copying row by row (CPU time, 3x3 convs over 16 x 32 x 32 images).
+constexpr int kWideMaxChunks = 4;
+inline void im2colChunks(const float* img, const Patches& g, float* col, size_t ld) {
+  const __m512i evens = _mm512_setr_epi32(0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30);
+  const int chunks = (g.ow + 15) / 16;
+  __mmask16 lo[kWideMaxChunks], hi[kWideMaxChunks], out[kWideMaxChunks];
+  int x0[kWideMaxChunks];
+  for (int c = 0; c < g.C; ++c) {
+    for (int ky = 0; ky < g.fh; ++ky) {
+      int oyLo = 0, oyHi = g.oh;  // the output rows whose input row lies inside
+      while (oyLo < g.oh && oyLo * g.sy - g.py + ky < 0) ++oyLo;
+      while (oyHi > oyLo && (oyHi - 1) * g.sy - g.py + ky >= g.H) --oyHi;
+      for (int kx = 0; kx < g.fw; ++kx) {
+        float* d = col + static_cast<size_t>((c * g.fh + ky) * g.fw + kx) * ld;
+        for (int ch = 0; ch < chunks; ++ch) {
+          x0[ch] = ch * 16 * g.sx + kx - g.px;
+          lo[ch] = laneMask(-x0[ch], g.W - x0[ch]);
+          hi[ch] = laneMask(-(x0[ch] + 16), g.W - x0[ch] - 16);
+          out[ch] = laneMask(0, g.ow - ch * 16);
+        }
+        zeroRow(d, oyLo * g.ow);
+        const float* row = img + (static_cast<size_t>(c) * g.H + (oyLo * g.sy - g.py + ky)) * g.W;
+        for (int oy = oyLo; oy < oyHi; ++oy, row += static_cast<size_t>(g.sy) * g.W) {
+          float* dr = d + static_cast<size_t>(oy) * g.ow;
+          for (int ch = 0; ch < chunks; ++ch) {
+            const float* s = reinterpret_cast<const float*>(reinterpret_cast<uintptr_t>(row) + x0[ch] * 4L);
+            __m512 v = lo[ch] == 0xffff ? _mm512_loadu_ps(s) : _mm512_maskz_loadu_ps(lo[ch], s);
+            if (g.sx == 2) {
+              const float* s1 = reinterpret_cast<const float*>(reinterpret_cast<uintptr_t>(s) + 64);
+              const __m512 h = hi[ch] == 0xffff ? _mm512_loadu_ps(s1) : _mm512_maskz_loadu_ps(hi[ch], s1);
+              v = _mm512_permutex2var_ps(v, evens, h);
+            }
+            if (out[ch] == 0xffff) {
+              _mm512_storeu_ps(dr + ch * 16, v);
+            } else {
+              _mm512_mask_storeu_ps(dr + ch * 16, out[ch], v);
+            }
+          }
+        }
+        zeroRow(d + static_cast<size_t>(oyHi) * g.ow, (g.oh - oyHi) * g.ow);
+      }
+    }
+  }
+}
+#endif
+
+// im2colBatch for one sample on the CPU, walked (c, ky, kx, oy) so that nothing per row is
+// divided out of an index (im2colBatch spends more on that than on copying 32-float rows).
+inline void im2colRows(const float* img, const Patches& g, float* col, size_t ld) {
+#if defined(__AVX512F__) && !defined(__CUDA_ARCH__)
+  if (g.sx <= 2 && g.ow <= 16 * kWideMaxChunks) return im2colChunks(img, g, col, ld);
+#endif
+  for (int c = 0; c < g.C; ++c) {
+    for (int ky = 0; ky < g.fh; ++ky) {
+      for (int kx = 0; kx < g.fw; ++kx) {
+        float* d = col + static_cast<size_t>((c * g.fh + ky) * g.fw + kx) * ld;
+        int lo, hi;
+        validRange(g.ow, g.sx, g.px, kx, g.W, lo, hi);
+        const int off = kx - g.px;
+        for (int oy = 0; oy < g.oh; ++oy, d += g.ow) {
+          const int y = oy * g.sy - g.py + ky;
+          if (y < 0 || y >= g.H) {
+            zeroRow(d, g.ow);
+            continue;
+          }
+          const float* __restrict src = img + (static_cast<size_t>(c) * g.H + y) * g.W;
+          zeroRow(d, lo);
+          if (g.sx == 1) {
+            copyRow(d + lo, src + lo + off, hi - lo);
+          } else {
+            for (int ox = lo; ox < hi; ++ox) d[ox] = src[ox * g.sx + off];
+          }
+          zeroRow(d + hi, g.ow - hi);
+        }
+      }
+    }
+  }
+}
+
 // One sample on the CPU (rows of col `ld` floats apart, 0: oh*ow): the AVX-512 fast paths for
-// stride-1 columns and rows of at most 16 floats, else the loops of im2colBatch/col2imBatch.
+// stride-1 columns and rows of at most 16 floats, else im2colRows / the loops of col2imBatch.
 inline void im2col(const float* img, int C, int H, int W, int fh, int fw, int sy, int sx, int py, int px, int oh,
                    int ow, float* col, size_t ld = 0) {
   if (ld == 0) ld = static_cast<size_t>(oh) * ow;
 #if defined(__AVX512F__) && !defined(__CUDA_ARCH__)
   if (sx == 1 && W <= 16 && fw <= kNarrowMaxFilter) return im2colNarrow(img, C, H, W, fh, fw, sy, py, px, oh, ow, col, ld);
 #endif
-  im2colBatch(false, img, 0, 1, {C, H, W, fh, fw, sy, sx, py, px, oh, ow}, col, ld);
+  im2colRows(img, {C, H, W, fh, fw, sy, sx, py, px, oh, ow}, col, ld);
 }
 
 // The adjoint: img += col2im(col), or = when !add (same `ld` convention).

@@ -9,6 +9,7 @@
 
 #include "engine/Errors.h"
 #include "engine/InputFile.h"
+#include "trainer/FoldBatchNorm.h"
 
 namespace paddle {
 
@@ -161,9 +162,13 @@ std::shared_ptr<GradientMachine> loadMergedModel(const std::string& path, bool u
 }
 
 Predictor::Predictor(const std::string& path, bool useGpu) : main_(loadMergedModel(path, useGpu)) {
+  if (batchNormFoldingEnabled()) {
+    values_ = foldBatchNormForInference(*main_, &foldedBatchNorms_);
+  } else {
+    for (const ParameterPtr& p : main_->parameters()) values_.push_back(p->value());
+  }
   if (useGpu || !math::packedGemmSupported()) return;  // products stay on OpenBLAS
-  for (const ParameterPtr& p : main_->parameters()) {
-    const Matrix& v = p->value();
+  for (const Matrix& v : values_) {
     if (!v.empty()) packed_.add(v.data(), v.height(), v.width());
   }
 }
@@ -179,7 +184,7 @@ std::unique_ptr<GradientMachine> Predictor::acquire() {
   }
   auto m = std::make_unique<GradientMachine>(main_->config(), main_->useGpu(), 1, false);
   for (size_t k = 0; k < m->parameters().size(); ++k) {
-    m->parameters()[k]->value() = main_->parameters()[k]->value();  // one copy of the weights
+    m->parameters()[k]->value() = values_[k];  // one copy of the weights
   }
   return m;
 }

@@ -23,7 +23,9 @@ std::shared_ptr<GradientMachine> loadMergedModel(const std::string& path, bool u
 // each call runs on a machine of its own (kept for reuse) whose layers read the
 // one copy of the parameters. On the CPU, products by a weight use its packed copy
 // (math::PackedWeights; AVX-512): outputs may differ from a training machine's
-// forward by fp32 rounding.
+// forward by fp32 rounding. Batch norms that only normalise a conv or fc layer's output are
+// folded into its weights (trainer/FoldBatchNorm.h; PADDLE_FOLD_BN=0 keeps them), in the
+// Predictor's own copies: model() keeps the loaded values.
 class Predictor {
  public:
   Predictor(const std::string& mergedModelPath, bool useGpu);
@@ -34,6 +36,8 @@ class Predictor {
  private:
   std::unique_ptr<GradientMachine> acquire();
   std::shared_ptr<GradientMachine> main_;
+  std::vector<Matrix> values_;  // what the machines read, per parameter: main_'s or a folded copy
+  std::vector<std::string> foldedBatchNorms_;
   math::PackedWeights packed_;  // main_'s weights, packed on first use
   std::mutex mutex_;
   std::vector<std::unique_ptr<GradientMachine>> idle_;

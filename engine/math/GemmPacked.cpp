@@ -102,9 +102,11 @@ PACKED_TARGET inline __mmask16 firstLanes(size_t n) {
 // at k at b + p * panelStride + k * kStride (a packed B: kStride kNR; a row-major B: its row
 // stride, panelStride kNR). Loads past `cols` are masked off. R x 2NP accumulators, one FMA
 // chain per C vector, k ascending.
-template <int R, int NP>
+// With kRowOffsets, B's row k starts at b + rowOff[k] (kStride unused): an image read where it lies.
+template <int R, int NP, bool kRowOffsets>
 PACKED_TARGET void tile(size_t kc, const float* a, size_t lda, const float* b, size_t kStride, size_t panelStride,
-                        float* c, size_t ldc, size_t cols, float alpha, float beta, bool first) {
+                        const ptrdiff_t* rowOff, float* c, size_t ldc, size_t cols, float alpha, float beta,
+                        bool first) {
   constexpr int kNV = 2 * NP;
   __mmask16 load[kNV];
 #pragma GCC unroll 8
@@ -117,7 +119,10 @@ PACKED_TARGET void tile(size_t kc, const float* a, size_t lda, const float* b, s
   for (size_t k = 0; k < kc; ++k) {
     __m512 bv[kNV];
 #pragma GCC unroll 8
-    for (int v = 0; v < kNV; ++v) bv[v] = _mm512_maskz_loadu_ps(load[v], b + (v / 2) * panelStride + k * kStride + 16 * (v % 2));
+    for (int v = 0; v < kNV; ++v)
+      bv[v] = _mm512_maskz_loadu_ps(
+          load[v], b + (v / 2) * panelStride + (kRowOffsets ? rowOff[k] : static_cast<ptrdiff_t>(k * kStride)) +
+                       16 * (v % 2));
 #pragma GCC unroll 8
     for (int i = 0; i < R; ++i) {
       const __m512 av = _mm512_set1_ps(a[i * lda + k]);
@@ -145,26 +150,29 @@ PACKED_TARGET void tile(size_t kc, const float* a, size_t lda, const float* b, s
   }
 }
 
-using TileFn = void (*)(size_t, const float*, size_t, const float*, size_t, size_t, float*, size_t, size_t, float,
-                        float, bool);
+using TileFn = void (*)(size_t, const float*, size_t, const float*, size_t, size_t, const ptrdiff_t*, float*, size_t,
+                        size_t, float, float, bool);
 
-template <int NP>
+template <int NP, bool kRowOffsets>
 TileFn tileFor(size_t rows) {
-  static const TileFn fns[kMR] = {tile<1, NP>, tile<2, NP>, tile<3, NP>, tile<4, NP>,
-                                  tile<5, NP>, tile<6, NP>, tile<7, NP>, tile<8, NP>};
+  static const TileFn fns[kMR] = {tile<1, NP, kRowOffsets>, tile<2, NP, kRowOffsets>, tile<3, NP, kRowOffsets>,
+                                  tile<4, NP, kRowOffsets>, tile<5, NP, kRowOffsets>, tile<6, NP, kRowOffsets>,
+                                  tile<7, NP, kRowOffsets>, tile<8, NP, kRowOffsets>};
   return fns[rows - 1];
 }
 
+template <bool kRowOffsets>
 TileFn tileFor(size_t rows, size_t panels) {
-  if (panels == 4) return tileFor<4>(rows);
-  if (panels == 2) return tileFor<2>(rows);
-  return tileFor<1>(rows);
+  if (panels == 4) return tileFor<4, kRowOffsets>(rows);
+  if (panels == 2) return tileFor<2, kRowOffsets>(rows);
+  return tileFor<1, kRowOffsets>(rows);
 }
 
 // The loops over k blocks, column panels and row tiles of rows [i0, i1) of C; B's k-th values of
-// panel q at b0 + q * panelStride + k * kStride. `wide`: panels per tile (1, 2 or 4).
+// panel q at b0 + q * panelStride + k * kStride (or + rowOff[k]). `wide`: panels per tile (1, 2 or 4).
 void tileLoops(size_t i0, size_t i1, size_t wide, size_t K, size_t j0, size_t j1, float alpha, const float* A,
-               size_t lda, const float* b0, size_t kStride, size_t panelStride, float beta, float* C, size_t ldc) {
+               size_t lda, const float* b0, size_t kStride, size_t panelStride, const ptrdiff_t* rowOff, float beta,
+               float* C, size_t ldc) {
   for (size_t pc = 0; pc < K; pc += kKC) {
     const size_t kc = std::min(kKC, K - pc);
     for (size_t j = j0; j < j1;) {
@@ -173,8 +181,9 @@ void tileLoops(size_t i0, size_t i1, size_t wide, size_t K, size_t j0, size_t j1
       const float* b = b0 + j / kNR * panelStride + pc * kStride;
       for (size_t i = i0; i < i1; i += kMR) {
         const size_t rows = std::min(kMR, i1 - i);
-        tileFor(rows, np)(kc, A + i * lda + pc, lda, b, kStride, panelStride, C + i * ldc + j, ldc, cols, alpha, beta,
-                          pc == 0);
+        const TileFn fn = rowOff ? tileFor<true>(rows, np) : tileFor<false>(rows, np);
+        fn(kc, A + i * lda + pc, lda, b, kStride, panelStride, rowOff ? rowOff + pc : nullptr, C + i * ldc + j, ldc,
+           cols, alpha, beta, pc == 0);
       }
       j += np * kNR;
     }
@@ -185,12 +194,12 @@ void tileLoops(size_t i0, size_t i1, size_t wide, size_t K, size_t j0, size_t j1
 // their tiles span 2 or 4 panels, at least 8 FMA chains to hide the FMA latency (one row alone is a
 // GEMV). Each C element sums alike in either.
 void tiles(size_t M, size_t K, size_t j0, size_t j1, float alpha, const float* A, size_t lda, const float* b0,
-           size_t kStride, size_t panelStride, float beta, float* C, size_t ldc) {
+           size_t kStride, size_t panelStride, float beta, float* C, size_t ldc, const ptrdiff_t* rowOff = nullptr) {
   const size_t whole = M > kMR ? M / kMR * kMR : 0, rest = M - whole;
-  if (whole) tileLoops(0, whole, 1, K, j0, j1, alpha, A, lda, b0, kStride, panelStride, beta, C, ldc);
+  if (whole) tileLoops(0, whole, 1, K, j0, j1, alpha, A, lda, b0, kStride, panelStride, rowOff, beta, C, ldc);
   if (rest) {
-    tileLoops(whole, M, rest <= 2 ? 4 : rest <= 4 ? 2 : 1, K, j0, j1, alpha, A, lda, b0, kStride, panelStride, beta,
-              C, ldc);
+    tileLoops(whole, M, rest <= 2 ? 4 : rest <= 4 ? 2 : 1, K, j0, j1, alpha, A, lda, b0, kStride, panelStride, rowOff,
+              beta, C, ldc);
   }
 }
 
@@ -217,6 +226,14 @@ void gemmRowMajor(size_t M, size_t K, size_t j0, size_t j1, float alpha, const f
   tiles(M, K, j0, j1, alpha, A, lda, B, ldb, kNR, beta, C, ldc);
 }
 
+void gemmRowOffsets(size_t M, size_t K, size_t j0, size_t j1, float alpha, const float* A, size_t lda, const float* B,
+                    const ptrdiff_t* rowOffset, float beta, float* C, size_t ldc) {
+  PADDLE_ENFORCE(cpuHasKernels(), DataError, "gemmRowOffsets: this CPU has no AVX-512F");
+  PADDLE_ENFORCE(j0 % kNR == 0 && j0 <= j1, DataError, "gemmRowOffsets: columns [", j0, ", ", j1, ")");
+  if (K == 0) return scaleColumns(M, j0, j1, beta, C, ldc);
+  tiles(M, K, j0, j1, alpha, A, lda, B, 0, kNR, beta, C, ldc, rowOffset);
+}
+
 #else  // no AVX-512 kernels in this build: products stay on OpenBLAS
 
 void gemmPacked(size_t, size_t, size_t, float, const float*, size_t, const PackedMatrix&, float, float*, size_t) {
@@ -226,7 +243,16 @@ void gemmRowMajor(size_t, size_t, size_t, size_t, float, const float*, size_t, c
                   size_t) {
   PADDLE_ENFORCE(false, DataError, "gemmRowMajor: this build has no AVX-512 kernels");
 }
+void gemmRowOffsets(size_t, size_t, size_t, size_t, float, const float*, size_t, const float*, const ptrdiff_t*, float,
+                    float*, size_t) {
+  PADDLE_ENFORCE(false, DataError, "gemmRowOffsets: this build has no AVX-512 kernels");
+}
 #endif
+
+bool packedWeightOnLeft(const float* A, size_t rows, size_t cols) {
+  PackedWeights* weights = tPackedWeights;
+  return weights && cpuHasKernels() && gEnabled.load(std::memory_order_relaxed) && weights->holds(A, rows, cols, cols);
+}
 
 bool gemmWithPackedWeight(size_t M, size_t N, size_t K, float alpha, const float* A, size_t lda, const float* B,
                           size_t ldb, float beta, float* C, size_t ldc) {

@@ -48,6 +48,11 @@ void gemmPacked(size_t M, size_t j0, size_t j1, float alpha, const float* A, siz
 void gemmRowMajor(size_t M, size_t K, size_t j0, size_t j1, float alpha, const float* A, size_t lda, const float* B,
                   size_t ldb, float beta, float* C, size_t ldc);
 
+// The same with row k of B at B + rowOffset[k] (its columns contiguous from there): a padded image
+// read where it lies as the unfolded image of a stride-1 conv (rows: (channel, ky, kx) shifts).
+void gemmRowOffsets(size_t M, size_t K, size_t j0, size_t j1, float alpha, const float* A, size_t lda, const float* B,
+                    const ptrdiff_t* rowOffset, float beta, float* C, size_t ldc);
+
 // The constant weights of one model, each packed on its first use (under a lock; the packed
 // copies live as long as this object and are shared by every thread).
 class PackedWeights {
@@ -79,6 +84,11 @@ class PackedWeightsScope {
  private:
   PackedWeights* saved_;
 };
+
+// Whether a product with A [rows, cols] (contiguous) on the left runs on these kernels in this
+// thread: A lies in one of its packed weights (a Predictor's forward) and the kernels run here.
+// Such products sum each element in one order whatever columns a call holds.
+bool packedWeightOnLeft(const float* A, size_t rows, size_t cols);
 
 // C = alpha * A * B + beta * C (neither transposed, row-major, C [M, N]) on these kernels, across
 // the engine's pool, when B (packed) or A (as it lies) is one of the calling thread's weights and
