@@ -24,6 +24,7 @@
 #include "engine/math/GemmPacked.h"
 #include "engine/math/Kernel.h"
 #include "engine/math/MathOps.h"
+#include "layers/DirectConv.h"
 #include "layers/ImageUtils.h"
 #include "layers/Layer.h"
 
