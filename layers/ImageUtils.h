@@ -151,6 +151,18 @@ PD_HD inline void zeroRow(float* __restrict d, int n) {
   for (int j = 0; j < n; ++j) d[j] = 0;
 }
 
+// One row of col: ow outputs, those in [lo, hi) read src at ox * sx + off, the rest are 0.
+PD_HD inline void fillColRow(float* __restrict d, const float* __restrict src, int lo, int hi, int off, int sx,
+                             int ow) {
+  zeroRow(d, lo);
+  if (sx == 1) {
+    copyRow(d + lo, src + lo + off, hi - lo);
+  } else {
+    for (int ox = lo; ox < hi; ++ox) d[ox] = src[ox * sx + off];
+  }
+  zeroRow(d + hi, ow - hi);
+}
+
 // Geometry of an unfolding: fh x fw patches of C-channel H x W images at strides sy/sx and
 // paddings py/px, oh x ow patch positions.
 struct Patches {
@@ -183,13 +195,7 @@ inline void im2colBatch(bool gpu, const float* img, size_t imgStride, size_t sam
     int lo, hi;
     validRange(g.ow, g.sx, g.px, kx, g.W, lo, hi);
     const int off = kx - g.px;
-    zeroRow(d, lo);
-    if (g.sx == 1) {
-      copyRow(d + lo, src + lo + off, hi - lo);
-    } else {
-      for (int ox = lo; ox < hi; ++ox) d[ox] = src[ox * g.sx + off];
-    }
-    zeroRow(d + hi, g.ow - hi);
+    fillColRow(d, src, lo, hi, off, g.sx, g.ow);
   });
 }
 
@@ -296,13 +302,7 @@ inline void im2colRows(const float* img, const Patches& g, float* col, size_t ld
             continue;
           }
           const float* __restrict src = img + (static_cast<size_t>(c) * g.H + y) * g.W;
-          zeroRow(d, lo);
-          if (g.sx == 1) {
-            copyRow(d + lo, src + lo + off, hi - lo);
-          } else {
-            for (int ox = lo; ox < hi; ++ox) d[ox] = src[ox * g.sx + off];
-          }
-          zeroRow(d + hi, g.ow - hi);
+          fillColRow(d, src, lo, hi, off, g.sx, g.ow);
         }
       }
     }
