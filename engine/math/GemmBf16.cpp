@@ -123,6 +123,25 @@ BF16_TARGET void packAcrossK(const float* src, size_t ld, size_t n, size_t kc, u
   // interleaves [row k (16 bf16), row k+1 (16 bf16)] into 16 pairs
   const __m512i interleave = _mm512_set_epi16(31, 15, 30, 14, 29, 13, 28, 12, 27, 11, 26, 10, 25, 9, 24, 8, 23, 7,
                                               22, 6, 21, 5, 20, 4, 19, 3, 18, 2, 17, 1, 16, 0);
+  if (stride == 8) {
+    // an 8-row A-panel of a transposed A (a weight gradient's X^T over all tokens): two pairs
+    // per vector, rows 2p, 2p+2 in the low / high lanes of x0 and 2p+1, 2p+3 in x1, so the
+    // pair interleave writes pairs p and p+1 as 16 consecutive values. Each value is rounded
+    // alone, so the bits are those of the general loop.
+    const __mmask16 lo = firstLanes(std::min<size_t>(n, 8)), hi = __mmask16(lo << 8);
+    for (size_t p = 0; p < kc2; p += 2) {
+      const float* r0 = src + 2 * p * ld;
+      const size_t k = 2 * p;  // rows k..k+3 exist while below kc
+      __m512 x0 = _mm512_maskz_loadu_ps(lo, r0), x1 = _mm512_setzero_ps();
+      if (k + 1 < kc) x1 = _mm512_maskz_loadu_ps(lo, r0 + ld);
+      // (a masked-out lane never faults: r0 + 2 * ld - 8 only serves lanes 8..15)
+      if (k + 2 < kc) x0 = _mm512_mask_loadu_ps(x0, hi, r0 + 2 * ld - 8);
+      if (k + 3 < kc) x1 = _mm512_mask_loadu_ps(x1, hi, r0 + 3 * ld - 8);
+      const __m512i both = (__m512i)_mm512_cvtne2ps_pbh(x1, x0);
+      _mm512_mask_storeu_epi32(dst + p * 8, firstLanes(p + 1 < kc2 ? 16 : 8), _mm512_permutexvar_epi16(interleave, both));
+    }
+    return;
+  }
   for (size_t p = 0; p < kc2; ++p) {
     const float* r0 = src + 2 * p * ld;
     const bool odd = 2 * p + 1 < kc;
