@@ -226,9 +226,10 @@ bool bf16GemmSupported() {
   return ok;
 }
 
-void gemmBf16(bool transA, bool transB, size_t M, size_t N, size_t K, float alpha, const float* A, size_t lda,
-              const float* B, size_t ldb, float beta, float* C, size_t ldc) {
-  PADDLE_ENFORCE(bf16GemmSupported(), DataError, "gemmBf16: this CPU has no AVX512_BF16");
+namespace {
+// gemmBf16's loops; packedA (transA only) replaces the packing of A.
+void gemmBf16Loops(bool transA, bool transB, size_t M, size_t N, size_t K, float alpha, const float* A, size_t lda,
+                   const PackedBf16TransA* packedA, const float* B, size_t ldb, float beta, float* C, size_t ldc) {
   thread_local std::vector<uint32_t> apack, bpack;
   const size_t mr = tileRows(M), mcBlock = kMC / mr * mr;
   const TileFn run = tileFor(!transA, mr);
@@ -247,26 +248,70 @@ void gemmBf16(bool transA, bool transB, size_t M, size_t N, size_t K, float alph
       }
       for (size_t ic = 0; ic < M; ic += mcBlock) {
         const size_t mc = std::min(mcBlock, M - ic), mPanels = (mc + mr - 1) / mr;
-        apack.resize(mPanels * kc2 * mr);
-        for (size_t r = 0; r < mPanels; ++r) {
-          const size_t i = ic + r * mr, m = std::min(mr, M - i);
-          if (transA) {
-            packAcrossK(A + pc * lda + i, lda, m, kc, apack.data() + r * kc2 * mr, mr);
-          } else {
-            packRowsAlongK(A + i * lda + pc, lda, m, kc, apack.data() + r * kc2 * mr, mr);
+        const uint32_t* ap = packedA ? packedA->panel(pc / kKC, ic / mr) : nullptr;
+        if (!packedA) {
+          apack.resize(mPanels * kc2 * mr);
+          for (size_t r = 0; r < mPanels; ++r) {
+            const size_t i = ic + r * mr, m = std::min(mr, M - i);
+            if (transA) {
+              packAcrossK(A + pc * lda + i, lda, m, kc, apack.data() + r * kc2 * mr, mr);
+            } else {
+              packRowsAlongK(A + i * lda + pc, lda, m, kc, apack.data() + r * kc2 * mr, mr);
+            }
           }
+          ap = apack.data();
         }
         for (size_t q = 0; q < nPanels; ++q) {
           const size_t j = jc + q * kNR;
           for (size_t r = 0; r < mPanels; ++r) {
             const size_t i = ic + r * mr;
-            run(kc2, apack.data() + r * kc2 * mr, bpack.data() + q * kc2 * kNR, C + i * ldc + j, ldc,
+            run(kc2, ap + r * kc2 * mr, bpack.data() + q * kc2 * kNR, C + i * ldc + j, ldc,
                 std::min(mr, M - i), std::min(kNR, N - j), alpha, beta, pc == 0);
           }
         }
       }
     }
   }
+}
+
+}  // namespace
+
+void gemmBf16(bool transA, bool transB, size_t M, size_t N, size_t K, float alpha, const float* A, size_t lda,
+              const float* B, size_t ldb, float beta, float* C, size_t ldc) {
+  PADDLE_ENFORCE(bf16GemmSupported(), DataError, "gemmBf16: this CPU has no AVX512_BF16");
+  gemmBf16Loops(transA, transB, M, N, K, alpha, A, lda, nullptr, B, ldb, beta, C, ldc);
+}
+
+// Block b (k from b * kKC) holds the panels of all M rows one after another, kc2 x mr pairs
+// each (the layout gemmBf16 packs for one block of kMC rows), blocks before it whole.
+void PackedBf16TransA::reshape(size_t M, size_t K) {
+  PADDLE_ENFORCE(bf16GemmSupported(), DataError, "PackedBf16TransA: this CPU has no AVX512_BF16");
+  M_ = M;
+  K_ = K;
+  mr_ = tileRows(M);
+  data_.resize(panelCount() * mr_ * ((K + 1) / 2 + 1));
+}
+
+size_t PackedBf16TransA::panelCount() const { return (M_ + mr_ - 1) / mr_; }
+
+const uint32_t* PackedBf16TransA::panel(size_t block, size_t r) const {
+  const size_t pc = block * kKC, kc2 = (std::min(kKC, K_ - pc) + 1) / 2;
+  return data_.data() + (pc / 2) * panelCount() * mr_ + r * kc2 * mr_;
+}
+
+void PackedBf16TransA::packPanels(const float* A, size_t lda, size_t r0, size_t r1) {
+  for (size_t pc = 0, b = 0; pc < K_; pc += kKC, ++b) {
+    const size_t kc = std::min(kKC, K_ - pc);
+    for (size_t r = r0; r < r1; ++r) {
+      const size_t i = r * mr_;
+      packAcrossK(A + pc * lda + i, lda, std::min(mr_, M_ - i), kc, const_cast<uint32_t*>(panel(b, r)), mr_);
+    }
+  }
+}
+
+void gemmBf16TransA(const PackedBf16TransA& A, bool transB, size_t N, float alpha, const float* B, size_t ldb,
+                    float beta, float* C, size_t ldc) {
+  gemmBf16Loops(true, transB, A.rows(), N, A.depth(), alpha, nullptr, 0, &A, B, ldb, beta, C, ldc);
 }
 
 size_t PackedBf16B::panelColumns() { return kNR; }
@@ -337,6 +382,15 @@ void gemmBf16(bool, bool, size_t, size_t, size_t, float, const float*, size_t, c
   PADDLE_ENFORCE(false, DataError, "gemmBf16: this build has no AVX512_BF16 kernels");
 }
 
+void PackedBf16TransA::reshape(size_t, size_t) {
+  PADDLE_ENFORCE(false, DataError, "PackedBf16TransA: this build has no AVX512_BF16 kernels");
+}
+size_t PackedBf16TransA::panelCount() const { return 0; }
+void PackedBf16TransA::packPanels(const float*, size_t, size_t, size_t) {}
+const uint32_t* PackedBf16TransA::panel(size_t, size_t) const { return data_.data(); }
+void gemmBf16TransA(const PackedBf16TransA&, bool, size_t, float, const float*, size_t, float, float*, size_t) {
+  PADDLE_ENFORCE(false, DataError, "gemmBf16TransA: this build has no AVX512_BF16 kernels");
+}
 size_t PackedBf16B::panelColumns() { return 32; }
 const uint32_t* PackedBf16B::panel(size_t, size_t) const { return data_.data(); }
 void PackedBf16B::pack(bool, size_t, size_t, const float*, size_t) {
