@@ -138,7 +138,8 @@ BF16_TARGET void packAcrossK(const float* src, size_t ld, size_t n, size_t kc, u
       if (k + 2 < kc) x0 = _mm512_mask_loadu_ps(x0, hi, r0 + 2 * ld - 8);
       if (k + 3 < kc) x1 = _mm512_mask_loadu_ps(x1, hi, r0 + 3 * ld - 8);
       const __m512i both = (__m512i)_mm512_cvtne2ps_pbh(x1, x0);
-      _mm512_mask_storeu_epi32(dst + p * 8, firstLanes(p + 1 < kc2 ? 16 : 8), _mm512_permutexvar_epi16(interleave, both));
+      const __mmask16 store = firstLanes(p + 1 < kc2 ? 16 : 8);
+      _mm512_mask_storeu_epi32(dst + p * 8, store, _mm512_permutexvar_epi16(interleave, both));
     }
     return;
   }
