@@ -123,6 +123,26 @@ BF16_TARGET void packAcrossK(const float* src, size_t ld, size_t n, size_t kc, u
   // interleaves [row k (16 bf16), row k+1 (16 bf16)] into 16 pairs
   const __m512i interleave = _mm512_set_epi16(31, 15, 30, 14, 29, 13, 28, 12, 27, 11, 26, 10, 25, 9, 24, 8, 23, 7,
                                               22, 6, 21, 5, 20, 4, 19, 3, 18, 2, 17, 1, 16, 0);
+  if (stride == 8) {
+    // an 8-row A-panel of a transposed A (a weight gradient's X^T over all tokens): two pairs
+    // per vector, rows 2p, 2p+2 in the low / high lanes of x0 and 2p+1, 2p+3 in x1, so the
+    // pair interleave writes pairs p and p+1 as 16 consecutive values. Each value is rounded
+    // alone, so the bits are those of the general loop.
+    const __mmask16 lo = firstLanes(std::min<size_t>(n, 8)), hi = __mmask16(lo << 8);
+    for (size_t p = 0; p < kc2; p += 2) {
+      const float* r0 = src + 2 * p * ld;
+      const size_t k = 2 * p;  // rows k..k+3 exist while below kc
+      __m512 x0 = _mm512_maskz_loadu_ps(lo, r0), x1 = _mm512_setzero_ps();
+      if (k + 1 < kc) x1 = _mm512_maskz_loadu_ps(lo, r0 + ld);
+      // (a masked-out lane never faults: r0 + 2 * ld - 8 only serves lanes 8..15)
+      if (k + 2 < kc) x0 = _mm512_mask_loadu_ps(x0, hi, r0 + 2 * ld - 8);
+      if (k + 3 < kc) x1 = _mm512_mask_loadu_ps(x1, hi, r0 + 3 * ld - 8);
+      const __m512i both = (__m512i)_mm512_cvtne2ps_pbh(x1, x0);
+      const __mmask16 store = firstLanes(p + 1 < kc2 ? 16 : 8);
+      _mm512_mask_storeu_epi32(dst + p * 8, store, _mm512_permutexvar_epi16(interleave, both));
+    }
+    return;
+  }
   for (size_t p = 0; p < kc2; ++p) {
     const float* r0 = src + 2 * p * ld;
     const bool odd = 2 * p + 1 < kc;
@@ -207,9 +227,10 @@ bool bf16GemmSupported() {
   return ok;
 }
 
-void gemmBf16(bool transA, bool transB, size_t M, size_t N, size_t K, float alpha, const float* A, size_t lda,
-              const float* B, size_t ldb, float beta, float* C, size_t ldc) {
-  PADDLE_ENFORCE(bf16GemmSupported(), DataError, "gemmBf16: this CPU has no AVX512_BF16");
+namespace {
+// gemmBf16's loops; packedA (transA only) replaces the packing of A.
+void gemmBf16Loops(bool transA, bool transB, size_t M, size_t N, size_t K, float alpha, const float* A, size_t lda,
+                   const PackedBf16TransA* packedA, const float* B, size_t ldb, float beta, float* C, size_t ldc) {
   thread_local std::vector<uint32_t> apack, bpack;
   const size_t mr = tileRows(M), mcBlock = kMC / mr * mr;
   const TileFn run = tileFor(!transA, mr);
@@ -228,26 +249,70 @@ void gemmBf16(bool transA, bool transB, size_t M, size_t N, size_t K, float alph
       }
       for (size_t ic = 0; ic < M; ic += mcBlock) {
         const size_t mc = std::min(mcBlock, M - ic), mPanels = (mc + mr - 1) / mr;
-        apack.resize(mPanels * kc2 * mr);
-        for (size_t r = 0; r < mPanels; ++r) {
-          const size_t i = ic + r * mr, m = std::min(mr, M - i);
-          if (transA) {
-            packAcrossK(A + pc * lda + i, lda, m, kc, apack.data() + r * kc2 * mr, mr);
-          } else {
-            packRowsAlongK(A + i * lda + pc, lda, m, kc, apack.data() + r * kc2 * mr, mr);
+        const uint32_t* ap = packedA ? packedA->panel(pc / kKC, ic / mr) : nullptr;
+        if (!packedA) {
+          apack.resize(mPanels * kc2 * mr);
+          for (size_t r = 0; r < mPanels; ++r) {
+            const size_t i = ic + r * mr, m = std::min(mr, M - i);
+            if (transA) {
+              packAcrossK(A + pc * lda + i, lda, m, kc, apack.data() + r * kc2 * mr, mr);
+            } else {
+              packRowsAlongK(A + i * lda + pc, lda, m, kc, apack.data() + r * kc2 * mr, mr);
+            }
           }
+          ap = apack.data();
         }
         for (size_t q = 0; q < nPanels; ++q) {
           const size_t j = jc + q * kNR;
           for (size_t r = 0; r < mPanels; ++r) {
             const size_t i = ic + r * mr;
-            run(kc2, apack.data() + r * kc2 * mr, bpack.data() + q * kc2 * kNR, C + i * ldc + j, ldc,
+            run(kc2, ap + r * kc2 * mr, bpack.data() + q * kc2 * kNR, C + i * ldc + j, ldc,
                 std::min(mr, M - i), std::min(kNR, N - j), alpha, beta, pc == 0);
           }
         }
       }
     }
   }
+}
+
+}  // namespace
+
+void gemmBf16(bool transA, bool transB, size_t M, size_t N, size_t K, float alpha, const float* A, size_t lda,
+              const float* B, size_t ldb, float beta, float* C, size_t ldc) {
+  PADDLE_ENFORCE(bf16GemmSupported(), DataError, "gemmBf16: this CPU has no AVX512_BF16");
+  gemmBf16Loops(transA, transB, M, N, K, alpha, A, lda, nullptr, B, ldb, beta, C, ldc);
+}
+
+// Block b (k from b * kKC) holds the panels of all M rows one after another, kc2 x mr pairs
+// each (the layout gemmBf16 packs for one block of kMC rows), blocks before it whole.
+void PackedBf16TransA::reshape(size_t M, size_t K) {
+  PADDLE_ENFORCE(bf16GemmSupported(), DataError, "PackedBf16TransA: this CPU has no AVX512_BF16");
+  M_ = M;
+  K_ = K;
+  mr_ = tileRows(M);
+  data_.resize(panelCount() * mr_ * ((K + 1) / 2 + 1));
+}
+
+size_t PackedBf16TransA::panelCount() const { return (M_ + mr_ - 1) / mr_; }
+
+const uint32_t* PackedBf16TransA::panel(size_t block, size_t r) const {
+  const size_t pc = block * kKC, kc2 = (std::min(kKC, K_ - pc) + 1) / 2;
+  return data_.data() + (pc / 2) * panelCount() * mr_ + r * kc2 * mr_;
+}
+
+void PackedBf16TransA::packPanels(const float* A, size_t lda, size_t r0, size_t r1) {
+  for (size_t pc = 0, b = 0; pc < K_; pc += kKC, ++b) {
+    const size_t kc = std::min(kKC, K_ - pc);
+    for (size_t r = r0; r < r1; ++r) {
+      const size_t i = r * mr_;
+      packAcrossK(A + pc * lda + i, lda, std::min(mr_, M_ - i), kc, const_cast<uint32_t*>(panel(b, r)), mr_);
+    }
+  }
+}
+
+void gemmBf16TransA(const PackedBf16TransA& A, bool transB, size_t N, float alpha, const float* B, size_t ldb,
+                    float beta, float* C, size_t ldc) {
+  gemmBf16Loops(true, transB, A.rows(), N, A.depth(), alpha, nullptr, 0, &A, B, ldb, beta, C, ldc);
 }
 
 size_t PackedBf16B::panelColumns() { return kNR; }
@@ -318,6 +383,15 @@ void gemmBf16(bool, bool, size_t, size_t, size_t, float, const float*, size_t, c
   PADDLE_ENFORCE(false, DataError, "gemmBf16: this build has no AVX512_BF16 kernels");
 }
 
+void PackedBf16TransA::reshape(size_t, size_t) {
+  PADDLE_ENFORCE(false, DataError, "PackedBf16TransA: this build has no AVX512_BF16 kernels");
+}
+size_t PackedBf16TransA::panelCount() const { return 0; }
+void PackedBf16TransA::packPanels(const float*, size_t, size_t, size_t) {}
+const uint32_t* PackedBf16TransA::panel(size_t, size_t) const { return data_.data(); }
+void gemmBf16TransA(const PackedBf16TransA&, bool, size_t, float, const float*, size_t, float, float*, size_t) {
+  PADDLE_ENFORCE(false, DataError, "gemmBf16TransA: this build has no AVX512_BF16 kernels");
+}
 size_t PackedBf16B::panelColumns() { return 32; }
 const uint32_t* PackedBf16B::panel(size_t, size_t) const { return data_.data(); }
 void PackedBf16B::pack(bool, size_t, size_t, const float*, size_t) {

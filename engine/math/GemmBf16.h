@@ -42,6 +42,29 @@ class PackedBf16B {
 void gemmBf16Packed(size_t M, float alpha, const float* A, size_t lda, const PackedBf16B& B, size_t j0, size_t j1,
                     float beta, float* C, size_t ldc);
 
+// A^T (stored [K, M]) rounded and packed once for the column blocks of one product that
+// several threads compute (a weight gradient X^T * dY over all tokens), instead of once per
+// thread. Products through it give the same bits as gemmBf16(transA = true, ...).
+class PackedBf16TransA {
+ public:
+  // Sizes the panels of A^T [M, K]; packPanels then fills them (disjoint ranges may run at once).
+  void reshape(size_t M, size_t K);
+  size_t panelCount() const;
+  // Panels [r0, r1) (of tileRows(M) rows each) of every block of k, from A [K, M] (lda).
+  void packPanels(const float* A, size_t lda, size_t r0, size_t r1);
+  size_t rows() const { return M_; }
+  size_t depth() const { return K_; }
+  const uint32_t* panel(size_t block, size_t r) const;
+
+ private:
+  size_t M_ = 0, K_ = 0, mr_ = 8;
+  std::vector<uint32_t> data_;
+};
+
+// gemmBf16(true, transB, A.rows(), N, A.depth(), alpha, A, ...) with A packed.
+void gemmBf16TransA(const PackedBf16TransA& A, bool transB, size_t N, float alpha, const float* B, size_t ldb,
+                    float beta, float* C, size_t ldc);
+
 // x rounded to the nearest bfloat16 (ties to even; NaN stays NaN), as the kernels round.
 float roundToBf16(float x);
 

@@ -78,8 +78,22 @@ void cpuGemm(const Matrix& A, bool transA, const Matrix& B, bool transB, Matrix&
                transB ? b + j0 * ldb : b + j0, ldb, beta, c + i0 * ldc + j0, ldc);
     }
   };
+  const size_t columnGrain = kGemmGrain / (M * K * 16) + 1;
+  if (bf16 && transA && N >= M && parallelChunks((N + 15) / 16, columnGrain) > 1) {
+    // A^T (a weight gradient's X^T over all tokens) packed once, by panels on all threads,
+    // rather than whole on each thread for its columns
+    thread_local PackedBf16TransA callersPack;
+    PackedBf16TransA& packedA = callersPack;  // (a thread_local named in a lambda is the pool thread's own)
+    packedA.reshape(M, K);
+    parallelFor(packedA.panelCount(), 1, [&](size_t r0, size_t r1) { packedA.packPanels(a, lda, r0, r1); });
+    parallelFor((N + 15) / 16, columnGrain, [&](size_t u0, size_t u1) {
+      const size_t j0 = u0 * 16, j1 = std::min(N, u1 * 16);
+      gemmBf16TransA(packedA, transB, j1 - j0, alpha, transB ? b + j0 * ldb : b + j0, ldb, beta, c + j0, ldc);
+    });
+    return;
+  }
   if (N >= M) {
-    parallelFor((N + 15) / 16, kGemmGrain / (M * K * 16) + 1,
+    parallelFor((N + 15) / 16, columnGrain,
                 [&](size_t u0, size_t u1) { block(0, M, u0 * 16, std::min(N, u1 * 16)); });
   } else {
     parallelFor(M, kGemmGrain / (N * K) + 1, [&](size_t i0, size_t i1) { block(i0, i1, 0, N); });
