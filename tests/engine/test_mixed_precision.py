@@ -216,6 +216,15 @@ def test_precision_names_are_checked():
         ExtraAttr(precision="bf16")
 
 
+def run_at_threads(script, threads):
+    """Runs `script` (its %s: this folder) in a fresh process on `threads` engine threads; its stdout."""
+    env = dict(os.environ, PADDLE_THREADS=threads, OMP_NUM_THREADS=threads)
+    here = os.path.dirname(os.path.abspath(__file__))
+    out = subprocess.run([sys.executable, "-c", script % here], env=env, capture_output=True, text=True, timeout=300)
+    assert out.returncode == 0, out.stderr
+    return out.stdout
+
+
 SAME_BITS = r"""
 import hashlib, sys
 import numpy as np
@@ -236,14 +245,7 @@ print(hashlib.sha256(b"".join(got[k].tobytes() for k in sorted(got))).hexdigest(
 
 @needs_bf16
 def test_bf16_runs_give_the_same_bits_at_1_and_2_threads():
-    here = os.path.dirname(os.path.abspath(__file__))
-    digests = set()
-    for threads in ("1", "2", "2"):
-        env = dict(os.environ, PADDLE_THREADS=threads, OMP_NUM_THREADS=threads)
-        out = subprocess.run([sys.executable, "-c", SAME_BITS % here], env=env, capture_output=True, text=True,
-                             timeout=300)
-        assert out.returncode == 0, out.stderr
-        digests.add(out.stdout.strip())
+    digests = {run_at_threads(SAME_BITS, threads).strip() for threads in ("1", "2", "2")}
     assert len(digests) == 1
 
 
@@ -289,16 +291,12 @@ def test_recurrent_layers_in_bf16_by_groups_of_sequences_give_the_same_bits_at_1
     """At 2 threads the bf16 steps of lstmemory and grumemory run by groups of sequences on the
     pool's threads (weights packed once per pass; lstmemory's peephole gradients summed
     afterwards): the same bits as one group at 1 thread, both directions, within 3% of fp32."""
-    here = os.path.dirname(os.path.abspath(__file__))
     results = set()
     for threads in ("1", "2", "2"):
-        env = dict(os.environ, PADDLE_THREADS=threads, OMP_NUM_THREADS=threads)
-        out = subprocess.run([sys.executable, "-c", LSTM_BITS % here], env=env, capture_output=True, text=True,
-                             timeout=300)
-        assert out.returncode == 0, out.stderr
-        precision, digest, err, same = out.stdout.split()
-        assert precision == "bf16" and same == "False", out.stdout
-        assert float(err) <= 0.03, out.stdout
+        out = run_at_threads(LSTM_BITS, threads)
+        precision, digest, err, same = out.split()
+        assert precision == "bf16" and same == "False", out
+        assert float(err) <= 0.03, out
         results.add(digest)
     assert len(results) == 1
 

@@ -107,6 +107,12 @@ def dense_batches(rng, n, **sizes):
     return out
 
 
+def sequence_batches(rng, starts, n=3):
+    """n batches of 6-wide sequences cut at `starts`, one label of 3 classes per sequence."""
+    return [{"x": Seq(rng.randn(starts[-1], 6).astype(np.float32), starts),
+             "y": rng.randint(0, 3, len(starts) - 1).astype(np.int32)} for _ in range(n)]
+
+
 def test_mlp_with_dropout_auto_and_marked(tmp_path):
     tc = parse(tmp_path, """
         h = data_layer(name='x', size=12)
@@ -154,10 +160,7 @@ def test_stacked_recurrent_layers(tmp_path, cell):
         out = fc_layer(input=h, size=3, act=SoftmaxActivation())
         outputs(classification_cost(input=out, label=data_layer(name='y', size=3)))
         """ % cell)
-    rng = np.random.RandomState(2)
-    starts = [0, 3, 10, 11, 19]
-    batches = [{"x": Seq(rng.randn(19, 6).astype(np.float32), starts), "y": rng.randint(0, 3, 4).astype(np.int32)}
-               for _ in range(3)]
+    batches = sequence_batches(np.random.RandomState(2), [0, 3, 10, 11, 19])
     check_recompute(tc, batches, modes=("auto", ))
 
 
@@ -172,10 +175,7 @@ def test_around_recurrent_groups(tmp_path):
         out = fc_layer(input=last_seq(input=h), size=3, act=SoftmaxActivation())
         outputs(classification_cost(input=out, label=data_layer(name='y', size=3)))
         """)
-    rng = np.random.RandomState(3)
-    starts = [0, 4, 5, 12]
-    batches = [{"x": Seq(rng.randn(12, 6).astype(np.float32), starts), "y": rng.randint(0, 3, 3).astype(np.int32)}
-               for _ in range(3)]
+    batches = sequence_batches(np.random.RandomState(3), [0, 4, 5, 12])
     check_recompute(tc, batches, modes=("auto", "marked"), extra_checkpoints=["out0", "in2"])
 
 
@@ -204,10 +204,7 @@ def test_recurrent_group_recomputes_its_frames(tmp_path):
     # in each frame 'state' (the memory) and 'step_out' (the out-link) stay, 'wide' is freed and
     # recomputed with its dropout draws replayed (and 'state' draws between the runs)
     tc = group_net(tmp_path, 10)
-    rng = np.random.RandomState(6)
-    starts = [0, 5, 6, 13]
-    batches = [{"x": Seq(rng.randn(13, 6).astype(np.float32), starts), "y": rng.randint(0, 3, 3).astype(np.int32)}
-               for _ in range(3)]
+    batches = sequence_batches(np.random.RandomState(6), [0, 5, 6, 13])
     check_recompute(tc, batches, modes=("auto", ))
 
 

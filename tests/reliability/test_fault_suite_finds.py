@@ -8,16 +8,21 @@ import pytest
 from test_tool_inputs import finishes  # (fails a call that blocks)
 
 
-@pytest.mark.parametrize("kind", ["fifo", "dev_zero", "dir"])
-def test_a_proto_data_file_that_is_not_a_regular_file_is_refused(tmp_path, kind):
-    from paddle.trainer.v1_data_sources import read_proto_file
-    path = str(tmp_path / "data.pb")
+def plant_irregular(path, kind):
+    """Puts a file that is not a regular one at `path`: a FIFO, a directory, or a link to /dev/zero."""
     if kind == "fifo":
         os.mkfifo(path)
     elif kind == "dir":
         os.mkdir(path)
     else:
         os.symlink("/dev/zero", path)
+
+
+@pytest.mark.parametrize("kind", ["fifo", "dev_zero", "dir"])
+def test_a_proto_data_file_that_is_not_a_regular_file_is_refused(tmp_path, kind):
+    from paddle.trainer.v1_data_sources import read_proto_file
+    path = str(tmp_path / "data.pb")
+    plant_irregular(path, kind)
     box = finishes(lambda: read_proto_file(path))
     assert isinstance(box.get("error"), OSError), box
     assert path in str(box["error"]) and "not a regular file" in str(box["error"])
@@ -63,10 +68,7 @@ def test_a_config_that_is_not_a_regular_file_is_a_config_error(tmp_path, kind, n
     """`paddle dump_config` (any parse) of a FIFO blocked; of a link to /dev/zero, never ended."""
     from paddle.trainer.config_parser import ConfigError, parse_config
     path = str(tmp_path / name)
-    if kind == "fifo":
-        os.mkfifo(path)
-    else:
-        os.symlink("/dev/zero", path)
+    plant_irregular(path, kind)
     box = finishes(lambda: parse_config(path, ""))
     assert isinstance(box.get("error"), ConfigError), box
     assert str(box["error"]).startswith(path + ": ") and "not a regular file" in str(box["error"])
@@ -119,10 +121,7 @@ def test_a_file_list_that_is_not_a_regular_file_is_refused(tmp_path, kind):
     """`paddle predict` / `train` with a FIFO as train.list blocked; /dev/zero never ended."""
     from paddle.trainer.data_provider import load_file_list
     path = str(tmp_path / "train.list")
-    if kind == "fifo":
-        os.mkfifo(path)
-    else:
-        os.symlink("/dev/zero", path)
+    plant_irregular(path, kind)
     box = finishes(lambda: load_file_list(path))
     assert isinstance(box.get("error"), OSError), box
     assert path in str(box["error"]) and "not a regular file" in str(box["error"])
