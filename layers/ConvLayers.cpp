@@ -355,11 +355,11 @@ class ConvLayerBase : public Layer, public InputGradientSetter {
     const bool shifted = first && g.groups == 1 && g.sx == 1 && g.sy == 1 && g.outW >= 32 &&
                          static_cast<size_t>(g.outW) + g.fw - 1 == Wp && static_cast<size_t>(g.outH) + g.fh - 1 == Hp;
     const size_t plane = Hp * Wp, Np = (g.outH - 1) * Wp + g.outW;
-    std::vector<ptrdiff_t> rowOff;
+    rowOff_.clear();  // (a member: its capacity stays between batches)
     if (shifted) {
       for (int c = 0; c < g.channels; ++c)
         for (int ky = 0; ky < g.fh; ++ky)
-          for (int kx = 0; kx < g.fw; ++kx) rowOff.push_back(static_cast<ptrdiff_t>((c * Hp + ky) * Wp + kx));
+          for (int kx = 0; kx < g.fw; ++kx) rowOff_.push_back(static_cast<ptrdiff_t>((c * Hp + ky) * Wp + kx));
     }
     const size_t chunks = parallelChunks(rows, 1);
     col_.resize(std::max<size_t>(chunks, 1), shifted ? g.channels * plane + M * Np : K * g.groups * N);
@@ -372,7 +372,7 @@ class ConvLayerBase : public Layer, public InputGradientSetter {
       for (size_t s = s0; s < s1; ++s) {
         float* y = output_.value.row(s);
         if (shifted) {
-          forwardShifted(g, x.row(s), w, M, K, rowOff.data(), col, y, b, perOutput, relu);
+          forwardShifted(g, x.row(s), w, M, K, rowOff_.data(), col, y, b, perOutput, relu);
           continue;
         }
         image::im2col(x.row(s), g.channels, g.imgH, g.imgW, g.fh, g.fw, g.sy, g.sx, g.py, g.px, g.outH, g.outW, col,
@@ -519,6 +519,7 @@ class ConvLayerBase : public Layer, public InputGradientSetter {
   std::vector<bool> direct_;  // per input: the direct kernels instead of im2col + GEMM
   bool fuseRelu_ = false;
   Matrix col_, tmp_;  // [K*groups, S*P] unfolded images; [channels, S*P] small-side images
+  std::vector<ptrdiff_t> rowOff_;  // forwardConvPacked's shifted path: where each (c, ky, kx) row of B starts
 };
 
 class ExpandConvLayer : public ConvLayerBase {

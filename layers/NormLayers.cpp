@@ -15,6 +15,7 @@
 #include "engine/math/Kernel.h"
 #include "layers/ImageUtils.h"
 #include "layers/Layer.h"
+#include "layers/NormLayers.h"
 
 namespace paddle {
 
@@ -47,7 +48,6 @@ struct Sums {
 class BatchNormLayer : public Layer {
  public:
   using Layer::Layer;
-  static constexpr float kEps = 1e-5f;
 
   void init(LayerContext& ctx) override {
     Layer::init(ctx);
@@ -97,7 +97,7 @@ class BatchNormLayer : public Layer {
     float* mean = mean_.data();
     float* inv = invStd_.data();
     const size_t C = channels_, P = pixels_, width = size_;
-    const float eps = kEps;
+    const float eps = kBatchNormEpsilon;
     const float* x = in.value.data();
     if (useGlobal_) {
       const float* mm = weight(1)->value().data();

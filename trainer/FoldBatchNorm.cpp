@@ -5,17 +5,18 @@
 #include <cstring>
 #include <map>
 
+#include "layers/NormLayers.h"
+
 namespace paddle {
 
 namespace {
-// batch_norm's epsilon (layers/NormLayers.cpp) and a variance whose 1 / sqrt(var + eps) is
-// exactly 1 there, so that the folded batch norm multiplies by 1 and only adds.
-constexpr float kBatchNormEps = 1e-5f;
+// A variance whose 1 / sqrt(var + eps) is exactly 1 in batch_norm, so that the folded batch norm
+// multiplies by 1 and only adds.
 float unitVariance() {
-  float v = 1.0f - kBatchNormEps;
+  float v = 1.0f - kBatchNormEpsilon;
   // step to the float whose 1/sqrt(v + eps) rounds to 1 (the first try does on IEEE floats)
-  for (int i = 0; i < 8 && 1.0f / std::sqrt(v + kBatchNormEps) != 1.0f; ++i) {
-    v = std::nextafter(v, 1.0f / std::sqrt(v + kBatchNormEps) > 1.0f ? 2.0f : 0.0f);
+  for (int i = 0; i < 8 && 1.0f / std::sqrt(v + kBatchNormEpsilon) != 1.0f; ++i) {
+    v = std::nextafter(v, 1.0f / std::sqrt(v + kBatchNormEpsilon) > 1.0f ? 2.0f : 0.0f);
   }
   return v;
 }
@@ -114,7 +115,7 @@ std::vector<Matrix> foldBatchNormForInference(const GradientMachine& gm, std::ve
       continue;
     std::vector<double> s(C), b(C);  // y = s * x + b per channel
     for (size_t c = 0; c < C; ++c) {
-      const float inv = 1.0f / std::sqrt(std::fmax(var->value().data()[c], 0.0f) + kBatchNormEps);
+      const float inv = 1.0f / std::sqrt(std::fmax(var->value().data()[c], 0.0f) + kBatchNormEpsilon);
       s[c] = static_cast<double>(scale->value().data()[c]) * inv;
       b[c] = (shift ? shift->value().data()[c] : 0.0) - s[c] * mean->value().data()[c];
     }
