@@ -87,7 +87,13 @@ def merge_model(config, model_dir, output, config_args=""):
         ('prob',)
     """
     gm = load_trained_machine(parse_config(config, config_args).model_config, model_dir, config_name=config)
-    states = preprocessing.read(model_dir)
+    save_merged(gm, output, preprocessing.read(model_dir))
+    return gm.getParameterSize()
+
+
+def save_merged(gm, output, states):
+    """Writes gm as a merged model ending with the readers' fitted `states` (none: no trailer),
+    whole or not at all (written beside `output`, then renamed)."""
     tmp = output + ".tmp-%d" % os.getpid()
     try:
         gm.saveMergedModel(tmp)
@@ -99,7 +105,6 @@ def merge_model(config, model_dir, output, config_args=""):
     finally:
         if os.path.exists(tmp):
             os.remove(tmp)
-    return gm.getParameterSize()
 
 
 def read_front_end_data(path):
@@ -279,4 +284,12 @@ def main(argv):
     else:
         n = merge_model(args.config, args.model_dir, args.output, args.config_args)
     print("paddle merge_model: wrote %s (%d parameters)" % (args.output, n))
+    from paddle.trainer.predict import prediction_layers
+    model_config = parse_config(args.config, args.config_args).model_config
+    names, scored = prediction_layers(model_config)
+    if scored:
+        print("paddle merge_model: note: its outputs are cost layers (%s), so a Predictor of it wants the label "
+              "too; paddle serve and paddle predict answer what they score (%s). --config_args=is_predict=1 "
+              "merges a config's prediction network instead." % (
+                  ", ".join(n for n in model_config.output_layer_names if n not in names), ", ".join(names)))
     return 0

@@ -11,18 +11,23 @@ does): a list of numbers (dense), an integer (id), a list of those (sequence), a
 lists (sub-sequences), or {"index": [...], "value": [...]} for a sparse vector ("value"
 left out: binary). Every error names the row and the field: `rows[3].pixel: ...`.
 """
+import logging
 import os
 import tempfile
 import threading
 
 import numpy as np
 
-from paddle.proto import message_from_json
+from paddle.proto import message_from_json, message_to_json
 from paddle.trainer import PyDataProvider2 as dp2
 from paddle.trainer.input_inference import infer_input_types
+from paddle.trainer.predict import copy_parameters, prediction_layers, pruned_network
 from py_paddle import swig_paddle as api
-from py_paddle.deploy import RawPredictor, merge_model, read_front_end_data
+from py_paddle.deploy import RawPredictor, merge_model, read_front_end_data, save_merged
 from py_paddle.util import DataProviderConverter
+
+
+LOG = logging.getLogger("paddle.serve")
 
 
 class RequestError(ValueError):
@@ -60,18 +65,53 @@ class ServedModel(object):
         self.version = version or os.path.basename(os.path.normpath(self.source))
 
     def _load(self, path):
+        gm = api.GradientMachine.createFromMergedModel(path, False)
+        model_config = message_from_json("ModelConfig", gm.getModelConfigJson())
+        pruned = self._prediction_network(gm, model_config, path)
+        del gm  # only the Predictor's copy of the parameters stays
+        try:
+            self._load_predictor(pruned or path, model_config)
+        finally:
+            if pruned:
+                os.remove(pruned)
+
+    def _load_predictor(self, path, model_config):
         self.predictor = api.Predictor.createFromMergedModel(path, False)
         self.inputs = list(self.predictor.getInputLayerNames())
         self.outputs = list(self.predictor.getOutputLayerNames())
-        gm = api.GradientMachine.createFromMergedModel(path, False)
-        types = infer_input_types(message_from_json("ModelConfig", gm.getModelConfigJson()))
-        del gm  # only the Predictor's copy of the parameters stays
+        types = infer_input_types(model_config)
         self.input_types = [types[name] for name in self.inputs]
         self.dense_only = all(t == "dense_vector" for t, _ in self.input_types)
         self.raw = None  # the preprocessing the model was trained with, for raw rows
         if len(self.inputs) == 1 and read_front_end_data(path):
             self.raw = RawPredictor(path)
             self.raw.predictor = self.predictor
+
+    @staticmethod
+    def _prediction_network(gm, model_config, path):
+        """A temporary merged model of what the cost layers among the outputs score (the way
+        `paddle predict` reads a training network), or None when no output is a cost. Without
+        it a training network merged as is would answer its cost and want the label in every
+        request."""
+        names, scored = prediction_layers(model_config)
+        if not scored:
+            return None
+        costs = ", ".join(n for n in model_config.output_layer_names if n not in names)
+        part = pruned_network(model_config, names)
+        if part is None:
+            LOG.warning("%s outputs the cost layer(s) %s and has recurrent groups, so it is served whole: "
+                        "requests must carry the label field(s) too. Merge the prediction network "
+                        "(paddle merge_model --config_args=is_predict=1) to serve predictions.", path, costs)
+            return None
+        machine = api.GradientMachine.createByConfigJson(message_to_json(part), False, 1)
+        copy_parameters(gm, machine)
+        fd, pruned = tempfile.mkstemp(suffix=".paddle")
+        os.close(fd)
+        save_merged(machine, pruned, read_front_end_data(path))
+        LOG.warning("%s outputs the cost layer(s) %s: serving what they score, %s, without the label. "
+                    "Merge the prediction network (paddle merge_model --config_args=is_predict=1) to choose "
+                    "the outputs yourself.", path, costs, ", ".join(names))
+        return pruned
 
     def describe(self):
         """What /ready and the start-up line say of the model."""

@@ -192,7 +192,7 @@ def pruned_network(model_config, outputs):
     return pruned
 
 
-def _copy_parameters(source, target):
+def copy_parameters(source, target):
     """Sets target's parameters (a GradientMachine) to source's of the same name."""
     from py_paddle import swig_paddle as api
     values = {p.getName(): p.getBuf(api.PARAMETER_VALUE).copyToNumpyArray() for p in source.getParameters()}
@@ -209,7 +209,7 @@ def _machine(args, trainer_config, merged, model_config=None):
         if model_config is None:
             return merged
         part = api.GradientMachine.createByConfigJson(message_to_json(model_config), args.use_gpu, 1)
-        _copy_parameters(merged, part)
+        copy_parameters(merged, part)
         return part
     from py_paddle.deploy import load_trained_machine
     return load_trained_machine(model_config or trainer_config.model_config, args.model_dir, args.use_gpu,

@@ -359,3 +359,18 @@ def test_a_model_with_preprocessing_takes_raw_rows_and_answers_class_names(tmp_p
         assert e.value.status == 400 and "row 0" in e.value.message
     finally:
         server.stop()
+    # The training network merged as is: the server answers what the cost scores, without the label.
+    training = str(tmp_path / "wine-training.paddle")
+    merged = paddle(["merge_model", "--config=wine.py", "--model_dir=out/pass-00002", "--output=" + training],
+                    str(tmp_path))
+    assert "its outputs are cost layers (__cost_0__), so a Predictor of it wants the label" in merged.stdout
+    server = Server(["--model_file=" + training], str(tmp_path))
+    try:
+        assert server.client.ready()["outputs"] == ["prob"]
+        got = server.client.predict(rows)
+        assert got["label"] == want["label"] and np.array_equal(np.asarray(got["outputs"]["prob"], np.float32),
+                                                                want["prob"])
+        assert "outputs the cost layer(s) __cost_0__: serving what they score, prob, without the label" \
+            in server.output()
+    finally:
+        server.stop()
