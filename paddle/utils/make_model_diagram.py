@@ -175,17 +175,17 @@ def make_diagram(config_file, dot_file, config_arg_str='', expand_groups=False):
     conf = parse_config(config_file, config_arg_str or '')
     text = diagram_text(conf.model_config, expand_groups)
     if fmt:
-        with open_output(dot_file, 'wb') as out:  # (refused before dot runs: a planted link)
-            fd, tmp = tempfile.mkstemp(dir=os.path.dirname(os.path.abspath(dot_file)), suffix='.' + fmt)
-            os.close(fd)
-            try:
-                p = subprocess.run([dot, '-T' + fmt, '-o', tmp], input=text, capture_output=True, text=True)
-                if p.returncode != 0:
-                    raise DiagramError('dot -T%s failed: %s' % (fmt, (p.stderr.strip().splitlines() or ['?'])[-1]))
-                with open(tmp, 'rb') as f:
-                    out.write(f.read())
-            finally:
-                os.unlink(tmp)
+        # Drawn beside the target first: a failing dot leaves an earlier picture as it was.
+        fd, tmp = tempfile.mkstemp(dir=os.path.dirname(os.path.abspath(dot_file)), suffix='.' + fmt)
+        os.close(fd)
+        try:
+            p = subprocess.run([dot, '-T' + fmt, '-o', tmp], input=text, capture_output=True, text=True)
+            if p.returncode != 0:
+                raise DiagramError('dot -T%s failed: %s' % (fmt, (p.stderr.strip().splitlines() or ['?'])[-1]))
+            with open(tmp, 'rb') as f, open_output(dot_file, 'wb') as out:  # (refuses a planted link)
+                out.write(f.read())
+        finally:
+            os.unlink(tmp)
         return text
     with open_output(dot_file, 'w') as f:
         f.write(text)

@@ -157,3 +157,22 @@ def test_config_parser_utils():
     oc = parse_optimizer_config(optimizer)
     assert oc.batch_size == 7 and oc.learning_method == 'adam'
     assert abs(oc.learning_rate - 0.1) < 1e-12
+
+
+def test_a_failing_dot_leaves_an_earlier_picture_as_it_was(write_config, tmp_path, monkeypatch):
+    import os
+    import pytest
+    from paddle.utils.make_model_diagram import DiagramError, make_diagram
+    bin_dir = tmp_path / 'bin'
+    bin_dir.mkdir()
+    fake = bin_dir / 'dot'
+    fake.write_text('#!/bin/sh\necho "Error: renderer crashed" >&2\nexit 3\n')
+    fake.chmod(0o755)
+    monkeypatch.setenv('PATH', str(bin_dir) + os.pathsep + os.environ['PATH'])
+    picture = tmp_path / 'model.png'
+    picture.write_bytes(b'an earlier picture')
+    with pytest.raises(DiagramError) as e:
+        make_diagram(write_config(CONF), str(picture))
+    assert 'dot -Tpng failed: Error: renderer crashed' in str(e.value)
+    assert picture.read_bytes() == b'an earlier picture'
+    assert sorted(p.name for p in tmp_path.iterdir() if p.suffix == '.png') == ['model.png']
