@@ -8,6 +8,9 @@ is listed with the reason.
     python tools/param_hashes.py > before.txt     # (on the old commit, its own build)
     python tools/param_hashes.py > after.txt
     diff before.txt after.txt
+
+`--trainer_count=2` checks the replica path the same way;
+its hashes differ from one trainer's by design, so compare runs of the same count.
 """
 import argparse
 import glob
@@ -32,13 +35,13 @@ def configs():
     return out
 
 
-def train(path, samples, work):
+def train(path, samples, work, trainer_count=1):
     env = dict(os.environ, OPENBLAS_NUM_THREADS="1", PADDLE_THREADS="1")
     if any(n.startswith("_swig_paddle") for n in os.listdir(os.path.join(ROOT, "py_paddle"))):
         env["PYTHONPATH"] = ROOT
     cmd = [sys.executable, "-c", "import sys; from paddle.trainer.cli import main; sys.exit(main())", "train",
            "--config=" + path, "--data=synthetic:%d" % samples, "--num_passes=2", "--seed=1", "--save_dir=" + work,
-           "--dot_period=0", "--log_period=0", "--trainer_count=1", "--check_health=0", "--overwrite"]
+           "--dot_period=0", "--log_period=0", "--trainer_count=%d" % trainer_count, "--check_health=0", "--overwrite"]
     p = subprocess.run(cmd, cwd=os.path.dirname(path), env=env, capture_output=True, text=True, timeout=900)
     if p.returncode != 0:
         return None, (p.stderr.strip().splitlines() or ["exit %d" % p.returncode])[-1][:160]
@@ -55,10 +58,11 @@ def train(path, samples, work):
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--samples", type=int, default=64, help="synthetic samples per pass (64)")
+    ap.add_argument("--trainer_count", type=int, default=1, help="replicas to train with (1)")
     args = ap.parse_args()
     for path in configs():
         with tempfile.TemporaryDirectory() as work:
-            digest, why = train(path, args.samples, work)
+            digest, why = train(path, args.samples, work, args.trainer_count)
         print("%-60s %s" % (os.path.relpath(path, ROOT), digest or "not trained: " + why), flush=True)
 
 
