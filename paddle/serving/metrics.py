@@ -104,7 +104,8 @@ class Metrics(object):
         self.registry = CollectorRegistry()
         self.requests = Counter("paddle_requests", "HTTP requests by path and status", ["path", "status"],
                                 registry=self.registry)
-        self.rows = Counter("paddle_predicted_rows", "rows predicted", registry=self.registry)
+        self.rows = Counter("paddle_predicted_rows", "rows run through a forward pass (with those of a "
+                            "request that timed out after its batch ran)", registry=self.registry)
         self.latency_seconds = Histogram("paddle_request_latency_seconds", "/predict latency", registry=self.registry,
                                          buckets=(.0005, .001, .002, .005, .01, .02, .05, .1, .2, .5, 1, 2, 5))
         self.queue_seconds = Histogram("paddle_queue_seconds", "time a request waited for its batch",
