@@ -16,6 +16,23 @@ class _View(object):
                                     "data": (self._memory.dataPointer(), False)}
 
 
+def _flat_array(arr, dtype):
+    """arr as a flat C-contiguous array of dtype; for int32 (IVector), ValueError for values
+    int32 does not hold exactly (a fraction, nan, or beyond its range) instead of numpy's silent
+    truncation and wrap-around."""
+    if dtype is _np.int32:
+        given = _np.asarray(arr).reshape(-1)
+        if given.size and given.dtype.kind in "fiu":
+            with _np.errstate(invalid="ignore"):
+                bad = (given < -2 ** 31) | (given >= 2 ** 31)
+                if given.dtype.kind == "f":
+                    bad |= ~_np.isfinite(given) | (given != _np.trunc(given))
+            if bad.any():
+                k = int(_np.argmax(bad))
+                raise ValueError("an IVector holds int32 values: element %d is %r" % (k, given[k].item()))
+    return _np.ascontiguousarray(arr, dtype=dtype).reshape(-1)
+
+
 def _host_view(obj, shape, typestr):
     return _np.asarray(_View(obj, shape, typestr))
 
@@ -181,14 +198,15 @@ def createVectorFromNumpy(arr, copy=True, useGpu=None):
 
     Args:
         arr (array-like): converted to a C-contiguous array of the vector's type
-            (float32 for Vector, int32 for IVector).
+            (float32 for Vector, int32 for IVector: ValueError for a value int32
+            cannot hold exactly, such as 2.5 or 2**31).
         copy (bool, default True): False aliases the array on the CPU (the vector
             keeps it alive); the GPU always copies.
         useGpu (bool, optional): in GPU memory; default: what isUsingGpu() says.
     """
     if useGpu is None:
         useGpu = isUsingGpu()
-    arr = _np.ascontiguousarray(arr, dtype=DTYPE).reshape(-1)
+    arr = _flat_array(arr, DTYPE)
     v = CLASS._createVectorFromNumpyRaw(arr, copy, useGpu)
     if not copy and not useGpu:
         v._owner = arr

@@ -321,6 +321,13 @@ def test_numpy_copies_in_and_the_gpu_factories():
     assert iv.toNumpyArrayInplace().tolist() == [9, 5, 6] and not iv.isGpu()
     assert api.IVector.createVectorFromNumpy(np.array([1, 2], np.int32)).getData() == [1, 2]
     assert api.IVector.createCpuVectorFromNumpy(np.array([3], np.int32)).getData() == [3]
+    # Ids arrive as int64 or whole floats from numpy; what int32 cannot hold exactly is refused, not truncated.
+    assert api.IVector.createVectorFromNumpy(np.array([[7, 8]], np.int64)).getData() == [7, 8]
+    assert api.IVector.createVectorFromNumpy(np.array([7.0, -2.0])).getData() == [7, -2]
+    for bad, message in ((np.array([1.0, 2.5]), "element 1 is 2.5"), (np.array([np.nan]), "element 0 is nan"),
+                         (np.array([0, 2 ** 31], np.int64), "element 1 is 2147483648")):
+        with pytest.raises(ValueError, match="an IVector holds int32 values: " + message):
+            api.IVector.createVectorFromNumpy(bad)
     if not api.isGpuVersion():  # a CPU build says so clearly
         for make in (lambda: api.Matrix.createGpuDenseFromNumpy(np.zeros((1, 1), np.float32)),
                      lambda: api.Vector.createGpuVectorFromNumpy(np.zeros(1, np.float32)),
