@@ -10,11 +10,14 @@ dense gradients sent as bfloat16: --allreduce_precision=bf16), `dgc` (1% of the
 dense gradient travels, --dgc_sparsity=0.99) and, for models with a sparse_update table,
 `sharded` (--local=0: each row on one rank, fetched and updated there). Each configuration
 also reports the peak memory (VmHWM) of its largest rank and how many rows of each sparse
-table are in memory on each rank.
+table are in memory on each rank. With --gpus N > 1 every process trains on N GPUs
+(--use_gpu=1 --trainer_count=N) and one rank runs `overlap` (fp32 sums onto GPU 0) and `bf16`
+(GPUs 1..N-1 send bfloat16: --allreduce_precision=bf16); its dense bytes are those sent to GPU 0.
 
     python benchmarks/scaleout.py                       # needs an MPI build + mpiexec + mpi4py
     python benchmarks/scaleout.py --bench mlp --ranks 1,2,4 --modes overlap
     python benchmarks/scaleout.py --bench sparse_ctr --modes overlap,sharded   # the 1M x 64 table
+    python benchmarks/scaleout.py --bench mlp --ranks 1 --gpus 2              # 2 GPUs, fp32 vs bf16 sums
 
 Each configuration runs in fresh processes (`mpiexec -n R python scaleout.py --worker ...`).
 Every rank gets the same synthetic batch of the model's batch size and trains on its share
@@ -53,7 +56,7 @@ def peak_rss_mb():
         return [int(line.split()[1]) for line in f if line.startswith("VmHWM:")][0] / 1024.0
 
 
-def worker(name, ranks, mode, timed_steps):
+def worker(name, ranks, mode, timed_steps, gpus=0):
     """Times one benchmark on this rank; rank 0 prints one JSON line."""
     distributed = ranks > 1
     comm = None
@@ -65,7 +68,8 @@ def worker(name, ranks, mode, timed_steps):
     from py_paddle import swig_paddle as api
 
     conf = run.paddle_config(name)
-    trainer = api.Trainer.create(message_to_json(conf), False, 1, 1, distributed, distributed and mode == "sharded")
+    trainer = api.Trainer.create(message_to_json(conf), gpus > 0, max(gpus, 1), 1, distributed,
+                                 distributed and mode == "sharded")
     trainer.setCollectiveOptions(collective_options(api, **MODES[mode]))
     trainer.startTrainPass(0)
     args = run.paddle_arguments(name, conf, api)
@@ -110,9 +114,10 @@ def worker(name, ranks, mode, timed_steps):
                           "peak_rss_mb": max(peak)}))
 
 
-def measure(name, ranks, mode):
+def measure(name, ranks, mode, gpus=0):
     mpiexec = shutil.which("mpiexec") or os.path.join(os.path.dirname(sys.executable), "mpiexec")
-    cmd = [sys.executable, os.path.abspath(__file__), "--worker", name, "--ranks", str(ranks), "--modes", mode]
+    cmd = [sys.executable, os.path.abspath(__file__), "--worker", name, "--ranks", str(ranks), "--modes", mode,
+           "--gpus", str(gpus)]
     if ranks > 1:
         cmd = [mpiexec, "-n", str(ranks)] + cmd
     env = dict(os.environ, OPENBLAS_NUM_THREADS="1", OMP_NUM_THREADS="1")
@@ -127,11 +132,12 @@ def main():
     ap.add_argument("--bench", default=",".join(BENCHES))
     ap.add_argument("--ranks", default="1,2")
     ap.add_argument("--modes", default=",".join(MODES), help="exchange modes on more than one rank")
+    ap.add_argument("--gpus", type=int, default=0, help="GPUs per process (--use_gpu=1 --trainer_count=N); 0: CPU")
     ap.add_argument("--worker", help=argparse.SUPPRESS)
     ap.add_argument("--steps", type=int, default=0, help=argparse.SUPPRESS)  # timed steps per repeat (worker)
     a = ap.parse_args()
     if a.worker:
-        worker(a.worker, int(a.ranks), a.modes, a.steps or STEPS[a.worker])
+        worker(a.worker, int(a.ranks), a.modes, a.steps or STEPS[a.worker], a.gpus)
         return
     print("%-11s %5s %-8s %9s %10s %8s %8s %9s %13s %13s %13s %9s %s" % (
         "bench", "ranks", "mode", "ms/step", "samples/s", "speedup", "waiting", "early", "dense B/step",
@@ -140,11 +146,12 @@ def main():
         base = None
         for ranks in [int(r) for r in a.ranks.split(",")]:
             modes = [m for m in a.modes.split(",") if m != "sharded" or name in SHARDABLE]
-            for mode in modes if ranks > 1 else ["overlap"]:
-                r = measure(name, ranks, mode)
+            alone = [m for m in modes if m in ("overlap", "bf16")] if a.gpus > 1 else ["overlap"]
+            for mode in modes if ranks > 1 else alone:
+                r = measure(name, ranks, mode, a.gpus)
                 base = base or r["samples_per_s"]
                 print("%-11s %5d %-8s %9.2f %10.0f %7.2fx %7.0f%% %8.0f%% %13.0f %13.0f %13.0f %9.0f %s" % (
-                    name, ranks, mode if ranks > 1 else "-", r["ms_per_step"], r["samples_per_s"],
+                    name, ranks, mode if ranks > 1 or a.gpus > 1 else "-", r["ms_per_step"], r["samples_per_s"],
                     r["samples_per_s"] / base, 100 * r["wait_fraction"], 100 * r["started_during_backward"],
                     r["dense_bytes_per_step"],
                     r["sparse_bytes_per_step"], r["dgc_bytes_per_step"], r["peak_rss_mb"],

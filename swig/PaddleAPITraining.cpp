@@ -653,7 +653,9 @@ std::vector<std::string> Trainer::getParameterStats() const {
   return lines;
 }
 CollectiveTraffic Trainer::takeCollectiveTraffic() {
-  const paddle::CollectiveTraffic s = t_->sync().takeTraffic();
+  // One process: what its GPU replicas sent to GPU 0; under MPI: what this rank sent the others.
+  const paddle::CollectiveTraffic replicas = t_->replicaStrategy().takeTraffic();
+  const paddle::CollectiveTraffic s = t_->distributed() ? t_->sync().takeTraffic() : replicas;
   CollectiveTraffic out;
   out.steps = s.steps;
   out.denseBytes = double(s.denseBytes);
@@ -674,6 +676,7 @@ void Trainer::setCollectiveOptions(const CollectiveOptions& options) {
   o.dgcMomentum = options.dgcMomentum;
   o.timeoutSeconds = options.timeoutSeconds;
   o.bf16Gradients = options.bf16Gradients;
+  t_->replicaStrategy().setOptions(o, t_->distributed());
   t_->sync().setOptions(o);
 }
 

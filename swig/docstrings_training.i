@@ -354,14 +354,18 @@ Returns:
 The evaluators' values over the test period, in getEvaluatorNames order.%}
 
 %feature("docstring") Trainer::takeCollectiveTraffic %{
-Distributed: this rank's gradient traffic since the last call (which restarts the count).
+The gradient traffic since the last call (which restarts the count): under MPI what this
+rank sent the others; in one process what GPUs 1..N-1 of ``--use_gpu=1 --trainer_count=N``
+sent to GPU 0 (``steps`` and ``denseBytes``).
 
 Returns:
-    CollectiveTraffic: zeros when not distributed.
+    CollectiveTraffic: zeros for a single process with CPU replicas or one GPU.
 %}
 
 %feature("docstring") Trainer::setCollectiveOptions %{
-Distributed: how gradients travel between ranks (ignored when not distributed).
+How gradients travel between ranks and, in one process, between GPU replicas (GPU
+replicas take ``bf16Gradients`` alone). ``bf16Gradients`` in a single process without GPU
+replicas raises an error: nothing is sent there.
 
 Args:
     options (CollectiveOptions): buckets, overlap, LocalSGD or DGC, and the timeout.
@@ -376,7 +380,8 @@ buckets in MB), ``overlap`` (--overlap_allreduce, all-reduce buckets during back
 steps instead of exchanging gradients), ``dgcSparsity`` (--dgc_sparsity, < 0: no deep
 gradient compression), ``dgcRampupBeginStep``, ``dgcMomentum``, ``timeoutSeconds``
 (--collective_timeout, > 0: a longer wait in one MPI exchange ends the job) and
-``bf16Gradients`` (--allreduce_precision=bf16: dense gradient all-reduces send bfloat16).
+``bf16Gradients`` (--allreduce_precision=bf16: dense gradient all-reduces, and the gradients
+GPUs 1..N-1 of one process send to GPU 0, travel as bfloat16).
 
 Example:
     >>> options = swig_paddle.CollectiveOptions()

@@ -5,6 +5,7 @@
 
 #include "engine/Errors.h"
 #include "engine/math/Device.h"
+#include "engine/math/Kernel.h"
 #ifdef WITH_CUDA
 #include "engine/math/GpuRuntime.h"
 #endif
@@ -122,6 +123,68 @@ void GpuCollective::sumOntoFirst(const Buffers& buffers) {
 #else
   (void)buffers;
 #endif
+}
+
+void packBf16(bool gpu, const float* in, size_t n, uint16_t* out) {
+  forEachElement(gpu, n, [=] PD_HD(size_t k) { out[k] = toBf16Bits(in[k]); });
+}
+
+void addBf16InOrder(bool gpu, float* sum, size_t n, const uint16_t* halves, size_t stride, int senders) {
+  forEachElement(gpu, n, [=] PD_HD(size_t k) {
+    float s = sum[k];
+    for (int r = 0; r < senders; ++r) s += fromBf16Bits(halves[r * stride + k]);
+    sum[k] = s;
+  });
+}
+
+void GpuCollective::sumOntoFirstBf16(const Buffers& buffers) {
+  size_t total = 0;
+  for (const Matrix* m : buffers[0]) total += m->size();
+  const int senders = devices_ - 1;
+  if (total == 0 || senders <= 0) return;
+  halves_.resize(devices_);
+  for (int d = 0; d < devices_; ++d) {  // allocated once, on the GPU that writes them
+    const size_t want = d == 0 ? total * senders : total;
+    if (halves_[d].size() == want) continue;
+    select(d);
+    halves_[d] = DenseBuffer<uint16_t>(1, want, true);
+  }
+  for (int d = 1; d < devices_; ++d) {
+    select(d);
+    size_t offset = 0;
+    for (const Matrix* m : buffers[d]) {
+      packBf16(true, m->data(), m->size(), halves_[d].data() + offset);
+      offset += m->size();
+    }
+  }
+#ifdef WITH_NCCL
+  for (int d = 0; d < devices_; ++d) {  // the packs (and the replicas' kernels) are done
+    checkCuda(cudaSetDevice(d), "cudaSetDevice");
+    checkCuda(cudaDeviceSynchronize(), "cudaDeviceSynchronize");
+  }
+  // Point-to-point moves bytes as they are: bfloat16 travels as pairs of bytes.
+  checkNccl(ncclGroupStart(), "ncclGroupStart");
+  for (int r = 1; r < devices_; ++r) {
+    checkNccl(ncclSend(halves_[r].data(), total * sizeof(uint16_t), ncclUint8, 0, comms_->comms[r], comms_->streams[r]),
+              "ncclSend");
+    checkNccl(ncclRecv(halves_[0].data() + (r - 1) * total, total * sizeof(uint16_t), ncclUint8, r, comms_->comms[0],
+                       comms_->streams[0]),
+              "ncclRecv");
+  }
+  checkNccl(ncclGroupEnd(), "ncclGroupEnd");
+  for (cudaStream_t s : comms_->streams) checkCuda(cudaStreamSynchronize(s), "cudaStreamSynchronize");
+#elif defined(PADDLE_FAKE_GPU)
+  for (int r = 1; r < devices_; ++r) {  // what the NCCL pair moves, a device-to-device copy
+    deviceCopy(halves_[0].data() + (r - 1) * total, true, halves_[r].data(), true, total * sizeof(uint16_t));
+  }
+#endif
+  select(0);
+  size_t offset = 0;
+  for (Matrix* m : buffers[0]) {
+    addBf16InOrder(true, m->data(), m->size(), halves_[0].data() + offset, total, senders);
+    offset += m->size();
+  }
+  wait();
 }
 
 void GpuCollective::copyFromFirst(const Buffers& buffers) {

@@ -7,11 +7,16 @@
 // bytes in builds WITH_NCCL (this pair of files is the only one that sees nccl.h); the test
 // build's stand-in GPU (PADDLE_FAKE_GPU) adds host buffers in replica order instead; a CUDA
 // build without NCCL refuses N > 1 GPUs with "built without NCCL".
+// With --allreduce_precision=bf16 GPUs 1..N-1 send their gradients as bfloat16 (half the bytes)
+// and GPU 0 adds them to its own in fp32; the values broadcast stay fp32.
 #pragma once
+#include <cstdint>
+#include <cstring>
 #include <memory>
 #include <vector>
 
 #include "engine/math/Buffer.h"
+#include "engine/math/HostDevice.h"
 
 namespace paddle {
 
@@ -32,6 +37,10 @@ class GpuCollective {
   using Buffers = std::vector<std::vector<Matrix*>>;
   // Buffer i of GPU 0 += buffer i of GPUs 1..N-1 (NCCL: one ncclReduce per buffer, one group).
   void sumOntoFirst(const Buffers& buffers);
+  // Buffer i of GPU 0 += bf16(buffer i of GPU r) for r = 1..N-1 in that order, each add in
+  // fp32 (the same bits every run). GPU r packs all its buffers into one bfloat16 buffer
+  // (packBf16) and sends it (NCCL: ncclSend/ncclRecv, one group); GPU 0 adds (addBf16InOrder).
+  void sumOntoFirstBf16(const Buffers& buffers);
   // Buffer i of GPUs 1..N-1 = buffer i of GPU 0 (one ncclBroadcast per buffer, one group).
   void copyFromFirst(const Buffers& buffers);
 
@@ -39,6 +48,44 @@ class GpuCollective {
   struct Comms;  // the NCCL communicators and streams (WITH_NCCL)
   int devices_;
   std::unique_ptr<Comms> comms_;
+  // sumOntoFirstBf16's bfloat16 buffers, kept between steps: [r] on GPU r for r >= 1 (what it
+  // sends); [0] on GPU 0, senders 1..N-1 one after another (what it receives).
+  std::vector<DenseBuffer<uint16_t>> halves_;
 };
+
+// bfloat16 as math::roundToBf16 rounds (engine/math/GemmBf16.cpp), on the CPU and the GPU:
+// to nearest even, a denormal to a signed zero, a NaN stays a (quiet) NaN.
+PD_HD inline uint16_t toBf16Bits(float x) {
+#ifdef __CUDA_ARCH__
+  uint32_t u = __float_as_uint(x);
+#else
+  uint32_t u;
+  std::memcpy(&u, &x, sizeof u);
+#endif
+  if ((u & 0x7fffffffu) > 0x7f800000u) {
+    u |= 0x00400000u;
+  } else if ((u & 0x7f800000u) == 0) {
+    u &= 0x80000000u;
+  } else {
+    u += 0x7fffu + ((u >> 16) & 1u);
+  }
+  return static_cast<uint16_t>(u >> 16);
+}
+PD_HD inline float fromBf16Bits(uint16_t h) {
+  const uint32_t u = static_cast<uint32_t>(h) << 16;
+#ifdef __CUDA_ARCH__
+  return __uint_as_float(u);
+#else
+  float x;
+  std::memcpy(&x, &u, sizeof x);
+  return x;
+#endif
+}
+
+// The kernels of sumOntoFirstBf16 (engine/math/Kernel.h loops on the current device):
+// out[k] = bf16(in[k]) for k < n;
+void packBf16(bool gpu, const float* in, size_t n, uint16_t* out);
+// sum[k] += halves[s * stride + k] widened, for s = 0..senders-1 in order, in fp32.
+void addBf16InOrder(bool gpu, float* sum, size_t n, const uint16_t* halves, size_t stride, int senders);
 
 }  // namespace paddle

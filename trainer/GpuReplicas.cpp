@@ -59,7 +59,21 @@ class GpuReplicas : public Replicas {
     }
     gpus_.select(0);
     // GPU 0 alone updates (one optimizer state); the next step copies its values to the others.
-    gpus_.sumOntoFirst(buffers(machines, true));
+    const GpuCollective::Buffers grads = buffers(machines, true);
+    if (bf16_) gpus_.sumOntoFirstBf16(grads);
+    else gpus_.sumOntoFirst(grads);
+    size_t floats = 0;
+    for (const Matrix* g : grads[0]) floats += g->size();
+    traffic_.steps += 1;
+    traffic_.denseBytes += (machines.size() - 1) * floats * (bf16_ ? sizeof(uint16_t) : sizeof(float));
+  }
+
+  void setOptions(const CollectiveOptions& options, bool) override { bf16_ = options.bf16Gradients; }
+
+  CollectiveTraffic takeTraffic() override {
+    const CollectiveTraffic t = traffic_;
+    traffic_ = CollectiveTraffic();
+    return t;
   }
 
  private:
@@ -76,6 +90,8 @@ class GpuReplicas : public Replicas {
   }
 
   GpuCollective gpus_;
+  bool bf16_ = false;  // --allreduce_precision=bf16
+  CollectiveTraffic traffic_;
 };
 
 }  // namespace

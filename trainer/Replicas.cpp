@@ -1,6 +1,7 @@
 // CPU replicas (Replicas.h) and the choice between them and the GPU ones.
 #include "trainer/Replicas.h"
 
+#include "engine/Errors.h"
 #include "engine/math/Device.h"
 #include "engine/math/MathOps.h"
 #include "engine/math/ThreadPool.h"
@@ -63,6 +64,13 @@ class CpuReplicas : public Replicas {
 };
 
 }  // namespace
+
+void Replicas::setOptions(const CollectiveOptions& options, bool distributed) {
+  PADDLE_ENFORCE(!options.bf16Gradients || distributed, ConfigError,
+                 "--allreduce_precision=bf16 rounds the gradients that MPI ranks (under mpiexec) or GPU replicas "
+                 "(--use_gpu=1 --trainer_count=N > 1) send to each other; this process trains alone with replicas "
+                 "that share memory and sends none: use --allreduce_precision=fp32");
+}
 
 std::unique_ptr<Replicas> makeReplicas(bool useGpu, int count) {
   if (useGpu && count > 1) {

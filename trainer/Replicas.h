@@ -13,6 +13,7 @@
 
 #include "engine/Json.h"
 #include "trainer/GradientMachine.h"
+#include "trainer/GradientSync.h"
 
 namespace paddle {
 
@@ -33,6 +34,12 @@ class Replicas {
   virtual void run(size_t k, const std::function<void(size_t)>& replica) = 0;
   // After backward: replica 0's gradients += those of the other active replicas, in replica order.
   virtual void combineGradients(const Machines& machines, const std::vector<char>& active) = 0;
+  // Trainer.setCollectiveOptions: GPU replicas honour bf16Gradients (GPUs 1..N-1 send bfloat16).
+  // Elsewhere it is an error in one process (`distributed` false): nothing is sent there.
+  virtual void setOptions(const CollectiveOptions& options, bool distributed);
+  // The gradient bytes GPUs 1..N-1 sent to GPU 0 and the sums taken since the last call (then
+  // reset); CPU replicas share memory and send nothing.
+  virtual CollectiveTraffic takeTraffic() { return {}; }
 };
 
 // GPU replicas where useGpu and count > 1 (an error in a build without CUDA), CPU ones otherwise.

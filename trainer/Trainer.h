@@ -87,6 +87,8 @@ class Trainer {
   const EvalStats& testStats() const { return test_; }
   // How the processes keep in step (the no-op strategy in a single process).
   GradientSync& sync() { return *sync_; }
+  // How the replicas of this process combine (Trainer.setCollectiveOptions reaches GPU replicas).
+  Replicas& replicaStrategy() { return *replicas_; }
   bool distributed() const { return options_.distributed; }
   void setShardedData(bool on) {
     options_.shardedData = on;

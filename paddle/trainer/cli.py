@@ -201,6 +201,8 @@ class TrainingJob(object):
                                           self.cluster is not None, self.shards)
         if self.cluster:
             distributed.configure(self.trainer, args)
+        else:
+            distributed.configure_replicas(self.trainer, args)
         self.batch_size = tc.opt_config.batch_size
         self.trainer.setSkipNonFiniteBatches(args.skip_nonfinite_batches)
         for name, value in (("--keep_last", args.keep_last), ("--early_stop_patience", args.early_stop_patience)):

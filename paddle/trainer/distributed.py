@@ -177,7 +177,9 @@ def add_flags(flag):
          help="under mpiexec: start a bucket's all-reduce as soon as backward has finished its layers")
     flag("--allreduce_precision", default="fp32", choices=["fp32", "bf16"],
          help="under mpiexec: bf16 sends dense gradients as bfloat16 (half the bytes; each pair of "
-              "contributions is added in fp32); LocalSGD's parameter averages stay fp32")
+              "contributions is added in fp32); LocalSGD's parameter averages stay fp32. With --use_gpu=1 "
+              "--trainer_count=N > 1 GPUs 1..N-1 also send theirs to GPU 0 as bfloat16, added there in fp32 "
+              "in replica order; parameters are still copied in fp32")
     flag("--local_sgd_steps", type=int, default=0,
          help="under mpiexec: LocalSGD: each rank updates on its own gradient and the parameters are "
               "averaged every K steps (and at each pass end); 0: off")
@@ -277,6 +279,14 @@ def configure(trainer, args):
         dgc_sparsity=dgc, dgc_rampup_begin_step=args.dgc_rampup_begin_step, dgc_momentum=args.dgc_momentum,
         timeout_seconds=float(getattr(args, "collective_timeout", 0) or 0),
         bf16_gradients=getattr(args, "allreduce_precision", "fp32") == "bf16"))
+
+
+def configure_replicas(trainer, args):
+    """One process: hands --allreduce_precision to its replicas (GPU replicas send bfloat16
+    gradients to GPU 0; the engine refuses bf16 where nothing is sent)."""
+    from py_paddle import swig_paddle as api
+    trainer.setCollectiveOptions(collective_options(
+        api, bf16_gradients=getattr(args, "allreduce_precision", "fp32") == "bf16"))
 
 
 def collective_options(api, bucket_mb=1.0, overlap=True, local_sgd_steps=0, dgc_sparsity=-1.0, dgc_rampup_begin_step=0,
