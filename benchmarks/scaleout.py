@@ -104,7 +104,7 @@ def worker(name, ranks, mode, timed_steps, gpus=0):
         step = statistics.median(times)
         print(json.dumps({"bench": name, "ranks": ranks, "mode": mode, "ms_per_step": step * 1e3,
                           "samples_per_s": batch / step,
-                          "wait_fraction": traffic.mpiSeconds / sum(t * STEPS[name] for t in times),
+                          "wait_fraction": traffic.mpiSeconds / sum(t * timed_steps for t in times),
                           "dense_bytes_per_step": traffic.denseBytes / max(traffic.steps, 1),
                           "sparse_bytes_per_step": traffic.sparseBytes / max(traffic.steps, 1),
                           "dgc_bytes_per_step": traffic.dgcBytes / max(traffic.steps, 1),
