@@ -38,13 +38,14 @@ class PackedMatrix {
 
 // C[M, N] = alpha * A * B + beta * C, A [M, K] row-major (row stride lda), one thread, for the
 // columns [j0, j1) of C (j0 a multiple of kPanel; beta 0: C is not read). Each C element sums its
-// K products in one fixed order (k ascending, blocks of 256 added to C in turn) whatever rows
+// K products in one fixed order (k ascending, blocks of 1024 added to C in turn) whatever rows
 // and columns a call computes: the same bits at any thread count.
 void gemmPacked(size_t M, size_t j0, size_t j1, float alpha, const float* A, size_t lda, const PackedMatrix& B,
                 float beta, float* C, size_t ldc);
 
 // C[M, columns j0..j1) = alpha * A * B + beta * C with B [K, >= j1] row-major as it lies (row
-// stride ldb), on the same kernels and in the same order as gemmPacked (j0 a multiple of kPanel).
+// stride ldb), on the same kernels (j0 a multiple of kPanel; k in blocks of 256, which keep such a
+// B's block in L1).
 void gemmRowMajor(size_t M, size_t K, size_t j0, size_t j1, float alpha, const float* A, size_t lda, const float* B,
                   size_t ldb, float beta, float* C, size_t ldc);
 

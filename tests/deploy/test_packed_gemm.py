@@ -3,7 +3,7 @@ weight's packed copy on an AVX-512 CPU, and by OpenBLAS elsewhere or with PADDLE
 
 - one fc layer per (K, N) shape, fed M rows, equals NumPy's x W + b within fp32 rounding, for
   every edge of the 8 x 32 register tile (M, N around multiples of 8 and 32; 2- and 4-panel
-  tiles of 1-4 rows) and of the 256-deep k blocks (odd K, K = 255, 256, 257, 513);
+  tiles of 1-4 rows) and of the 1024-deep k blocks of a packed weight (odd K, K = 1024, 1025);
 - with the kernels switched off (PADDLE_PACKED_GEMM=0 when the Predictor is created) it equals
   a training machine's test-mode forward bit for bit; with them on it differs (they ran), by
   at most rtol 1e-5 / atol 1e-6 on the digits MLP;
@@ -72,9 +72,9 @@ def predict(p, x):
     return p.forward(rows(x)).getSlotValue(0).copyToNumpyMat()
 
 
-# (K, N): panels of 32 columns, whole, short and one past; k blocks of 256 and odd K
+# (K, N): panels of 32 columns, whole, short and one past; k blocks (1024 deep) and odd K
 SHAPES = [(1, 1), (3, 17), (7, 31), (16, 32), (33, 33), (255, 64), (256, 65), (257, 100), (100, 129), (513, 10),
-          (64, 160)]
+          (64, 160), (1024, 33), (1025, 47)]
 ROWS = [1, 2, 3, 4, 5, 7, 8, 9, 16, 17, 64, 65]
 
 
