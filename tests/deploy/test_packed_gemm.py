@@ -98,6 +98,53 @@ def test_packed_product_equals_numpy(tmp_path, K, N):
         assert excess.max() <= 0, "M=%d K=%d N=%d: off by %g past the bound" % (m, K, N, excess.max())
 
 
+ACTIVATIONS = {
+    "Relu": (lambda z: np.maximum(z, 0), 1.0),  # (NumPy form, Lipschitz bound of each output)
+    "Sigmoid": (lambda z: 1 / (1 + np.exp(-z)), 0.25),
+    "Tanh": (np.tanh, 1.0),
+    "Softmax": (lambda z: np.exp(z - z.max(1, keepdims=True)) / np.exp(z - z.max(1, keepdims=True)).sum(1,
+                                                                                                         keepdims=True),
+                1.0),
+}
+
+
+@pytest.mark.parametrize("act", sorted(ACTIVATIONS))
+@pytest.mark.parametrize("K,N", [(7, 31), (33, 10), (100, 129), (257, 100), (1025, 47)])
+def test_bias_and_activation_after_the_packed_product_equal_numpy(tmp_path, act, K, N):
+    # the fc layer adds its bias (and a relu) in the product's store: every tile edge and activation
+    merged, gm = build(tmp_path, K, "outputs(fc_layer(input=x, size=%d, act=%sActivation()))" % (N, act),
+                       seed=K + N)
+    w = {p.getName(): p.getBuf(api.PARAMETER_VALUE).copyToNumpyArray() for p in gm.getParameters()}
+    weight = next(v for n, v in w.items() if n.endswith(".w0")).reshape(K, N).astype(np.float64)
+    bias = next(v for n, v in w.items() if n.endswith(".wbias")).astype(np.float64)
+    f, lipschitz = ACTIVATIONS[act]
+    p = predictor(merged)
+    rng = np.random.RandomState(K + 3 * N)
+    for m in (1, 3, 8, 9, 17):
+        x = rng.uniform(-1, 1, (m, K)).astype(np.float32)
+        got = predict(p, x)
+        want = f(x.astype(np.float64) @ weight + bias)
+        bound = 4 * np.finfo(np.float32).eps * (K + 1) * (np.abs(x) @ np.abs(weight) + np.abs(bias))
+        if act == "Softmax":  # a row's outputs move with all of its inputs
+            bound = 2 * bound.max(1, keepdims=True)
+        allowed = lipschitz * bound + 8 * np.finfo(np.float32).eps * np.abs(want) + 1e-30
+        assert got.shape == (m, N)
+        excess = np.abs(got - want) - allowed
+        assert excess.max() <= 0, "%s M=%d K=%d N=%d: off by %g past the bound" % (act, m, K, N, excess.max())
+
+
+def test_fused_relu_passes_nan_and_keeps_the_unfused_zeros(tmp_path, monkeypatch):
+    # relu as act::Relu has it (x < 0: 0): a NaN product stays NaN for the non-finite guard
+    merged, _ = build(tmp_path, 40, "outputs(fc_layer(input=x, size=70, act=ReluActivation()))", seed=5)
+    x = np.random.RandomState(3).uniform(-1, 1, (9, 40)).astype(np.float32)
+    x[2, 7] = np.nan
+    fused = predict(predictor(merged), x)
+    plain = predict(predictor(merged, packed=False, monkeypatch=monkeypatch), x)
+    assert np.isnan(fused[2]).all() and not np.isnan(np.delete(fused, 2, 0)).any()
+    np.testing.assert_array_equal(fused == 0, plain == 0)
+    np.testing.assert_allclose(fused, plain, rtol=1e-5, atol=1e-6)
+
+
 def test_kernels_off_give_the_training_forward_bits_and_on_stay_within_tolerance(tmp_path, monkeypatch):
     merged, gm = build(tmp_path, 784, MLP, scale=0.05)  # about fan-in scaled, as trained weights are
     x = np.random.RandomState(1).rand(64, 784).astype(np.float32)
