@@ -125,7 +125,8 @@ PACKED_TARGET void tile(size_t kc, const float* a, size_t lda, const float* b, s
   constexpr int kNV = NV;
   __mmask16 load[kNV];
 #pragma GCC unroll 8
-  for (int v = 0; v < kNV; ++v) load[v] = kWholeLoads ? __mmask16(0xffff) : firstLanes(cols > 16u * v ? cols - 16u * v : 0);
+  for (int v = 0; v < kNV; ++v)
+    load[v] = kWholeLoads ? __mmask16(0xffff) : firstLanes(cols > 16u * v ? cols - 16u * v : 0);
   __m512 acc[R][kNV];
 #pragma GCC unroll 8
   for (int i = 0; i < R; ++i)
