@@ -88,6 +88,7 @@ class FullyConnectedLayer : public Layer, public InputGradientSetter {
     pass_ = pass;
     size_t rows = input(0).batchSize();
     resetOutput(rows, size_);
+    if (forwardFused()) return;
     // With a bias the output starts as the bias rows and every product adds to it: no pass
     // of its own for the bias, and no clearing of the output inside the first GEMM.
     if (bias_) math::addRowVector(output_.value, bias_->value(), 1.0f, 0.0f);
@@ -126,6 +127,22 @@ class FullyConnectedLayer : public Layer, public InputGradientSetter {
       if (!in.grad.empty()) math::gemm(g, false, w->value(), true, in.grad, 1.0f, setsInputGrad(i) ? 0.0f : 1.0f);
     }
   }
+  // A Predictor's forward of one dense input (its weight packed, math::gemmPackedBiasRelu): the
+  // bias, and a relu without dropout, added while the product's tile is in registers, one pass
+  // over the output instead of three. False where the product takes the usual path.
+  bool forwardFused() {
+    const Argument& in = input(0);
+    if (inputs_.size() != 1 || useGpu_ || pass_ != PASS_TEST || in.value.empty()) return false;
+    const bool relu = activation_->type() == "relu" && dropRate_ <= 0;
+    if (!math::gemmPackedBiasRelu(in.value, weight(0)->value(), bias_ ? &bias_->value() : nullptr, relu,
+                                  output_.value)) {
+      return false;
+    }
+    output_.shareSequenceOf(in);
+    if (!relu) forwardActivation();
+    return true;
+  }
+
   // One dense input: its gradient is one product, which can set it rather than add to it.
   bool canSetInputGradient(bool relu) const override { return !relu && inputs_.size() == 1; }
 };

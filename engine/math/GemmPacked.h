@@ -36,15 +36,25 @@ class PackedMatrix {
   std::unique_ptr<float, Free> data_;
 };
 
+// What a product adds to C on its way out, while C's tile is still in registers (one pass over C
+// instead of three): bias[j] to column j (null: nothing), then relu (x < 0: 0) when set. An fc
+// layer's inference forward (a Predictor's) uses it.
+struct GemmEpilogue {
+  const float* bias = nullptr;  // the N values of the columns, indexed from column 0
+  bool relu = false;
+};
+
 // C[M, N] = alpha * A * B + beta * C, A [M, K] row-major (row stride lda), one thread, for the
-// columns [j0, j1) of C (j0 a multiple of kPanel; beta 0: C is not read). Each C element sums its
-// K products in one fixed order (k ascending, blocks of 256 added to C in turn) whatever rows
-// and columns a call computes: the same bits at any thread count.
+// columns [j0, j1) of C (j0 a multiple of kPanel; beta 0: C is not read), then the epilogue (K > 0).
+// Each C element sums its K products in one fixed order (k ascending, blocks of 1024 added to C
+// in turn; the bias after the last) whatever rows and columns a call computes: the same bits at
+// any thread count.
 void gemmPacked(size_t M, size_t j0, size_t j1, float alpha, const float* A, size_t lda, const PackedMatrix& B,
-                float beta, float* C, size_t ldc);
+                float beta, float* C, size_t ldc, const GemmEpilogue& epilogue = GemmEpilogue{});
 
 // C[M, columns j0..j1) = alpha * A * B + beta * C with B [K, >= j1] row-major as it lies (row
-// stride ldb), on the same kernels and in the same order as gemmPacked (j0 a multiple of kPanel).
+// stride ldb), on the same kernels (j0 a multiple of kPanel; k in blocks of 256, which keep such a
+// B's block in L1).
 void gemmRowMajor(size_t M, size_t K, size_t j0, size_t j1, float alpha, const float* A, size_t lda, const float* B,
                   size_t ldb, float beta, float* C, size_t ldc);
 
@@ -92,9 +102,9 @@ bool packedWeightOnLeft(const float* A, size_t rows, size_t cols);
 
 // C = alpha * A * B + beta * C (neither transposed, row-major, C [M, N]) on these kernels, across
 // the engine's pool, when B (packed) or A (as it lies) is one of the calling thread's weights and
-// the kernels run here; false (nothing done) otherwise.
+// the kernels run here; false (nothing done) otherwise. With an epilogue, only B packed and K > 0.
 bool gemmWithPackedWeight(size_t M, size_t N, size_t K, float alpha, const float* A, size_t lda, const float* B,
-                          size_t ldb, float beta, float* C, size_t ldc);
+                          size_t ldb, float beta, float* C, size_t ldc, const GemmEpilogue* epilogue = nullptr);
 
 }  // namespace math
 }  // namespace paddle

@@ -131,6 +131,18 @@ void gemm(const Matrix& A, bool transA, const Matrix& B, bool transB, Matrix& C,
   cpuGemm(A, transA, B, transB, C, M, N, K, alpha, beta);
 }
 
+bool gemmPackedBiasRelu(const Matrix& A, const Matrix& B, const Matrix* bias, bool relu, Matrix& C) {
+  const size_t M = A.height(), K = A.width(), N = B.width();
+  if (C.useGpu() || A.useGpu() || B.useGpu() || gemmPrecision() != Precision::kFp32) return false;
+  if (M == 0 || N == 0 || K == 0 || B.height() != K || C.height() != M || C.width() != N) return false;
+  if (bias && (bias->useGpu() || bias->size() != N)) return false;
+  GemmEpilogue epilogue;
+  epilogue.bias = bias ? bias->data() : nullptr;
+  epilogue.relu = relu;
+  return gemmWithPackedWeight(M, N, K, 1.0f, A.data(), A.width(), B.data(), B.width(), 0.0f, C.data(), C.width(),
+                              &epilogue);
+}
+
 ReusedOperand::ReusedOperand() = default;
 ReusedOperand::~ReusedOperand() = default;
 

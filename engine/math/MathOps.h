@@ -54,6 +54,11 @@ class ReusedOperand {
 // C = alpha * A * op(B) + beta * C, op(B) given by B.set().
 void gemm(const Matrix& A, const ReusedOperand& B, Matrix& C, float alpha = 1.0f, float beta = 0.0f);
 
+// C = relu?(A * B + bias) in one pass when B is a weight packed for the calling thread (a
+// Predictor's forward, GemmPacked.h) and the product runs in fp32 on the CPU: bias [1, N] or
+// null, relu applied when set. False (C untouched) otherwise: the caller takes the usual path.
+bool gemmPackedBiasRelu(const Matrix& A, const Matrix& B, const Matrix* bias, bool relu, Matrix& C);
+
 // m[i, :] = beta * m[i, :] + scale * row[0, :] for every row i (beta 0: m is not read)
 void addRowVector(Matrix& m, const Matrix& row, float scale = 1.0f, float beta = 1.0f);
 

@@ -3,7 +3,9 @@ weight's packed copy on an AVX-512 CPU, and by OpenBLAS elsewhere or with PADDLE
 
 - one fc layer per (K, N) shape, fed M rows, equals NumPy's x W + b within fp32 rounding, for
   every edge of the 8 x 32 register tile (M, N around multiples of 8 and 32; 2- and 4-panel
-  tiles of 1-4 rows) and of the 256-deep k blocks (odd K, K = 255, 256, 257, 513);
+  tiles of 1-4 rows) and of the 1024-deep k blocks of a packed weight (odd K, K = 1024, 1025);
+- the bias and a relu the fc layer adds in the product's store (and the other activations after
+  it) equal NumPy's over those edges; the fused relu passes a NaN and keeps the unfused zeros;
 - with the kernels switched off (PADDLE_PACKED_GEMM=0 when the Predictor is created) it equals
   a training machine's test-mode forward bit for bit; with them on it differs (they ran), by
   at most rtol 1e-5 / atol 1e-6 on the digits MLP;
@@ -72,9 +74,9 @@ def predict(p, x):
     return p.forward(rows(x)).getSlotValue(0).copyToNumpyMat()
 
 
-# (K, N): panels of 32 columns, whole, short and one past; k blocks of 256 and odd K
+# (K, N): panels of 32 columns, whole, short and one past; k blocks (1024 deep) and odd K
 SHAPES = [(1, 1), (3, 17), (7, 31), (16, 32), (33, 33), (255, 64), (256, 65), (257, 100), (100, 129), (513, 10),
-          (64, 160)]
+          (64, 160), (1024, 33), (1025, 47)]
 ROWS = [1, 2, 3, 4, 5, 7, 8, 9, 16, 17, 64, 65]
 
 
@@ -96,6 +98,56 @@ def test_packed_product_equals_numpy(tmp_path, K, N):
         assert got.shape == (m, N)
         excess = np.abs(got - want) - bound
         assert excess.max() <= 0, "M=%d K=%d N=%d: off by %g past the bound" % (m, K, N, excess.max())
+
+
+def softmax(z):
+    e = np.exp(z - z.max(1, keepdims=True))
+    return e / e.sum(1, keepdims=True)
+
+
+ACTIVATIONS = {  # (NumPy form, Lipschitz bound of each output)
+    "Relu": (lambda z: np.maximum(z, 0), 1.0),
+    "Sigmoid": (lambda z: 1 / (1 + np.exp(-z)), 0.25),
+    "Tanh": (np.tanh, 1.0),
+    "Softmax": (softmax, 1.0),
+}
+
+
+@pytest.mark.parametrize("act", sorted(ACTIVATIONS))
+@pytest.mark.parametrize("K,N", [(7, 31), (33, 10), (100, 129), (257, 100), (1025, 47)])
+def test_bias_and_activation_after_the_packed_product_equal_numpy(tmp_path, act, K, N):
+    # the fc layer adds its bias (and a relu) in the product's store: every tile edge and activation
+    merged, gm = build(tmp_path, K, "outputs(fc_layer(input=x, size=%d, act=%sActivation()))" % (N, act),
+                       seed=K + N)
+    w = {p.getName(): p.getBuf(api.PARAMETER_VALUE).copyToNumpyArray() for p in gm.getParameters()}
+    weight = next(v for n, v in w.items() if n.endswith(".w0")).reshape(K, N).astype(np.float64)
+    bias = next(v for n, v in w.items() if n.endswith(".wbias")).astype(np.float64)
+    f, lipschitz = ACTIVATIONS[act]
+    p = predictor(merged)
+    rng = np.random.RandomState(K + 3 * N)
+    for m in (1, 3, 8, 9, 17):
+        x = rng.uniform(-1, 1, (m, K)).astype(np.float32)
+        got = predict(p, x)
+        want = f(x.astype(np.float64) @ weight + bias)
+        bound = 4 * np.finfo(np.float32).eps * (K + 1) * (np.abs(x) @ np.abs(weight) + np.abs(bias))
+        if act == "Softmax":  # a row's outputs move with all of its inputs
+            bound = 2 * bound.max(1, keepdims=True)
+        allowed = lipschitz * bound + 8 * np.finfo(np.float32).eps * np.abs(want) + 1e-30
+        assert got.shape == (m, N)
+        excess = np.abs(got - want) - allowed
+        assert excess.max() <= 0, "%s M=%d K=%d N=%d: off by %g past the bound" % (act, m, K, N, excess.max())
+
+
+def test_fused_relu_passes_nan_and_keeps_the_unfused_zeros(tmp_path, monkeypatch):
+    # relu as act::Relu has it (x < 0: 0): a NaN product stays NaN for the non-finite guard
+    merged, _ = build(tmp_path, 40, "outputs(fc_layer(input=x, size=70, act=ReluActivation()))", seed=5)
+    x = np.random.RandomState(3).uniform(-1, 1, (9, 40)).astype(np.float32)
+    x[2, 7] = np.nan
+    fused = predict(predictor(merged), x)
+    plain = predict(predictor(merged, packed=False, monkeypatch=monkeypatch), x)
+    assert np.isnan(fused[2]).all() and not np.isnan(np.delete(fused, 2, 0)).any()
+    np.testing.assert_array_equal(fused == 0, plain == 0)
+    np.testing.assert_allclose(fused, plain, rtol=1e-5, atol=1e-6)
 
 
 def test_kernels_off_give_the_training_forward_bits_and_on_stay_within_tolerance(tmp_path, monkeypatch):
