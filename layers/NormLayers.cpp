@@ -136,6 +136,7 @@ class BatchNormLayer : public Layer {
     float* y = output_.value.data();
     const float* w = weight(0)->value().data();
     const float* b = bias_ ? bias_->value().data() : nullptr;
+    if (!useGpu_ && useGlobal_ && forwardShiftOnly(x, rows, y, w, b)) return;
     forEachValue(useGpu_, rows, C, P, [=] PD_HD(size_t n, size_t c, size_t o) {
       const size_t i = n * width + o;
       y[i] = w[c] * ((x[i] - mean[c]) * inv[c]) + (b ? b[c] : 0.0f);
@@ -144,6 +145,37 @@ class BatchNormLayer : public Layer {
     output_.frameHeight = in.frameHeight;
     output_.frameWidth = in.frameWidth;
     forwardActivation();
+  }
+
+  // A batch norm folded into its producer's weights (trainer/FoldBatchNorm.h) tests with scale 1 and
+  // 1/std 1: y = act((x - mean) + b), the full formula's bits without its two products by 1, relu
+  // applied in the same pass. False (nothing done) where some channel's scale or 1/std is not 1.
+  bool forwardShiftOnly(const float* x, size_t rows, float* y, const float* w, const float* b) {
+    const size_t C = channels_, P = pixels_, width = size_;
+    const float* mean = mean_.data();
+    const float* inv = invStd_.data();
+    for (size_t c = 0; c < C; ++c)
+      if (w[c] != 1.0f || inv[c] != 1.0f) return false;
+    const bool relu = activation_->type() == "relu" && dropRate_ == 0;
+    parallelFor(rows * C, kParallelGrain / P + 1, [&](size_t r0, size_t r1) {
+      for (size_t r = r0; r < r1; ++r) {
+        const size_t c = r % C, o = r / C * width + c * P;
+        const float m = mean[c], add = b ? b[c] : 0.0f;
+        const float* xr = x + o;
+        float* yr = y + o;
+        if (relu) {
+          for (size_t p = 0; p < P; ++p) yr[p] = act::Relu{}.fwd((xr[p] - m) + add);
+        } else {
+          for (size_t p = 0; p < P; ++p) yr[p] = (xr[p] - m) + add;
+        }
+      }
+    });
+    const Argument& in = input(0);
+    output_.shareSequenceOf(in);
+    output_.frameHeight = in.frameHeight;
+    output_.frameWidth = in.frameWidth;
+    if (!relu) forwardActivation();
+    return true;
   }
 
   void backward() override {
