@@ -26,6 +26,7 @@
 #include "engine/math/MathOps.h"
 #include "layers/DirectConv.h"
 #include "layers/ImageUtils.h"
+#include "layers/InferenceFusion.h"
 #include "layers/Layer.h"
 
 namespace paddle {
@@ -45,7 +46,17 @@ PD_HD inline float sumOf(const float* p, size_t n) {
   return sum;
 }
 
-class ConvLayerBase : public Layer, public InputGradientSetter {
+// y = act((y - m) + add) in place over n values (relu or none); out of line so that GCC vectorises
+// its one copy.
+__attribute__((noinline)) void shiftInPlace(float* y, size_t n, float m, float add, bool relu) {
+  if (relu) {
+    for (size_t p = 0; p < n; ++p) y[p] = act::Relu{}.fwd((y[p] - m) + add);
+  } else {
+    for (size_t p = 0; p < n; ++p) y[p] = (y[p] - m) + add;
+  }
+}
+
+class ConvLayerBase : public Layer, public InputGradientSetter, public TakesChannelEpilogue {
  public:
   ConvLayerBase(const Json& c, bool trans) : Layer(c), trans_(trans) {}
 
@@ -101,6 +112,7 @@ class ConvLayerBase : public Layer, public InputGradientSetter {
     pass_ = pass;
     const size_t rows = input(0).batchSize();
     resetOutput(rows, size_);
+    bool epilogueDone = false;  // the packed path finishes each sample's channels as it stores them
     for (size_t i = 0; i < inputs_.size(); ++i) {
       const Argument& in = input(i);
       PADDLE_ENFORCE(in.value.height() == rows && in.value.width() == inputs_[i]->size(), DataError, "layer '",
@@ -110,7 +122,10 @@ class ConvLayerBase : public Layer, public InputGradientSetter {
         forwardDirect(i, rows, i == 0);
         continue;
       }
-      if (!trans_ && forwardConvPacked(i, rows, i == 0)) continue;
+      if (!trans_ && forwardConvPacked(i, rows, i == 0)) {
+        epilogueDone = epilogue_ && pass == PASS_TEST;
+        continue;
+      }
       const size_t S = chunkSize(geoms_[i], rows);
       for (size_t s0 = 0; s0 < rows; s0 += S) {
         const size_t cs = std::min(S, rows - s0);
@@ -122,6 +137,33 @@ class ConvLayerBase : public Layer, public InputGradientSetter {
     output_.frameHeight = trans_ ? g.imgH : g.outH;
     output_.frameWidth = trans_ ? g.imgW : g.outW;
     if (!fuseRelu_) forwardActivation();
+    if (epilogue_ && pass == PASS_TEST && !epilogueDone) {
+      parallelFor(rows, kParallelGrain / size_ + 1, [&](size_t s0, size_t s1) {
+        for (size_t s = s0; s < s1; ++s) finishChannels(output_.value.row(s));
+      });
+    }
+  }
+
+  // Only a single-input linear conv without dropout: its output then is what the batch norm reads.
+  bool takeChannelEpilogue(Parameter* mean, Parameter* shift, bool relu) override {
+    const std::string& act = activation_->type();
+    const size_t F = static_cast<size_t>(numFilters_);
+    if (trans_ || useGpu_ || inputs_.size() != 1 || dropRate_ != 0 || (act != "linear" && !act.empty()) ||
+        !mean || mean->size() != F || (shift && shift->size() != F))
+      return false;
+    epilogue_ = true;
+    epiMean_ = mean;
+    epiShift_ = shift;
+    epiRelu_ = relu;
+    return true;
+  }
+  // One sample's output [filters, pixels]: the taken epilogue (the batch norm's testing formula
+  // with scale and 1/std 1, the same bits).
+  void finishChannels(float* y) const {
+    const size_t F = static_cast<size_t>(numFilters_), N = static_cast<size_t>(outPixels_);
+    const float* m = epiMean_->value().data();
+    const float* b = epiShift_ ? epiShift_->value().data() : nullptr;
+    for (size_t f = 0; f < F; ++f) shiftInPlace(y + f * N, N, m[f], b ? b[f] : 0.0f, epiRelu_);
   }
 
   void backward() override {
@@ -373,6 +415,7 @@ class ConvLayerBase : public Layer, public InputGradientSetter {
         float* y = output_.value.row(s);
         if (shifted) {
           forwardShifted(g, x.row(s), w, M, K, rowOff_.data(), col, y, b, perOutput, relu);
+          if (epilogue_ && pass_ == PASS_TEST) finishChannels(y);
           continue;
         }
         image::im2col(x.row(s), g.channels, g.imgH, g.imgW, g.fh, g.fw, g.sy, g.sx, g.py, g.px, g.outH, g.outW, col,
@@ -383,6 +426,7 @@ class ConvLayerBase : public Layer, public InputGradientSetter {
           math::gemm(W, false, C, false, Y, 1.0f, first ? 0.0f : 1.0f);
         }
         if (b || relu) addBiasRelu(y, N, b, perOutput, relu);
+        if (epilogue_ && pass_ == PASS_TEST) finishChannels(y);
       }
     });
     return true;
@@ -518,6 +562,10 @@ class ConvLayerBase : public Layer, public InputGradientSetter {
   std::vector<ConvGeom> geoms_;
   std::vector<bool> direct_;  // per input: the direct kernels instead of im2col + GEMM
   bool fuseRelu_ = false;
+  // takeChannelEpilogue: a folded batch norm's testing work, done here
+  bool epilogue_ = false, epiRelu_ = false;
+  Parameter* epiMean_ = nullptr;
+  Parameter* epiShift_ = nullptr;
   Matrix col_, tmp_;  // [K*groups, S*P] unfolded images; [channels, S*P] small-side images
   std::vector<ptrdiff_t> rowOff_;  // forwardConvPacked's shifted path: where each (c, ky, kx) row of B starts
 };

@@ -53,6 +53,11 @@ bool batchNormFoldingEnabled() {
   return !(v && (std::strcmp(v, "0") == 0 || std::strcmp(v, "off") == 0));
 }
 
+bool batchNormFusionEnabled() {
+  const char* v = std::getenv("PADDLE_FUSE_BN");
+  return !(v && (std::strcmp(v, "0") == 0 || std::strcmp(v, "off") == 0));
+}
+
 std::vector<Matrix> foldBatchNormForInference(const GradientMachine& gm, std::vector<std::string>* folded) {
   std::vector<Matrix> values;
   for (const ParameterPtr& p : gm.parameters()) values.push_back(p->value());

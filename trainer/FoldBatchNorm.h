@@ -14,6 +14,10 @@ namespace paddle {
 
 // Whether a Predictor folds: yes unless PADDLE_FOLD_BN=0 (or off) when it is created.
 bool batchNormFoldingEnabled();
+// Whether a Predictor's machines move each folded batch norm's remaining shift (and relu) into
+// the conv it reads (layers/InferenceFusion.h): yes unless PADDLE_FUSE_BN=0 (or off) when it is
+// created.
+bool batchNormFusionEnabled();
 
 // The values a Predictor's machines should read, one per gm.parameters() entry: gm's own
 // matrix (aliased) where nothing folds, a folded copy where something does. `folded` gets

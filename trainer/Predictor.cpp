@@ -9,6 +9,7 @@
 
 #include "engine/Errors.h"
 #include "engine/InputFile.h"
+#include "layers/InferenceFusion.h"
 #include "trainer/FoldBatchNorm.h"
 
 namespace paddle {
@@ -164,6 +165,7 @@ std::shared_ptr<GradientMachine> loadMergedModel(const std::string& path, bool u
 Predictor::Predictor(const std::string& path, bool useGpu) : main_(loadMergedModel(path, useGpu)) {
   if (batchNormFoldingEnabled()) {
     values_ = foldBatchNormForInference(*main_, &foldedBatchNorms_);
+    fuseBatchNorms_ = batchNormFusionEnabled();
   } else {
     for (const ParameterPtr& p : main_->parameters()) values_.push_back(p->value());
   }
@@ -185,6 +187,13 @@ std::unique_ptr<GradientMachine> Predictor::acquire() {
   auto m = std::make_unique<GradientMachine>(main_->config(), main_->useGpu(), 1, false);
   for (size_t k = 0; k < m->parameters().size(); ++k) {
     m->parameters()[k]->value() = values_[k];  // one copy of the weights
+  }
+  // a folded batch norm's shift (and relu) done by its conv as it stores each sample
+  // (layers/InferenceFusion.h); PADDLE_FUSE_BN=0 keeps them apart
+  if (fuseBatchNorms_) {
+    for (const std::string& name : foldedBatchNorms_) {
+      if (auto* bn = dynamic_cast<FusesIntoInput*>(m->layer(name))) bn->fuseIntoInput();
+    }
   }
   return m;
 }

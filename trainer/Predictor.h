@@ -25,7 +25,8 @@ std::shared_ptr<GradientMachine> loadMergedModel(const std::string& path, bool u
 // (math::PackedWeights; AVX-512): outputs may differ from a training machine's
 // forward by fp32 rounding. Batch norms that only normalise a conv or fc layer's output are
 // folded into its weights (trainer/FoldBatchNorm.h; PADDLE_FOLD_BN=0 keeps them), in the
-// Predictor's own copies: model() keeps the loaded values.
+// Predictor's own copies: model() keeps the loaded values; a conv's folded batch norm then runs in
+// the conv's store (layers/InferenceFusion.h; PADDLE_FUSE_BN=0 keeps it a pass of its own).
 class Predictor {
  public:
   Predictor(const std::string& mergedModelPath, bool useGpu);
@@ -38,6 +39,7 @@ class Predictor {
   std::shared_ptr<GradientMachine> main_;
   std::vector<Matrix> values_;  // what the machines read, per parameter: main_'s or a folded copy
   std::vector<std::string> foldedBatchNorms_;
+  bool fuseBatchNorms_ = false;  // batchNormFusionEnabled() when created
   math::PackedWeights packed_;  // main_'s weights, packed on first use
   std::mutex mutex_;
   std::vector<std::unique_ptr<GradientMachine>> idle_;

@@ -5,7 +5,8 @@
   evaluated in float32, signed zeros included (no bias: + 0.0 turns -0 into +0), relu and
   linear alike; a scale off 1 still gets the full formula (within fp32 rounding: the compiler
   may fuse its multiply-add);
-- addto of two inputs computes act(x0 + x1) in one pass: the bits of x0 + x1, relu'd.
+- addto of two inputs computes act(x0 + x1) in one pass: the bits of x0 + x1, relu'd;
+- a Predictor's folded batch norm run inside its conv gives the bits of it run on its own.
 """
 import numpy as np
 import pytest
@@ -85,3 +86,23 @@ def test_test_mode_fast_paths_give_the_general_bits(tmp_path, act, relu, bias, u
         s = x + y
         want_sum = np.where(s < 0, np.float32(0), s) if relu else s
         np.testing.assert_array_equal(total.view(np.uint32), want_sum.view(np.uint32))
+
+
+@pytest.mark.parametrize("packed", [False, True])
+def test_batch_norm_fused_into_its_conv_gives_the_same_bits(tmp_path, monkeypatch, packed):
+    """A Predictor's folded batch norms run in their convs' store (layers/InferenceFusion.h): the
+    bits of the batch norms run on their own (PADDLE_FUSE_BN=0), packed products or OpenBLAS."""
+    import test_fold_batch_norm as fold
+    merged, _ = fold.build(tmp_path)
+    if not packed:
+        monkeypatch.setenv("PADDLE_PACKED_GEMM", "0")
+    fused = api.Predictor.createFromMergedModel(merged)
+    monkeypatch.setenv("PADDLE_FUSE_BN", "0")  # read when a Predictor is created
+    apart = api.Predictor.createFromMergedModel(merged)
+    monkeypatch.delenv("PADDLE_FUSE_BN")
+    unfolded = fold.make(merged, monkeypatch, fold=False, packed=packed)
+    for m in (1, 7, 64, 3):
+        x = fold.inputs(m, seed=m)
+        got, want = fold.predict(fused, x), fold.predict(apart, x)
+        np.testing.assert_array_equal(got.view(np.uint32), want.view(np.uint32))
+        np.testing.assert_allclose(got, fold.predict(unfolded, x), rtol=fold.RTOL, atol=fold.ATOL)
