@@ -420,10 +420,11 @@ class ConvLayerBase : public Layer, public InputGradientSetter, public TakesChan
         }
         image::im2col(x.row(s), g.channels, g.imgH, g.imgW, g.fh, g.fw, g.sy, g.sx, g.py, g.px, g.outH, g.outW, col,
                       N);
+        // the kernels called here, not through math::gemm: a pool thread running this sample has no
+        // packed-weights scope of its own, and would take OpenBLAS (other bits) instead
         for (int gr = 0; gr < g.groups; ++gr) {
-          Matrix W = view(w + gr * M * K, M, K), C = view(col + gr * K * N, K, N);
-          Matrix Y = view(y + gr * M * N, M, N);
-          math::gemm(W, false, C, false, Y, 1.0f, first ? 0.0f : 1.0f);
+          math::gemmRowMajor(M, K, 0, N, 1.0f, w + gr * M * K, K, col + gr * K * N, N, first ? 0.0f : 1.0f,
+                             y + gr * M * N, N);
         }
         if (b || relu) addBiasRelu(y, N, b, perOutput, relu);
         if (epilogue_ && pass_ == PASS_TEST) finishChannels(y);
