@@ -31,10 +31,12 @@ outputs(c)
 # C, side, filter, stride, padding, filters, activation, bias, shared biases
 GEOMETRIES = [
     (8, 33, 3, 1, 1, 16, "ReluActivation()", "False", "True"),  # 33 outputs a row: 16 + 16 + 1 lanes
-    # stride 1, at least 32 outputs a row: the packed Predictor reads a padded copy where it lies
+    # stride 1, at least 16 outputs a row: the packed Predictor reads a padded copy where it lies
     (3, 32, 3, 1, 1, 9, "LinearActivation()", "True", "False"),  # per-output bias, 9 filters (8 + 1 rows)
     (2, 34, 5, 1, 2, 10, "ReluActivation()", "True", "True"),  # 5 x 5 taps, padding 2
     (40, 32, 3, 1, 1, 4, "ReluActivation()", "False", "True"),  # K = 360: two k blocks of 256
+    (16, 16, 3, 1, 1, 32, "ReluActivation()", "False", "True"),  # 16 a row (ResNet-20's middle stage)
+    (5, 20, 5, 1, 2, 9, "LinearActivation()", "True", "True"),  # 20 a row, 5 x 5 taps
     (3, 35, 3, 2, 1, 9, "ReluActivation()", "True", "True"),  # stride 2, 18 outputs: 16 + 2, padding left
     (4, 20, 5, 2, 2, 7, "LinearActivation()", "True", "False"),  # stride 2, 5 taps, per-output bias
     (8, 32, 1, 2, 0, 16, "LinearActivation()", "False", "True"),  # ResNet's 1x1 stride-2 projection
