@@ -56,7 +56,17 @@ __attribute__((noinline)) void shiftInPlace(float* y, size_t n, float m, float a
   }
 }
 
-class ConvLayerBase : public Layer, public InputGradientSetter, public TakesChannelEpilogue {
+// y = act2(r + act((y - m) + add)) in place over n values: the epilogue plus a residual sum's work.
+__attribute__((noinline)) void shiftAddInPlace(float* y, const float* r, size_t n, float m, float add, bool relu,
+                                               bool sumRelu) {
+  for (size_t p = 0; p < n; ++p) {
+    const float v = (y[p] - m) + add;
+    const float sum = r[p] + (relu ? act::Relu{}.fwd(v) : v);
+    y[p] = sumRelu ? act::Relu{}.fwd(sum) : sum;
+  }
+}
+
+class ConvLayerBase : public Layer, public InputGradientSetter, public TakesChannelEpilogue, public TakesResidual {
  public:
   ConvLayerBase(const Json& c, bool trans) : Layer(c), trans_(trans) {}
 
@@ -139,7 +149,7 @@ class ConvLayerBase : public Layer, public InputGradientSetter, public TakesChan
     if (!fuseRelu_) forwardActivation();
     if (epilogue_ && pass == PASS_TEST && !epilogueDone) {
       parallelFor(rows, kParallelGrain / size_ + 1, [&](size_t s0, size_t s1) {
-        for (size_t s = s0; s < s1; ++s) finishChannels(output_.value.row(s));
+        for (size_t s = s0; s < s1; ++s) finishChannels(s);
       });
     }
   }
@@ -157,13 +167,30 @@ class ConvLayerBase : public Layer, public InputGradientSetter, public TakesChan
     epiRelu_ = relu;
     return true;
   }
-  // One sample's output [filters, pixels]: the taken epilogue (the batch norm's testing formula
-  // with scale and 1/std 1, the same bits).
-  void finishChannels(float* y) const {
+  // A residual sum after the epilogue: only a layer computed before this one, of this one's size.
+  bool takeResidual(Layer* residual, bool relu) override {
+    if (!epilogue_ || !residual || residual->size() != size_) return false;
+    residual_ = residual;
+    sumRelu_ = relu;
+    return true;
+  }
+  // Sample s's output [filters, pixels]: the taken epilogue (the batch norm's testing formula with
+  // scale and 1/std 1) and residual sum, the same bits as those layers give.
+  void finishChannels(size_t s) {
     const size_t F = static_cast<size_t>(numFilters_), N = static_cast<size_t>(outPixels_);
+    float* y = output_.value.row(s);
     const float* m = epiMean_->value().data();
     const float* b = epiShift_ ? epiShift_->value().data() : nullptr;
-    for (size_t f = 0; f < F; ++f) shiftInPlace(y + f * N, N, m[f], b ? b[f] : 0.0f, epiRelu_);
+    const Matrix* r = residual_ ? &residual_->output().value : nullptr;
+    PADDLE_ENFORCE(!r || (r->height() == output_.value.height() && r->width() == size_), DataError, "layer '", name_,
+                   "': the residual sum's other input is ", shapeStr(*r));
+    for (size_t f = 0; f < F; ++f) {
+      if (r) {
+        shiftAddInPlace(y + f * N, r->row(s) + f * N, N, m[f], b ? b[f] : 0.0f, epiRelu_, sumRelu_);
+      } else {
+        shiftInPlace(y + f * N, N, m[f], b ? b[f] : 0.0f, epiRelu_);
+      }
+    }
   }
 
   void backward() override {
@@ -415,7 +442,7 @@ class ConvLayerBase : public Layer, public InputGradientSetter, public TakesChan
         float* y = output_.value.row(s);
         if (shifted) {
           forwardShifted(g, x.row(s), w, M, K, rowOff_.data(), col, y, b, perOutput, relu);
-          if (epilogue_ && pass_ == PASS_TEST) finishChannels(y);
+          if (epilogue_ && pass_ == PASS_TEST) finishChannels(s);
           continue;
         }
         image::im2col(x.row(s), g.channels, g.imgH, g.imgW, g.fh, g.fw, g.sy, g.sx, g.py, g.px, g.outH, g.outW, col,
@@ -427,7 +454,7 @@ class ConvLayerBase : public Layer, public InputGradientSetter, public TakesChan
                              y + gr * M * N, N);
         }
         if (b || relu) addBiasRelu(y, N, b, perOutput, relu);
-        if (epilogue_ && pass_ == PASS_TEST) finishChannels(y);
+        if (epilogue_ && pass_ == PASS_TEST) finishChannels(s);
       }
     });
     return true;
@@ -571,6 +598,8 @@ class ConvLayerBase : public Layer, public InputGradientSetter, public TakesChan
   bool epilogue_ = false, epiRelu_ = false;
   Parameter* epiMean_ = nullptr;
   Parameter* epiShift_ = nullptr;
+  Layer* residual_ = nullptr;  // takeResidual: its output is added after the epilogue (then relu'd when sumRelu_)
+  bool sumRelu_ = false;
   Matrix col_, tmp_;  // [K*groups, S*P] unfolded images; [channels, S*P] small-side images
   std::vector<ptrdiff_t> rowOff_;  // forwardConvPacked's shifted path: where each (c, ky, kx) row of B starts
 };

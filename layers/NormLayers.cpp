@@ -57,7 +57,7 @@ struct Sums {
   PD_HD double second() const { return (b[0] + b[1]) + (b[2] + b[3]); }
 };
 
-class BatchNormLayer : public Layer, public FusesIntoInput {
+class BatchNormLayer : public Layer, public FusesIntoInput, public TakesResidual {
  public:
   using Layer::Layer;
 
@@ -100,6 +100,12 @@ class BatchNormLayer : public Layer, public FusesIntoInput {
     auto* producer = dynamic_cast<TakesChannelEpilogue*>(inputs_[0]);
     fusedIntoInput_ = producer && producer->takeChannelEpilogue(weight(1), bias_, act == "relu");
     return fusedIntoInput_;
+  }
+
+  // Fused: the conv under it takes the residual sum too.
+  bool takeResidual(Layer* residual, bool relu) override {
+    auto* producer = dynamic_cast<TakesResidual*>(inputs_[0]);
+    return fusedIntoInput_ && producer && producer->takeResidual(residual, relu);
   }
 
   void forward(PassType pass) override {

@@ -6,6 +6,7 @@
 // training never see them.
 #pragma once
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "trainer/GradientMachine.h"
@@ -23,5 +24,11 @@ bool batchNormFusionEnabled();
 // matrix (aliased) where nothing folds, a folded copy where something does. `folded` gets
 // the names of the batch_norm layers folded. CPU machines only (a GPU one gets gm's own).
 std::vector<Matrix> foldBatchNormForInference(const GradientMachine& gm, std::vector<std::string>* folded);
+
+// The two-input addto layers that a folded batch norm's conv can finish (layers/InferenceFusion.h),
+// with the input k that is that batch norm: read by nothing but the addto (no output of the model),
+// its conv run after the other input.
+std::vector<std::pair<std::string, size_t>> residualSumsOnFolded(const Json& config,
+                                                                 const std::vector<std::string>& folded);
 
 }  // namespace paddle

@@ -166,6 +166,7 @@ Predictor::Predictor(const std::string& path, bool useGpu) : main_(loadMergedMod
   if (batchNormFoldingEnabled()) {
     values_ = foldBatchNormForInference(*main_, &foldedBatchNorms_);
     fuseBatchNorms_ = batchNormFusionEnabled();
+    if (fuseBatchNorms_) residualSums_ = residualSumsOnFolded(main_->config(), foldedBatchNorms_);
   } else {
     for (const ParameterPtr& p : main_->parameters()) values_.push_back(p->value());
   }
@@ -193,6 +194,9 @@ std::unique_ptr<GradientMachine> Predictor::acquire() {
   if (fuseBatchNorms_) {
     for (const std::string& name : foldedBatchNorms_) {
       if (auto* bn = dynamic_cast<FusesIntoInput*>(m->layer(name))) bn->fuseIntoInput();
+    }
+    for (const auto& sum : residualSums_) {
+      if (auto* addto = dynamic_cast<FusesResidualSum*>(m->layer(sum.first))) addto->fuseIntoInput(sum.second);
     }
   }
   return m;

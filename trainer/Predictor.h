@@ -40,6 +40,7 @@ class Predictor {
   std::vector<Matrix> values_;  // what the machines read, per parameter: main_'s or a folded copy
   std::vector<std::string> foldedBatchNorms_;
   bool fuseBatchNorms_ = false;  // batchNormFusionEnabled() when created
+  std::vector<std::pair<std::string, size_t>> residualSums_;  // addto layers their input k's conv finishes
   math::PackedWeights packed_;  // main_'s weights, packed on first use
   std::mutex mutex_;
   std::vector<std::unique_ptr<GradientMachine>> idle_;

@@ -6,7 +6,8 @@
   linear alike; a scale off 1 still gets the full formula (within fp32 rounding: the compiler
   may fuse its multiply-add);
 - addto of two inputs computes act(x0 + x1) in one pass: the bits of x0 + x1, relu'd;
-- a Predictor's folded batch norm run inside its conv gives the bits of it run on its own.
+- a Predictor's folded batch norm run inside its conv, and a residual sum (addto) that alone reads
+  such a batch norm run there too, give the bits of those layers run on their own.
 """
 import numpy as np
 import pytest
@@ -90,8 +91,9 @@ def test_test_mode_fast_paths_give_the_general_bits(tmp_path, act, relu, bias, u
 
 @pytest.mark.parametrize("packed", [False, True])
 def test_batch_norm_fused_into_its_conv_gives_the_same_bits(tmp_path, monkeypatch, packed):
-    """A Predictor's folded batch norms run in their convs' store (layers/InferenceFusion.h): the
-    bits of the batch norms run on their own (PADDLE_FUSE_BN=0), packed products or OpenBLAS."""
+    """A Predictor's folded batch norms run in their convs' store (layers/InferenceFusion.h), and so
+    do the model's residual sums r1 and r2 (each alone reads one of them; r3 reads an unfolded one):
+    the bits of those layers run on their own (PADDLE_FUSE_BN=0), packed products or OpenBLAS."""
     import test_fold_batch_norm as fold
     merged, _ = fold.build(tmp_path)
     if not packed:
