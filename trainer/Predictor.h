@@ -36,12 +36,16 @@ class Predictor {
 
  private:
   std::unique_ptr<GradientMachine> acquire();
+  // forward of a batch of dense rows as slices of sliceRows_ samples, outputs gathered in `out`
+  void forwardInSlices(GradientMachine& m, const std::vector<Argument>& inArgs, size_t rows,
+                       std::vector<Argument>* out);
   std::shared_ptr<GradientMachine> main_;
   std::vector<Matrix> values_;  // what the machines read, per parameter: main_'s or a folded copy
   std::vector<std::string> foldedBatchNorms_;
   bool fuseBatchNorms_ = false;  // batchNormFusionEnabled() when created
   std::vector<std::pair<std::string, size_t>> residualSums_;  // addto layers their input k's conv finishes
   math::PackedWeights packed_;  // main_'s weights, packed on first use
+  size_t sliceRows_ = 0;  // packed conv nets: a batch runs in slices of this many samples (0: whole)
   std::mutex mutex_;
   std::vector<std::unique_ptr<GradientMachine>> idle_;
 };

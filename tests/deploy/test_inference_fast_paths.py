@@ -7,7 +7,8 @@
   may fuse its multiply-add);
 - addto of two inputs computes act(x0 + x1) in one pass: the bits of x0 + x1, relu'd;
 - a Predictor's folded batch norm run inside its conv, and a residual sum (addto) that alone reads
-  such a batch norm run there too, give the bits of those layers run on their own.
+  such a batch norm run there too, give the bits of those layers run on their own;
+- a batch run in slices of a few samples gives the bits of the whole batch at once.
 """
 import numpy as np
 import pytest
@@ -108,3 +109,22 @@ def test_batch_norm_fused_into_its_conv_gives_the_same_bits(tmp_path, monkeypatc
         got, want = fold.predict(fused, x), fold.predict(apart, x)
         np.testing.assert_array_equal(got.view(np.uint32), want.view(np.uint32))
         np.testing.assert_allclose(got, fold.predict(unfolded, x), rtol=fold.RTOL, atol=fold.ATOL)
+
+
+@pytest.mark.parametrize("slice_rows", [None, "3", "1"])
+def test_batch_in_slices_gives_the_whole_batch_bits(tmp_path, monkeypatch, slice_rows):
+    """A packed conv net's batch runs in slices of a few samples (trainer/Predictor.cpp
+    sliceRowsFor; by default 32 here, the widest layer being 512 values): the bits of the whole
+    batch at once (PADDLE_PREDICT_SLICE=0), uneven last slices included."""
+    import test_fold_batch_norm as fold
+    merged, _ = fold.build(tmp_path)
+    if slice_rows is not None:
+        monkeypatch.setenv("PADDLE_PREDICT_SLICE", slice_rows)
+    sliced = api.Predictor.createFromMergedModel(merged)  # read when it is created
+    monkeypatch.setenv("PADDLE_PREDICT_SLICE", "0")
+    whole = api.Predictor.createFromMergedModel(merged)
+    for m in (1, 7, 64, 70):
+        x = fold.inputs(m, seed=m)
+        got, want = fold.predict(sliced, x), fold.predict(whole, x)
+        assert got.shape == want.shape == (m, 5)
+        np.testing.assert_array_equal(got.view(np.uint32), want.view(np.uint32))
