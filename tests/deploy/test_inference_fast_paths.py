@@ -128,3 +128,47 @@ def test_batch_in_slices_gives_the_whole_batch_bits(tmp_path, monkeypatch, slice
         got, want = fold.predict(sliced, x), fold.predict(whole, x)
         assert got.shape == want.shape == (m, 5)
         np.testing.assert_array_equal(got.view(np.uint32), want.view(np.uint32))
+
+
+WIDE = """from paddle.trainer_config_helpers import *
+settings(batch_size=8, learning_rate=1e-3)
+img = data_layer(name='x', size=3 * 16 * 16, height=16, width=16)
+
+def conv_bn(name, ipt, nf, act, bias=False, **kw):
+    c = img_conv_layer(name=name + '_conv', input=ipt, filter_size=3, num_filters=nf, padding=1,
+                       act=LinearActivation(), bias_attr=bias, **kw)
+    return batch_norm_layer(name=name + '_bn', input=c, act=act)
+
+a = conv_bn('a', img, 8, ReluActivation(), num_channels=3)
+b = conv_bn('b', a, 8, LinearActivation())
+r1 = addto_layer(input=[a, b], act=ReluActivation())
+c = conv_bn('c', r1, 8, ReluActivation(), bias=True)  # its own bias: added before the epilogue
+r2 = addto_layer(input=[c, r1], act=LinearActivation())
+outputs(fc_layer(name='out', input=r2, size=5, act=LinearActivation()))
+"""
+
+
+def test_fusion_on_the_padded_image_path_gives_the_same_bits(tmp_path, monkeypatch):
+    """16 outputs a row: the packed convs read the padded image in place, then the fused batch norm
+    and residual sum finish each sample (one conv with a bias of its own): the bits of the layers
+    apart."""
+    conf = tmp_path / "wide.py"
+    conf.write_text(WIDE)
+    gm = api.GradientMachine.createFromConfigProto(parse_config(str(conf), "").model_config)
+    rng = np.random.RandomState(5)
+    for p in gm.getParameters():
+        n = p.getSize()
+        v = rng.uniform(0.2, 3.0, n) if p.getName().endswith(".w2") else rng.uniform(-0.5, 0.5, n)
+        p.getBuf(api.PARAMETER_VALUE).copyFromNumpyArray(v.astype(np.float32))
+    merged = str(tmp_path / "wide.paddle")
+    gm.saveMergedModel(merged)
+    fused = api.Predictor.createFromMergedModel(merged)
+    monkeypatch.setenv("PADDLE_FUSE_BN", "0")
+    apart = api.Predictor.createFromMergedModel(merged)
+    for m in (1, 9):
+        x = np.random.RandomState(m).uniform(-1, 1, (m, 3 * 16 * 16)).astype(np.float32)
+        feed = DataProviderConverter([dense_vector(x.shape[1])])([[r] for r in x])
+        got = fused.forward(feed).getSlotValue(0).copyToNumpyMat()
+        want = apart.forward(feed).getSlotValue(0).copyToNumpyMat()
+        np.testing.assert_array_equal(got.view(np.uint32), want.view(np.uint32))
+        assert np.abs(got).max() > 0
