@@ -194,6 +194,7 @@ class ConvLayerBase : public Layer, public InputGradientSetter, public TakesChan
   }
 
   void backward() override {
+    paddedCol_ = nullptr;  // col_ is written below
     backwardActivation();
     const size_t rows = output_.grad.height();
     if (bias_ && !bias_->isStatic() && (trans_ || direct_[0]) && !directBiasGrad()) wholeBiasGrad();
@@ -389,6 +390,7 @@ class ConvLayerBase : public Layer, public InputGradientSetter, public TakesChan
 
   // out[f, :] (+)= sum_k W_g[f, k] col_g[k, :] per group, for a chunk of samples
   void forwardConv(size_t i, size_t s0, size_t cs, bool first) {
+    paddedCol_ = nullptr;  // col_ is written below
     const ConvGeom& g = geoms_[i];
     size_t K, M, N;
     dims(g, K, M, N);
@@ -432,12 +434,17 @@ class ConvLayerBase : public Layer, public InputGradientSetter, public TakesChan
     }
     const size_t chunks = parallelChunks(rows, 1);
     col_.resize(std::max<size_t>(chunks, 1), shifted ? g.channels * plane + M * Np : K * g.groups * N);
+    // the padding stays zero from one forward to the next while col_ keeps its place and shape and
+    // nothing else writes it (a one-sample forward: most of the cost of its copying)
+    const bool zeroed = shifted && paddedCol_ == col_.data() && paddedShape_ == col_.size();
+    paddedCol_ = shifted ? col_.data() : nullptr;
+    paddedShape_ = col_.size();
     const float* b = first && bias_ ? bias_->value().data() : nullptr;
     const bool perOutput = !sharedBias_, relu = fuseRelu_;
     const Matrix& x = input(i).value;
     parallelChunks(rows, 1, [&](size_t chunk, size_t s0, size_t s1) {
       float* col = col_.row(chunk);
-      if (shifted) std::fill(col, col + g.channels * plane, 0.0f);  // the padding stays zero
+      if (shifted && !zeroed) std::fill(col, col + g.channels * plane, 0.0f);
       for (size_t s = s0; s < s1; ++s) {
         float* y = output_.value.row(s);
         if (shifted) {
@@ -533,6 +540,7 @@ class ConvLayerBase : public Layer, public InputGradientSetter, public TakesChan
 
   // Transposed: col_g = W_g^T x_g, then scatter col into the (big) output image.
   void forwardTrans(size_t i, size_t s0, size_t cs, bool first) {
+    paddedCol_ = nullptr;  // col_ is written below
     const ConvGeom& g = geoms_[i];
     size_t K, M, N;
     dims(g, K, M, N);
@@ -601,6 +609,9 @@ class ConvLayerBase : public Layer, public InputGradientSetter, public TakesChan
   Layer* residual_ = nullptr;  // takeResidual: its output is added after the epilogue (then relu'd when sumRelu_)
   bool sumRelu_ = false;
   Matrix col_, tmp_;  // [K*groups, S*P] unfolded images; [channels, S*P] small-side images
+  // forwardConvPacked's shifted path: where (and how large) col_ was when its padding was last zeroed
+  const float* paddedCol_ = nullptr;
+  size_t paddedShape_ = 0;
   std::vector<ptrdiff_t> rowOff_;  // forwardConvPacked's shifted path: where each (c, ky, kx) row of B starts
 };
 
