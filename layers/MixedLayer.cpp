@@ -253,8 +253,8 @@ class Concat2Layer : public ProjectionLayerBase {
 
 // y = x0 + x1 (relu'd when asked) over n distinct values; out of line, so that the one copy of
 // each loop is the vectorised one (inlined into its caller's serial branch GCC left it scalar).
-__attribute__((noinline)) static void sumOfTwo(const float* __restrict x0, const float* __restrict x1, float* __restrict y,
-                                               size_t n, bool relu) {
+__attribute__((noinline)) static void sumOfTwo(const float* __restrict x0, const float* __restrict x1,
+                                               float* __restrict y, size_t n, bool relu) {
   if (relu) {
     for (size_t i = 0; i < n; ++i) y[i] = act::Relu{}.fwd(x0[i] + x1[i]);
   } else {
