@@ -455,10 +455,14 @@ class ConvLayerBase : public Layer, public InputGradientSetter, public TakesChan
         image::im2col(x.row(s), g.channels, g.imgH, g.imgW, g.fh, g.fw, g.sy, g.sx, g.py, g.px, g.outH, g.outW, col,
                       N);
         // the kernels called here, not through math::gemm: a pool thread running this sample has no
-        // packed-weights scope of its own, and would take OpenBLAS (other bits) instead
+        // packed-weights scope of its own, and would take OpenBLAS (other bits) instead. One sample
+        // alone: threads take the product's columns (in a chunk of several, the loop runs serially).
+        const size_t panels = (N + 31) / 32;
         for (int gr = 0; gr < g.groups; ++gr) {
-          math::gemmRowMajor(M, K, 0, N, 1.0f, w + gr * M * K, K, col + gr * K * N, N, first ? 0.0f : 1.0f,
-                             y + gr * M * N, N);
+          parallelFor(panels, (size_t(1) << 18) / (M * K * 32) + 1, [&](size_t q0, size_t q1) {
+            math::gemmRowMajor(M, K, q0 * 32, std::min(N, q1 * 32), 1.0f, w + gr * M * K, K, col + gr * K * N, N,
+                               first ? 0.0f : 1.0f, y + gr * M * N, N);
+          });
         }
         if (b || relu) addBiasRelu(y, N, b, perOutput, relu);
         if (epilogue_ && pass_ == PASS_TEST) finishChannels(s);

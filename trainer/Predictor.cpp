@@ -12,6 +12,7 @@
 
 #include "engine/Errors.h"
 #include "engine/InputFile.h"
+#include "engine/math/ThreadPool.h"
 #include "layers/InferenceFusion.h"
 #include "trainer/FoldBatchNorm.h"
 
@@ -138,7 +139,8 @@ size_t sliceRowsFor(const Json& config) {
     widest = std::max(widest, size);
     sizes[l.getString("name")] = size;
   }
-  return conv ? std::max<size_t>(1, kSliceFloats / widest) : 0;
+  // a sample for each of the engine's threads (each takes one in a conv layer)
+  return conv ? std::max<size_t>(1, kSliceFloats / widest) * static_cast<size_t>(cpuThreads()) : 0;
 }
 
 // Whether a batch can run in slices of rows: dense rows only, all on the CPU.

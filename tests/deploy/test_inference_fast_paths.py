@@ -114,7 +114,7 @@ def test_batch_norm_fused_into_its_conv_gives_the_same_bits(tmp_path, monkeypatc
 @pytest.mark.parametrize("slice_rows", [None, "3", "1"])
 def test_batch_in_slices_gives_the_whole_batch_bits(tmp_path, monkeypatch, slice_rows):
     """A packed conv net's batch runs in slices of a few samples (trainer/Predictor.cpp
-    sliceRowsFor; by default 32 here, the widest layer being 512 values): the bits of the whole
+    sliceRowsFor; by default 32 a thread here, the widest layer being 512 values): the bits of the whole
     batch at once (PADDLE_PREDICT_SLICE=0), uneven last slices included."""
     import test_fold_batch_norm as fold
     merged, _ = fold.build(tmp_path)
