@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Interleaved A/B of the Predictor's products: packed AVX-512 kernels (engine/math/GemmPacked.h)
 against OpenBLAS (a Predictor created with PADDLE_PACKED_GEMM=0), beside onnxruntime, in one process;
-for resnet20 also the packed Predictor with its batch norms kept (PADDLE_FOLD_BN=0).
+for resnet20 also the packed Predictor with its batch norms kept (PADDLE_FOLD_BN=0) and with them folded
+but not fused into the convs' store (PADDLE_FUSE_BN=0).
 
     python benchmarks/predict_ab.py --models mlp,lenet,resnet20 --rounds 15
 
@@ -50,6 +51,11 @@ def main():
                 del os.environ["PADDLE_FOLD_BN"]
                 kept.name = "Predictor BN kept"
                 engines.insert(1, kept)
+                os.environ["PADDLE_FUSE_BN"] = "0"  # folded, but run as a pass of its own
+                apart = pb.Paddle(model, merged)
+                del os.environ["PADDLE_FUSE_BN"]
+                apart.name = "Predictor BN unfused"
+                engines.insert(1, apart)
             engines += ([pb.OnnxRuntime(model, onnx_path)] if onnx_path else [])
             for batch in (1, 64):
                 data = pb.make_inputs(model, batch, seed=batch)

@@ -26,6 +26,7 @@
 #include "engine/math/MathOps.h"
 #include "layers/DirectConv.h"
 #include "layers/ImageUtils.h"
+#include "layers/InferenceFusion.h"
 #include "layers/Layer.h"
 
 namespace paddle {
@@ -45,7 +46,27 @@ PD_HD inline float sumOf(const float* p, size_t n) {
   return sum;
 }
 
-class ConvLayerBase : public Layer, public InputGradientSetter {
+// y = act((y - m) + add) in place over n values (relu or none); out of line so that GCC vectorises
+// its one copy.
+__attribute__((noinline)) void shiftInPlace(float* y, size_t n, float m, float add, bool relu) {
+  if (relu) {
+    for (size_t p = 0; p < n; ++p) y[p] = act::Relu{}.fwd((y[p] - m) + add);
+  } else {
+    for (size_t p = 0; p < n; ++p) y[p] = (y[p] - m) + add;
+  }
+}
+
+// y = act2(r + act((y - m) + add)) in place over n values: the epilogue plus a residual sum's work.
+__attribute__((noinline)) void shiftAddInPlace(float* y, const float* r, size_t n, float m, float add, bool relu,
+                                               bool sumRelu) {
+  for (size_t p = 0; p < n; ++p) {
+    const float v = (y[p] - m) + add;
+    const float sum = r[p] + (relu ? act::Relu{}.fwd(v) : v);
+    y[p] = sumRelu ? act::Relu{}.fwd(sum) : sum;
+  }
+}
+
+class ConvLayerBase : public Layer, public InputGradientSetter, public TakesChannelEpilogue, public TakesResidual {
  public:
   ConvLayerBase(const Json& c, bool trans) : Layer(c), trans_(trans) {}
 
@@ -101,6 +122,7 @@ class ConvLayerBase : public Layer, public InputGradientSetter {
     pass_ = pass;
     const size_t rows = input(0).batchSize();
     resetOutput(rows, size_);
+    bool epilogueDone = false;  // the packed path finishes each sample's channels as it stores them
     for (size_t i = 0; i < inputs_.size(); ++i) {
       const Argument& in = input(i);
       PADDLE_ENFORCE(in.value.height() == rows && in.value.width() == inputs_[i]->size(), DataError, "layer '",
@@ -110,7 +132,10 @@ class ConvLayerBase : public Layer, public InputGradientSetter {
         forwardDirect(i, rows, i == 0);
         continue;
       }
-      if (!trans_ && forwardConvPacked(i, rows, i == 0)) continue;
+      if (!trans_ && forwardConvPacked(i, rows, i == 0)) {
+        epilogueDone = epilogue_ && pass == PASS_TEST;
+        continue;
+      }
       const size_t S = chunkSize(geoms_[i], rows);
       for (size_t s0 = 0; s0 < rows; s0 += S) {
         const size_t cs = std::min(S, rows - s0);
@@ -122,9 +147,54 @@ class ConvLayerBase : public Layer, public InputGradientSetter {
     output_.frameHeight = trans_ ? g.imgH : g.outH;
     output_.frameWidth = trans_ ? g.imgW : g.outW;
     if (!fuseRelu_) forwardActivation();
+    if (epilogue_ && pass == PASS_TEST && !epilogueDone) {
+      parallelFor(rows, kParallelGrain / size_ + 1, [&](size_t s0, size_t s1) {
+        for (size_t s = s0; s < s1; ++s) finishChannels(s);
+      });
+    }
+  }
+
+  // Only a single-input linear conv without dropout: its output then is what the batch norm reads.
+  bool takeChannelEpilogue(Parameter* mean, Parameter* shift, bool relu) override {
+    const std::string& act = activation_->type();
+    const size_t F = static_cast<size_t>(numFilters_);
+    if (trans_ || useGpu_ || inputs_.size() != 1 || dropRate_ != 0 || (act != "linear" && !act.empty()) ||
+        !mean || mean->size() != F || (shift && shift->size() != F))
+      return false;
+    epilogue_ = true;
+    epiMean_ = mean;
+    epiShift_ = shift;
+    epiRelu_ = relu;
+    return true;
+  }
+  // A residual sum after the epilogue: only a layer computed before this one, of this one's size.
+  bool takeResidual(Layer* residual, bool relu) override {
+    if (!epilogue_ || !residual || residual->size() != size_) return false;
+    residual_ = residual;
+    sumRelu_ = relu;
+    return true;
+  }
+  // Sample s's output [filters, pixels]: the taken epilogue (the batch norm's testing formula with
+  // scale and 1/std 1) and residual sum, the same bits as those layers give.
+  void finishChannels(size_t s) {
+    const size_t F = static_cast<size_t>(numFilters_), N = static_cast<size_t>(outPixels_);
+    float* y = output_.value.row(s);
+    const float* m = epiMean_->value().data();
+    const float* b = epiShift_ ? epiShift_->value().data() : nullptr;
+    const Matrix* r = residual_ ? &residual_->output().value : nullptr;
+    PADDLE_ENFORCE(!r || (r->height() == output_.value.height() && r->width() == size_), DataError, "layer '", name_,
+                   "': the residual sum's other input is ", shapeStr(*r));
+    for (size_t f = 0; f < F; ++f) {
+      if (r) {
+        shiftAddInPlace(y + f * N, r->row(s) + f * N, N, m[f], b ? b[f] : 0.0f, epiRelu_, sumRelu_);
+      } else {
+        shiftInPlace(y + f * N, N, m[f], b ? b[f] : 0.0f, epiRelu_);
+      }
+    }
   }
 
   void backward() override {
+    paddedCol_ = nullptr;  // col_ is written below
     backwardActivation();
     const size_t rows = output_.grad.height();
     if (bias_ && !bias_->isStatic() && (trans_ || direct_[0]) && !directBiasGrad()) wholeBiasGrad();
@@ -320,6 +390,7 @@ class ConvLayerBase : public Layer, public InputGradientSetter {
 
   // out[f, :] (+)= sum_k W_g[f, k] col_g[k, :] per group, for a chunk of samples
   void forwardConv(size_t i, size_t s0, size_t cs, bool first) {
+    paddedCol_ = nullptr;  // col_ is written below
     const ConvGeom& g = geoms_[i];
     size_t K, M, N;
     dims(g, K, M, N);
@@ -348,11 +419,11 @@ class ConvLayerBase : public Layer, public InputGradientSetter {
     dims(g, K, M, N);
     const float* w = weight(i)->value().data();
     if (useGpu_ || pass_ != PASS_TEST || !math::packedWeightOnLeft(w, M * g.groups, K)) return false;
-    // Wide stride-1 convs (32 outputs a row and more) read a zero-padded copy of each image where it
-    // lies instead of unfolding it (gemmRowOffsets), over Wp-wide output rows of which the first ow
-    // are kept: the same products, in the same order, as from the unfolded image.
+    // Wide stride-1 convs (kShiftedMinWidth outputs a row and more) read a zero-padded copy of each
+    // image where it lies instead of unfolding it (gemmRowOffsets), over Wp-wide output rows of which
+    // the first ow are kept: the same products, in the same order, as from the unfolded image.
     const size_t Wp = static_cast<size_t>(g.imgW) + 2 * g.px, Hp = static_cast<size_t>(g.imgH) + 2 * g.py;
-    const bool shifted = first && g.groups == 1 && g.sx == 1 && g.sy == 1 && g.outW >= 32 &&
+    const bool shifted = first && g.groups == 1 && g.sx == 1 && g.sy == 1 && g.outW >= kShiftedMinWidth &&
                          static_cast<size_t>(g.outW) + g.fw - 1 == Wp && static_cast<size_t>(g.outH) + g.fh - 1 == Hp;
     const size_t plane = Hp * Wp, Np = (g.outH - 1) * Wp + g.outW;
     rowOff_.clear();  // (a member: its capacity stays between batches)
@@ -363,26 +434,38 @@ class ConvLayerBase : public Layer, public InputGradientSetter {
     }
     const size_t chunks = parallelChunks(rows, 1);
     col_.resize(std::max<size_t>(chunks, 1), shifted ? g.channels * plane + M * Np : K * g.groups * N);
+    // the padding stays zero from one forward to the next while col_ keeps its place and shape and
+    // nothing else writes it (a one-sample forward: most of the cost of its copying)
+    const bool zeroed = shifted && paddedCol_ == col_.data() && paddedShape_ == col_.size();
+    paddedCol_ = shifted ? col_.data() : nullptr;
+    paddedShape_ = col_.size();
     const float* b = first && bias_ ? bias_->value().data() : nullptr;
     const bool perOutput = !sharedBias_, relu = fuseRelu_;
     const Matrix& x = input(i).value;
     parallelChunks(rows, 1, [&](size_t chunk, size_t s0, size_t s1) {
       float* col = col_.row(chunk);
-      if (shifted) std::fill(col, col + g.channels * plane, 0.0f);  // the padding stays zero
+      if (shifted && !zeroed) std::fill(col, col + g.channels * plane, 0.0f);
       for (size_t s = s0; s < s1; ++s) {
         float* y = output_.value.row(s);
         if (shifted) {
           forwardShifted(g, x.row(s), w, M, K, rowOff_.data(), col, y, b, perOutput, relu);
+          if (epilogue_ && pass_ == PASS_TEST) finishChannels(s);
           continue;
         }
         image::im2col(x.row(s), g.channels, g.imgH, g.imgW, g.fh, g.fw, g.sy, g.sx, g.py, g.px, g.outH, g.outW, col,
                       N);
+        // the kernels called here, not through math::gemm: a pool thread running this sample has no
+        // packed-weights scope of its own, and would take OpenBLAS (other bits) instead. One sample
+        // alone: threads take the product's columns (in a chunk of several, the loop runs serially).
+        const size_t panels = (N + 31) / 32;
         for (int gr = 0; gr < g.groups; ++gr) {
-          Matrix W = view(w + gr * M * K, M, K), C = view(col + gr * K * N, K, N);
-          Matrix Y = view(y + gr * M * N, M, N);
-          math::gemm(W, false, C, false, Y, 1.0f, first ? 0.0f : 1.0f);
+          parallelFor(panels, (size_t(1) << 18) / (M * K * 32) + 1, [&](size_t q0, size_t q1) {
+            math::gemmRowMajor(M, K, q0 * 32, std::min(N, q1 * 32), 1.0f, w + gr * M * K, K, col + gr * K * N, N,
+                               first ? 0.0f : 1.0f, y + gr * M * N, N);
+          });
         }
         if (b || relu) addBiasRelu(y, N, b, perOutput, relu);
+        if (epilogue_ && pass_ == PASS_TEST) finishChannels(s);
       }
     });
     return true;
@@ -461,6 +544,7 @@ class ConvLayerBase : public Layer, public InputGradientSetter {
 
   // Transposed: col_g = W_g^T x_g, then scatter col into the (big) output image.
   void forwardTrans(size_t i, size_t s0, size_t cs, bool first) {
+    paddedCol_ = nullptr;  // col_ is written below
     const ConvGeom& g = geoms_[i];
     size_t K, M, N;
     dims(g, K, M, N);
@@ -510,6 +594,10 @@ class ConvLayerBase : public Layer, public InputGradientSetter {
   // 512 KB of col per chunk: it stays in L2 between im2col and the GEMM that reads it
   // (LeNet's 20->50 5x5 conv on 12x12: 4 samples, GEMM N = 256).
   static constexpr size_t kColFloats = size_t(1) << 17;
+  // The padded image's extra columns cost products (16 wide, 3x3: 286 columns for 256 outputs,
+  // 9 panels for 8) but save the unfolding, a net gain from 16 outputs a row (ResNet-20's middle
+  // stage: about 4% of its batch-64 CPU time); at 8 the extra products cost more than that saves.
+  static constexpr int kShiftedMinWidth = 16;
   // On the GPU, 128 MB: whole batches of small images per GEMM.
   static constexpr size_t kColFloatsGpu = size_t(1) << 25;
   bool trans_;
@@ -518,7 +606,16 @@ class ConvLayerBase : public Layer, public InputGradientSetter {
   std::vector<ConvGeom> geoms_;
   std::vector<bool> direct_;  // per input: the direct kernels instead of im2col + GEMM
   bool fuseRelu_ = false;
+  // takeChannelEpilogue: a folded batch norm's testing work, done here
+  bool epilogue_ = false, epiRelu_ = false;
+  Parameter* epiMean_ = nullptr;
+  Parameter* epiShift_ = nullptr;
+  Layer* residual_ = nullptr;  // takeResidual: its output is added after the epilogue (then relu'd when sumRelu_)
+  bool sumRelu_ = false;
   Matrix col_, tmp_;  // [K*groups, S*P] unfolded images; [channels, S*P] small-side images
+  // forwardConvPacked's shifted path: where (and how large) col_ was when its padding was last zeroed
+  const float* paddedCol_ = nullptr;
+  size_t paddedShape_ = 0;
   std::vector<ptrdiff_t> rowOff_;  // forwardConvPacked's shifted path: where each (c, ky, kx) row of B starts
 };
 

@@ -14,6 +14,7 @@
 #include "engine/Errors.h"
 #include "engine/math/Kernel.h"
 #include "layers/ImageUtils.h"
+#include "layers/InferenceFusion.h"
 #include "layers/Layer.h"
 #include "layers/NormLayers.h"
 
@@ -32,6 +33,17 @@ void forEachValue(bool gpu, size_t rows, size_t C, size_t P, F f) {
   }
 }
 
+// y = act((x - m) + add) over n distinct values (relu or none); out of line, so that the one copy
+// of each loop is the vectorised one (inlined into a caller's serial branch GCC may leave it scalar).
+__attribute__((noinline)) void shiftRow(const float* __restrict x, float* __restrict y, size_t n, float m, float add,
+                                        bool relu) {
+  if (relu) {
+    for (size_t p = 0; p < n; ++p) y[p] = act::Relu{}.fwd((x[p] - m) + add);
+  } else {
+    for (size_t p = 0; p < n; ++p) y[p] = (x[p] - m) + add;
+  }
+}
+
 // Two running sums in double, each as kLanes interleaved partial sums (so that the CPU
 // vectorises the loops that add to them).
 struct Sums {
@@ -45,7 +57,7 @@ struct Sums {
   PD_HD double second() const { return (b[0] + b[1]) + (b[2] + b[3]); }
 };
 
-class BatchNormLayer : public Layer {
+class BatchNormLayer : public Layer, public FusesIntoInput, public TakesResidual {
  public:
   using Layer::Layer;
 
@@ -82,12 +94,33 @@ class BatchNormLayer : public Layer {
     for (Matrix* m : {&mean_, &invStd_, &gradMeans_}) m->setDevice(useGpu_);
   }
 
+  bool fuseIntoInput() override {
+    const std::string& act = activation_->type();
+    if (useGpu_ || dropRate_ != 0 || (act != "relu" && act != "linear" && !act.empty())) return false;
+    auto* producer = dynamic_cast<TakesChannelEpilogue*>(inputs_[0]);
+    fusedIntoInput_ = producer && producer->takeChannelEpilogue(weight(1), bias_, act == "relu");
+    return fusedIntoInput_;
+  }
+
+  // Fused: the conv under it takes the residual sum too.
+  bool takeResidual(Layer* residual, bool relu) override {
+    auto* producer = dynamic_cast<TakesResidual*>(inputs_[0]);
+    return fusedIntoInput_ && producer && producer->takeResidual(residual, relu);
+  }
+
   void forward(PassType pass) override {
     pass_ = pass;
     const Argument& in = input(0);
     const size_t rows = in.batchSize();
     PADDLE_ENFORCE(in.value.width() == size_, DataError, "layer '", name_, "': input is ", shapeStr(in.value),
                    ", expected width ", size_);
+    if (fusedIntoInput_ && pass == PASS_TEST) {  // the producer did the work: its output is ours
+      output_.value = in.value;
+      output_.shareSequenceOf(in);
+      output_.frameHeight = in.frameHeight;
+      output_.frameWidth = in.frameWidth;
+      return;
+    }
     resetOutput(rows, size_);
     // v1: use_global_stats only chooses what testing normalises with; training always uses
     // the batch's statistics (and moves the averages)
@@ -136,6 +169,7 @@ class BatchNormLayer : public Layer {
     float* y = output_.value.data();
     const float* w = weight(0)->value().data();
     const float* b = bias_ ? bias_->value().data() : nullptr;
+    if (!useGpu_ && useGlobal_ && forwardShiftOnly(x, rows, y, w, b)) return;
     forEachValue(useGpu_, rows, C, P, [=] PD_HD(size_t n, size_t c, size_t o) {
       const size_t i = n * width + o;
       y[i] = w[c] * ((x[i] - mean[c]) * inv[c]) + (b ? b[c] : 0.0f);
@@ -144,6 +178,31 @@ class BatchNormLayer : public Layer {
     output_.frameHeight = in.frameHeight;
     output_.frameWidth = in.frameWidth;
     forwardActivation();
+  }
+
+  // A batch norm folded into its producer's weights (trainer/FoldBatchNorm.h) tests with scale 1 and
+  // 1/std 1: y = act((x - mean) + b), the full formula's bits without its two products by 1, relu
+  // applied in the same pass. False (nothing done) where some channel's scale or 1/std is not 1.
+  bool forwardShiftOnly(const float* x, size_t rows, float* y, const float* w, const float* b) {
+    const size_t C = channels_, P = pixels_, width = size_;
+    const float* mean = mean_.data();
+    const float* inv = invStd_.data();
+    for (size_t c = 0; c < C; ++c)
+      if (w[c] != 1.0f || inv[c] != 1.0f) return false;
+    const bool relu = activation_->type() == "relu" && dropRate_ == 0;
+    parallelFor(rows * C, kParallelGrain / P + 1, [&](size_t r0, size_t r1) {
+      for (size_t r = r0; r < r1; ++r) {
+        const size_t c = r % C, o = r / C * width + c * P;
+        const float m = mean[c], add = b ? b[c] : 0.0f;
+        shiftRow(x + o, y + o, P, m, add, relu);
+      }
+    });
+    const Argument& in = input(0);
+    output_.shareSequenceOf(in);
+    output_.frameHeight = in.frameHeight;
+    output_.frameWidth = in.frameWidth;
+    if (!relu) forwardActivation();
+    return true;
   }
 
   void backward() override {
@@ -195,6 +254,7 @@ class BatchNormLayer : public Layer {
   int channels_ = 0;
   size_t pixels_ = 1;
   float fraction_ = 0.9f;
+  bool fusedIntoInput_ = false;  // fuseIntoInput(): testing only aliases the input
   bool hasGlobalFlag_ = false, globalFlag_ = false, useGlobal_ = false;
   Matrix mean_, invStd_;  // per channel, of the forward pass
   Matrix gradMeans_;  // [2, channels]: per channel, the means of g and of g * xhat over the batch

@@ -1,5 +1,6 @@
 #include "trainer/FoldBatchNorm.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
@@ -50,6 +51,11 @@ struct FoldSite {
 
 bool batchNormFoldingEnabled() {
   const char* v = std::getenv("PADDLE_FOLD_BN");
+  return !(v && (std::strcmp(v, "0") == 0 || std::strcmp(v, "off") == 0));
+}
+
+bool batchNormFusionEnabled() {
+  const char* v = std::getenv("PADDLE_FUSE_BN");
   return !(v && (std::strcmp(v, "0") == 0 || std::strcmp(v, "off") == 0));
 }
 
@@ -167,6 +173,37 @@ std::vector<Matrix> foldBatchNormForInference(const GradientMachine& gm, std::ve
     if (folded) folded->push_back(bn.getString("name"));
   }
   return values;
+}
+
+std::vector<std::pair<std::string, size_t>> residualSumsOnFolded(const Json& config,
+                                                                 const std::vector<std::string>& folded) {
+  std::map<std::string, int> refs;
+  countStrings(config, &refs);
+  const int listed = config["sub_models"].size() > 0 ? 1 : 0;
+  std::map<std::string, size_t> order;  // a layer's place in the forward
+  std::map<std::string, std::string> inputOf;  // of each folded batch norm: its producer
+  for (const Json& l : config["layers"].items()) {
+    const std::string name = l.getString("name");
+    order[name] = order.size();
+    if (std::find(folded.begin(), folded.end(), name) != folded.end())
+      inputOf[name] = l["inputs"][size_t(0)].getString("input_layer_name");
+  }
+  std::vector<std::pair<std::string, size_t>> sums;
+  for (const Json& l : config["layers"].items()) {
+    if (l.getString("type") != "addto" || l["inputs"].size() != 2) continue;
+    const std::string in[2] = {l["inputs"][size_t(0)].getString("input_layer_name"),
+                               l["inputs"][size_t(1)].getString("input_layer_name")};
+    // the later of two candidates: its conv must run after the other input
+    for (size_t k = 2; k-- > 0;) {
+      const auto bn = inputOf.find(in[k]);
+      if (in[0] == in[1] || bn == inputOf.end() || refs[in[k]] != 1 + listed + 1 || !order.count(in[1 - k]) ||
+          order[bn->second] <= order[in[1 - k]])
+        continue;
+      sums.emplace_back(l.getString("name"), k);
+      break;
+    }
+  }
+  return sums;
 }
 
 }  // namespace paddle

@@ -6,6 +6,7 @@
 // training never see them.
 #pragma once
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "trainer/GradientMachine.h"
@@ -14,10 +15,20 @@ namespace paddle {
 
 // Whether a Predictor folds: yes unless PADDLE_FOLD_BN=0 (or off) when it is created.
 bool batchNormFoldingEnabled();
+// Whether a Predictor's machines move each folded batch norm's remaining shift (and relu) into
+// the conv it reads (layers/InferenceFusion.h): yes unless PADDLE_FUSE_BN=0 (or off) when it is
+// created.
+bool batchNormFusionEnabled();
 
 // The values a Predictor's machines should read, one per gm.parameters() entry: gm's own
 // matrix (aliased) where nothing folds, a folded copy where something does. `folded` gets
 // the names of the batch_norm layers folded. CPU machines only (a GPU one gets gm's own).
 std::vector<Matrix> foldBatchNormForInference(const GradientMachine& gm, std::vector<std::string>* folded);
+
+// The two-input addto layers that a folded batch norm's conv can finish (layers/InferenceFusion.h),
+// with the input k that is that batch norm: read by nothing but the addto (no output of the model),
+// its conv run after the other input.
+std::vector<std::pair<std::string, size_t>> residualSumsOnFolded(const Json& config,
+                                                                 const std::vector<std::string>& folded);
 
 }  // namespace paddle

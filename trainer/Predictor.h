@@ -25,7 +25,8 @@ std::shared_ptr<GradientMachine> loadMergedModel(const std::string& path, bool u
 // (math::PackedWeights; AVX-512): outputs may differ from a training machine's
 // forward by fp32 rounding. Batch norms that only normalise a conv or fc layer's output are
 // folded into its weights (trainer/FoldBatchNorm.h; PADDLE_FOLD_BN=0 keeps them), in the
-// Predictor's own copies: model() keeps the loaded values.
+// Predictor's own copies: model() keeps the loaded values; a conv's folded batch norm then runs in
+// the conv's store (layers/InferenceFusion.h; PADDLE_FUSE_BN=0 keeps it a pass of its own).
 class Predictor {
  public:
   Predictor(const std::string& mergedModelPath, bool useGpu);
@@ -35,10 +36,16 @@ class Predictor {
 
  private:
   std::unique_ptr<GradientMachine> acquire();
+  // forward of a batch of dense rows as slices of sliceRows_ samples, outputs gathered in `out`
+  void forwardInSlices(GradientMachine& m, const std::vector<Argument>& inArgs, size_t rows,
+                       std::vector<Argument>* out);
   std::shared_ptr<GradientMachine> main_;
   std::vector<Matrix> values_;  // what the machines read, per parameter: main_'s or a folded copy
   std::vector<std::string> foldedBatchNorms_;
+  bool fuseBatchNorms_ = false;  // batchNormFusionEnabled() when created
+  std::vector<std::pair<std::string, size_t>> residualSums_;  // addto layers their input k's conv finishes
   math::PackedWeights packed_;  // main_'s weights, packed on first use
+  size_t sliceRows_ = 0;  // packed conv nets: a batch runs in slices of this many samples (0: whole)
   std::mutex mutex_;
   std::vector<std::unique_ptr<GradientMachine>> idle_;
 };
