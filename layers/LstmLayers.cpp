@@ -276,12 +276,15 @@ class LstmLayer : public BatchRecurrentLayer {
       Matrix dW = view(weight(0)->grad(), 0, H, 4 * H);
       recurrentWeightGradient(hidden_, gateGrad_, dW);
     }
-    if (biasTrainable()) {
-      Matrix db = view(bias_->grad(), 0, 1, 4 * H);
-      math::sumRows(gateGrad_, db);
-    }
     Argument& in = input(0);
-    if (!in.grad.empty()) batch_.toSequence(gateGrad_, in.grad, true);
+    Matrix db = biasTrainable() ? view(bias_->grad(), 0, 1, 4 * H) : Matrix();
+    if (biasTrainable() && !in.grad.empty()) {
+      batch_.toSequenceSummingRows(gateGrad_, in.grad, db);  // one pass over the gate gradients
+    } else if (biasTrainable()) {
+      math::sumRows(gateGrad_, db);
+    } else if (!in.grad.empty()) {
+      batch_.toSequence(gateGrad_, in.grad, true);
+    }
   }
 
   void releaseForwardState() override {

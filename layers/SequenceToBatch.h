@@ -36,6 +36,9 @@ class SequenceToBatch {
   void toBatch(const IVector& src, IVector& dst);
   // dst (sequence order) = src (batch order); with accumulate, dst += src (same device)
   void toSequence(const Matrix& src, Matrix& dst, bool accumulate);
+  // toSequence(src, dst, true) and sums[0, :] += the rows of src summed in row order (the
+  // bits of math::sumRows(src, sums)) in one pass over src (a bias gradient with its input's).
+  void toSequenceSummingRows(const Matrix& src, Matrix& dst, Matrix& sums);
 
  private:
   // seqRow_ as kernels on that device read it
