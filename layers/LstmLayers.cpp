@@ -180,7 +180,7 @@ class LstmCell {
 
 // "lstmemory": input [T, 4H] = (candidate, input gate, forget gate, output gate)
 // pre-activations; weight [H, 4H]; bias 7H = 4H gate bias + peepholes I, F, O.
-class LstmLayer : public BatchRecurrentLayer {
+class LstmLayer : public BatchRecurrentLayer, public InputGradientSetter {
  public:
   using BatchRecurrentLayer::BatchRecurrentLayer;
 
@@ -278,14 +278,19 @@ class LstmLayer : public BatchRecurrentLayer {
     }
     Argument& in = input(0);
     Matrix db = biasTrainable() ? view(bias_->grad(), 0, 1, 4 * H) : Matrix();
-    if (biasTrainable() && !in.grad.empty()) {
-      batch_.toSequenceSummingRows(gateGrad_, in.grad, db);  // one pass over the gate gradients
+    if (biasTrainable() && !in.grad.empty()) {  // one pass over the gate gradients
+      batch_.toSequenceSummingRows(gateGrad_, in.grad, db, setsInputGrad(0));
     } else if (biasTrainable()) {
       math::sumRows(gateGrad_, db);
     } else if (!in.grad.empty()) {
+      if (setsInputGrad(0)) math::zero(in.grad);
       batch_.toSequence(gateGrad_, in.grad, true);
     }
   }
+
+  // Every input row's gradient comes from one gate-gradient row: set, the input (lstm_transform's
+  // mixed layer, [T, 4H]) skips clearing its gradient and the pass above reads it no more.
+  bool canSetInputGradient(bool relu) const override { return !relu; }
 
   void releaseForwardState() override {
     releaseBuffers({&gates_, &cells_, &states_, &hidden_, &hiddenGrad_, &cellGrad_, &gateGrad_});

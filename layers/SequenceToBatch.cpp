@@ -97,11 +97,12 @@ void SequenceToBatch::toSequence(const Matrix& src, Matrix& dst, bool accumulate
   }
 }
 
-void SequenceToBatch::toSequenceSummingRows(const Matrix& src, Matrix& dst, Matrix& sums) {
+void SequenceToBatch::toSequenceSummingRows(const Matrix& src, Matrix& dst, Matrix& sums, bool overwrite) {
   PADDLE_ENFORCE(sums.size() == src.width(), DataError, "toSequenceSummingRows: ", sums.size(), " sums for rows of ",
                  src.width());
   if (src.useGpu() || reverseKernelOrder()) {
     math::sumRows(src, sums);
+    if (overwrite) math::zero(dst);
     toSequence(src, dst, true);
     return;
   }
@@ -118,9 +119,16 @@ void SequenceToBatch::toSequenceSummingRows(const Matrix& src, Matrix& dst, Matr
     for (size_t b = 0; b < h; ++b) {
       const float* __restrict x = s + b * w + j0;
       float* __restrict y = d + static_cast<size_t>(map[b]) * w + j0;
-      for (size_t j = 0; j < cols; ++j) {
-        oj[j] += x[j];
-        y[j] += x[j];
+      if (overwrite) {
+        for (size_t j = 0; j < cols; ++j) {
+          oj[j] += x[j];
+          y[j] = 0.0f + x[j];  // -0 becomes +0, as when added to a cleared gradient
+        }
+      } else {
+        for (size_t j = 0; j < cols; ++j) {
+          oj[j] += x[j];
+          y[j] += x[j];
+        }
       }
     }
   });
