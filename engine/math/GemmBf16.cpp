@@ -156,6 +156,26 @@ BF16_TARGET void packAcrossK(const float* src, size_t ld, size_t n, size_t kc, u
   }
 }
 
+// packAcrossK(src + q * kNR, ld, min(kNR, nc - q * kNR), kc, dst + q * kc2 * kNR, kNR) for
+// every panel q of nc columns, rows outer: each pair of rows is read once, left to right,
+// rather than once per panel 128 bytes at a time (a weight gradient's dY, rows 2 KB apart).
+BF16_TARGET void packPanelsAcrossK(const float* src, size_t ld, size_t nc, size_t kc, uint32_t* dst) {
+  const size_t kc2 = (kc + 1) / 2, width = (nc + kNR - 1) / kNR * kNR;
+  const __m512i interleave = _mm512_set_epi16(31, 15, 30, 14, 29, 13, 28, 12, 27, 11, 26, 10, 25, 9, 24, 8, 23, 7,
+                                              22, 6, 21, 5, 20, 4, 19, 3, 18, 2, 17, 1, 16, 0);
+  for (size_t p = 0; p < kc2; ++p) {
+    const float* r0 = src + 2 * p * ld;
+    const bool odd = 2 * p + 1 < kc;
+    for (size_t j = 0; j < width; j += 16) {
+      const __mmask16 load = firstLanes(j < nc ? nc - j : 0);
+      const __m512 x0 = _mm512_maskz_loadu_ps(load, r0 + j);
+      const __m512 x1 = odd ? _mm512_maskz_loadu_ps(load, r0 + ld + j) : _mm512_setzero_ps();
+      const __m512i both = (__m512i)_mm512_cvtne2ps_pbh(x1, x0);
+      _mm512_storeu_si512(dst + (j / kNR) * kc2 * kNR + p * kNR + j % kNR, _mm512_permutexvar_epi16(interleave, both));
+    }
+  }
+}
+
 // C[rows, cols] (row stride ldc) = alpha * A-panel * B-panel + (first ? beta * C : C). The
 // A-panel holds pair p of row i at a[i * kc2 + p] (kRowsOfA: packRowsAlongK) or at
 // a[p * kRows + i] (packAcrossK).
@@ -250,13 +270,10 @@ void gemmBf16Loops(bool transA, bool transB, size_t M, size_t N, size_t K, float
     for (size_t pc = 0; pc < K; pc += kKC) {
       const size_t kc = std::min(kKC, K - pc), kc2 = (kc + 1) / 2;
       bpack.resize(nPanels * kc2 * kNR);
-      for (size_t q = 0; q < nPanels; ++q) {
+      if (!transB) packPanelsAcrossK(B + pc * ldb + jc, ldb, nc, kc, bpack.data());
+      for (size_t q = 0; transB && q < nPanels; ++q) {
         const size_t j = jc + q * kNR, n = std::min(kNR, N - j);
-        if (transB) {
-          packColumnsAlongK(B + j * ldb + pc, ldb, n, kc, bpack.data() + q * kc2 * kNR);
-        } else {
-          packAcrossK(B + pc * ldb + j, ldb, n, kc, bpack.data() + q * kc2 * kNR, kNR);
-        }
+        packColumnsAlongK(B + j * ldb + pc, ldb, n, kc, bpack.data() + q * kc2 * kNR);
       }
       for (size_t ic = 0; ic < M; ic += mcBlock) {
         const size_t mc = std::min(mcBlock, M - ic), mPanels = (mc + mr - 1) / mr;
