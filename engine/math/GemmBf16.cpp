@@ -156,6 +156,30 @@ BF16_TARGET void packAcrossK(const float* src, size_t ld, size_t n, size_t kc, u
   }
 }
 
+// packAcrossK(src + 8 q, ld, min(8, n - 8 q), kc, dst + q * kc2 * 8, 8) for every 8-row
+// A-panel q of n lines (a weight gradient's X^T), rows outer as in packPanelsAcrossK below:
+// the same loads and stores as packAcrossK's 8-row path, in an order that reads each row once.
+BF16_TARGET void packPanelsOf8AcrossK(const float* src, size_t ld, size_t n, size_t kc, uint32_t* dst) {
+  const size_t kc2 = (kc + 1) / 2, panels = (n + 7) / 8;
+  const __m512i interleave = _mm512_set_epi16(31, 15, 30, 14, 29, 13, 28, 12, 27, 11, 26, 10, 25, 9, 24, 8, 23, 7,
+                                              22, 6, 21, 5, 20, 4, 19, 3, 18, 2, 17, 1, 16, 0);
+  for (size_t p = 0; p < kc2; p += 2) {
+    const float* r0 = src + 2 * p * ld;
+    const size_t k = 2 * p;
+    const __mmask16 store = firstLanes(p + 1 < kc2 ? 16 : 8);
+    for (size_t q = 0; q < panels; ++q) {
+      const size_t j = 8 * q;
+      const __mmask16 lo = firstLanes(std::min<size_t>(n - j, 8)), hi = __mmask16(lo << 8);
+      __m512 x0 = _mm512_maskz_loadu_ps(lo, r0 + j), x1 = _mm512_setzero_ps();
+      if (k + 1 < kc) x1 = _mm512_maskz_loadu_ps(lo, r0 + ld + j);
+      if (k + 2 < kc) x0 = _mm512_mask_loadu_ps(x0, hi, r0 + 2 * ld + j - 8);
+      if (k + 3 < kc) x1 = _mm512_mask_loadu_ps(x1, hi, r0 + 3 * ld + j - 8);
+      const __m512i both = (__m512i)_mm512_cvtne2ps_pbh(x1, x0);
+      _mm512_mask_storeu_epi32(dst + q * kc2 * 8 + p * 8, store, _mm512_permutexvar_epi16(interleave, both));
+    }
+  }
+}
+
 // packAcrossK(src + q * kNR, ld, min(kNR, nc - q * kNR), kc, dst + q * kc2 * kNR, kNR) for
 // every panel q of nc columns, rows outer: each pair of rows is read once, left to right,
 // rather than once per panel 128 bytes at a time (a weight gradient's dY, rows 2 KB apart).
@@ -332,6 +356,11 @@ const uint32_t* PackedBf16TransA::panel(size_t block, size_t r) const {
 void PackedBf16TransA::packPanels(const float* A, size_t lda, size_t r0, size_t r1) {
   for (size_t pc = 0, b = 0; pc < K_; pc += kKC, ++b) {
     const size_t kc = std::min(kKC, K_ - pc);
+    if (mr_ == 8 && r0 < r1) {  // the panels of a block lie one after another
+      packPanelsOf8AcrossK(A + pc * lda + r0 * 8, lda, std::min(M_, r1 * 8) - r0 * 8, kc,
+                           const_cast<uint32_t*>(panel(b, r0)));
+      continue;
+    }
     for (size_t r = r0; r < r1; ++r) {
       const size_t i = r * mr_;
       packAcrossK(A + pc * lda + i, lda, std::min(mr_, M_ - i), kc, const_cast<uint32_t*>(panel(b, r)), mr_);
