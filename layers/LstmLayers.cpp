@@ -47,8 +47,9 @@ template <typename A, typename G, typename S>
   });
 }
 
-// LSTM backward (see LstmCell::backward).
-template <typename A, typename G, typename S>
+// LSTM backward (see LstmCell::backward); kSetPrev: prevCellGrad is set to 0 + its terms, the
+// bits of adding them to a cleared one, without reading it.
+template <bool kSetPrev, typename A, typename G, typename S>
 [[gnu::noinline]] void lstmBackward(A fa, G fg, S fs, bool gpu, size_t rows, size_t n,
                                     const float* __restrict gates, const float* __restrict prevCell,
                                     const float* __restrict cell, const float* __restrict stateAct,
@@ -72,7 +73,7 @@ template <typename A, typename G, typename S>
     dg[n + j] = dI;
     dg[2 * n + j] = dF;
     dg[3 * n + j] = dO;
-    prevCellGrad[u] += dc * f + dI * peep[j] + dF * peep[n + j];
+    prevCellGrad[u] = (kSetPrev ? 0.0f : prevCellGrad[u]) + (dc * f + dI * peep[j] + dF * peep[n + j]);
   });
   if (!sumPeepholes) return;
   // The peephole grads, shared by all rows: one index per unit sums its rows in order.
@@ -138,10 +139,10 @@ class LstmCell {
   // prevCellGrad and the peephole grads peepGrad (3H) unless they are null. Without
   // sumPeepholes the peephole grads are left to the caller (addPeepholeGrads) and
   // prevCellGrad must not be null: then concurrent calls (a reserve()d cell, disjoint rows)
-  // share no memory they write.
+  // share no memory they write. setPrevCellGrad: prevCellGrad is set (as if added to zeros), not read.
   void backward(size_t rows, const float* gates, const float* prevCell, const float* cell, const float* stateAct,
                 const float* hiddenGrad, float* cellGrad, float* gateGrad, float* prevCellGrad, const float* peep,
-                float* peepGrad, bool sumPeepholes = true) {
+                float* peepGrad, bool sumPeepholes = true, bool setPrevCellGrad = false) {
     zerosForAbsent(rows, prevCell, peep);
     if (sumPeepholes && (!prevCellGrad || !peepGrad)) {
       float* sink = placeholders_.sink((prevCellGrad ? 0 : rows * H_) + (peepGrad ? 0 : 3 * H_));
@@ -152,8 +153,15 @@ class LstmCell {
       if (!peepGrad) peepGrad = sink;
     }
     withActs(act_, gate_, state_, [&](auto fa, auto fg, auto fs) {
-      lstmBackward(fa, fg, fs, gpu_, rows, H_, gates, prevCell, cell, stateAct, hiddenGrad, cellGrad, gateGrad,
-                   prevCellGrad, peep, peepGrad, sumPeepholes);
+      auto run = [&](auto body) {
+        body(fa, fg, fs, gpu_, rows, H_, gates, prevCell, cell, stateAct, hiddenGrad, cellGrad, gateGrad,
+             prevCellGrad, peep, peepGrad, sumPeepholes);
+      };
+      if (setPrevCellGrad) {
+        run(lstmBackward<true, decltype(fa), decltype(fg), decltype(fs)>);
+      } else {
+        run(lstmBackward<false, decltype(fa), decltype(fg), decltype(fs)>);
+      }
     });
   }
 
@@ -180,7 +188,7 @@ class LstmCell {
 
 // "lstmemory": input [T, 4H] = (candidate, input gate, forget gate, output gate)
 // pre-activations; weight [H, 4H]; bias 7H = 4H gate bias + peepholes I, F, O.
-class LstmLayer : public BatchRecurrentLayer {
+class LstmLayer : public BatchRecurrentLayer, public InputGradientSetter {
  public:
   using BatchRecurrentLayer::BatchRecurrentLayer;
 
@@ -239,9 +247,13 @@ class LstmLayer : public BatchRecurrentLayer {
       const size_t groups = sequenceGroupCount(true);
       if (groups > 1) cell_.reserve(batch_.stepRows(0));
       forEachSequenceGroup(groups, [&](size_t a, size_t b) {
-        for (size_t t = 0; t < batch_.numSteps() && batch_.stepRows(t) > a; ++t) {
-          const size_t r = std::min(batch_.stepRows(t), b) - a;
-          std::memset(cellGrad_.row(batch_.stepBegin(t) + a), 0, r * H * sizeof(float));
+        // the cell gradient of a row that goes on at step t + 1 is set there (setPrevCellGrad):
+        // only the rows of sequences that end at step t start from zeros
+        const size_t steps = batch_.numSteps();
+        for (size_t t = 0; t < steps && batch_.stepRows(t) > a; ++t) {
+          const size_t end = std::min(batch_.stepRows(t), b);
+          const size_t goesOn = t + 1 < steps ? std::max(a, std::min(batch_.stepRows(t + 1), b)) : a;
+          std::memset(cellGrad_.row(batch_.stepBegin(t) + goesOn), 0, (end - goesOn) * H * sizeof(float));
         }
         for (size_t t = batch_.numSteps(); t-- > 0;) {
           if (batch_.stepRows(t) <= a) continue;
@@ -249,7 +261,7 @@ class LstmLayer : public BatchRecurrentLayer {
           const size_t p0 = t > 0 ? prevBegin(t) + a : 0;
           cell_.backward(r, gates_.row(b0), t > 0 ? cells_.row(p0) : nullptr, cells_.row(b0), states_.row(b0),
                          hiddenGrad_.row(b0), cellGrad_.row(b0), gateGrad_.row(b0),
-                         t > 0 ? cellGrad_.row(p0) : firstPrevCellGrad_.row(a), peep, nullptr, false);
+                         t > 0 ? cellGrad_.row(p0) : firstPrevCellGrad_.row(a), peep, nullptr, false, true);
           if (t > 0) {
             Matrix dgt = gateGrad_.rows(b0, b0 + r);
             Matrix dhPrev = hiddenGrad_.rows(p0, p0 + r);
@@ -276,13 +288,21 @@ class LstmLayer : public BatchRecurrentLayer {
       Matrix dW = view(weight(0)->grad(), 0, H, 4 * H);
       recurrentWeightGradient(hidden_, gateGrad_, dW);
     }
-    if (biasTrainable()) {
-      Matrix db = view(bias_->grad(), 0, 1, 4 * H);
-      math::sumRows(gateGrad_, db);
-    }
     Argument& in = input(0);
-    if (!in.grad.empty()) batch_.toSequence(gateGrad_, in.grad, true);
+    Matrix db = biasTrainable() ? view(bias_->grad(), 0, 1, 4 * H) : Matrix();
+    if (biasTrainable() && !in.grad.empty()) {  // one pass over the gate gradients
+      batch_.toSequenceSummingRows(gateGrad_, in.grad, db, setsInputGrad(0));
+    } else if (biasTrainable()) {
+      math::sumRows(gateGrad_, db);
+    } else if (!in.grad.empty()) {
+      if (setsInputGrad(0)) math::zero(in.grad);
+      batch_.toSequence(gateGrad_, in.grad, true);
+    }
   }
+
+  // Every input row's gradient comes from one gate-gradient row: set, the input (lstm_transform's
+  // mixed layer, [T, 4H]) skips clearing its gradient and the pass above reads it no more.
+  bool canSetInputGradient(bool relu) const override { return !relu; }
 
   void releaseForwardState() override {
     releaseBuffers({&gates_, &cells_, &states_, &hidden_, &hiddenGrad_, &cellGrad_, &gateGrad_});

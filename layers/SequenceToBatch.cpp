@@ -5,6 +5,7 @@
 
 #include "engine/Errors.h"
 #include "engine/math/Kernel.h"
+#include "engine/math/MathOps.h"
 
 namespace paddle {
 
@@ -94,6 +95,43 @@ void SequenceToBatch::toSequence(const Matrix& src, Matrix& dst, bool accumulate
   } else {
     forEach2Parallel(gpu, seqRow_.size(), w, [=] PD_HD(size_t b, size_t j) { d[map[b] * w + j] = s[b * w + j]; });
   }
+}
+
+void SequenceToBatch::toSequenceSummingRows(const Matrix& src, Matrix& dst, Matrix& sums, bool overwrite) {
+  PADDLE_ENFORCE(sums.size() == src.width(), DataError, "toSequenceSummingRows: ", sums.size(), " sums for rows of ",
+                 src.width());
+  if (src.useGpu() || reverseKernelOrder()) {
+    math::sumRows(src, sums);
+    if (overwrite) math::zero(dst);
+    toSequence(src, dst, true);
+    return;
+  }
+  PADDLE_ENFORCE(!dst.useGpu() && !sums.useGpu(), DataError, "toSequenceSummingRows: operands live on different devices");
+  const size_t w = src.width(), h = seqRow_.size();
+  const int* map = rowMap(false);
+  const float* s = src.data();
+  float* d = dst.data();
+  float* o = sums.data();
+  // threads take blocks of columns and walk the rows in order, as math::sumRows does
+  parallelFor(w, kParallelGrain / std::max<size_t>(h, 1) + 1, [=](size_t j0, size_t j1) {
+    float* __restrict oj = o + j0;
+    const size_t cols = j1 - j0;
+    for (size_t b = 0; b < h; ++b) {
+      const float* __restrict x = s + b * w + j0;
+      float* __restrict y = d + static_cast<size_t>(map[b]) * w + j0;
+      if (overwrite) {
+        for (size_t j = 0; j < cols; ++j) {
+          oj[j] += x[j];
+          y[j] = 0.0f + x[j];  // -0 becomes +0, as when added to a cleared gradient
+        }
+      } else {
+        for (size_t j = 0; j < cols; ++j) {
+          oj[j] += x[j];
+          y[j] += x[j];
+        }
+      }
+    }
+  });
 }
 
 }  // namespace paddle

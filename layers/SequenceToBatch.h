@@ -36,6 +36,10 @@ class SequenceToBatch {
   void toBatch(const IVector& src, IVector& dst);
   // dst (sequence order) = src (batch order); with accumulate, dst += src (same device)
   void toSequence(const Matrix& src, Matrix& dst, bool accumulate);
+  // toSequence(src, dst, true) and sums[0, :] += the rows of src summed in row order (the
+  // bits of math::sumRows(src, sums)) in one pass over src (a bias gradient with its input's).
+  // With overwrite, dst is set to 0 + src instead (the bits of clearing it and adding) and not read.
+  void toSequenceSummingRows(const Matrix& src, Matrix& dst, Matrix& sums, bool overwrite = false);
 
  private:
   // seqRow_ as kernels on that device read it

@@ -3,7 +3,7 @@ finite-difference gradients and NumPy references of the recurrences."""
 import numpy as np
 import pytest
 
-from netbuilder import Net, Seq, gradient_check, make_args
+from netbuilder import Net, Seq, _run_and_collect, assert_alone_equals_shared, gradient_check, make_args
 from py_paddle import swig_paddle as api
 
 D, H = 3, 4
@@ -129,6 +129,22 @@ def test_sequence_result_does_not_depend_on_its_batch_mates():
     gm.forward(make_args([Seq(xm, mixed), Seq(np.zeros((263, H), np.float32), mixed)]),
                out, api.PASS_TEST)
     np.testing.assert_allclose(gm.getLayerOutput("rnn").getSlotValue(0).copyToNumpyMat()[:200], first, rtol=1e-5)
+
+
+@pytest.mark.parametrize("bias", [True, False])
+def test_an_lstm_that_alone_reads_a_layer_sets_its_gradient(bias):
+    """lstmemory, the only reader of its input projection, sets that layer's whole gradient
+    (which then skips clearing it), with and without the bias gradient summed in the same pass:
+    the same bits as with a second reader, in a second batch of other lengths too."""
+    results = []
+    for second_reader in (False, True):
+        net = recurrent_net("lstmemory", bias=bias)
+        if second_reader:
+            net.layer("unused", "slope_intercept", 4 * H, ["proj"], slope=2.0, intercept=0.0)
+        gm = net.build(seed=4)
+        batches = [slots(5), slots(6, starts=[0, 6, 7, 9])]
+        results.append([_run_and_collect(gm, b, ["proj", "rnn"]) for b in batches])
+    assert_alone_equals_shared(results)
 
 
 def test_lstm_rejects_bad_config():
