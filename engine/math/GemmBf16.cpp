@@ -156,50 +156,6 @@ BF16_TARGET void packAcrossK(const float* src, size_t ld, size_t n, size_t kc, u
   }
 }
 
-// packAcrossK(src + 8 q, ld, min(8, n - 8 q), kc, dst + q * kc2 * 8, 8) for every 8-row
-// A-panel q of n lines (a weight gradient's X^T), rows outer as in packPanelsAcrossK below:
-// the same loads and stores as packAcrossK's 8-row path, in an order that reads each row once.
-BF16_TARGET void packPanelsOf8AcrossK(const float* src, size_t ld, size_t n, size_t kc, uint32_t* dst) {
-  const size_t kc2 = (kc + 1) / 2, panels = (n + 7) / 8;
-  const __m512i interleave = _mm512_set_epi16(31, 15, 30, 14, 29, 13, 28, 12, 27, 11, 26, 10, 25, 9, 24, 8, 23, 7,
-                                              22, 6, 21, 5, 20, 4, 19, 3, 18, 2, 17, 1, 16, 0);
-  for (size_t p = 0; p < kc2; p += 2) {
-    const float* r0 = src + 2 * p * ld;
-    const size_t k = 2 * p;
-    const __mmask16 store = firstLanes(p + 1 < kc2 ? 16 : 8);
-    for (size_t q = 0; q < panels; ++q) {
-      const size_t j = 8 * q;
-      const __mmask16 lo = firstLanes(std::min<size_t>(n - j, 8)), hi = __mmask16(lo << 8);
-      __m512 x0 = _mm512_maskz_loadu_ps(lo, r0 + j), x1 = _mm512_setzero_ps();
-      if (k + 1 < kc) x1 = _mm512_maskz_loadu_ps(lo, r0 + ld + j);
-      if (k + 2 < kc) x0 = _mm512_mask_loadu_ps(x0, hi, r0 + 2 * ld + j - 8);
-      if (k + 3 < kc) x1 = _mm512_mask_loadu_ps(x1, hi, r0 + 3 * ld + j - 8);
-      const __m512i both = (__m512i)_mm512_cvtne2ps_pbh(x1, x0);
-      _mm512_mask_storeu_epi32(dst + q * kc2 * 8 + p * 8, store, _mm512_permutexvar_epi16(interleave, both));
-    }
-  }
-}
-
-// packAcrossK(src + q * kNR, ld, min(kNR, nc - q * kNR), kc, dst + q * kc2 * kNR, kNR) for
-// every panel q of nc columns, rows outer: each pair of rows is read once, left to right,
-// rather than once per panel 128 bytes at a time (a weight gradient's dY, rows 2 KB apart).
-BF16_TARGET void packPanelsAcrossK(const float* src, size_t ld, size_t nc, size_t kc, uint32_t* dst) {
-  const size_t kc2 = (kc + 1) / 2, width = (nc + kNR - 1) / kNR * kNR;
-  const __m512i interleave = _mm512_set_epi16(31, 15, 30, 14, 29, 13, 28, 12, 27, 11, 26, 10, 25, 9, 24, 8, 23, 7,
-                                              22, 6, 21, 5, 20, 4, 19, 3, 18, 2, 17, 1, 16, 0);
-  for (size_t p = 0; p < kc2; ++p) {
-    const float* r0 = src + 2 * p * ld;
-    const bool odd = 2 * p + 1 < kc;
-    for (size_t j = 0; j < width; j += 16) {
-      const __mmask16 load = firstLanes(j < nc ? nc - j : 0);
-      const __m512 x0 = _mm512_maskz_loadu_ps(load, r0 + j);
-      const __m512 x1 = odd ? _mm512_maskz_loadu_ps(load, r0 + ld + j) : _mm512_setzero_ps();
-      const __m512i both = (__m512i)_mm512_cvtne2ps_pbh(x1, x0);
-      _mm512_storeu_si512(dst + (j / kNR) * kc2 * kNR + p * kNR + j % kNR, _mm512_permutexvar_epi16(interleave, both));
-    }
-  }
-}
-
 // C[rows, cols] (row stride ldc) = alpha * A-panel * B-panel + (first ? beta * C : C). The
 // A-panel holds pair p of row i at a[i * kc2 + p] (kRowsOfA: packRowsAlongK) or at
 // a[p * kRows + i] (packAcrossK).
@@ -263,17 +219,6 @@ TileFn tileFor(bool rowsOfA, size_t mr) {
     default: return rowsOfA ? tile<true, 8> : tile<false, 8>;
   }
 }
-
-// The tile for a panel packed along k (rows i at a[i * kc2 + p]) of which only the first m
-// rows are real: exactly m rows, so the padding costs no products. A recurrent step's rows
-// seldom fill whole tiles (lstm_text: ~18% of the 8-row tiles were padding). Any height
-// gives each C element the same sums in the same order, so the bits stay those of `full`.
-TileFn tileForRows(size_t m, TileFn full, size_t mr) {
-  static const TileFn exact[] = {nullptr,          tile<true, 1>, tile<true, 2>, tile<true, 3>,
-                                 tile<true, 4>,    tile<true, 5>, tile<true, 6>, tile<true, 7>,
-                                 tile<true, 8>,    tile<true, 9>, tile<true, 10>, tile<true, 11>};
-  return m < mr && m < sizeof exact / sizeof exact[0] ? exact[m] : full;
-}
 }  // namespace
 
 bool bf16GemmSupported() {
@@ -294,10 +239,13 @@ void gemmBf16Loops(bool transA, bool transB, size_t M, size_t N, size_t K, float
     for (size_t pc = 0; pc < K; pc += kKC) {
       const size_t kc = std::min(kKC, K - pc), kc2 = (kc + 1) / 2;
       bpack.resize(nPanels * kc2 * kNR);
-      if (!transB) packPanelsAcrossK(B + pc * ldb + jc, ldb, nc, kc, bpack.data());
-      for (size_t q = 0; transB && q < nPanels; ++q) {
+      for (size_t q = 0; q < nPanels; ++q) {
         const size_t j = jc + q * kNR, n = std::min(kNR, N - j);
-        packColumnsAlongK(B + j * ldb + pc, ldb, n, kc, bpack.data() + q * kc2 * kNR);
+        if (transB) {
+          packColumnsAlongK(B + j * ldb + pc, ldb, n, kc, bpack.data() + q * kc2 * kNR);
+        } else {
+          packAcrossK(B + pc * ldb + j, ldb, n, kc, bpack.data() + q * kc2 * kNR, kNR);
+        }
       }
       for (size_t ic = 0; ic < M; ic += mcBlock) {
         const size_t mc = std::min(mcBlock, M - ic), mPanels = (mc + mr - 1) / mr;
@@ -317,10 +265,9 @@ void gemmBf16Loops(bool transA, bool transB, size_t M, size_t N, size_t K, float
         for (size_t q = 0; q < nPanels; ++q) {
           const size_t j = jc + q * kNR;
           for (size_t r = 0; r < mPanels; ++r) {
-            const size_t i = ic + r * mr, m = std::min(mr, M - i);
-            (transA ? run : tileForRows(m, run, mr))(kc2, ap + r * kc2 * mr, bpack.data() + q * kc2 * kNR,
-                                                     C + i * ldc + j, ldc, m, std::min(kNR, N - j), alpha, beta,
-                                                     pc == 0);
+            const size_t i = ic + r * mr;
+            run(kc2, ap + r * kc2 * mr, bpack.data() + q * kc2 * kNR, C + i * ldc + j, ldc,
+                std::min(mr, M - i), std::min(kNR, N - j), alpha, beta, pc == 0);
           }
         }
       }
@@ -356,11 +303,6 @@ const uint32_t* PackedBf16TransA::panel(size_t block, size_t r) const {
 void PackedBf16TransA::packPanels(const float* A, size_t lda, size_t r0, size_t r1) {
   for (size_t pc = 0, b = 0; pc < K_; pc += kKC, ++b) {
     const size_t kc = std::min(kKC, K_ - pc);
-    if (mr_ == 8 && r0 < r1) {  // the panels of a block lie one after another
-      packPanelsOf8AcrossK(A + pc * lda + r0 * 8, lda, std::min(M_, r1 * 8) - r0 * 8, kc,
-                           const_cast<uint32_t*>(panel(b, r0)));
-      continue;
-    }
     for (size_t r = r0; r < r1; ++r) {
       const size_t i = r * mr_;
       packAcrossK(A + pc * lda + i, lda, std::min(mr_, M_ - i), kc, const_cast<uint32_t*>(panel(b, r)), mr_);
@@ -423,9 +365,9 @@ void gemmBf16Packed(size_t M, float alpha, const float* A, size_t lda, const Pac
       for (size_t j = j0; j < j1; j += kNR) {
         const uint32_t* bp = B.panel(b, j / kNR);
         for (size_t r = 0; r < mPanels; ++r) {
-          const size_t i = ic + r * mr, m = std::min(mr, M - i);
-          tileForRows(m, run, mr)(kc2, apack.data() + r * kc2 * mr, bp, C + i * ldc + j, ldc, m,
-                                  std::min(kNR, j1 - j), alpha, beta, pc == 0);
+          const size_t i = ic + r * mr;
+          run(kc2, apack.data() + r * kc2 * mr, bp, C + i * ldc + j, ldc, std::min(mr, M - i),
+              std::min(kNR, j1 - j), alpha, beta, pc == 0);
         }
       }
     }
