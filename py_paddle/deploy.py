@@ -284,12 +284,13 @@ def main(argv):
     else:
         n = merge_model(args.config, args.model_dir, args.output, args.config_args)
     print("paddle merge_model: wrote %s (%d parameters)" % (args.output, n))
-    from paddle.trainer.predict import prediction_layers
+    from paddle.layer_specs import cost_types
     model_config = parse_config(args.config, args.config_args).model_config
-    names, scored = prediction_layers(model_config)
-    if scored:
+    layers = {layer.name: layer for layer in model_config.layers}
+    costs = [layers[n] for n in model_config.output_layer_names if layers[n].type in cost_types()]
+    if costs:
         print("paddle merge_model: note: its outputs are cost layers (%s), so a Predictor of it wants the label "
               "too; paddle serve and paddle predict answer what they score (%s). --config_args=is_predict=1 "
               "merges a config's prediction network instead." % (
-                  ", ".join(n for n in model_config.output_layer_names if n not in names), ", ".join(names)))
+                  ", ".join(c.name for c in costs), ", ".join(c.inputs[0].input_layer_name for c in costs)))
     return 0
