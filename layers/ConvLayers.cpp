@@ -423,9 +423,13 @@ class ConvLayerBase : public Layer, public InputGradientSetter, public TakesChan
     // image where it lies instead of unfolding it (gemmRowOffsets), over Wp-wide output rows of which
     // the first ow are kept: the same products, in the same order, as from the unfolded image.
     const size_t Wp = static_cast<size_t>(g.imgW) + 2 * g.px, Hp = static_cast<size_t>(g.imgH) + 2 * g.py;
-    const bool shifted = first && g.groups == 1 && g.sx == 1 && g.sy == 1 && g.outW >= kShiftedMinWidth &&
-                         static_cast<size_t>(g.outW) + g.fw - 1 == Wp && static_cast<size_t>(g.outH) + g.fh - 1 == Hp;
-    const size_t plane = Hp * Wp, Np = (g.outH - 1) * Wp + g.outW;
+    // Output rows of 8 (an even number of them) or a multiple of 16 read it with no extra columns, the
+    // product stored in the output's own layout (gemmImageRows).
+    const bool padGeometry = first && g.groups == 1 && g.sx == 1 && g.sy == 1 &&
+                             static_cast<size_t>(g.outW) + g.fw - 1 == Wp && static_cast<size_t>(g.outH) + g.fh - 1 == Hp;
+    const bool imageRows = padGeometry && (g.outW % 16 == 0 || (g.outW == 8 && g.outH % 2 == 0));
+    const bool shifted = padGeometry && (imageRows || g.outW >= kShiftedMinWidth);
+    const size_t plane = Hp * Wp, Np = imageRows ? 0 : (g.outH - 1) * Wp + g.outW;
     rowOff_.clear();  // (a member: its capacity stays between batches)
     if (shifted) {
       for (int c = 0; c < g.channels; ++c)
@@ -448,7 +452,7 @@ class ConvLayerBase : public Layer, public InputGradientSetter, public TakesChan
       for (size_t s = s0; s < s1; ++s) {
         float* y = output_.value.row(s);
         if (shifted) {
-          forwardShifted(g, x.row(s), w, M, K, rowOff_.data(), col, y, b, perOutput, relu);
+          forwardShifted(g, x.row(s), w, M, K, rowOff_.data(), col, y, b, perOutput, relu, imageRows);
           if (epilogue_ && pass_ == PASS_TEST) finishChannels(s);
           continue;
         }
@@ -490,15 +494,23 @@ class ConvLayerBase : public Layer, public InputGradientSetter, public TakesChan
       for (size_t j = 0; j < F * N; ++j) y[j] = act::Relu{}.fwd(y[j]);
     }
   }
-  // One sample of forwardConvPacked's shifted path: buf holds the padded image [C, Hp, Wp], then
-  // the product [M, Np] over Wp-wide rows, whose first ow columns a row (+ bias, relu) are y's.
+  // One sample of forwardConvPacked's shifted path: buf holds the padded image [C, Hp, Wp]; with
+  // imageRows the product goes straight to y, else to [M, Np] over Wp-wide rows after it, whose first
+  // ow columns a row are y's. Then bias and relu.
   void forwardShifted(const ConvGeom& g, const float* x, const float* w, size_t M, size_t K, const ptrdiff_t* rowOff,
-                      float* buf, float* y, const float* b, bool perOutput, bool relu) {
+                      float* buf, float* y, const float* b, bool perOutput, bool relu, bool imageRows) {
     const size_t W = g.imgW, H = g.imgH, Wp = W + 2 * g.px, plane = (H + 2 * g.py) * Wp;
     const size_t ow = g.outW, oh = g.outH, Np = (oh - 1) * Wp + ow, N = oh * ow;
     for (int c = 0; c < g.channels; ++c)
       for (size_t r = 0; r < H; ++r)
         image::copyRow(buf + c * plane + (r + g.py) * Wp + g.px, x + (c * H + r) * W, static_cast<int>(W));
+    if (imageRows) {
+      parallelFor((N + 31) / 32, (size_t(1) << 18) / (M * K * 32) + 1, [&](size_t q0, size_t q1) {
+        math::gemmImageRows(M, K, q0 * 32, std::min(N, q1 * 32), 1.0f, w, K, buf, rowOff, ow, Wp, 0.0f, y, N);
+      });
+      if (b || relu) addBiasRelu(y, N, b, perOutput, relu);
+      return;
+    }
     float* out = buf + g.channels * plane;
     const size_t panels = (Np + 31) / 32;
     parallelFor(panels, (size_t(1) << 18) / (M * K * 32) + 1, [&](size_t q0, size_t q1) {

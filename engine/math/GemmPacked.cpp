@@ -116,12 +116,17 @@ PACKED_TARGET inline __m512 finish(__m512 r, __mmask16 m, size_t j, const GemmEp
 // output layer's 10 classes): no FMAs on the panel's zeros. Loads past `cols` are masked off
 // unless kWholeLoads (a packed panel is zero past its columns, or the tile's columns are whole
 // panels): plain loads run ~4% faster. R x NV accumulators, one FMA chain per C vector, k ascending.
-// With kRowOffsets, B's row k starts at b + rowOff[k] (kStride unused): an image read where it lies.
+// With kB kOffsets, B's row k starts at b + rowOff[k] (kStride unused): an image read where it lies.
+// With kImage, vector v's 16 columns at k start at b + rowOff[k] + vecOff[v] (a conv's output rows of
+// 16 and more outputs, each vector within one row); kImageHalves, its two halves of 8 at
+// b + rowOff[k] + vecOff[v] and kStride further (output rows of 8, two a vector).
 // The epilogue (the last k block only: null otherwise) adds bias[column] and applies relu on the way out.
-template <int R, int NV, bool kRowOffsets, bool kWholeLoads>
+enum BLayout { kStrided, kOffsets, kImage, kImageHalves };
+
+template <int R, int NV, int kB, bool kWholeLoads>
 PACKED_TARGET void tile(size_t kc, const float* a, size_t lda, const float* b, size_t kStride, size_t panelStride,
-                        const ptrdiff_t* rowOff, float* c, size_t ldc, size_t cols, float alpha, float beta,
-                        bool first, const GemmEpilogue* epilogue) {
+                        const ptrdiff_t* rowOff, const ptrdiff_t* vecOff, float* c, size_t ldc, size_t cols,
+                        float alpha, float beta, bool first, const GemmEpilogue* epilogue) {
   constexpr int kNV = NV;
   __mmask16 load[kNV];
 #pragma GCC unroll 8
@@ -136,9 +141,17 @@ PACKED_TARGET void tile(size_t kc, const float* a, size_t lda, const float* b, s
     __m512 bv[kNV];
 #pragma GCC unroll 8
     for (int v = 0; v < kNV; ++v) {
-      const float* at =
-          b + (v / 2) * panelStride + (kRowOffsets ? rowOff[k] : static_cast<ptrdiff_t>(k * kStride)) + 16 * (v % 2);
-      bv[v] = kWholeLoads ? _mm512_loadu_ps(at) : _mm512_maskz_loadu_ps(load[v], at);
+      if constexpr (kB == kImage) {
+        bv[v] = _mm512_loadu_ps(b + rowOff[k] + vecOff[v]);
+      } else if constexpr (kB == kImageHalves) {
+        const float* at = b + rowOff[k] + vecOff[v];
+        const __m512d lo = _mm512_castps_pd(_mm512_castps256_ps512(_mm256_loadu_ps(at)));
+        bv[v] = _mm512_castpd_ps(_mm512_insertf64x4(lo, _mm256_castps_pd(_mm256_loadu_ps(at + kStride)), 1));
+      } else {
+        const float* at = b + (v / 2) * panelStride +
+                          (kB == kOffsets ? rowOff[k] : static_cast<ptrdiff_t>(k * kStride)) + 16 * (v % 2);
+        bv[v] = kWholeLoads ? _mm512_loadu_ps(at) : _mm512_maskz_loadu_ps(load[v], at);
+      }
     }
 #pragma GCC unroll 8
     for (int i = 0; i < R; ++i) {
@@ -168,45 +181,58 @@ PACKED_TARGET void tile(size_t kc, const float* a, size_t lda, const float* b, s
   }
 }
 
-using TileFn = void (*)(size_t, const float*, size_t, const float*, size_t, size_t, const ptrdiff_t*, float*, size_t,
-                        size_t, float, float, bool, const GemmEpilogue*);
+using TileFn = void (*)(size_t, const float*, size_t, const float*, size_t, size_t, const ptrdiff_t*,
+                        const ptrdiff_t*, float*, size_t, size_t, float, float, bool, const GemmEpilogue*);
 
-template <int NV, bool kRowOffsets, bool kWholeLoads>
+template <int NV, int kB, bool kWholeLoads>
 TileFn tileFor(size_t rows) {
-  static const TileFn fns[kMR] = {
-      tile<1, NV, kRowOffsets, kWholeLoads>, tile<2, NV, kRowOffsets, kWholeLoads>,
-      tile<3, NV, kRowOffsets, kWholeLoads>, tile<4, NV, kRowOffsets, kWholeLoads>,
-      tile<5, NV, kRowOffsets, kWholeLoads>, tile<6, NV, kRowOffsets, kWholeLoads>,
-      tile<7, NV, kRowOffsets, kWholeLoads>, tile<8, NV, kRowOffsets, kWholeLoads>};
+  static const TileFn fns[kMR] = {tile<1, NV, kB, kWholeLoads>, tile<2, NV, kB, kWholeLoads>,
+                                  tile<3, NV, kB, kWholeLoads>, tile<4, NV, kB, kWholeLoads>,
+                                  tile<5, NV, kB, kWholeLoads>, tile<6, NV, kB, kWholeLoads>,
+                                  tile<7, NV, kB, kWholeLoads>, tile<8, NV, kB, kWholeLoads>};
   return fns[rows - 1];
 }
 
-template <bool kRowOffsets, bool kWholeLoads>
+template <int kB, bool kWholeLoads>
 TileFn tileFor(size_t rows, size_t vectors) {
-  if (vectors == 8) return tileFor<8, kRowOffsets, kWholeLoads>(rows);
-  if (vectors == 4) return tileFor<4, kRowOffsets, kWholeLoads>(rows);
-  if (vectors == 2) return tileFor<2, kRowOffsets, kWholeLoads>(rows);
-  return tileFor<1, kRowOffsets, kWholeLoads>(rows);
+  if (vectors == 8) return tileFor<8, kB, kWholeLoads>(rows);
+  if (vectors == 4) return tileFor<4, kB, kWholeLoads>(rows);
+  if (vectors == 2) return tileFor<2, kB, kWholeLoads>(rows);
+  return tileFor<1, kB, kWholeLoads>(rows);
 }
 
-TileFn tileFor(size_t rows, size_t vectors, bool rowOffsets, bool wholeLoads) {
-  if (rowOffsets) return wholeLoads ? tileFor<true, true>(rows, vectors) : tileFor<true, false>(rows, vectors);
-  return wholeLoads ? tileFor<false, true>(rows, vectors) : tileFor<false, false>(rows, vectors);
+TileFn tileFor(size_t rows, size_t vectors, BLayout layout, bool wholeLoads) {
+  switch (layout) {
+    case kImage: return tileFor<kImage, true>(rows, vectors);  // (whole vectors only)
+    case kImageHalves: return tileFor<kImageHalves, true>(rows, vectors);
+    case kOffsets: return wholeLoads ? tileFor<kOffsets, true>(rows, vectors) : tileFor<kOffsets, false>(rows, vectors);
+    default: return wholeLoads ? tileFor<kStrided, true>(rows, vectors) : tileFor<kStrided, false>(rows, vectors);
+  }
 }
 
 // The loops over k blocks, column panels and row tiles of rows [i0, i1) of C; B's k-th values of
 // panel q at b0 + q * panelStride + k * kStride (or + rowOff[k]). `wide`: panels per tile (1, 2 or 4).
-// `padded`: B is a PackedMatrix (zeros past its columns, so loads never need masks).
+// `padded`: B is a PackedMatrix (zeros past its columns, so loads never need masks). `outW` > 0: B is
+// an image read where it lies, column j at b0 + rowOff[k] + (j / outW) * kStride + j % outW (tiles of
+// whole vectors only: the columns a multiple of 16).
 void tileLoops(size_t i0, size_t i1, size_t wide, size_t K, size_t j0, size_t j1, float alpha, const float* A,
                size_t lda, const float* b0, size_t kStride, size_t panelStride, const ptrdiff_t* rowOff, float beta,
-               float* C, size_t ldc, bool padded, const GemmEpilogue* epilogue) {
+               float* C, size_t ldc, bool padded, const GemmEpilogue* epilogue, size_t outW) {
   const size_t blockK = padded ? kKCPacked : kKC;
+  const BLayout layout = outW ? (outW == 8 ? kImageHalves : kImage) : rowOff ? kOffsets : kStrided;
+  ptrdiff_t vecOff[8] = {0, 0, 0, 0, 0, 0, 0, 0};
   for (size_t pc = 0; pc < K; pc += blockK) {
     const size_t kc = std::min(blockK, K - pc);
     for (size_t j = j0; j < j1;) {
-      const size_t left = (j1 - j + kNR - 1) / kNR, np = wide >= 4 && left >= 4 ? 4 : wide >= 2 && left >= 2 ? 2 : 1;
+      // (an image: whole panels, or one vector of 16 at the end)
+      const size_t left = outW ? std::max<size_t>((j1 - j) / kNR, 1) : (j1 - j + kNR - 1) / kNR;
+      const size_t np = wide >= 4 && left >= 4 ? 4 : wide >= 2 && left >= 2 ? 2 : 1;
       const size_t cols = std::min(np * kNR, j1 - j), vectors = cols <= 16 ? 1 : 2 * np;
-      const float* b = b0 + j / kNR * panelStride + pc * kStride;
+      const float* b = outW ? b0 : b0 + j / kNR * panelStride + pc * kStride;
+      for (size_t v = 0; outW && v < vectors; ++v) {
+        const size_t col = j + 16 * v;
+        vecOff[v] = static_cast<ptrdiff_t>(col / outW * kStride + col % outW);
+      }
       const bool last = pc + kc == K;
       const GemmEpilogue shifted = last && epilogue ? GemmEpilogue{epilogue->bias ? epilogue->bias + j : nullptr,
                                                                    epilogue->relu}
@@ -214,9 +240,9 @@ void tileLoops(size_t i0, size_t i1, size_t wide, size_t K, size_t j0, size_t j1
       const GemmEpilogue* out = last && epilogue && (epilogue->bias || epilogue->relu) ? &shifted : nullptr;
       for (size_t i = i0; i < i1; i += kMR) {
         const size_t rows = std::min(kMR, i1 - i);
-        const TileFn fn = tileFor(rows, vectors, rowOff != nullptr, padded || cols == np * kNR);
-        fn(kc, A + i * lda + pc, lda, b, kStride, panelStride, rowOff ? rowOff + pc : nullptr, C + i * ldc + j, ldc,
-           cols, alpha, beta, pc == 0, out);
+        const TileFn fn = tileFor(rows, vectors, layout, padded || cols == np * kNR);
+        fn(kc, A + i * lda + pc, lda, b, kStride, panelStride, rowOff ? rowOff + pc : nullptr, vecOff,
+           C + i * ldc + j, ldc, cols, alpha, beta, pc == 0, out);
       }
       j += np * kNR;
     }
@@ -228,14 +254,15 @@ void tileLoops(size_t i0, size_t i1, size_t wide, size_t K, size_t j0, size_t j1
 // GEMV). Each C element sums alike in either.
 void tiles(size_t M, size_t K, size_t j0, size_t j1, float alpha, const float* A, size_t lda, const float* b0,
            size_t kStride, size_t panelStride, float beta, float* C, size_t ldc, const ptrdiff_t* rowOff = nullptr,
-           bool padded = false, const GemmEpilogue* epilogue = nullptr) {
+           bool padded = false, const GemmEpilogue* epilogue = nullptr, size_t outW = 0) {
   const size_t whole = M > kMR ? M / kMR * kMR : 0, rest = M - whole;
   if (whole) {
-    tileLoops(0, whole, 1, K, j0, j1, alpha, A, lda, b0, kStride, panelStride, rowOff, beta, C, ldc, padded, epilogue);
+    tileLoops(0, whole, 1, K, j0, j1, alpha, A, lda, b0, kStride, panelStride, rowOff, beta, C, ldc, padded, epilogue,
+              outW);
   }
   if (rest) {
     tileLoops(whole, M, rest <= 2 ? 4 : rest <= 4 ? 2 : 1, K, j0, j1, alpha, A, lda, b0, kStride, panelStride, rowOff,
-              beta, C, ldc, padded, epilogue);
+              beta, C, ldc, padded, epilogue, outW);
   }
 }
 
@@ -271,6 +298,15 @@ void gemmRowOffsets(size_t M, size_t K, size_t j0, size_t j1, float alpha, const
   tiles(M, K, j0, j1, alpha, A, lda, B, 0, kNR, beta, C, ldc, rowOffset);
 }
 
+void gemmImageRows(size_t M, size_t K, size_t j0, size_t j1, float alpha, const float* A, size_t lda, const float* B,
+                   const ptrdiff_t* rowOffset, size_t outW, size_t rowStride, float beta, float* C, size_t ldc) {
+  PADDLE_ENFORCE(cpuHasKernels(), DataError, "gemmImageRows: this CPU has no AVX-512F");
+  PADDLE_ENFORCE(j0 % kNR == 0 && j0 <= j1 && j1 % 16 == 0 && (outW == 8 || (outW > 0 && outW % 16 == 0)), DataError,
+                 "gemmImageRows: columns [", j0, ", ", j1, ") of rows of ", outW);
+  if (K == 0) return scaleColumns(M, j0, j1, beta, C, ldc);
+  tiles(M, K, j0, j1, alpha, A, lda, B, rowStride, 0, beta, C, ldc, rowOffset, false, nullptr, outW);
+}
+
 #else  // no AVX-512 kernels in this build: products stay on OpenBLAS
 
 void gemmPacked(size_t, size_t, size_t, float, const float*, size_t, const PackedMatrix&, float, float*, size_t,
@@ -284,6 +320,10 @@ void gemmRowMajor(size_t, size_t, size_t, size_t, float, const float*, size_t, c
 void gemmRowOffsets(size_t, size_t, size_t, size_t, float, const float*, size_t, const float*, const ptrdiff_t*, float,
                     float*, size_t) {
   PADDLE_ENFORCE(false, DataError, "gemmRowOffsets: this build has no AVX-512 kernels");
+}
+void gemmImageRows(size_t, size_t, size_t, size_t, float, const float*, size_t, const float*, const ptrdiff_t*, size_t,
+                   size_t, float, float*, size_t) {
+  PADDLE_ENFORCE(false, DataError, "gemmImageRows: this build has no AVX-512 kernels");
 }
 #endif
 

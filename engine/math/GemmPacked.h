@@ -63,6 +63,12 @@ void gemmRowMajor(size_t M, size_t K, size_t j0, size_t j1, float alpha, const f
 void gemmRowOffsets(size_t M, size_t K, size_t j0, size_t j1, float alpha, const float* A, size_t lda, const float* B,
                     const ptrdiff_t* rowOffset, float beta, float* C, size_t ldc);
 
+// The same with column j of B (output pixel j / outW, j % outW) at B + rowOffset[k] + (j / outW) *
+// rowStride + j % outW: a padded image read where it lies with no extra columns, C in the output's
+// own layout (outW a multiple of 16, or 8; j1 a multiple of 16). The same sums as gemmRowMajor's.
+void gemmImageRows(size_t M, size_t K, size_t j0, size_t j1, float alpha, const float* A, size_t lda, const float* B,
+                   const ptrdiff_t* rowOffset, size_t outW, size_t rowStride, float beta, float* C, size_t ldc);
+
 // The constant weights of one model, each packed on its first use (under a lock; the packed
 // copies live as long as this object and are shared by every thread).
 class PackedWeights {
