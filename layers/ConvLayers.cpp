@@ -174,6 +174,22 @@ class ConvLayerBase : public Layer, public InputGradientSetter, public TakesChan
     sumRelu_ = relu;
     return true;
   }
+  // finishChannels' work for sample s as the product's store does it (filters: rows of C).
+  math::GemmEpilogue channelEpilogue(size_t s) const {
+    math::GemmEpilogue e;
+    e.rowMean = epiMean_->value().data();
+    e.rowShift = epiShift_ ? epiShift_->value().data() : nullptr;
+    e.rowRelu = epiRelu_;
+    if (residual_) {
+      const Matrix& r = residual_->output().value;
+      PADDLE_ENFORCE(r.height() == output_.value.height() && r.width() == size_, DataError, "layer '", name_,
+                     "': the residual sum's other input is ", shapeStr(r));
+      e.residual = r.row(s);
+      e.ldr = static_cast<size_t>(outPixels_);
+      e.sumRelu = sumRelu_;
+    }
+    return e;
+  }
   // Sample s's output [filters, pixels]: the taken epilogue (the batch norm's testing formula with
   // scale and 1/std 1) and residual sum, the same bits as those layers give.
   void finishChannels(size_t s) {
@@ -452,8 +468,9 @@ class ConvLayerBase : public Layer, public InputGradientSetter, public TakesChan
       for (size_t s = s0; s < s1; ++s) {
         float* y = output_.value.row(s);
         if (shifted) {
-          forwardShifted(g, x.row(s), w, M, K, rowOff_.data(), col, y, b, perOutput, relu, imageRows);
-          if (epilogue_ && pass_ == PASS_TEST) finishChannels(s);
+          const bool finished = forwardShifted(g, s, x.row(s), w, M, K, rowOff_.data(), col, y, b, perOutput, relu,
+                                               imageRows);
+          if (epilogue_ && pass_ == PASS_TEST && !finished) finishChannels(s);
           continue;
         }
         image::im2col(x.row(s), g.channels, g.imgH, g.imgW, g.fh, g.fw, g.sy, g.sx, g.py, g.px, g.outH, g.outW, col,
@@ -494,22 +511,27 @@ class ConvLayerBase : public Layer, public InputGradientSetter, public TakesChan
       for (size_t j = 0; j < F * N; ++j) y[j] = act::Relu{}.fwd(y[j]);
     }
   }
-  // One sample of forwardConvPacked's shifted path: buf holds the padded image [C, Hp, Wp]; with
+  // One sample (s) of forwardConvPacked's shifted path: buf holds the padded image [C, Hp, Wp]; with
   // imageRows the product goes straight to y, else to [M, Np] over Wp-wide rows after it, whose first
-  // ow columns a row are y's. Then bias and relu.
-  void forwardShifted(const ConvGeom& g, const float* x, const float* w, size_t M, size_t K, const ptrdiff_t* rowOff,
-                      float* buf, float* y, const float* b, bool perOutput, bool relu, bool imageRows) {
+  // ow columns a row are y's. Then bias and relu. True when the taken epilogue (finishChannels'
+  // work) ran in the product's store too: imageRows, no bias or relu of the conv's own.
+  bool forwardShifted(const ConvGeom& g, size_t s, const float* x, const float* w, size_t M, size_t K,
+                      const ptrdiff_t* rowOff, float* buf, float* y, const float* b, bool perOutput, bool relu,
+                      bool imageRows) {
     const size_t W = g.imgW, H = g.imgH, Wp = W + 2 * g.px, plane = (H + 2 * g.py) * Wp;
     const size_t ow = g.outW, oh = g.outH, Np = (oh - 1) * Wp + ow, N = oh * ow;
     for (int c = 0; c < g.channels; ++c)
       for (size_t r = 0; r < H; ++r)
         image::copyRow(buf + c * plane + (r + g.py) * Wp + g.px, x + (c * H + r) * W, static_cast<int>(W));
     if (imageRows) {
+      const bool fused = epilogue_ && pass_ == PASS_TEST && !b && !relu;
+      const math::GemmEpilogue e = fused ? channelEpilogue(s) : math::GemmEpilogue{};
       parallelFor((N + 31) / 32, (size_t(1) << 18) / (M * K * 32) + 1, [&](size_t q0, size_t q1) {
-        math::gemmImageRows(M, K, q0 * 32, std::min(N, q1 * 32), 1.0f, w, K, buf, rowOff, ow, Wp, 0.0f, y, N);
+        math::gemmImageRows(M, K, q0 * 32, std::min(N, q1 * 32), 1.0f, w, K, buf, rowOff, ow, Wp, 0.0f, y, N,
+                            fused ? &e : nullptr);
       });
       if (b || relu) addBiasRelu(y, N, b, perOutput, relu);
-      return;
+      return fused;
     }
     float* out = buf + g.channels * plane;
     const size_t panels = (Np + 31) / 32;
@@ -520,6 +542,7 @@ class ConvLayerBase : public Layer, public InputGradientSetter, public TakesChan
       for (size_t oy = 0; oy < oh; ++oy)
         image::copyRow(y + f * N + oy * ow, out + f * Np + oy * Wp, static_cast<int>(ow));
     if (b || relu) addBiasRelu(y, N, b, perOutput, relu);
+    return false;
   }
 
   void backwardConv(size_t i, size_t s0, size_t cs) {

@@ -103,9 +103,21 @@ PACKED_TARGET inline __mmask16 firstLanes(size_t n) {
 
 // r (the columns from j of a row of C, lanes m) + bias, then relu as act::Relu has it (x < 0: 0,
 // so a NaN passes through and -0 stays): the same bits as the separate passes would give.
-PACKED_TARGET inline __m512 finish(__m512 r, __mmask16 m, size_t j, const GemmEpilogue& e) {
+// Then the rows' batch norm and residual sum (row i of the tile), in finishChannels' order.
+PACKED_TARGET inline __m512 reluOf(__m512 r) {
+  return _mm512_mask_mov_ps(r, _mm512_cmp_ps_mask(r, _mm512_setzero_ps(), _CMP_LT_OQ), _mm512_setzero_ps());
+}
+PACKED_TARGET inline __m512 finish(__m512 r, __mmask16 m, size_t i, size_t j, const GemmEpilogue& e) {
   if (e.bias) r = _mm512_add_ps(r, _mm512_maskz_loadu_ps(m, e.bias + j));
-  if (e.relu) r = _mm512_mask_mov_ps(r, _mm512_cmp_ps_mask(r, _mm512_setzero_ps(), _CMP_LT_OQ), _mm512_setzero_ps());
+  if (e.relu) r = reluOf(r);
+  if (e.rowMean) {
+    r = _mm512_add_ps(_mm512_sub_ps(r, _mm512_set1_ps(e.rowMean[i])), _mm512_set1_ps(e.rowShift ? e.rowShift[i] : 0.0f));
+    if (e.rowRelu) r = reluOf(r);
+    if (e.residual) {
+      r = _mm512_add_ps(_mm512_maskz_loadu_ps(m, e.residual + i * e.ldr + j), r);
+      if (e.sumRelu) r = reluOf(r);
+    }
+  }
   return r;
 }
 
@@ -175,7 +187,7 @@ PACKED_TARGET void tile(size_t kc, const float* a, size_t lda, const float* b, s
       } else if (beta != 0.0f) {  // beta 0: C is not read (it may hold NaN garbage)
         r = _mm512_fmadd_ps(vb, _mm512_maskz_loadu_ps(m, ci), r);
       }
-      if (epilogue) r = finish(r, m, j, *epilogue);
+      if (epilogue) r = finish(r, m, static_cast<size_t>(i), j, *epilogue);
       _mm512_mask_storeu_ps(ci, m, r);
     }
   }
@@ -234,12 +246,16 @@ void tileLoops(size_t i0, size_t i1, size_t wide, size_t K, size_t j0, size_t j1
         vecOff[v] = static_cast<ptrdiff_t>(col / outW * kStride + col % outW);
       }
       const bool last = pc + kc == K;
-      const GemmEpilogue shifted = last && epilogue ? GemmEpilogue{epilogue->bias ? epilogue->bias + j : nullptr,
-                                                                   epilogue->relu}
-                                                    : GemmEpilogue{};
-      const GemmEpilogue* out = last && epilogue && (epilogue->bias || epilogue->relu) ? &shifted : nullptr;
+      GemmEpilogue shifted = last && epilogue ? *epilogue : GemmEpilogue{};  // from the tile's (0, 0)
+      if (shifted.bias) shifted.bias += j;
+      const GemmEpilogue* out = last && epilogue && epilogue->any() ? &shifted : nullptr;
       for (size_t i = i0; i < i1; i += kMR) {
         const size_t rows = std::min(kMR, i1 - i);
+        if (out && epilogue->rowMean) {
+          shifted.rowMean = epilogue->rowMean + i;
+          shifted.rowShift = epilogue->rowShift ? epilogue->rowShift + i : nullptr;
+          shifted.residual = epilogue->residual ? epilogue->residual + i * epilogue->ldr + j : nullptr;
+        }
         const TileFn fn = tileFor(rows, vectors, layout, padded || cols == np * kNR);
         fn(kc, A + i * lda + pc, lda, b, kStride, panelStride, rowOff ? rowOff + pc : nullptr, vecOff,
            C + i * ldc + j, ldc, cols, alpha, beta, pc == 0, out);
@@ -277,7 +293,7 @@ void gemmPacked(size_t M, size_t j0, size_t j1, float alpha, const float* A, siz
   PADDLE_ENFORCE(cpuHasKernels(), DataError, "gemmPacked: this CPU has no AVX-512F");
   PADDLE_ENFORCE(j0 % kNR == 0 && j0 <= j1 && j1 <= B.cols(), DataError, "gemmPacked: columns [", j0, ", ", j1,
                  ") of ", B.cols());
-  PADDLE_ENFORCE(B.rows() > 0 || (!epilogue.bias && !epilogue.relu), DataError, "gemmPacked: an epilogue needs K > 0");
+  PADDLE_ENFORCE(B.rows() > 0 || !epilogue.any(), DataError, "gemmPacked: an epilogue needs K > 0");
   if (B.rows() == 0) return scaleColumns(M, j0, j1, beta, C, ldc);
   tiles(M, B.rows(), j0, j1, alpha, A, lda, B.panel(0), kNR, B.rows() * kNR, beta, C, ldc, nullptr, true, &epilogue);
 }
@@ -299,12 +315,14 @@ void gemmRowOffsets(size_t M, size_t K, size_t j0, size_t j1, float alpha, const
 }
 
 void gemmImageRows(size_t M, size_t K, size_t j0, size_t j1, float alpha, const float* A, size_t lda, const float* B,
-                   const ptrdiff_t* rowOffset, size_t outW, size_t rowStride, float beta, float* C, size_t ldc) {
+                   const ptrdiff_t* rowOffset, size_t outW, size_t rowStride, float beta, float* C, size_t ldc,
+                   const GemmEpilogue* epilogue) {
   PADDLE_ENFORCE(cpuHasKernels(), DataError, "gemmImageRows: this CPU has no AVX-512F");
   PADDLE_ENFORCE(j0 % kNR == 0 && j0 <= j1 && j1 % 16 == 0 && (outW == 8 || (outW > 0 && outW % 16 == 0)), DataError,
                  "gemmImageRows: columns [", j0, ", ", j1, ") of rows of ", outW);
+  PADDLE_ENFORCE(K > 0 || !epilogue || !epilogue->any(), DataError, "gemmImageRows: an epilogue needs K > 0");
   if (K == 0) return scaleColumns(M, j0, j1, beta, C, ldc);
-  tiles(M, K, j0, j1, alpha, A, lda, B, rowStride, 0, beta, C, ldc, rowOffset, false, nullptr, outW);
+  tiles(M, K, j0, j1, alpha, A, lda, B, rowStride, 0, beta, C, ldc, rowOffset, false, epilogue, outW);
 }
 
 #else  // no AVX-512 kernels in this build: products stay on OpenBLAS
@@ -322,7 +340,7 @@ void gemmRowOffsets(size_t, size_t, size_t, size_t, float, const float*, size_t,
   PADDLE_ENFORCE(false, DataError, "gemmRowOffsets: this build has no AVX-512 kernels");
 }
 void gemmImageRows(size_t, size_t, size_t, size_t, float, const float*, size_t, const float*, const ptrdiff_t*, size_t,
-                   size_t, float, float*, size_t) {
+                   size_t, float, float*, size_t, const GemmEpilogue*) {
   PADDLE_ENFORCE(false, DataError, "gemmImageRows: this build has no AVX-512 kernels");
 }
 #endif

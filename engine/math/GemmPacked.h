@@ -39,9 +39,19 @@ class PackedMatrix {
 // What a product adds to C on its way out, while C's tile is still in registers (one pass over C
 // instead of three): bias[j] to column j (null: nothing), then relu (x < 0: 0) when set. An fc
 // layer's inference forward (a Predictor's) uses it.
+// Then, with rowMean (a folded batch norm per row of C, a conv's filter: what a conv's
+// finishChannels does), x = (x - rowMean[i]) + rowShift[i] (null: + 0.0f), relu'd when rowRelu; then
+// with residual, x = residual[i * ldr + j] + x, relu'd when sumRelu (a residual sum).
 struct GemmEpilogue {
   const float* bias = nullptr;  // the N values of the columns, indexed from column 0
   bool relu = false;
+  const float* rowMean = nullptr;  // the M values of the rows, indexed from row 0
+  const float* rowShift = nullptr;
+  bool rowRelu = false;
+  const float* residual = nullptr;  // [M, >= N] from C's (0, 0), row stride ldr
+  size_t ldr = 0;
+  bool sumRelu = false;
+  bool any() const { return bias || relu || rowMean; }
 };
 
 // C[M, N] = alpha * A * B + beta * C, A [M, K] row-major (row stride lda), one thread, for the
@@ -66,8 +76,10 @@ void gemmRowOffsets(size_t M, size_t K, size_t j0, size_t j1, float alpha, const
 // The same with column j of B (output pixel j / outW, j % outW) at B + rowOffset[k] + (j / outW) *
 // rowStride + j % outW: a padded image read where it lies with no extra columns, C in the output's
 // own layout (outW a multiple of 16, or 8; j1 a multiple of 16). The same sums as gemmRowMajor's.
+// Then the epilogue (null: none), K > 0.
 void gemmImageRows(size_t M, size_t K, size_t j0, size_t j1, float alpha, const float* A, size_t lda, const float* B,
-                   const ptrdiff_t* rowOffset, size_t outW, size_t rowStride, float beta, float* C, size_t ldc);
+                   const ptrdiff_t* rowOffset, size_t outW, size_t rowStride, float beta, float* C, size_t ldc,
+                   const GemmEpilogue* epilogue = nullptr);
 
 // The constant weights of one model, each packed on its first use (under a lock; the packed
 // copies live as long as this object and are shared by every thread).
