@@ -452,6 +452,8 @@ class ConvLayerBase : public Layer, public InputGradientSetter, public TakesChan
         for (int ky = 0; ky < g.fh; ++ky)
           for (int kx = 0; kx < g.fw; ++kx) rowOff_.push_back(static_cast<ptrdiff_t>((c * Hp + ky) * Wp + kx));
     }
+    // the filters' 8-row tiles laid out k-major, looked up here: pool threads have no packed-weights scope
+    const float* aTiles = g.groups == 1 ? math::packedWeightRowTiles(w, M, K) : nullptr;
     const size_t chunks = parallelChunks(rows, 1);
     col_.resize(std::max<size_t>(chunks, 1), shifted ? g.channels * plane + M * Np : K * g.groups * N);
     // the padding stays zero from one forward to the next while col_ keeps its place and shape and
@@ -468,8 +470,8 @@ class ConvLayerBase : public Layer, public InputGradientSetter, public TakesChan
       for (size_t s = s0; s < s1; ++s) {
         float* y = output_.value.row(s);
         if (shifted) {
-          const bool finished = forwardShifted(g, s, x.row(s), w, M, K, rowOff_.data(), col, y, b, perOutput, relu,
-                                               imageRows);
+          const bool finished = forwardShifted(g, s, x.row(s), w, aTiles, M, K, rowOff_.data(), col, y, b, perOutput,
+                                               relu, imageRows);
           if (epilogue_ && pass_ == PASS_TEST && !finished) finishChannels(s);
           continue;
         }
@@ -482,7 +484,7 @@ class ConvLayerBase : public Layer, public InputGradientSetter, public TakesChan
         for (int gr = 0; gr < g.groups; ++gr) {
           parallelFor(panels, (size_t(1) << 18) / (M * K * 32) + 1, [&](size_t q0, size_t q1) {
             math::gemmRowMajor(M, K, q0 * 32, std::min(N, q1 * 32), 1.0f, w + gr * M * K, K, col + gr * K * N, N,
-                               first ? 0.0f : 1.0f, y + gr * M * N, N);
+                               first ? 0.0f : 1.0f, y + gr * M * N, N, aTiles);
           });
         }
         if (b || relu) addBiasRelu(y, N, b, perOutput, relu);
@@ -515,7 +517,7 @@ class ConvLayerBase : public Layer, public InputGradientSetter, public TakesChan
   // imageRows the product goes straight to y, else to [M, Np] over Wp-wide rows after it, whose first
   // ow columns a row are y's. Then bias and relu. True when the taken epilogue (finishChannels'
   // work) ran in the product's store too: imageRows, no bias or relu of the conv's own.
-  bool forwardShifted(const ConvGeom& g, size_t s, const float* x, const float* w, size_t M, size_t K,
+  bool forwardShifted(const ConvGeom& g, size_t s, const float* x, const float* w, const float* aTiles, size_t M, size_t K,
                       const ptrdiff_t* rowOff, float* buf, float* y, const float* b, bool perOutput, bool relu,
                       bool imageRows) {
     const size_t W = g.imgW, H = g.imgH, Wp = W + 2 * g.px, plane = (H + 2 * g.py) * Wp;
@@ -528,7 +530,7 @@ class ConvLayerBase : public Layer, public InputGradientSetter, public TakesChan
       const math::GemmEpilogue e = fused ? channelEpilogue(s) : math::GemmEpilogue{};
       parallelFor((N + 31) / 32, (size_t(1) << 18) / (M * K * 32) + 1, [&](size_t q0, size_t q1) {
         math::gemmImageRows(M, K, q0 * 32, std::min(N, q1 * 32), 1.0f, w, K, buf, rowOff, ow, Wp, 0.0f, y, N,
-                            fused ? &e : nullptr);
+                            fused ? &e : nullptr, aTiles);
       });
       if (b || relu) addBiasRelu(y, N, b, perOutput, relu);
       return fused;

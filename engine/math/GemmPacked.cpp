@@ -85,6 +85,21 @@ const PackedMatrix* PackedWeights::find(const float* B, size_t K, size_t N, size
   return it->second.packed.get();
 }
 
+const float* PackedWeights::rowTiles(const float* A, size_t M, size_t K) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  auto it = entries_.find(A);
+  if (it == entries_.end() || M * K > it->second.rows * it->second.cols || M < kMR) return nullptr;
+  Entry& e = it->second;
+  if (e.tiles.empty()) {  // once: a thread may be reading them (another shape gets none)
+    e.tiles.assign(M / kMR * kMR * K, 0.0f);
+    for (size_t t = 0; t < M / kMR; ++t)
+      for (size_t k = 0; k < K; ++k)
+        for (size_t i = 0; i < kMR; ++i) e.tiles[(t * K + k) * kMR + i] = A[(t * kMR + i) * K + k];
+    e.tileRows = M, e.tileCols = K;
+  }
+  return e.tileRows == M && e.tileCols == K ? e.tiles.data() : nullptr;
+}
+
 bool PackedWeights::holds(const float* data, size_t rows, size_t cols, size_t ld) {
   std::lock_guard<std::mutex> lock(mutex_);
   auto it = entries_.find(data);
@@ -135,7 +150,9 @@ PACKED_TARGET inline __m512 finish(__m512 r, __mmask16 m, size_t i, size_t j, co
 // The epilogue (the last k block only: null otherwise) adds bias[column] and applies relu on the way out.
 enum BLayout { kStrided, kOffsets, kImage, kImageHalves };
 
-template <int R, int NV, int kB, bool kWholeLoads>
+// kATiles: A in row tiles (packRowTiles), row i's value at k at a[k * kMR + i]: one pointer for the
+// broadcasts instead of R (which the compiler kept in vector registers and moved back each k).
+template <int R, int NV, int kB, bool kWholeLoads, bool kATiles = false>
 PACKED_TARGET void tile(size_t kc, const float* a, size_t lda, const float* b, size_t kStride, size_t panelStride,
                         const ptrdiff_t* rowOff, const ptrdiff_t* vecOff, float* c, size_t ldc, size_t cols,
                         float alpha, float beta, bool first, const GemmEpilogue* epilogue) {
@@ -167,7 +184,7 @@ PACKED_TARGET void tile(size_t kc, const float* a, size_t lda, const float* b, s
     }
 #pragma GCC unroll 8
     for (int i = 0; i < R; ++i) {
-      const __m512 av = _mm512_set1_ps(a[i * lda + k]);
+      const __m512 av = _mm512_set1_ps(kATiles ? a[k * kMR + i] : a[i * lda + k]);
 #pragma GCC unroll 8
       for (int v = 0; v < kNV; ++v) acc[i][v] = _mm512_fmadd_ps(av, bv[v], acc[i][v]);
     }
@@ -213,7 +230,12 @@ TileFn tileFor(size_t rows, size_t vectors) {
   return tileFor<1, kB, kWholeLoads>(rows);
 }
 
-TileFn tileFor(size_t rows, size_t vectors, BLayout layout, bool wholeLoads) {
+TileFn tileFor(size_t rows, size_t vectors, BLayout layout, bool wholeLoads, bool aTiles) {
+  if (aTiles && rows == kMR && vectors == 2 && wholeLoads) {
+    if (layout == kImage) return tile<kMR, 2, kImage, true, true>;
+    if (layout == kImageHalves) return tile<kMR, 2, kImageHalves, true, true>;
+    if (layout == kStrided) return tile<kMR, 2, kStrided, true, true>;
+  }
   switch (layout) {
     case kImage: return tileFor<kImage, true>(rows, vectors);  // (whole vectors only)
     case kImageHalves: return tileFor<kImageHalves, true>(rows, vectors);
@@ -229,7 +251,7 @@ TileFn tileFor(size_t rows, size_t vectors, BLayout layout, bool wholeLoads) {
 // whole vectors only: the columns a multiple of 16).
 void tileLoops(size_t i0, size_t i1, size_t wide, size_t K, size_t j0, size_t j1, float alpha, const float* A,
                size_t lda, const float* b0, size_t kStride, size_t panelStride, const ptrdiff_t* rowOff, float beta,
-               float* C, size_t ldc, bool padded, const GemmEpilogue* epilogue, size_t outW) {
+               float* C, size_t ldc, bool padded, const GemmEpilogue* epilogue, size_t outW, const float* aTiles) {
   const size_t blockK = padded ? kKCPacked : kKC;
   const BLayout layout = outW ? (outW == 8 ? kImageHalves : kImage) : rowOff ? kOffsets : kStrided;
   ptrdiff_t vecOff[8] = {0, 0, 0, 0, 0, 0, 0, 0};
@@ -256,8 +278,9 @@ void tileLoops(size_t i0, size_t i1, size_t wide, size_t K, size_t j0, size_t j1
           shifted.rowShift = epilogue->rowShift ? epilogue->rowShift + i : nullptr;
           shifted.residual = epilogue->residual ? epilogue->residual + i * epilogue->ldr + j : nullptr;
         }
-        const TileFn fn = tileFor(rows, vectors, layout, padded || cols == np * kNR);
-        fn(kc, A + i * lda + pc, lda, b, kStride, panelStride, rowOff ? rowOff + pc : nullptr, vecOff,
+        const bool whole = padded || cols == np * kNR, tiled = aTiles && rows == kMR && vectors == 2 && whole;
+        const TileFn fn = tileFor(rows, vectors, layout, whole, tiled);
+        fn(kc, tiled ? aTiles + i * K + pc * kMR : A + i * lda + pc, lda, b, kStride, panelStride, rowOff ? rowOff + pc : nullptr, vecOff,
            C + i * ldc + j, ldc, cols, alpha, beta, pc == 0, out);
       }
       j += np * kNR;
@@ -270,15 +293,15 @@ void tileLoops(size_t i0, size_t i1, size_t wide, size_t K, size_t j0, size_t j1
 // GEMV). Each C element sums alike in either.
 void tiles(size_t M, size_t K, size_t j0, size_t j1, float alpha, const float* A, size_t lda, const float* b0,
            size_t kStride, size_t panelStride, float beta, float* C, size_t ldc, const ptrdiff_t* rowOff = nullptr,
-           bool padded = false, const GemmEpilogue* epilogue = nullptr, size_t outW = 0) {
+           bool padded = false, const GemmEpilogue* epilogue = nullptr, size_t outW = 0, const float* aTiles = nullptr) {
   const size_t whole = M > kMR ? M / kMR * kMR : 0, rest = M - whole;
   if (whole) {
     tileLoops(0, whole, 1, K, j0, j1, alpha, A, lda, b0, kStride, panelStride, rowOff, beta, C, ldc, padded, epilogue,
-              outW);
+              outW, aTiles);
   }
   if (rest) {
     tileLoops(whole, M, rest <= 2 ? 4 : rest <= 4 ? 2 : 1, K, j0, j1, alpha, A, lda, b0, kStride, panelStride, rowOff,
-              beta, C, ldc, padded, epilogue, outW);
+              beta, C, ldc, padded, epilogue, outW, nullptr);
   }
 }
 
@@ -299,11 +322,11 @@ void gemmPacked(size_t M, size_t j0, size_t j1, float alpha, const float* A, siz
 }
 
 void gemmRowMajor(size_t M, size_t K, size_t j0, size_t j1, float alpha, const float* A, size_t lda, const float* B,
-                  size_t ldb, float beta, float* C, size_t ldc) {
+                  size_t ldb, float beta, float* C, size_t ldc, const float* aTiles) {
   PADDLE_ENFORCE(cpuHasKernels(), DataError, "gemmRowMajor: this CPU has no AVX-512F");
   PADDLE_ENFORCE(j0 % kNR == 0 && j0 <= j1 && j1 <= ldb, DataError, "gemmRowMajor: columns [", j0, ", ", j1, ")");
   if (K == 0) return scaleColumns(M, j0, j1, beta, C, ldc);
-  tiles(M, K, j0, j1, alpha, A, lda, B, ldb, kNR, beta, C, ldc);
+  tiles(M, K, j0, j1, alpha, A, lda, B, ldb, kNR, beta, C, ldc, nullptr, false, nullptr, 0, aTiles);
 }
 
 void gemmRowOffsets(size_t M, size_t K, size_t j0, size_t j1, float alpha, const float* A, size_t lda, const float* B,
@@ -316,13 +339,13 @@ void gemmRowOffsets(size_t M, size_t K, size_t j0, size_t j1, float alpha, const
 
 void gemmImageRows(size_t M, size_t K, size_t j0, size_t j1, float alpha, const float* A, size_t lda, const float* B,
                    const ptrdiff_t* rowOffset, size_t outW, size_t rowStride, float beta, float* C, size_t ldc,
-                   const GemmEpilogue* epilogue) {
+                   const GemmEpilogue* epilogue, const float* aTiles) {
   PADDLE_ENFORCE(cpuHasKernels(), DataError, "gemmImageRows: this CPU has no AVX-512F");
   PADDLE_ENFORCE(j0 % kNR == 0 && j0 <= j1 && j1 % 16 == 0 && (outW == 8 || (outW > 0 && outW % 16 == 0)), DataError,
                  "gemmImageRows: columns [", j0, ", ", j1, ") of rows of ", outW);
   PADDLE_ENFORCE(K > 0 || !epilogue || !epilogue->any(), DataError, "gemmImageRows: an epilogue needs K > 0");
   if (K == 0) return scaleColumns(M, j0, j1, beta, C, ldc);
-  tiles(M, K, j0, j1, alpha, A, lda, B, rowStride, 0, beta, C, ldc, rowOffset, false, epilogue, outW);
+  tiles(M, K, j0, j1, alpha, A, lda, B, rowStride, 0, beta, C, ldc, rowOffset, false, epilogue, outW, aTiles);
 }
 
 #else  // no AVX-512 kernels in this build: products stay on OpenBLAS
@@ -332,7 +355,7 @@ void gemmPacked(size_t, size_t, size_t, float, const float*, size_t, const Packe
   PADDLE_ENFORCE(false, DataError, "gemmPacked: this build has no AVX-512 kernels");
 }
 void gemmRowMajor(size_t, size_t, size_t, size_t, float, const float*, size_t, const float*, size_t, float, float*,
-                  size_t) {
+                  size_t, const float*) {
   PADDLE_ENFORCE(false, DataError, "gemmRowMajor: this build has no AVX-512 kernels");
 }
 void gemmRowOffsets(size_t, size_t, size_t, size_t, float, const float*, size_t, const float*, const ptrdiff_t*, float,
@@ -340,7 +363,7 @@ void gemmRowOffsets(size_t, size_t, size_t, size_t, float, const float*, size_t,
   PADDLE_ENFORCE(false, DataError, "gemmRowOffsets: this build has no AVX-512 kernels");
 }
 void gemmImageRows(size_t, size_t, size_t, size_t, float, const float*, size_t, const float*, const ptrdiff_t*, size_t,
-                   size_t, float, float*, size_t, const GemmEpilogue*) {
+                   size_t, float, float*, size_t, const GemmEpilogue*, const float*) {
   PADDLE_ENFORCE(false, DataError, "gemmImageRows: this build has no AVX-512 kernels");
 }
 #endif
@@ -348,6 +371,12 @@ void gemmImageRows(size_t, size_t, size_t, size_t, float, const float*, size_t, 
 bool packedWeightOnLeft(const float* A, size_t rows, size_t cols) {
   PackedWeights* weights = tPackedWeights;
   return weights && cpuHasKernels() && gEnabled.load(std::memory_order_relaxed) && weights->holds(A, rows, cols, cols);
+}
+
+const float* packedWeightRowTiles(const float* A, size_t rows, size_t cols) {
+  PackedWeights* weights = tPackedWeights;
+  if (!weights || !cpuHasKernels() || !gEnabled.load(std::memory_order_relaxed)) return nullptr;
+  return weights->rowTiles(A, rows, cols);
 }
 
 bool gemmWithPackedWeight(size_t M, size_t N, size_t K, float alpha, const float* A, size_t lda, const float* B,
