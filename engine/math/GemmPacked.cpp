@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cstdint>
 #include <cstdlib>
 #include <cstring>
 #include <new>
@@ -148,14 +149,17 @@ PACKED_TARGET inline __m512 finish(__m512 r, __mmask16 m, size_t i, size_t j, co
 // 16 and more outputs, each vector within one row); kImageHalves, its two halves of 8 at
 // b + rowOff[k] + vecOff[v] and kStride further (output rows of 8, two a vector).
 // The epilogue (the last k block only: null otherwise) adds bias[column] and applies relu on the way out.
-enum BLayout { kStrided, kOffsets, kImage, kImageHalves };
+// kImageTaps: kImage with vector v's lanes at k loaded under masks[maskRow[k] + v] (0: a pixel
+// outside the image, where a padded copy would hold 0): the image read as it lies, unpadded.
+enum BLayout { kStrided, kOffsets, kImage, kImageHalves, kImageTaps };
 
 // kATiles: A in row tiles (packRowTiles), row i's value at k at a[k * kMR + i]: one pointer for the
 // broadcasts instead of R (which the compiler kept in vector registers and moved back each k).
 template <int R, int NV, int kB, bool kWholeLoads, bool kATiles = false>
 PACKED_TARGET void tile(size_t kc, const float* a, size_t lda, const float* b, size_t kStride, size_t panelStride,
-                        const ptrdiff_t* rowOff, const ptrdiff_t* vecOff, float* c, size_t ldc, size_t cols,
-                        float alpha, float beta, bool first, const GemmEpilogue* epilogue) {
+                        const ptrdiff_t* rowOff, const ptrdiff_t* vecOff, const uint16_t* masks, const int* maskRow,
+                        float* c, size_t ldc, size_t cols, float alpha, float beta, bool first,
+                        const GemmEpilogue* epilogue) {
   constexpr int kNV = NV;
   __mmask16 load[kNV];
 #pragma GCC unroll 8
@@ -172,6 +176,8 @@ PACKED_TARGET void tile(size_t kc, const float* a, size_t lda, const float* b, s
     for (int v = 0; v < kNV; ++v) {
       if constexpr (kB == kImage) {
         bv[v] = _mm512_loadu_ps(b + rowOff[k] + vecOff[v]);
+      } else if constexpr (kB == kImageTaps) {
+        bv[v] = _mm512_maskz_loadu_ps(masks[maskRow[k] + v], b + rowOff[k] + vecOff[v]);
       } else if constexpr (kB == kImageHalves) {
         const float* at = b + rowOff[k] + vecOff[v];
         const __m512d lo = _mm512_castps_pd(_mm512_castps256_ps512(_mm256_loadu_ps(at)));
@@ -211,7 +217,8 @@ PACKED_TARGET void tile(size_t kc, const float* a, size_t lda, const float* b, s
 }
 
 using TileFn = void (*)(size_t, const float*, size_t, const float*, size_t, size_t, const ptrdiff_t*,
-                        const ptrdiff_t*, float*, size_t, size_t, float, float, bool, const GemmEpilogue*);
+                        const ptrdiff_t*, const uint16_t*, const int*, float*, size_t, size_t, float, float, bool,
+                        const GemmEpilogue*);
 
 template <int NV, int kB, bool kWholeLoads>
 TileFn tileFor(size_t rows) {
@@ -235,8 +242,10 @@ TileFn tileFor(size_t rows, size_t vectors, BLayout layout, bool wholeLoads, boo
     if (layout == kImage) return tile<kMR, 2, kImage, true, true>;
     if (layout == kImageHalves) return tile<kMR, 2, kImageHalves, true, true>;
     if (layout == kStrided) return tile<kMR, 2, kStrided, true, true>;
+    if (layout == kImageTaps) return tile<kMR, 2, kImageTaps, true, true>;
   }
   switch (layout) {
+    case kImageTaps: return tileFor<kImageTaps, true>(rows, vectors);
     case kImage: return tileFor<kImage, true>(rows, vectors);  // (whole vectors only)
     case kImageHalves: return tileFor<kImageHalves, true>(rows, vectors);
     case kOffsets: return wholeLoads ? tileFor<kOffsets, true>(rows, vectors) : tileFor<kOffsets, false>(rows, vectors);
@@ -251,9 +260,10 @@ TileFn tileFor(size_t rows, size_t vectors, BLayout layout, bool wholeLoads, boo
 // whole vectors only: the columns a multiple of 16).
 void tileLoops(size_t i0, size_t i1, size_t wide, size_t K, size_t j0, size_t j1, float alpha, const float* A,
                size_t lda, const float* b0, size_t kStride, size_t panelStride, const ptrdiff_t* rowOff, float beta,
-               float* C, size_t ldc, bool padded, const GemmEpilogue* epilogue, size_t outW, const float* aTiles) {
+               float* C, size_t ldc, bool padded, const GemmEpilogue* epilogue, size_t outW, const float* aTiles,
+               const ImageTaps* taps) {
   const size_t blockK = padded ? kKCPacked : kKC;
-  const BLayout layout = outW ? (outW == 8 ? kImageHalves : kImage) : rowOff ? kOffsets : kStrided;
+  const BLayout layout = taps ? kImageTaps : outW ? (outW == 8 ? kImageHalves : kImage) : rowOff ? kOffsets : kStrided;
   ptrdiff_t vecOff[8] = {0, 0, 0, 0, 0, 0, 0, 0};
   for (size_t pc = 0; pc < K; pc += blockK) {
     const size_t kc = std::min(blockK, K - pc);
@@ -280,8 +290,9 @@ void tileLoops(size_t i0, size_t i1, size_t wide, size_t K, size_t j0, size_t j1
         }
         const bool whole = padded || cols == np * kNR, tiled = aTiles && rows == kMR && vectors == 2 && whole;
         const TileFn fn = tileFor(rows, vectors, layout, whole, tiled);
-        fn(kc, tiled ? aTiles + i * K + pc * kMR : A + i * lda + pc, lda, b, kStride, panelStride, rowOff ? rowOff + pc : nullptr, vecOff,
-           C + i * ldc + j, ldc, cols, alpha, beta, pc == 0, out);
+        fn(kc, tiled ? aTiles + i * K + pc * kMR : A + i * lda + pc, lda, b, kStride, panelStride,
+           rowOff ? rowOff + pc : nullptr, vecOff, taps ? taps->masks + j / 16 : nullptr,
+           taps ? taps->maskRow + pc : nullptr, C + i * ldc + j, ldc, cols, alpha, beta, pc == 0, out);
       }
       j += np * kNR;
     }
@@ -293,15 +304,16 @@ void tileLoops(size_t i0, size_t i1, size_t wide, size_t K, size_t j0, size_t j1
 // GEMV). Each C element sums alike in either.
 void tiles(size_t M, size_t K, size_t j0, size_t j1, float alpha, const float* A, size_t lda, const float* b0,
            size_t kStride, size_t panelStride, float beta, float* C, size_t ldc, const ptrdiff_t* rowOff = nullptr,
-           bool padded = false, const GemmEpilogue* epilogue = nullptr, size_t outW = 0, const float* aTiles = nullptr) {
+           bool padded = false, const GemmEpilogue* epilogue = nullptr, size_t outW = 0, const float* aTiles = nullptr,
+           const ImageTaps* taps = nullptr) {
   const size_t whole = M > kMR ? M / kMR * kMR : 0, rest = M - whole;
   if (whole) {
     tileLoops(0, whole, 1, K, j0, j1, alpha, A, lda, b0, kStride, panelStride, rowOff, beta, C, ldc, padded, epilogue,
-              outW, aTiles);
+              outW, aTiles, taps);
   }
   if (rest) {
     tileLoops(whole, M, rest <= 2 ? 4 : rest <= 4 ? 2 : 1, K, j0, j1, alpha, A, lda, b0, kStride, panelStride, rowOff,
-              beta, C, ldc, padded, epilogue, outW, nullptr);
+              beta, C, ldc, padded, epilogue, outW, nullptr, taps);
   }
 }
 
@@ -339,13 +351,14 @@ void gemmRowOffsets(size_t M, size_t K, size_t j0, size_t j1, float alpha, const
 
 void gemmImageRows(size_t M, size_t K, size_t j0, size_t j1, float alpha, const float* A, size_t lda, const float* B,
                    const ptrdiff_t* rowOffset, size_t outW, size_t rowStride, float beta, float* C, size_t ldc,
-                   const GemmEpilogue* epilogue, const float* aTiles) {
+                   const GemmEpilogue* epilogue, const float* aTiles, const ImageTaps* taps) {
   PADDLE_ENFORCE(cpuHasKernels(), DataError, "gemmImageRows: this CPU has no AVX-512F");
+  PADDLE_ENFORCE(!taps || outW % 16 == 0, DataError, "gemmImageRows: taps need rows of a multiple of 16, not ", outW);
   PADDLE_ENFORCE(j0 % kNR == 0 && j0 <= j1 && j1 % 16 == 0 && (outW == 8 || (outW > 0 && outW % 16 == 0)), DataError,
                  "gemmImageRows: columns [", j0, ", ", j1, ") of rows of ", outW);
   PADDLE_ENFORCE(K > 0 || !epilogue || !epilogue->any(), DataError, "gemmImageRows: an epilogue needs K > 0");
   if (K == 0) return scaleColumns(M, j0, j1, beta, C, ldc);
-  tiles(M, K, j0, j1, alpha, A, lda, B, rowStride, 0, beta, C, ldc, rowOffset, false, epilogue, outW, aTiles);
+  tiles(M, K, j0, j1, alpha, A, lda, B, rowStride, 0, beta, C, ldc, rowOffset, false, epilogue, outW, aTiles, taps);
 }
 
 #else  // no AVX-512 kernels in this build: products stay on OpenBLAS
@@ -363,7 +376,7 @@ void gemmRowOffsets(size_t, size_t, size_t, size_t, float, const float*, size_t,
   PADDLE_ENFORCE(false, DataError, "gemmRowOffsets: this build has no AVX-512 kernels");
 }
 void gemmImageRows(size_t, size_t, size_t, size_t, float, const float*, size_t, const float*, const ptrdiff_t*, size_t,
-                   size_t, float, float*, size_t, const GemmEpilogue*, const float*) {
+                   size_t, float, float*, size_t, const GemmEpilogue*, const float*, const ImageTaps*) {
   PADDLE_ENFORCE(false, DataError, "gemmImageRows: this build has no AVX-512 kernels");
 }
 #endif

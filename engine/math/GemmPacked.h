@@ -4,6 +4,7 @@
 // nothing. Only a Predictor's forward uses it (PackedWeightsScope); training keeps OpenBLAS.
 #pragma once
 #include <cstddef>
+#include <cstdint>
 #include <memory>
 #include <mutex>
 #include <unordered_map>
@@ -78,10 +79,18 @@ void gemmRowOffsets(size_t M, size_t K, size_t j0, size_t j1, float alpha, const
 // The same with column j of B (output pixel j / outW, j % outW) at B + rowOffset[k] + (j / outW) *
 // rowStride + j % outW: a padded image read where it lies with no extra columns, C in the output's
 // own layout (outW a multiple of 16, or 8; j1 a multiple of 16). The same sums as gemmRowMajor's.
-// Then the epilogue (null: none), K > 0.
+// Then the epilogue (null: none), K > 0. With taps (outW a multiple of 16), B is the image as it lies,
+// unpadded, and lane l of the vector of columns [16u, 16u + 16) reads row k where bit l of
+// masks[maskRow[k] + u] is set, 0 elsewhere (its pixel outside the image): a padded copy's values
+// without the copy.
+struct ImageTaps {
+  const uint16_t* masks;
+  const int* maskRow;  // per row of B
+};
 void gemmImageRows(size_t M, size_t K, size_t j0, size_t j1, float alpha, const float* A, size_t lda, const float* B,
                    const ptrdiff_t* rowOffset, size_t outW, size_t rowStride, float beta, float* C, size_t ldc,
-                   const GemmEpilogue* epilogue = nullptr, const float* aTiles = nullptr);
+                   const GemmEpilogue* epilogue = nullptr, const float* aTiles = nullptr,
+                   const ImageTaps* taps = nullptr);
 
 // The constant weights of one model, each packed on its first use (under a lock; the packed
 // copies live as long as this object and are shared by every thread).
