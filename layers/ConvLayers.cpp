@@ -17,6 +17,7 @@
 // loops of image::im2colBatch/col2imBatch), the GPU a whole chunk with im2colBatch/col2imBatch
 // (col2im in gather form: one index per image row).
 #include <algorithm>
+#include <cstdint>
 #include <memory>
 #include <vector>
 
@@ -173,6 +174,22 @@ class ConvLayerBase : public Layer, public InputGradientSetter, public TakesChan
     residual_ = residual;
     sumRelu_ = relu;
     return true;
+  }
+  // finishChannels' work for sample s as the product's store does it (filters: rows of C).
+  math::GemmEpilogue channelEpilogue(size_t s) const {
+    math::GemmEpilogue e;
+    e.rowMean = epiMean_->value().data();
+    e.rowShift = epiShift_ ? epiShift_->value().data() : nullptr;
+    e.rowRelu = epiRelu_;
+    if (residual_) {
+      const Matrix& r = residual_->output().value;
+      PADDLE_ENFORCE(r.height() == output_.value.height() && r.width() == size_, DataError, "layer '", name_,
+                     "': the residual sum's other input is ", shapeStr(r));
+      e.residual = r.row(s);
+      e.ldr = static_cast<size_t>(outPixels_);
+      e.sumRelu = sumRelu_;
+    }
+    return e;
   }
   // Sample s's output [filters, pixels]: the taken epilogue (the batch norm's testing formula with
   // scale and 1/std 1) and residual sum, the same bits as those layers give.
@@ -423,17 +440,32 @@ class ConvLayerBase : public Layer, public InputGradientSetter, public TakesChan
     // image where it lies instead of unfolding it (gemmRowOffsets), over Wp-wide output rows of which
     // the first ow are kept: the same products, in the same order, as from the unfolded image.
     const size_t Wp = static_cast<size_t>(g.imgW) + 2 * g.px, Hp = static_cast<size_t>(g.imgH) + 2 * g.py;
-    const bool shifted = first && g.groups == 1 && g.sx == 1 && g.sy == 1 && g.outW >= kShiftedMinWidth &&
-                         static_cast<size_t>(g.outW) + g.fw - 1 == Wp && static_cast<size_t>(g.outH) + g.fh - 1 == Hp;
-    const size_t plane = Hp * Wp, Np = (g.outH - 1) * Wp + g.outW;
+    // Output rows of 8 (an even number of them) or a multiple of 16 read it with no extra columns, the
+    // product stored in the output's own layout (gemmImageRows); rows of a multiple of 16 read the
+    // image itself, unpadded, under masks.
+    const bool padGeometry = first && g.groups == 1 && g.sx == 1 && g.sy == 1 &&
+                             static_cast<size_t>(g.outW) + g.fw - 1 == Wp && static_cast<size_t>(g.outH) + g.fh - 1 == Hp;
+    const bool imageRows = padGeometry && (g.outW % 16 == 0 || (g.outW == 8 && g.outH % 2 == 0));
+    const bool shifted = padGeometry && (imageRows || g.outW >= kShiftedMinWidth);
+    const size_t plane = Hp * Wp, Np = imageRows ? 0 : (g.outH - 1) * Wp + g.outW;
+    // Rows of a multiple of 16 read the image as it lies, unpadded, under masks (no copy at all).
+    const bool asItLies = imageRows && g.outW % 16 == 0;
     rowOff_.clear();  // (a member: its capacity stays between batches)
-    if (shifted) {
+    if (asItLies) {
+      for (int c = 0; c < g.channels; ++c)
+        for (int ky = 0; ky < g.fh; ++ky)
+          for (int kx = 0; kx < g.fw; ++kx)
+            rowOff_.push_back(static_cast<ptrdiff_t>((c * g.imgH + ky - g.py) * g.imgW + kx - g.px));
+      if (tapMasks_.empty()) tapMasks(g, N);
+    } else if (shifted) {
       for (int c = 0; c < g.channels; ++c)
         for (int ky = 0; ky < g.fh; ++ky)
           for (int kx = 0; kx < g.fw; ++kx) rowOff_.push_back(static_cast<ptrdiff_t>((c * Hp + ky) * Wp + kx));
     }
+    // the filters' 8-row tiles laid out k-major, looked up here: pool threads have no packed-weights scope
+    const float* aTiles = g.groups == 1 ? math::packedWeightRowTiles(w, M, K) : nullptr;
     const size_t chunks = parallelChunks(rows, 1);
-    col_.resize(std::max<size_t>(chunks, 1), shifted ? g.channels * plane + M * Np : K * g.groups * N);
+    col_.resize(std::max<size_t>(chunks, 1), asItLies ? 1 : shifted ? g.channels * plane + M * Np : K * g.groups * N);
     // the padding stays zero from one forward to the next while col_ keeps its place and shape and
     // nothing else writes it (a one-sample forward: most of the cost of its copying)
     const bool zeroed = shifted && paddedCol_ == col_.data() && paddedShape_ == col_.size();
@@ -444,12 +476,13 @@ class ConvLayerBase : public Layer, public InputGradientSetter, public TakesChan
     const Matrix& x = input(i).value;
     parallelChunks(rows, 1, [&](size_t chunk, size_t s0, size_t s1) {
       float* col = col_.row(chunk);
-      if (shifted && !zeroed) std::fill(col, col + g.channels * plane, 0.0f);
+      if (shifted && !asItLies && !zeroed) std::fill(col, col + g.channels * plane, 0.0f);
       for (size_t s = s0; s < s1; ++s) {
         float* y = output_.value.row(s);
         if (shifted) {
-          forwardShifted(g, x.row(s), w, M, K, rowOff_.data(), col, y, b, perOutput, relu);
-          if (epilogue_ && pass_ == PASS_TEST) finishChannels(s);
+          const bool finished = forwardShifted(g, s, x.row(s), w, aTiles, M, K, rowOff_.data(), col, y, b, perOutput,
+                                               relu, imageRows);
+          if (epilogue_ && pass_ == PASS_TEST && !finished) finishChannels(s);
           continue;
         }
         image::im2col(x.row(s), g.channels, g.imgH, g.imgW, g.fh, g.fw, g.sy, g.sx, g.py, g.px, g.outH, g.outW, col,
@@ -461,7 +494,7 @@ class ConvLayerBase : public Layer, public InputGradientSetter, public TakesChan
         for (int gr = 0; gr < g.groups; ++gr) {
           parallelFor(panels, (size_t(1) << 18) / (M * K * 32) + 1, [&](size_t q0, size_t q1) {
             math::gemmRowMajor(M, K, q0 * 32, std::min(N, q1 * 32), 1.0f, w + gr * M * K, K, col + gr * K * N, N,
-                               first ? 0.0f : 1.0f, y + gr * M * N, N);
+                               first ? 0.0f : 1.0f, y + gr * M * N, N, aTiles);
           });
         }
         if (b || relu) addBiasRelu(y, N, b, perOutput, relu);
@@ -469,6 +502,23 @@ class ConvLayerBase : public Layer, public InputGradientSetter, public TakesChan
       }
     });
     return true;
+  }
+  // For the unpadded image path of input 0 (once: its geometry stays): per filter tap (ky, kx) and
+  // vector of 16 outputs, the lanes whose pixel lies inside the image; per row k of the unfolded
+  // image, where its tap's masks start.
+  void tapMasks(const ConvGeom& g, size_t N) {
+    const size_t taps = static_cast<size_t>(g.fh) * g.fw, vectors = N / 16;
+    tapMasks_.assign(taps * vectors, 0);
+    for (int ky = 0; ky < g.fh; ++ky)
+      for (int kx = 0; kx < g.fw; ++kx)
+        for (size_t u = 0; u < vectors; ++u)
+          for (unsigned l = 0; l < 16; ++l) {
+            const int col = static_cast<int>(16 * u + l), y = col / g.outW + ky - g.py, x = col % g.outW + kx - g.px;
+            if (y >= 0 && y < g.imgH && x >= 0 && x < g.imgW)
+              tapMasks_[(ky * g.fw + kx) * vectors + u] |= static_cast<uint16_t>(1u << l);
+          }
+    maskRow_.resize(static_cast<size_t>(g.channels) * taps);
+    for (size_t k = 0; k < maskRow_.size(); ++k) maskRow_[k] = static_cast<int>(k % taps * vectors);
   }
   // One sample's output [filters, N] += its bias (per filter, or per output), then relu'd when asked:
   // one loop per case, so that each vectorises.
@@ -490,15 +540,30 @@ class ConvLayerBase : public Layer, public InputGradientSetter, public TakesChan
       for (size_t j = 0; j < F * N; ++j) y[j] = act::Relu{}.fwd(y[j]);
     }
   }
-  // One sample of forwardConvPacked's shifted path: buf holds the padded image [C, Hp, Wp], then
-  // the product [M, Np] over Wp-wide rows, whose first ow columns a row (+ bias, relu) are y's.
-  void forwardShifted(const ConvGeom& g, const float* x, const float* w, size_t M, size_t K, const ptrdiff_t* rowOff,
-                      float* buf, float* y, const float* b, bool perOutput, bool relu) {
+  // One sample (s) of forwardConvPacked's shifted path: buf holds the padded image [C, Hp, Wp]; with
+  // imageRows the product goes straight to y, else to [M, Np] over Wp-wide rows after it, whose first
+  // ow columns a row are y's. Then bias and relu. True when the taken epilogue (finishChannels'
+  // work) ran in the product's store too: imageRows, no bias or relu of the conv's own.
+  bool forwardShifted(const ConvGeom& g, size_t s, const float* x, const float* w, const float* aTiles, size_t M, size_t K,
+                      const ptrdiff_t* rowOff, float* buf, float* y, const float* b, bool perOutput, bool relu,
+                      bool imageRows) {
     const size_t W = g.imgW, H = g.imgH, Wp = W + 2 * g.px, plane = (H + 2 * g.py) * Wp;
     const size_t ow = g.outW, oh = g.outH, Np = (oh - 1) * Wp + ow, N = oh * ow;
-    for (int c = 0; c < g.channels; ++c)
+    const bool asItLies = imageRows && ow % 16 == 0;
+    for (int c = 0; !asItLies && c < g.channels; ++c)
       for (size_t r = 0; r < H; ++r)
         image::copyRow(buf + c * plane + (r + g.py) * Wp + g.px, x + (c * H + r) * W, static_cast<int>(W));
+    if (imageRows) {
+      const bool fused = epilogue_ && pass_ == PASS_TEST && !b && !relu;
+      const math::GemmEpilogue e = fused ? channelEpilogue(s) : math::GemmEpilogue{};
+      const math::ImageTaps taps{tapMasks_.data(), maskRow_.data()};
+      parallelFor((N + 31) / 32, (size_t(1) << 18) / (M * K * 32) + 1, [&](size_t q0, size_t q1) {
+        math::gemmImageRows(M, K, q0 * 32, std::min(N, q1 * 32), 1.0f, w, K, asItLies ? x : buf, rowOff, ow,
+                            asItLies ? W : Wp, 0.0f, y, N, fused ? &e : nullptr, aTiles, asItLies ? &taps : nullptr);
+      });
+      if (b || relu) addBiasRelu(y, N, b, perOutput, relu);
+      return fused;
+    }
     float* out = buf + g.channels * plane;
     const size_t panels = (Np + 31) / 32;
     parallelFor(panels, (size_t(1) << 18) / (M * K * 32) + 1, [&](size_t q0, size_t q1) {
@@ -508,6 +573,7 @@ class ConvLayerBase : public Layer, public InputGradientSetter, public TakesChan
       for (size_t oy = 0; oy < oh; ++oy)
         image::copyRow(y + f * N + oy * ow, out + f * Np + oy * Wp, static_cast<int>(ow));
     if (b || relu) addBiasRelu(y, N, b, perOutput, relu);
+    return false;
   }
 
   void backwardConv(size_t i, size_t s0, size_t cs) {
@@ -617,6 +683,8 @@ class ConvLayerBase : public Layer, public InputGradientSetter, public TakesChan
   const float* paddedCol_ = nullptr;
   size_t paddedShape_ = 0;
   std::vector<ptrdiff_t> rowOff_;  // forwardConvPacked's shifted path: where each (c, ky, kx) row of B starts
+  std::vector<uint16_t> tapMasks_;  // tapMasks(): [tap][vector of 16 outputs] lanes inside the image
+  std::vector<int> maskRow_;         // and per (c, ky, kx) row, where its tap's masks start
 };
 
 class ExpandConvLayer : public ConvLayerBase {

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cstdint>
 #include <cstdlib>
 #include <cstring>
 #include <new>
@@ -85,6 +86,21 @@ const PackedMatrix* PackedWeights::find(const float* B, size_t K, size_t N, size
   return it->second.packed.get();
 }
 
+const float* PackedWeights::rowTiles(const float* A, size_t M, size_t K) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  auto it = entries_.find(A);
+  if (it == entries_.end() || M * K > it->second.rows * it->second.cols || M < kMR) return nullptr;
+  Entry& e = it->second;
+  if (e.tiles.empty()) {  // once: a thread may be reading them (another shape gets none)
+    e.tiles.assign(M / kMR * kMR * K, 0.0f);
+    for (size_t t = 0; t < M / kMR; ++t)
+      for (size_t k = 0; k < K; ++k)
+        for (size_t i = 0; i < kMR; ++i) e.tiles[(t * K + k) * kMR + i] = A[(t * kMR + i) * K + k];
+    e.tileRows = M, e.tileCols = K;
+  }
+  return e.tileRows == M && e.tileCols == K ? e.tiles.data() : nullptr;
+}
+
 bool PackedWeights::holds(const float* data, size_t rows, size_t cols, size_t ld) {
   std::lock_guard<std::mutex> lock(mutex_);
   auto it = entries_.find(data);
@@ -103,9 +119,21 @@ PACKED_TARGET inline __mmask16 firstLanes(size_t n) {
 
 // r (the columns from j of a row of C, lanes m) + bias, then relu as act::Relu has it (x < 0: 0,
 // so a NaN passes through and -0 stays): the same bits as the separate passes would give.
-PACKED_TARGET inline __m512 finish(__m512 r, __mmask16 m, size_t j, const GemmEpilogue& e) {
+// Then the rows' batch norm and residual sum (row i of the tile), in finishChannels' order.
+PACKED_TARGET inline __m512 reluOf(__m512 r) {
+  return _mm512_mask_mov_ps(r, _mm512_cmp_ps_mask(r, _mm512_setzero_ps(), _CMP_LT_OQ), _mm512_setzero_ps());
+}
+PACKED_TARGET inline __m512 finish(__m512 r, __mmask16 m, size_t i, size_t j, const GemmEpilogue& e) {
   if (e.bias) r = _mm512_add_ps(r, _mm512_maskz_loadu_ps(m, e.bias + j));
-  if (e.relu) r = _mm512_mask_mov_ps(r, _mm512_cmp_ps_mask(r, _mm512_setzero_ps(), _CMP_LT_OQ), _mm512_setzero_ps());
+  if (e.relu) r = reluOf(r);
+  if (e.rowMean) {
+    r = _mm512_add_ps(_mm512_sub_ps(r, _mm512_set1_ps(e.rowMean[i])), _mm512_set1_ps(e.rowShift ? e.rowShift[i] : 0.0f));
+    if (e.rowRelu) r = reluOf(r);
+    if (e.residual) {
+      r = _mm512_add_ps(_mm512_maskz_loadu_ps(m, e.residual + i * e.ldr + j), r);
+      if (e.sumRelu) r = reluOf(r);
+    }
+  }
   return r;
 }
 
@@ -116,12 +144,22 @@ PACKED_TARGET inline __m512 finish(__m512 r, __mmask16 m, size_t j, const GemmEp
 // output layer's 10 classes): no FMAs on the panel's zeros. Loads past `cols` are masked off
 // unless kWholeLoads (a packed panel is zero past its columns, or the tile's columns are whole
 // panels): plain loads run ~4% faster. R x NV accumulators, one FMA chain per C vector, k ascending.
-// With kRowOffsets, B's row k starts at b + rowOff[k] (kStride unused): an image read where it lies.
+// With kB kOffsets, B's row k starts at b + rowOff[k] (kStride unused): an image read where it lies.
+// With kImage, vector v's 16 columns at k start at b + rowOff[k] + vecOff[v] (a conv's output rows of
+// 16 and more outputs, each vector within one row); kImageHalves, its two halves of 8 at
+// b + rowOff[k] + vecOff[v] and kStride further (output rows of 8, two a vector).
 // The epilogue (the last k block only: null otherwise) adds bias[column] and applies relu on the way out.
-template <int R, int NV, bool kRowOffsets, bool kWholeLoads>
+// kImageTaps: kImage with vector v's lanes at k loaded under masks[maskRow[k] + v] (0: a pixel
+// outside the image, where a padded copy would hold 0): the image read as it lies, unpadded.
+enum BLayout { kStrided, kOffsets, kImage, kImageHalves, kImageTaps };
+
+// kATiles: A in row tiles (packRowTiles), row i's value at k at a[k * kMR + i]: one pointer for the
+// broadcasts instead of R (which the compiler kept in vector registers and moved back each k).
+template <int R, int NV, int kB, bool kWholeLoads, bool kATiles = false>
 PACKED_TARGET void tile(size_t kc, const float* a, size_t lda, const float* b, size_t kStride, size_t panelStride,
-                        const ptrdiff_t* rowOff, float* c, size_t ldc, size_t cols, float alpha, float beta,
-                        bool first, const GemmEpilogue* epilogue) {
+                        const ptrdiff_t* rowOff, const ptrdiff_t* vecOff, const uint16_t* masks, const int* maskRow,
+                        float* c, size_t ldc, size_t cols, float alpha, float beta, bool first,
+                        const GemmEpilogue* epilogue) {
   constexpr int kNV = NV;
   __mmask16 load[kNV];
 #pragma GCC unroll 8
@@ -136,13 +174,23 @@ PACKED_TARGET void tile(size_t kc, const float* a, size_t lda, const float* b, s
     __m512 bv[kNV];
 #pragma GCC unroll 8
     for (int v = 0; v < kNV; ++v) {
-      const float* at =
-          b + (v / 2) * panelStride + (kRowOffsets ? rowOff[k] : static_cast<ptrdiff_t>(k * kStride)) + 16 * (v % 2);
-      bv[v] = kWholeLoads ? _mm512_loadu_ps(at) : _mm512_maskz_loadu_ps(load[v], at);
+      if constexpr (kB == kImage) {
+        bv[v] = _mm512_loadu_ps(b + rowOff[k] + vecOff[v]);
+      } else if constexpr (kB == kImageTaps) {
+        bv[v] = _mm512_maskz_loadu_ps(masks[maskRow[k] + v], b + rowOff[k] + vecOff[v]);
+      } else if constexpr (kB == kImageHalves) {
+        const float* at = b + rowOff[k] + vecOff[v];
+        const __m512d lo = _mm512_castps_pd(_mm512_castps256_ps512(_mm256_loadu_ps(at)));
+        bv[v] = _mm512_castpd_ps(_mm512_insertf64x4(lo, _mm256_castps_pd(_mm256_loadu_ps(at + kStride)), 1));
+      } else {
+        const float* at = b + (v / 2) * panelStride +
+                          (kB == kOffsets ? rowOff[k] : static_cast<ptrdiff_t>(k * kStride)) + 16 * (v % 2);
+        bv[v] = kWholeLoads ? _mm512_loadu_ps(at) : _mm512_maskz_loadu_ps(load[v], at);
+      }
     }
 #pragma GCC unroll 8
     for (int i = 0; i < R; ++i) {
-      const __m512 av = _mm512_set1_ps(a[i * lda + k]);
+      const __m512 av = _mm512_set1_ps(kATiles ? a[k * kMR + i] : a[i * lda + k]);
 #pragma GCC unroll 8
       for (int v = 0; v < kNV; ++v) acc[i][v] = _mm512_fmadd_ps(av, bv[v], acc[i][v]);
     }
@@ -162,61 +210,89 @@ PACKED_TARGET void tile(size_t kc, const float* a, size_t lda, const float* b, s
       } else if (beta != 0.0f) {  // beta 0: C is not read (it may hold NaN garbage)
         r = _mm512_fmadd_ps(vb, _mm512_maskz_loadu_ps(m, ci), r);
       }
-      if (epilogue) r = finish(r, m, j, *epilogue);
+      if (epilogue) r = finish(r, m, static_cast<size_t>(i), j, *epilogue);
       _mm512_mask_storeu_ps(ci, m, r);
     }
   }
 }
 
-using TileFn = void (*)(size_t, const float*, size_t, const float*, size_t, size_t, const ptrdiff_t*, float*, size_t,
-                        size_t, float, float, bool, const GemmEpilogue*);
+using TileFn = void (*)(size_t, const float*, size_t, const float*, size_t, size_t, const ptrdiff_t*,
+                        const ptrdiff_t*, const uint16_t*, const int*, float*, size_t, size_t, float, float, bool,
+                        const GemmEpilogue*);
 
-template <int NV, bool kRowOffsets, bool kWholeLoads>
+template <int NV, int kB, bool kWholeLoads>
 TileFn tileFor(size_t rows) {
-  static const TileFn fns[kMR] = {
-      tile<1, NV, kRowOffsets, kWholeLoads>, tile<2, NV, kRowOffsets, kWholeLoads>,
-      tile<3, NV, kRowOffsets, kWholeLoads>, tile<4, NV, kRowOffsets, kWholeLoads>,
-      tile<5, NV, kRowOffsets, kWholeLoads>, tile<6, NV, kRowOffsets, kWholeLoads>,
-      tile<7, NV, kRowOffsets, kWholeLoads>, tile<8, NV, kRowOffsets, kWholeLoads>};
+  static const TileFn fns[kMR] = {tile<1, NV, kB, kWholeLoads>, tile<2, NV, kB, kWholeLoads>,
+                                  tile<3, NV, kB, kWholeLoads>, tile<4, NV, kB, kWholeLoads>,
+                                  tile<5, NV, kB, kWholeLoads>, tile<6, NV, kB, kWholeLoads>,
+                                  tile<7, NV, kB, kWholeLoads>, tile<8, NV, kB, kWholeLoads>};
   return fns[rows - 1];
 }
 
-template <bool kRowOffsets, bool kWholeLoads>
+template <int kB, bool kWholeLoads>
 TileFn tileFor(size_t rows, size_t vectors) {
-  if (vectors == 8) return tileFor<8, kRowOffsets, kWholeLoads>(rows);
-  if (vectors == 4) return tileFor<4, kRowOffsets, kWholeLoads>(rows);
-  if (vectors == 2) return tileFor<2, kRowOffsets, kWholeLoads>(rows);
-  return tileFor<1, kRowOffsets, kWholeLoads>(rows);
+  if (vectors == 8) return tileFor<8, kB, kWholeLoads>(rows);
+  if (vectors == 4) return tileFor<4, kB, kWholeLoads>(rows);
+  if (vectors == 2) return tileFor<2, kB, kWholeLoads>(rows);
+  return tileFor<1, kB, kWholeLoads>(rows);
 }
 
-TileFn tileFor(size_t rows, size_t vectors, bool rowOffsets, bool wholeLoads) {
-  if (rowOffsets) return wholeLoads ? tileFor<true, true>(rows, vectors) : tileFor<true, false>(rows, vectors);
-  return wholeLoads ? tileFor<false, true>(rows, vectors) : tileFor<false, false>(rows, vectors);
+TileFn tileFor(size_t rows, size_t vectors, BLayout layout, bool wholeLoads, bool aTiles) {
+  if (aTiles && rows == kMR && vectors == 2 && wholeLoads) {
+    if (layout == kImage) return tile<kMR, 2, kImage, true, true>;
+    if (layout == kImageHalves) return tile<kMR, 2, kImageHalves, true, true>;
+    if (layout == kStrided) return tile<kMR, 2, kStrided, true, true>;
+    if (layout == kImageTaps) return tile<kMR, 2, kImageTaps, true, true>;
+  }
+  switch (layout) {
+    case kImageTaps: return tileFor<kImageTaps, true>(rows, vectors);
+    case kImage: return tileFor<kImage, true>(rows, vectors);  // (whole vectors only)
+    case kImageHalves: return tileFor<kImageHalves, true>(rows, vectors);
+    case kOffsets: return wholeLoads ? tileFor<kOffsets, true>(rows, vectors) : tileFor<kOffsets, false>(rows, vectors);
+    default: return wholeLoads ? tileFor<kStrided, true>(rows, vectors) : tileFor<kStrided, false>(rows, vectors);
+  }
 }
 
 // The loops over k blocks, column panels and row tiles of rows [i0, i1) of C; B's k-th values of
 // panel q at b0 + q * panelStride + k * kStride (or + rowOff[k]). `wide`: panels per tile (1, 2 or 4).
-// `padded`: B is a PackedMatrix (zeros past its columns, so loads never need masks).
+// `padded`: B is a PackedMatrix (zeros past its columns, so loads never need masks). `outW` > 0: B is
+// an image read where it lies, column j at b0 + rowOff[k] + (j / outW) * kStride + j % outW (tiles of
+// whole vectors only: the columns a multiple of 16).
 void tileLoops(size_t i0, size_t i1, size_t wide, size_t K, size_t j0, size_t j1, float alpha, const float* A,
                size_t lda, const float* b0, size_t kStride, size_t panelStride, const ptrdiff_t* rowOff, float beta,
-               float* C, size_t ldc, bool padded, const GemmEpilogue* epilogue) {
+               float* C, size_t ldc, bool padded, const GemmEpilogue* epilogue, size_t outW, const float* aTiles,
+               const ImageTaps* taps) {
   const size_t blockK = padded ? kKCPacked : kKC;
+  const BLayout layout = taps ? kImageTaps : outW ? (outW == 8 ? kImageHalves : kImage) : rowOff ? kOffsets : kStrided;
+  ptrdiff_t vecOff[8] = {0, 0, 0, 0, 0, 0, 0, 0};
   for (size_t pc = 0; pc < K; pc += blockK) {
     const size_t kc = std::min(blockK, K - pc);
     for (size_t j = j0; j < j1;) {
-      const size_t left = (j1 - j + kNR - 1) / kNR, np = wide >= 4 && left >= 4 ? 4 : wide >= 2 && left >= 2 ? 2 : 1;
+      // (an image: whole panels, or one vector of 16 at the end)
+      const size_t left = outW ? std::max<size_t>((j1 - j) / kNR, 1) : (j1 - j + kNR - 1) / kNR;
+      const size_t np = wide >= 4 && left >= 4 ? 4 : wide >= 2 && left >= 2 ? 2 : 1;
       const size_t cols = std::min(np * kNR, j1 - j), vectors = cols <= 16 ? 1 : 2 * np;
-      const float* b = b0 + j / kNR * panelStride + pc * kStride;
+      const float* b = outW ? b0 : b0 + j / kNR * panelStride + pc * kStride;
+      for (size_t v = 0; outW && v < vectors; ++v) {
+        const size_t col = j + 16 * v;
+        vecOff[v] = static_cast<ptrdiff_t>(col / outW * kStride + col % outW);
+      }
       const bool last = pc + kc == K;
-      const GemmEpilogue shifted = last && epilogue ? GemmEpilogue{epilogue->bias ? epilogue->bias + j : nullptr,
-                                                                   epilogue->relu}
-                                                    : GemmEpilogue{};
-      const GemmEpilogue* out = last && epilogue && (epilogue->bias || epilogue->relu) ? &shifted : nullptr;
+      GemmEpilogue shifted = last && epilogue ? *epilogue : GemmEpilogue{};  // from the tile's (0, 0)
+      if (shifted.bias) shifted.bias += j;
+      const GemmEpilogue* out = last && epilogue && epilogue->any() ? &shifted : nullptr;
       for (size_t i = i0; i < i1; i += kMR) {
         const size_t rows = std::min(kMR, i1 - i);
-        const TileFn fn = tileFor(rows, vectors, rowOff != nullptr, padded || cols == np * kNR);
-        fn(kc, A + i * lda + pc, lda, b, kStride, panelStride, rowOff ? rowOff + pc : nullptr, C + i * ldc + j, ldc,
-           cols, alpha, beta, pc == 0, out);
+        if (out && epilogue->rowMean) {
+          shifted.rowMean = epilogue->rowMean + i;
+          shifted.rowShift = epilogue->rowShift ? epilogue->rowShift + i : nullptr;
+          shifted.residual = epilogue->residual ? epilogue->residual + i * epilogue->ldr + j : nullptr;
+        }
+        const bool whole = padded || cols == np * kNR, tiled = aTiles && rows == kMR && vectors == 2 && whole;
+        const TileFn fn = tileFor(rows, vectors, layout, whole, tiled);
+        fn(kc, tiled ? aTiles + i * K + pc * kMR : A + i * lda + pc, lda, b, kStride, panelStride,
+           rowOff ? rowOff + pc : nullptr, vecOff, taps ? taps->masks + j / 16 : nullptr,
+           taps ? taps->maskRow + pc : nullptr, C + i * ldc + j, ldc, cols, alpha, beta, pc == 0, out);
       }
       j += np * kNR;
     }
@@ -228,14 +304,16 @@ void tileLoops(size_t i0, size_t i1, size_t wide, size_t K, size_t j0, size_t j1
 // GEMV). Each C element sums alike in either.
 void tiles(size_t M, size_t K, size_t j0, size_t j1, float alpha, const float* A, size_t lda, const float* b0,
            size_t kStride, size_t panelStride, float beta, float* C, size_t ldc, const ptrdiff_t* rowOff = nullptr,
-           bool padded = false, const GemmEpilogue* epilogue = nullptr) {
+           bool padded = false, const GemmEpilogue* epilogue = nullptr, size_t outW = 0, const float* aTiles = nullptr,
+           const ImageTaps* taps = nullptr) {
   const size_t whole = M > kMR ? M / kMR * kMR : 0, rest = M - whole;
   if (whole) {
-    tileLoops(0, whole, 1, K, j0, j1, alpha, A, lda, b0, kStride, panelStride, rowOff, beta, C, ldc, padded, epilogue);
+    tileLoops(0, whole, 1, K, j0, j1, alpha, A, lda, b0, kStride, panelStride, rowOff, beta, C, ldc, padded, epilogue,
+              outW, aTiles, taps);
   }
   if (rest) {
     tileLoops(whole, M, rest <= 2 ? 4 : rest <= 4 ? 2 : 1, K, j0, j1, alpha, A, lda, b0, kStride, panelStride, rowOff,
-              beta, C, ldc, padded, epilogue);
+              beta, C, ldc, padded, epilogue, outW, nullptr, taps);
   }
 }
 
@@ -250,17 +328,17 @@ void gemmPacked(size_t M, size_t j0, size_t j1, float alpha, const float* A, siz
   PADDLE_ENFORCE(cpuHasKernels(), DataError, "gemmPacked: this CPU has no AVX-512F");
   PADDLE_ENFORCE(j0 % kNR == 0 && j0 <= j1 && j1 <= B.cols(), DataError, "gemmPacked: columns [", j0, ", ", j1,
                  ") of ", B.cols());
-  PADDLE_ENFORCE(B.rows() > 0 || (!epilogue.bias && !epilogue.relu), DataError, "gemmPacked: an epilogue needs K > 0");
+  PADDLE_ENFORCE(B.rows() > 0 || !epilogue.any(), DataError, "gemmPacked: an epilogue needs K > 0");
   if (B.rows() == 0) return scaleColumns(M, j0, j1, beta, C, ldc);
   tiles(M, B.rows(), j0, j1, alpha, A, lda, B.panel(0), kNR, B.rows() * kNR, beta, C, ldc, nullptr, true, &epilogue);
 }
 
 void gemmRowMajor(size_t M, size_t K, size_t j0, size_t j1, float alpha, const float* A, size_t lda, const float* B,
-                  size_t ldb, float beta, float* C, size_t ldc) {
+                  size_t ldb, float beta, float* C, size_t ldc, const float* aTiles) {
   PADDLE_ENFORCE(cpuHasKernels(), DataError, "gemmRowMajor: this CPU has no AVX-512F");
   PADDLE_ENFORCE(j0 % kNR == 0 && j0 <= j1 && j1 <= ldb, DataError, "gemmRowMajor: columns [", j0, ", ", j1, ")");
   if (K == 0) return scaleColumns(M, j0, j1, beta, C, ldc);
-  tiles(M, K, j0, j1, alpha, A, lda, B, ldb, kNR, beta, C, ldc);
+  tiles(M, K, j0, j1, alpha, A, lda, B, ldb, kNR, beta, C, ldc, nullptr, false, nullptr, 0, aTiles);
 }
 
 void gemmRowOffsets(size_t M, size_t K, size_t j0, size_t j1, float alpha, const float* A, size_t lda, const float* B,
@@ -271,6 +349,18 @@ void gemmRowOffsets(size_t M, size_t K, size_t j0, size_t j1, float alpha, const
   tiles(M, K, j0, j1, alpha, A, lda, B, 0, kNR, beta, C, ldc, rowOffset);
 }
 
+void gemmImageRows(size_t M, size_t K, size_t j0, size_t j1, float alpha, const float* A, size_t lda, const float* B,
+                   const ptrdiff_t* rowOffset, size_t outW, size_t rowStride, float beta, float* C, size_t ldc,
+                   const GemmEpilogue* epilogue, const float* aTiles, const ImageTaps* taps) {
+  PADDLE_ENFORCE(cpuHasKernels(), DataError, "gemmImageRows: this CPU has no AVX-512F");
+  PADDLE_ENFORCE(!taps || outW % 16 == 0, DataError, "gemmImageRows: taps need rows of a multiple of 16, not ", outW);
+  PADDLE_ENFORCE(j0 % kNR == 0 && j0 <= j1 && j1 % 16 == 0 && (outW == 8 || (outW > 0 && outW % 16 == 0)), DataError,
+                 "gemmImageRows: columns [", j0, ", ", j1, ") of rows of ", outW);
+  PADDLE_ENFORCE(K > 0 || !epilogue || !epilogue->any(), DataError, "gemmImageRows: an epilogue needs K > 0");
+  if (K == 0) return scaleColumns(M, j0, j1, beta, C, ldc);
+  tiles(M, K, j0, j1, alpha, A, lda, B, rowStride, 0, beta, C, ldc, rowOffset, false, epilogue, outW, aTiles, taps);
+}
+
 #else  // no AVX-512 kernels in this build: products stay on OpenBLAS
 
 void gemmPacked(size_t, size_t, size_t, float, const float*, size_t, const PackedMatrix&, float, float*, size_t,
@@ -278,18 +368,28 @@ void gemmPacked(size_t, size_t, size_t, float, const float*, size_t, const Packe
   PADDLE_ENFORCE(false, DataError, "gemmPacked: this build has no AVX-512 kernels");
 }
 void gemmRowMajor(size_t, size_t, size_t, size_t, float, const float*, size_t, const float*, size_t, float, float*,
-                  size_t) {
+                  size_t, const float*) {
   PADDLE_ENFORCE(false, DataError, "gemmRowMajor: this build has no AVX-512 kernels");
 }
 void gemmRowOffsets(size_t, size_t, size_t, size_t, float, const float*, size_t, const float*, const ptrdiff_t*, float,
                     float*, size_t) {
   PADDLE_ENFORCE(false, DataError, "gemmRowOffsets: this build has no AVX-512 kernels");
 }
+void gemmImageRows(size_t, size_t, size_t, size_t, float, const float*, size_t, const float*, const ptrdiff_t*, size_t,
+                   size_t, float, float*, size_t, const GemmEpilogue*, const float*, const ImageTaps*) {
+  PADDLE_ENFORCE(false, DataError, "gemmImageRows: this build has no AVX-512 kernels");
+}
 #endif
 
 bool packedWeightOnLeft(const float* A, size_t rows, size_t cols) {
   PackedWeights* weights = tPackedWeights;
   return weights && cpuHasKernels() && gEnabled.load(std::memory_order_relaxed) && weights->holds(A, rows, cols, cols);
+}
+
+const float* packedWeightRowTiles(const float* A, size_t rows, size_t cols) {
+  PackedWeights* weights = tPackedWeights;
+  if (!weights || !cpuHasKernels() || !gEnabled.load(std::memory_order_relaxed)) return nullptr;
+  return weights->rowTiles(A, rows, cols);
 }
 
 bool gemmWithPackedWeight(size_t M, size_t N, size_t K, float alpha, const float* A, size_t lda, const float* B,

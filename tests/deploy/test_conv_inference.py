@@ -1,7 +1,9 @@
 """A Predictor's conv layers (layers/ConvLayers.cpp forwardConvPacked, layers/ImageUtils.h
 im2colRows): with the filters packed, each sample is unfolded on its own and multiplied straight
 into its output rows (bias and relu added there); im2col runs 16 outputs a register at column
-strides 1 and 2 and by plain loops above.
+strides 1 and 2 and by plain loops above. Stride-1 convs with rows of 8 or a multiple of 16 outputs
+read each image where it lies (engine/math/GemmPacked.h gemmImageRows): rows of 8 from a padded
+copy, rows of a multiple of 16 unpadded, under masks.
 
 For geometries that reach every branch (rows wider than 16 outputs with a partial last chunk,
 column stride 2 with padding on both sides, stride 3, a 1x1 stride-2 projection, shared and
@@ -41,7 +43,14 @@ GEOMETRIES = [
     (4, 20, 5, 2, 2, 7, "LinearActivation()", "True", "False"),  # stride 2, 5 taps, per-output bias
     (8, 32, 1, 2, 0, 16, "LinearActivation()", "False", "True"),  # ResNet's 1x1 stride-2 projection
     (5, 19, 3, 3, 1, 6, "ReluActivation()", "True", "True"),  # stride 3: the plain loops
-    (16, 8, 3, 1, 1, 32, "ReluActivation()", "False", "True"),  # 8x8 rows (narrow path), K = 144
+    (16, 8, 3, 1, 1, 32, "ReluActivation()", "False", "True"),  # 8x8 rows (two a vector), K = 144
+    # rows of 8 or a multiple of 16 read in place with no extra columns: tiles of 1-4 panels
+    (6, 8, 3, 1, 1, 3, "LinearActivation()", "True", "False"),  # rows of 8, 3 filters: 2-panel tiles
+    (3, 48, 3, 1, 1, 10, "ReluActivation()", "True", "True"),  # 48 a row: vectors across output rows
+    (2, 16, 3, 1, 1, 2, "ReluActivation()", "True", "True"),  # 2 filters: 4-panel tiles
+    # rows of a multiple of 16 read the image unpadded under masks: padding 2, and none
+    (3, 32, 5, 1, 2, 8, "ReluActivation()", "True", "True"),
+    (4, 18, 3, 1, 0, 8, "LinearActivation()", "True", "False"),
 ]
 
 

@@ -172,3 +172,36 @@ def test_fusion_on_the_padded_image_path_gives_the_same_bits(tmp_path, monkeypat
         want = apart.forward(feed).getSlotValue(0).copyToNumpyMat()
         np.testing.assert_array_equal(got.view(np.uint32), want.view(np.uint32))
         assert np.abs(got).max() > 0
+
+
+POOL = """from paddle.trainer_config_helpers import *
+settings(batch_size=8, learning_rate=1e-3)
+x = data_layer(name='x', size=%(C)d * %(side)d * %(side)d, height=%(side)d, width=%(side)d)
+outputs(img_pool_layer(input=x, num_channels=%(C)d, pool_size=%(side)d, stride=1, pool_type=AvgPooling()))
+"""
+
+
+@pytest.mark.parametrize("channels,side", [(64, 8), (11, 5)])
+def test_global_average_pool_gives_the_window_order_sums(tmp_path, channels, side):
+    """A Predictor's average pool with one window an image (layers/PoolLayers.cpp, several channels'
+    sums side by side) sums each channel in the window's row-major order, then divides by its area:
+    the bits of those float32 sums taken one by one (channel counts a multiple of 8 and not)."""
+    conf = tmp_path / "pool.py"
+    conf.write_text(POOL % {"C": channels, "side": side})
+    gm = api.GradientMachine.createFromConfigProto(parse_config(str(conf), "").model_config)
+    merged = str(tmp_path / "pool.paddle")
+    gm.saveMergedModel(merged)
+    predictor = api.Predictor.createFromMergedModel(merged)
+    for m in (1, 5, 64):
+        x = np.random.RandomState(m).uniform(-1, 1, (m, channels * side * side)).astype(np.float32)
+        x[0, :side * side] = -0.0  # an all -0 channel: 0 + -0 = +0
+        feed = DataProviderConverter([dense_vector(x.shape[1])])([[r] for r in x])
+        got = predictor.forward(feed).getSlotValue(0).copyToNumpyMat()
+        sums = np.zeros((m, channels), np.float32)
+        for p in range(side * side):
+            sums = (sums + x.reshape(m, channels, side * side)[:, :, p]).astype(np.float32)
+        want = (sums / np.float32(side * side)).astype(np.float32)
+        assert got.shape == want.shape
+        np.testing.assert_array_equal(got.view(np.uint32), want.view(np.uint32))
+        training = gm.forwardTest(feed)[0]["value"]
+        np.testing.assert_array_equal(training.view(np.uint32), want.view(np.uint32))
