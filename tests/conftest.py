@@ -7,7 +7,12 @@ PADDLE_ENGINE_DIR names a directory holding another build of py_paddle to test i
 """
 import glob
 import os
+import pathlib
+import shutil
+import subprocess
 import sys
+
+import pytest
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 IN_TREE_ENGINE = glob.glob(os.path.join(ROOT, "py_paddle", "_swig_paddle*.so"))
@@ -17,3 +22,17 @@ if os.environ.get("PADDLE_ENGINE_DIR"):  # another build of py_paddle (tests/eng
     sys.path[:0] = [os.environ["PADDLE_ENGINE_DIR"], ROOT]
 elif IN_TREE_ENGINE:
     sys.path.insert(0, ROOT)
+
+
+@pytest.fixture(scope="session")
+def fake_gpu_engine():
+    """py_paddle built with the stand-in GPU (PADDLE_FAKE_GPU) in build/fake-gpu, kept between
+    runs: the build is incremental, so a rerun recompiles only what changed."""
+    out = pathlib.Path(ROOT, "build", "fake-gpu")
+    env = dict(os.environ, PADDLE_FAKE_GPU="1", WITH_CUDA="0")
+    p = subprocess.run([sys.executable, "setup.py", "-q", "build_ext", "--build-temp", str(out / "tmp"),
+                        "--build-lib", str(out / "lib")], cwd=ROOT, env=env, capture_output=True, text=True)
+    assert p.returncode == 0, p.stderr[-4000:]
+    for f in glob.glob(os.path.join(ROOT, "py_paddle", "*.py")):
+        shutil.copy(f, out / "lib" / "py_paddle")
+    return str(out / "lib")

@@ -3,9 +3,7 @@ trainer/GpuCollective.h), on the stand-in GPU build (PADDLE_FAKE_GPU, two GPUs):
 gradients to GPU 0 as bfloat16 and GPU 0 adds them to its own in fp32, which a NumPy model of
 the rounding reproduces bit for bit; the step's gradient bytes halve; the fp32 reduction keeps
 its bits; the digits MLP still learns; and one process without GPU replicas refuses the flag."""
-import glob
 import os
-import pathlib
 import re
 import shutil
 import subprocess
@@ -20,20 +18,6 @@ MNIST = os.path.join(ROOT, "demos", "mnist")
 CLI = "import sys; from paddle.trainer.cli import main; sys.exit(main())"
 
 pytestmark = pytest.mark.skipif(os.environ.get("PADDLE_FAKE_GPU") == "1", reason="builds the stand-in GPU itself")
-
-
-@pytest.fixture(scope="module")
-def fake_gpu_engine():
-    """py_paddle built with the stand-in GPU in build/fake-gpu (incremental: the build that
-    tests/engine/test_fake_gpu.py uses)."""
-    out = pathlib.Path(ROOT, "build", "fake-gpu")
-    env = dict(os.environ, PADDLE_FAKE_GPU="1", WITH_CUDA="0")
-    p = subprocess.run([sys.executable, "setup.py", "-q", "build_ext", "--build-temp", str(out / "tmp"),
-                        "--build-lib", str(out / "lib")], cwd=ROOT, env=env, capture_output=True, text=True)
-    assert p.returncode == 0, p.stderr[-4000:]
-    for f in glob.glob(os.path.join(ROOT, "py_paddle", "*.py")):
-        shutil.copy(f, out / "lib" / "py_paddle")
-    return str(out / "lib")
 
 
 def _stand_in_env(engine):
