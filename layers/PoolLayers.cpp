@@ -350,7 +350,7 @@ void avgPoolBackward(bool gpu, const PoolGeom& geom, const float* gout, size_t o
   });
 }
 
-// One window an image, inside it (ResNet's global average pool, 8x8 to 1x1): a Predictor's
+// One window an image, inside it (ResNet's global average pool, 8x8 to 1x1): a testing
 // forward sums each channel's window in row-major order, as poolStrip does (the same bits), eight
 // channels at a time so that their sums run side by side instead of one dependent chain each.
 bool isOneWindowAverage(const PoolGeom& g) { return !g.isMax && g.outH == 1 && g.outW == 1 && windowsInside(g); }
