@@ -29,6 +29,7 @@
 #include "layers/ImageUtils.h"
 #include "layers/InferenceFusion.h"
 #include "layers/Layer.h"
+#include "layers/NormLayers.h"
 
 namespace paddle {
 
@@ -45,16 +46,6 @@ PD_HD inline float sumOf(const float* p, size_t n) {
   for (int u = 0; u < 8; ++u) sum += part[u];
   for (; j < n; ++j) sum += p[j];
   return sum;
-}
-
-// y = act((y - m) + add) in place over n values (relu or none); out of line so that GCC vectorises
-// its one copy.
-__attribute__((noinline)) void shiftInPlace(float* y, size_t n, float m, float add, bool relu) {
-  if (relu) {
-    for (size_t p = 0; p < n; ++p) y[p] = act::Relu{}.fwd((y[p] - m) + add);
-  } else {
-    for (size_t p = 0; p < n; ++p) y[p] = (y[p] - m) + add;
-  }
 }
 
 // y = act2(r + act((y - m) + add)) in place over n values: the epilogue plus a residual sum's work.
@@ -175,17 +166,22 @@ class ConvLayerBase : public Layer, public InputGradientSetter, public TakesChan
     sumRelu_ = relu;
     return true;
   }
+  // The taken residual sum's other input (checked against this output's shape), or null.
+  const Matrix* residualValue() const {
+    if (!residual_) return nullptr;
+    const Matrix& r = residual_->output().value;
+    PADDLE_ENFORCE(r.height() == output_.value.height() && r.width() == size_, DataError, "layer '", name_,
+                   "': the residual sum's other input is ", shapeStr(r));
+    return &r;
+  }
   // finishChannels' work for sample s as the product's store does it (filters: rows of C).
   math::GemmEpilogue channelEpilogue(size_t s) const {
     math::GemmEpilogue e;
     e.rowMean = epiMean_->value().data();
     e.rowShift = epiShift_ ? epiShift_->value().data() : nullptr;
     e.rowRelu = epiRelu_;
-    if (residual_) {
-      const Matrix& r = residual_->output().value;
-      PADDLE_ENFORCE(r.height() == output_.value.height() && r.width() == size_, DataError, "layer '", name_,
-                     "': the residual sum's other input is ", shapeStr(r));
-      e.residual = r.row(s);
+    if (const Matrix* r = residualValue()) {
+      e.residual = r->row(s);
       e.ldr = static_cast<size_t>(outPixels_);
       e.sumRelu = sumRelu_;
     }
@@ -198,14 +194,12 @@ class ConvLayerBase : public Layer, public InputGradientSetter, public TakesChan
     float* y = output_.value.row(s);
     const float* m = epiMean_->value().data();
     const float* b = epiShift_ ? epiShift_->value().data() : nullptr;
-    const Matrix* r = residual_ ? &residual_->output().value : nullptr;
-    PADDLE_ENFORCE(!r || (r->height() == output_.value.height() && r->width() == size_), DataError, "layer '", name_,
-                   "': the residual sum's other input is ", shapeStr(*r));
+    const Matrix* r = residualValue();
     for (size_t f = 0; f < F; ++f) {
       if (r) {
         shiftAddInPlace(y + f * N, r->row(s) + f * N, N, m[f], b ? b[f] : 0.0f, epiRelu_, sumRelu_);
       } else {
-        shiftInPlace(y + f * N, N, m[f], b ? b[f] : 0.0f, epiRelu_);
+        foldedBatchNormRow(y + f * N, y + f * N, N, m[f], b ? b[f] : 0.0f, epiRelu_);
       }
     }
   }

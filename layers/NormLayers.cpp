@@ -20,6 +20,16 @@
 
 namespace paddle {
 
+// Out of line, so that the one copy of each loop is the vectorised one (inlined into a caller's
+// serial branch GCC may leave it scalar).
+__attribute__((noinline)) void foldedBatchNormRow(const float* x, float* y, size_t n, float m, float add, bool relu) {
+  if (relu) {
+    for (size_t p = 0; p < n; ++p) y[p] = act::Relu{}.fwd((x[p] - m) + add);
+  } else {
+    for (size_t p = 0; p < n; ++p) y[p] = (x[p] - m) + add;
+  }
+}
+
 namespace {
 // f(n, c, o) for every value of a [rows, C*P] batch (C channels of P pixels): sample n,
 // channel c, offset o = c*P + p in the row. The CPU's inner loop runs over pixels, or over
@@ -30,17 +40,6 @@ void forEachValue(bool gpu, size_t rows, size_t C, size_t P, F f) {
     forEach2(gpu, rows, C, [=] PD_HD(size_t n, size_t c) { f(n, c, c); });
   } else {
     forEach2(gpu, rows * C, P, [=] PD_HD(size_t r, size_t p) { f(r / C, r % C, r % C * P + p); });
-  }
-}
-
-// y = act((x - m) + add) over n distinct values (relu or none); out of line, so that the one copy
-// of each loop is the vectorised one (inlined into a caller's serial branch GCC may leave it scalar).
-__attribute__((noinline)) void shiftRow(const float* __restrict x, float* __restrict y, size_t n, float m, float add,
-                                        bool relu) {
-  if (relu) {
-    for (size_t p = 0; p < n; ++p) y[p] = act::Relu{}.fwd((x[p] - m) + add);
-  } else {
-    for (size_t p = 0; p < n; ++p) y[p] = (x[p] - m) + add;
   }
 }
 
@@ -116,9 +115,7 @@ class BatchNormLayer : public Layer, public FusesIntoInput, public TakesResidual
                    ", expected width ", size_);
     if (fusedIntoInput_ && pass == PASS_TEST) {  // the producer did the work: its output is ours
       output_.value = in.value;
-      output_.shareSequenceOf(in);
-      output_.frameHeight = in.frameHeight;
-      output_.frameWidth = in.frameWidth;
+      shapeOf(in);
       return;
     }
     resetOutput(rows, size_);
@@ -174,12 +171,16 @@ class BatchNormLayer : public Layer, public FusesIntoInput, public TakesResidual
       const size_t i = n * width + o;
       y[i] = w[c] * ((x[i] - mean[c]) * inv[c]) + (b ? b[c] : 0.0f);
     });
-    output_.shareSequenceOf(in);
-    output_.frameHeight = in.frameHeight;
-    output_.frameWidth = in.frameWidth;
+    shapeOf(in);
     forwardActivation();
   }
 
+  // The output's sequences and image geometry are the input's.
+  void shapeOf(const Argument& in) {
+    output_.shareSequenceOf(in);
+    output_.frameHeight = in.frameHeight;
+    output_.frameWidth = in.frameWidth;
+  }
   // A batch norm folded into its producer's weights (trainer/FoldBatchNorm.h) tests with scale 1 and
   // 1/std 1: y = act((x - mean) + b), the full formula's bits without its two products by 1, relu
   // applied in the same pass. False (nothing done) where some channel's scale or 1/std is not 1.
@@ -194,13 +195,11 @@ class BatchNormLayer : public Layer, public FusesIntoInput, public TakesResidual
       for (size_t r = r0; r < r1; ++r) {
         const size_t c = r % C, o = r / C * width + c * P;
         const float m = mean[c], add = b ? b[c] : 0.0f;
-        shiftRow(x + o, y + o, P, m, add, relu);
+        foldedBatchNormRow(x + o, y + o, P, m, add, relu);
       }
     });
     const Argument& in = input(0);
-    output_.shareSequenceOf(in);
-    output_.frameHeight = in.frameHeight;
-    output_.frameWidth = in.frameWidth;
+    shapeOf(in);
     if (!relu) forwardActivation();
     return true;
   }
