@@ -2,10 +2,9 @@
 
 #include <algorithm>
 #include <cmath>
-#include <cstdlib>
-#include <cstring>
 #include <map>
 
+#include "engine/math/Device.h"
 #include "layers/NormLayers.h"
 
 namespace paddle {
@@ -50,13 +49,11 @@ struct FoldSite {
 }  // namespace
 
 bool batchNormFoldingEnabled() {
-  const char* v = std::getenv("PADDLE_FOLD_BN");
-  return !(v && (std::strcmp(v, "0") == 0 || std::strcmp(v, "off") == 0));
+  return !switchedOffInEnvironment("PADDLE_FOLD_BN");
 }
 
 bool batchNormFusionEnabled() {
-  const char* v = std::getenv("PADDLE_FUSE_BN");
-  return !(v && (std::strcmp(v, "0") == 0 || std::strcmp(v, "off") == 0));
+  return !switchedOffInEnvironment("PADDLE_FUSE_BN");
 }
 
 std::vector<Matrix> foldBatchNormForInference(const GradientMachine& gm, std::vector<std::string>* folded) {

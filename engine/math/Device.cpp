@@ -41,6 +41,11 @@ bool reverseKernelOrder() {
   return reverse;
 }
 
+bool switchedOffInEnvironment(const char* name) {
+  const char* v = std::getenv(name);
+  return v && (std::string(v) == "0" || std::string(v) == "off");
+}
+
 void flushDenormals() {
 #if defined(__SSE__) || defined(__x86_64__)
   _mm_setcsr(_mm_getcsr() | 0x8040);  // FTZ (bit 15) | DAZ (bit 6)

@@ -34,6 +34,10 @@ void resetBufferBytesPeak();  // the peak restarts from what is alive now
 // loop bodies which depend on the order of indices (the GPU runs them in no order).
 bool reverseKernelOrder();
 
+// Whether the environment variable `name` is "0" or "off": how an engine switch that is on by
+// default (PADDLE_PACKED_GEMM, PADDLE_FOLD_BN, PADDLE_FUSE_BN) is turned off.
+bool switchedOffInEnvironment(const char* name);
+
 // Flush denormal floats to zero on the calling thread (x86 MXCSR FTZ/DAZ).
 // Tiny values (Adam's second moments, softmax tails) otherwise turn into
 // denormals whose arithmetic is ~100x slower; the engine calls this on every

@@ -8,6 +8,7 @@
 #include <new>
 
 #include "engine/Errors.h"
+#include "engine/math/Device.h"
 #include "engine/math/ThreadPool.h"
 
 // nvcc's front end compiles the engine's .cpp files too: it gets the portable half only.
@@ -36,8 +37,7 @@ constexpr size_t kMR = 8;  // rows of C per register tile
 thread_local PackedWeights* tPackedWeights = nullptr;
 
 bool enabledByEnvironment() {
-  const char* v = std::getenv("PADDLE_PACKED_GEMM");
-  return !(v && (std::strcmp(v, "0") == 0 || std::strcmp(v, "off") == 0));
+  return !switchedOffInEnvironment("PADDLE_PACKED_GEMM");
 }
 std::atomic<bool> gEnabled{true};
 
