@@ -10,7 +10,7 @@
 #include <thread>
 
 #include "engine/Errors.h"
-#include "engine/math/GemmBf16.h"
+#include "engine/math/Bf16.h"
 
 namespace paddle {
 
@@ -146,23 +146,11 @@ void sumFloats(float* data, size_t n, MPI_Comm comm) {
 void Collective::reduceFloats(float* data, size_t n) { sumFloats(data, n, MPI_COMM_WORLD); }
 
 namespace {
-uint16_t toBf16(float x) {
-  const float r = math::roundToBf16(x);
-  uint32_t u;
-  std::memcpy(&u, &r, sizeof u);
-  return static_cast<uint16_t>(u >> 16);
-}
-float fromBf16(uint16_t h) {
-  const uint32_t u = static_cast<uint32_t>(h) << 16;
-  float x;
-  std::memcpy(&x, &u, sizeof x);
-  return x;
-}
 // MPI's user reduction: inout[i] = bf16(in[i] + inout[i]), the add in fp32.
 void sumBf16(void* in, void* inout, int* len, MPI_Datatype*) {
   const uint16_t* a = static_cast<const uint16_t*>(in);
   uint16_t* b = static_cast<uint16_t*>(inout);
-  for (int i = 0; i < *len; ++i) b[i] = toBf16(fromBf16(a[i]) + fromBf16(b[i]));
+  for (int i = 0; i < *len; ++i) b[i] = toBf16Bits(fromBf16Bits(a[i]) + fromBf16Bits(b[i]));
 }
 }  // namespace
 
@@ -174,14 +162,14 @@ void reduceBf16(float* data, size_t n, void* comm, std::vector<uint16_t>& scratc
     return o;
   }();
   scratch.resize(n);
-  for (size_t i = 0; i < n; ++i) scratch[i] = toBf16(data[i]);
+  for (size_t i = 0; i < n; ++i) scratch[i] = toBf16Bits(data[i]);
   for (size_t done = 0; done < n;) {
     const size_t count = std::min(n - done, kMaxMpiCount);
     MPI_Allreduce(MPI_IN_PLACE, scratch.data() + done, static_cast<int>(count), MPI_UINT16_T, op,
                   *static_cast<MPI_Comm*>(comm));
     done += count;
   }
-  for (size_t i = 0; i < n; ++i) data[i] = fromBf16(scratch[i]);
+  for (size_t i = 0; i < n; ++i) data[i] = fromBf16Bits(scratch[i]);
 }
 
 void Collective::reduceGradients(float* data, size_t n, void* comm) {

@@ -4,6 +4,7 @@
 #include <stdexcept>
 
 #include "engine/Errors.h"
+#include "engine/math/Bf16.h"
 #include "engine/math/Device.h"
 #include "engine/math/Kernel.h"
 #ifdef WITH_CUDA

@@ -11,12 +11,10 @@
 // and GPU 0 adds them to its own in fp32; the values broadcast stay fp32.
 #pragma once
 #include <cstdint>
-#include <cstring>
 #include <memory>
 #include <vector>
 
 #include "engine/math/Buffer.h"
-#include "engine/math/HostDevice.h"
 
 namespace paddle {
 
@@ -52,35 +50,6 @@ class GpuCollective {
   // sends); [0] on GPU 0, senders 1..N-1 one after another (what it receives).
   std::vector<DenseBuffer<uint16_t>> halves_;
 };
-
-// bfloat16 as math::roundToBf16 rounds (engine/math/GemmBf16.cpp), on the CPU and the GPU:
-// to nearest even, a denormal to a signed zero, a NaN stays a (quiet) NaN.
-PD_HD inline uint16_t toBf16Bits(float x) {
-#ifdef __CUDA_ARCH__
-  uint32_t u = __float_as_uint(x);
-#else
-  uint32_t u;
-  std::memcpy(&u, &x, sizeof u);
-#endif
-  if ((u & 0x7fffffffu) > 0x7f800000u) {
-    u |= 0x00400000u;
-  } else if ((u & 0x7f800000u) == 0) {
-    u &= 0x80000000u;
-  } else {
-    u += 0x7fffu + ((u >> 16) & 1u);
-  }
-  return static_cast<uint16_t>(u >> 16);
-}
-PD_HD inline float fromBf16Bits(uint16_t h) {
-  const uint32_t u = static_cast<uint32_t>(h) << 16;
-#ifdef __CUDA_ARCH__
-  return __uint_as_float(u);
-#else
-  float x;
-  std::memcpy(&x, &u, sizeof x);
-  return x;
-#endif
-}
 
 // The kernels of sumOntoFirstBf16 (engine/math/Kernel.h loops on the current device):
 // out[k] = bf16(in[k]) for k < n;

@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "engine/Errors.h"
+#include "engine/math/Bf16.h"
 
 #if defined(__x86_64__) && (defined(__clang__) || (defined(__GNUC__) && __GNUC__ >= 11))
 #define PADDLE_BF16_KERNELS 1
@@ -17,21 +18,7 @@
 namespace paddle {
 namespace math {
 
-float roundToBf16(float x) {
-  uint32_t u;
-  std::memcpy(&u, &x, sizeof u);
-  if ((u & 0x7fffffffu) > 0x7f800000u) {
-    u |= 0x00400000u;  // NaN stays NaN (quiet)
-  } else if ((u & 0x7f800000u) == 0) {
-    u &= 0x80000000u;  // a denormal becomes a signed zero, as VCVTNE2PS2BF16 does
-  } else {
-    u += 0x7fffu + ((u >> 16) & 1u);
-  }
-  u &= 0xffff0000u;
-  float r;
-  std::memcpy(&r, &u, sizeof r);
-  return r;
-}
+float roundToBf16(float x) { return fromBf16Bits(toBf16Bits(x)); }
 
 #ifdef PADDLE_BF16_KERNELS
 namespace {
