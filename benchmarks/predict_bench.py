@@ -311,7 +311,8 @@ def main():
     p.add_argument("--repeats", type=int, default=5)
     p.add_argument("--calls", type=int, default=2000, help="single-sample calls per repeat (the MLP's; fewer for "
                                                             "slower models)")
-    p.add_argument("--batch_calls", type=int, default=100, help="batch-64 calls per repeat and thread (MLP)")
+    # 400: a 2-thread MLP window of ~0.14 s; at 100 (~35 ms) two runs of the same build differed by 5%
+    p.add_argument("--batch_calls", type=int, default=400, help="batch-64 calls per repeat and thread (MLP)")
     p.add_argument("--idle", type=float, default=0.9, help="CPU idle share to wait for before each repeat")
     p.add_argument("--idle_wait", type=float, default=10, help="at most this many seconds of waiting per repeat")
     p.add_argument("--keep_openblas_env", action="store_true",

@@ -226,7 +226,7 @@ void pool2x2Forward(const PoolGeom& g, const float* in, size_t inWidth, size_t r
                     size_t outWidth, size_t off) {
   const int W = g.W;
   const bool isMax = g.isMax, quads = isPool2x2Width8(g);
-  forEach2x2Chunk(g, rows, [&](size_t n, size_t o, int x0, int count, __m512i lanes) {
+  forEach2x2Chunk(g, rows, [&](size_t n, size_t o, int x0, int count, __m512i lanes) __attribute__((always_inline)) {
     const __mmask16 om = image::laneMask(0, count);
     __m512 v[4];
     loadWindows(in + n * inWidth + x0, W, count, quads, v);
@@ -259,7 +259,7 @@ void pool2x2Backward(const PoolGeom& g, const float* gout, const int* idx, const
                      size_t outWidth, float* gin, size_t inWidth, bool set) {
   const int W = g.W;
   const bool isMax = g.isMax, quads = isPool2x2Width8(g);
-  forEach2x2Chunk(g, rows, [&](size_t n, size_t o, int x0, int count, __m512i lanes) {
+  forEach2x2Chunk(g, rows, [&](size_t n, size_t o, int x0, int count, __m512i lanes) __attribute__((always_inline)) {
     const __mmask16 om = image::laneMask(0, count);
     __m512 gv = _mm512_maskz_loadu_ps(om, gout + n * outWidth + o);
     if (yOut) {

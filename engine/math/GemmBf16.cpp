@@ -32,6 +32,14 @@ constexpr size_t kKC = 384;
 constexpr size_t kMC = 96;
 constexpr size_t kNC = 1024;
 
+// Grows a packing buffer, never shrinks it: a resize that grows value-initialises (zeroes) the
+// new part, and the block sizes alternate (kc 384 then the rest), so a plain resize cleared
+// part of the buffer on every other block. The packers write every value a tile reads.
+inline uint32_t* scratch(std::vector<uint32_t>& buf, size_t n) {
+  if (buf.size() < n) buf.resize(n);
+  return buf.data();
+}
+
 BF16_TARGET inline __mmask16 firstLanes(size_t n) {
   return n >= 16 ? __mmask16(0xffff) : __mmask16((1u << n) - 1u);
 }
@@ -225,7 +233,7 @@ void gemmBf16Loops(bool transA, bool transB, size_t M, size_t N, size_t K, float
     const size_t nc = std::min(kNC, N - jc), nPanels = (nc + kNR - 1) / kNR;
     for (size_t pc = 0; pc < K; pc += kKC) {
       const size_t kc = std::min(kKC, K - pc), kc2 = (kc + 1) / 2;
-      bpack.resize(nPanels * kc2 * kNR);
+      scratch(bpack, nPanels * kc2 * kNR);
       for (size_t q = 0; q < nPanels; ++q) {
         const size_t j = jc + q * kNR, n = std::min(kNR, N - j);
         if (transB) {
@@ -238,7 +246,7 @@ void gemmBf16Loops(bool transA, bool transB, size_t M, size_t N, size_t K, float
         const size_t mc = std::min(mcBlock, M - ic), mPanels = (mc + mr - 1) / mr;
         const uint32_t* ap = packedA ? packedA->panel(pc / kKC, ic / mr) : nullptr;
         if (!packedA) {
-          apack.resize(mPanels * kc2 * mr);
+          scratch(apack, mPanels * kc2 * mr);
           for (size_t r = 0; r < mPanels; ++r) {
             const size_t i = ic + r * mr, m = std::min(mr, M - i);
             if (transA) {
@@ -277,7 +285,7 @@ void PackedBf16TransA::reshape(size_t M, size_t K) {
   M_ = M;
   K_ = K;
   mr_ = tileRows(M);
-  data_.resize(panelCount() * mr_ * ((K + 1) / 2 + 1));
+  scratch(data_, panelCount() * mr_ * ((K + 1) / 2 + 1));  // (reused for products of other sizes)
 }
 
 size_t PackedBf16TransA::panelCount() const { return (M_ + mr_ - 1) / mr_; }
@@ -344,7 +352,7 @@ void gemmBf16Packed(size_t M, float alpha, const float* A, size_t lda, const Pac
     const size_t kc = std::min(kKC, K - pc), kc2 = (kc + 1) / 2;
     for (size_t ic = 0; ic < M; ic += mcBlock) {
       const size_t mc = std::min(mcBlock, M - ic), mPanels = (mc + mr - 1) / mr;
-      apack.resize(mPanels * kc2 * mr);
+      scratch(apack, mPanels * kc2 * mr);
       for (size_t r = 0; r < mPanels; ++r) {
         const size_t i = ic + r * mr;
         packRowsAlongK(A + i * lda + pc, lda, std::min(mr, M - i), kc, apack.data() + r * kc2 * mr, mr);
