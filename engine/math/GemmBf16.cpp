@@ -162,6 +162,18 @@ BF16_TARGET void tile(size_t kc2, const uint32_t* a, const uint32_t* b, float* c
   for (size_t i = 0; i < kRows; ++i)
 #pragma GCC unroll 2
     for (size_t v = 0; v < kNV; ++v) acc[i][v] = _mm512_setzero_ps();
+  if (!first || beta != 0.0f) {
+    // the C rows this tile adds to, fetched while it multiplies: C is often far out of cache (an
+    // lstm's gate rows of one step, a mixed layer's output of all tokens), and rows a row
+    // stride apart left the tile waiting on each load (4x the time of the same product with beta 0)
+#pragma GCC unroll 12
+    for (size_t i = 0; i < kRows; ++i) {
+      if (i < rows) {
+        _mm_prefetch(reinterpret_cast<const char*>(c + i * ldc), _MM_HINT_T0);
+        if (cols > 16) _mm_prefetch(reinterpret_cast<const char*>(c + i * ldc + 16), _MM_HINT_T0);
+      }
+    }
+  }
   for (size_t p = 0; p < kc2; ++p) {
     __m512bh bv[kNV];
 #pragma GCC unroll 2
