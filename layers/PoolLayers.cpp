@@ -226,6 +226,7 @@ void pool2x2Forward(const PoolGeom& g, const float* in, size_t inWidth, size_t r
                     size_t outWidth, size_t off) {
   const int W = g.W;
   const bool isMax = g.isMax, quads = isPool2x2Width8(g);
+  // (always_inline, here and in the backward: GCC made each chunk a call that reloaded the captures)
   forEach2x2Chunk(g, rows, [&](size_t n, size_t o, int x0, int count, __m512i lanes) __attribute__((always_inline)) {
     const __mmask16 om = image::laneMask(0, count);
     __m512 v[4];
@@ -233,7 +234,8 @@ void pool2x2Forward(const PoolGeom& g, const float* in, size_t inWidth, size_t r
     // the image rows four output rows on: a conv's output pooled here is rarely still in cache
     // (LeNet's first: 2.9 MB a replica), and the prefetchers left this loop waiting (2.5% of a
     // LeNet bf16 step in CPU time; the same for the backward's writes made no difference)
-    for (int ahead = 0; ahead < 4; ++ahead) _mm_prefetch(reinterpret_cast<const char*>(src + 8 * W) + 64 * ahead, _MM_HINT_T0);
+    for (int line = 0; line < 4; ++line)
+      _mm_prefetch(reinterpret_cast<const char*>(src + 8 * W) + 64 * line, _MM_HINT_T0);
     loadWindows(src, W, count, quads, v);
     float* dst = out + n * outWidth + off + o;
     if (!isMax) {
