@@ -10,6 +10,7 @@ names out.
 import argparse
 import os
 import struct
+import zlib
 
 import numpy as np
 
@@ -18,7 +19,11 @@ from paddle.trainer import preprocessing
 from paddle.trainer.config_parser import parse_config
 from py_paddle import swig_paddle as api
 
-TRAILER_MAGIC = b"PDEXTRA1"  # trainer/Predictor.cpp: bytes, their uint64 size, this
+# The trailer (trainer/Predictor.cpp skips it): bytes, their uint64 size, the magic. PDEXTRA2's
+# bytes are the JSON and its uint32 CRC-32 (a damaged vocabulary or mean is refused, not applied);
+# PDEXTRA1's (earlier files) the JSON alone.
+TRAILER_MAGIC = b"PDEXTRA2"
+UNCHECKED_TRAILER_MAGIC = b"PDEXTRA1"
 
 
 def load_trained_machine(model_config, model_dir, use_gpu=False, config_name="the config"):
@@ -98,17 +103,24 @@ def save_merged(gm, output, states):
     try:
         gm.saveMergedModel(tmp)
         if states:
-            data = preprocessing.to_json(states).encode("utf-8")
             with open(tmp, "ab") as f:
-                f.write(data + struct.pack("<Q", len(data)) + TRAILER_MAGIC)
+                f.write(front_end_trailer(states))
         os.replace(tmp, output)  # a reader never sees half a file
     finally:
         if os.path.exists(tmp):
             os.remove(tmp)
 
 
+def front_end_trailer(states):
+    """The bytes that end a merged model holding the readers' fitted `states`."""
+    data = preprocessing.to_json(states).encode("utf-8")
+    data += struct.pack("<I", zlib.crc32(data))
+    return data + struct.pack("<Q", len(data)) + TRAILER_MAGIC
+
+
 def read_front_end_data(path):
-    """The readers' fitted states a merged model ends with ([] when it has none)."""
+    """The readers' fitted states a merged model ends with ([] when it has none); ValueError
+    naming the file when they fail their checksum."""
     with open(path, "rb") as f:
         f.seek(0, os.SEEK_END)
         end = f.tell()
@@ -116,10 +128,16 @@ def read_front_end_data(path):
             return []
         f.seek(end - 16)
         size, magic = struct.unpack("<Q8s", f.read(16))
-        if magic != TRAILER_MAGIC or size > end - 16:
+        if magic not in (TRAILER_MAGIC, UNCHECKED_TRAILER_MAGIC) or size > end - 16:
             return []
         f.seek(end - 16 - size)
-        return preprocessing.from_json(f.read(size).decode("utf-8"), path)
+        data = f.read(size)
+    if magic == TRAILER_MAGIC:
+        data, stored = data[:-4], data[-4:]
+        if len(stored) < 4 or struct.unpack("<I", stored)[0] != zlib.crc32(data):
+            raise ValueError("%s: its saved preprocessing (the data after the parameters) fails its checksum: "
+                             "the file is damaged" % path)
+    return preprocessing.from_json(data.decode("utf-8"), path)
 
 
 def saved_preprocessing(model_dir=None, model_file=None):

@@ -9,7 +9,10 @@
 #include <map>
 #include <nlohmann/json.hpp>
 #include <set>
+#include <sstream>
+#include <vector>
 
+#include "engine/Checksum.h"
 #include "engine/Errors.h"
 #include "engine/InputFile.h"
 #include "engine/math/ThreadPool.h"
@@ -20,8 +23,10 @@ namespace paddle {
 
 namespace {
 const char kMagic[8] = {'P', 'D', 'M', 'E', 'R', 'G', 'E', 'D'};
-const uint32_t kVersion = 1;
-const char kTrailerMagic[8] = {'P', 'D', 'E', 'X', 'T', 'R', 'A', '1'};
+const uint32_t kVersion = 2;  // 2: a CRC-32C after the config and after each parameter entry (1: none)
+// the front end's data (py_paddle/deploy.py): 2 carries its own checksum, 1 (earlier files) none
+const char kTrailerMagic[8] = {'P', 'D', 'E', 'X', 'T', 'R', 'A', '2'};
+const char kUncheckedTrailerMagic[8] = {'P', 'D', 'E', 'X', 'T', 'R', 'A', '1'};
 
 template <typename T>
 void put(std::ostream& out, T v) {
@@ -73,8 +78,8 @@ std::string withoutWrittenFiles(const std::string& config) {
 }
 
 // A merged model may end with data for the Python front end (the readers' fitted
-// preprocessing as JSON): its bytes, their uint64 size and "PDEXTRA1". The engine skips it;
-// anything else after the last parameter is damage.
+// preprocessing as JSON): its bytes, their uint64 size and "PDEXTRA2" (or "PDEXTRA1"). The
+// engine skips it; anything else after the last parameter is damage.
 bool frontEndTrailerFits(std::istream& in) {
   const uint64_t rest = bytesLeft(in);
   if (rest == 0) return true;
@@ -84,8 +89,37 @@ bool frontEndTrailerFits(std::istream& in) {
   char magic[sizeof(kTrailerMagic)] = {};
   in.read(reinterpret_cast<char*>(&size), sizeof(size));
   in.read(magic, sizeof(magic));
-  return in.good() && std::memcmp(magic, kTrailerMagic, sizeof(kTrailerMagic)) == 0 &&
+  return in.good() &&
+         (std::memcmp(magic, kTrailerMagic, sizeof(magic)) == 0 ||
+          std::memcmp(magic, kUncheckedTrailerMagic, sizeof(magic)) == 0) &&
          size == rest - sizeof(uint64_t) - sizeof(kTrailerMagic);
+}
+
+// Checks the CRC-32C after the parameter record at the read position (v1's header, then its
+// float32 values), continuing `crc` (its name's), before the record is parsed: a damaged
+// value is reported as damage, not as whatever it decoded to. Leaves the position unchanged.
+void checkEntry(std::istream& in, uint32_t crc, const std::string& what) {
+  const std::streampos start = in.tellg();
+  char header[16];
+  in.read(header, sizeof(header));
+  PADDLE_ENFORCE(in.gcount() == sizeof(header), IOError, what, " is too short for a parameter header");
+  uint64_t count = 0;
+  std::memcpy(&count, header + 8, sizeof(count));
+  PADDLE_ENFORCE(count <= bytesLeft(in) / sizeof(float), IOError, what, " is truncated (its header says ", count,
+                 " values)");
+  crc = crc32c(crc, header, sizeof(header));
+  std::vector<char> chunk(size_t(1) << 20);
+  for (uint64_t left = count * sizeof(float); left > 0;) {
+    const size_t n = static_cast<size_t>(std::min<uint64_t>(left, chunk.size()));
+    in.read(chunk.data(), static_cast<std::streamsize>(n));
+    crc = crc32c(crc, chunk.data(), n);
+    left -= n;
+  }
+  uint32_t stored = 0;
+  in.read(reinterpret_cast<char*>(&stored), sizeof(stored));
+  PADDLE_ENFORCE(in.gcount() == sizeof(stored), IOError, what, " is truncated (at its checksum)");
+  PADDLE_ENFORCE(stored == crc, IOError, what, " fails its checksum (the file is damaged)");
+  in.seekg(start);
 }
 
 // A copy the caller owns: the machine that produced `a` is reused by other calls.
@@ -162,11 +196,16 @@ void saveMergedModel(const GradientMachine& gm, const std::string& path) {
   const std::string config = gm.config().dump();
   put<uint64_t>(out, config.size());
   out.write(config.data(), static_cast<std::streamsize>(config.size()));
+  put<uint32_t>(out, crc32c(0, config.data(), config.size()));
   put<uint32_t>(out, static_cast<uint32_t>(gm.parameters().size()));
   for (const ParameterPtr& p : gm.parameters()) {
+    std::ostringstream record(std::ios::binary);
+    p->write(record);
+    const std::string bytes = record.str();
     put<uint32_t>(out, static_cast<uint32_t>(p->name().size()));
     out.write(p->name().data(), static_cast<std::streamsize>(p->name().size()));
-    p->write(out);
+    out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+    put<uint32_t>(out, crc32c(crc32c(0, p->name().data(), p->name().size()), bytes.data(), bytes.size()));
   }
   out.flush();
   PADDLE_ENFORCE(out.good(), IOError, "failed writing merged model '", path, "'");
@@ -179,9 +218,14 @@ std::shared_ptr<GradientMachine> loadMergedModel(const std::string& path, bool u
   PADDLE_ENFORCE(in.gcount() == sizeof(magic) && std::memcmp(magic, kMagic, sizeof(kMagic)) == 0, IOError, "'",
                  path, "' is not a merged model (write one with `paddle merge_model`)");
   const uint32_t version = get<uint32_t>(in, path, "version");
-  PADDLE_ENFORCE(version == kVersion, IOError, "merged model '", path, "' has format version ", version,
-                 "; this engine reads version ", kVersion);
+  PADDLE_ENFORCE(version == 1 || version == kVersion, IOError, "merged model '", path, "' has format version ",
+                 version, "; this engine reads versions 1 and ", kVersion);
+  const bool checksums = version >= 2;
   const std::string config = getString(in, get<uint64_t>(in, path, "config size"), path, "config");
+  if (checksums) {
+    PADDLE_ENFORCE(get<uint32_t>(in, path, "config checksum") == crc32c(0, config.data(), config.size()), IOError,
+                   "merged model '", path, "': its config fails its checksum (the file is damaged)");
+  }
   std::shared_ptr<GradientMachine> gm;
   try {
     gm = std::make_shared<GradientMachine>(Json::parse(withoutWrittenFiles(config), "ModelConfig"), useGpu, 1,
@@ -207,7 +251,9 @@ std::shared_ptr<GradientMachine> loadMergedModel(const std::string& path, bool u
     } catch (const std::exception&) {
       throw IOError(str(what, ": its config defines no parameter of that name"));
     }
+    if (checksums) checkEntry(in, crc32c(0, name.data(), name.size()), what);
     p->read(in, what);  // (refuses NaN and inf)
+    if (checksums) get<uint32_t>(in, path, "parameter checksum");  // (checked above)
   }
   PADDLE_ENFORCE(frontEndTrailerFits(in), IOError, "merged model '", path, "' has bytes after its last parameter");
   return gm;

@@ -11,10 +11,11 @@
 
 namespace paddle {
 
-// The merged-model file: "PDMERGED", uint32 version 1, uint64 length + the
-// ModelConfig as protobuf JSON, uint32 parameter count, then per parameter a
-// uint32 length + its name and one v1 parameter record (header + float32 values);
-// optionally front-end data after them (bytes, uint64 length, "PDEXTRA1"), which the engine skips.
+// The merged-model file: "PDMERGED", uint32 version 2, uint64 length + the ModelConfig as
+// protobuf JSON, its uint32 CRC-32C, uint32 parameter count, then per parameter a uint32
+// length + its name, one v1 parameter record (header + float32 values) and the CRC-32C of the
+// name and record; optionally front-end data after them (bytes, uint64 length, "PDEXTRA2" or
+// "PDEXTRA1"), which the engine skips. Version 1 files (no checksums) still load.
 void saveMergedModel(const GradientMachine& gm, const std::string& path);
 // The ModelConfig of a merged model, and a machine over it with its parameters.
 std::shared_ptr<GradientMachine> loadMergedModel(const std::string& path, bool useGpu);

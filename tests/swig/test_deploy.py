@@ -105,11 +105,12 @@ def test_bad_merged_files_are_refused(trained, tmp_path):
 
 def test_a_damaged_size_in_a_merged_model_is_refused_before_allocating(trained, tmp_path):
     """The config size (after magic and version) and the first parameter name size (after the
-    config and the parameter count) made huge: refused as truncated, nothing of that size made."""
+    config, its checksum and the parameter count) made huge: refused as truncated, nothing of that
+    size made."""
     import struct
     merged = open(trained[1], "rb").read()
     config_size = struct.unpack("<Q", merged[12:20])[0]
-    name_at = 20 + config_size + 4
+    name_at = 20 + config_size + 4 + 4
     cases = {"config": merged[:12] + struct.pack("<Q", 0x750000000737) + merged[20:],
              "parameter name": merged[:name_at] + struct.pack("<I", 0xFFFFFFF0) + merged[name_at + 4:]}
     for what, data in cases.items():

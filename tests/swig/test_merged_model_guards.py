@@ -25,14 +25,17 @@ def merged(tmp_path, monkeypatch):
 
 
 def read_merged(path):
-    """(config dict, [(name, header bytes, float32 values)])."""
+    """(config dict, [(name, header bytes, float32 values)]); a version 2 file's checksums are
+    skipped (write_merged writes version 1, which has none)."""
     with open(path, "rb") as f:
         data = f.read()
     assert data[:8] == b"PDMERGED"
+    (version,) = struct.unpack_from("<I", data, 8)
+    crc = 4 if version >= 2 else 0
     pos = 12
     (n,) = struct.unpack_from("<Q", data, pos)
     config = json.loads(data[pos + 8:pos + 8 + n])
-    pos += 8 + n
+    pos += 8 + n + crc
     (count,) = struct.unpack_from("<I", data, pos)
     pos += 4
     params = []
@@ -43,7 +46,7 @@ def read_merged(path):
         header = data[pos:pos + 16]
         size = struct.unpack_from("<Q", header, 8)[0]
         values = np.frombuffer(data, np.float32, size, pos + 16).copy()
-        pos += 16 + 4 * size
+        pos += 16 + 4 * size + crc
         params.append((name, header, values))
     assert pos == len(data)
     return config, params

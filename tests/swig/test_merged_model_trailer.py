@@ -8,7 +8,7 @@ import pytest
 
 from paddle.trainer.config_parser import parse_config
 from py_paddle import swig_paddle as api
-from py_paddle.deploy import TRAILER_MAGIC, read_front_end_data
+from py_paddle.deploy import TRAILER_MAGIC, front_end_trailer, read_front_end_data
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 STATES = [{'reader': 'text', 'key': 'k', 'vocabulary': ['a', '<unk>'], 'oov': 1, 'lowercase': True,
@@ -33,15 +33,14 @@ def append(path, data):
 def test_the_engine_skips_the_trailer_and_deploy_reads_it(merged):
     from paddle.trainer import preprocessing
     assert read_front_end_data(merged) == []
-    data = preprocessing.to_json(STATES).encode()
-    append(merged, data + struct.pack("<Q", len(data)) + TRAILER_MAGIC)
+    append(merged, front_end_trailer(STATES))
     assert read_front_end_data(merged) == STATES
     assert list(api.Predictor.createFromMergedModel(merged).getInputLayerNames()) == ["pixel"]
     assert api.GradientMachine.createFromMergedModel(merged).getParameterSize() == 6
 
 
 @pytest.mark.parametrize("tail", [b"x", b"{}" + struct.pack("<Q", 3) + TRAILER_MAGIC,
-                                  b"{}" + struct.pack("<Q", 2) + b"PDEXTRA2"])
+                                  b"{}" + struct.pack("<Q", 2) + b"PDEXTRA9"])
 def test_other_bytes_after_the_parameters_are_refused(merged, tail):
     append(merged, tail)
     with pytest.raises(Exception, match="has bytes after its last parameter"):

@@ -6,8 +6,9 @@ flipped bits) and loaded through GradientMachine.createFromMergedModel or the Pr
 Oracles: damage must be refused with an error naming the file (else "silent" when it loads,
 "internal" when the error does not name the file); a benign change (entries reordered, a
 well-formed trailer) must predict exactly what the original predicts ("silent" otherwise).
-A flipped bit inside a parameter value that stays finite is not detectable (the format has
-no checksum): such cases are counted as "changed", not as faults."""
+The format's checksums (version 2: after the config and after each entry) make a flipped bit
+in a value detectable; one in the front end's trailer is only seen by the front end (the
+engine skips it), so flipped bits may still go undetected and count as "changed", not as faults."""
 import os
 import random
 import struct
@@ -19,10 +20,12 @@ TRAILER_MAGIC = b"PDEXTRA1"
 
 
 def parse(data):
-    """(head bytes up to the parameter count, [(name, parameter bytes)], trailer bytes)."""
+    """(head bytes up to the parameter count, [(name, parameter bytes)], trailer bytes); in a
+    version 2 file an entry's parameter bytes end with its checksum (4 bytes)."""
+    crc = 4 if struct.unpack_from("<I", data, 8)[0] >= 2 else 0
     pos = 8 + 4
     config_size = struct.unpack_from("<Q", data, pos)[0]
-    pos += 8 + config_size
+    pos += 8 + config_size + crc
     count = struct.unpack_from("<I", data, pos)[0]
     head, pos = data[:pos], pos + 4
     entries = []
@@ -31,8 +34,8 @@ def parse(data):
         name = data[pos + 4:pos + 4 + n]
         pos += 4 + n
         values = struct.unpack_from("<Q", data, pos + 8)[0]
-        entries.append((name, data[pos:pos + 16 + 4 * values]))
-        pos += 16 + 4 * values
+        entries.append((name, data[pos:pos + 16 + 4 * values + crc]))
+        pos += 16 + 4 * values + crc
     return head, entries, data[pos:]
 
 
@@ -67,7 +70,7 @@ def mutate(data, rng):
     if op == 4:
         i = rng.randrange(len(entries))
         name, param = entries[i]
-        k = rng.randrange((len(param) - 16) // 4)
+        k = rng.randrange(struct.unpack_from("<Q", param, 8)[0])
         word = rng.choice([b"\x00\x00\xc0\x7f", b"\x00\x00\x80\x7f", b"\x00\x00\x80\xff"])
         entries[i] = (name, param[:16 + 4 * k] + word + param[20 + 4 * k:])
         return build(head, entries, trailer), "%s value %d non-finite" % (name.decode(), k), False, False
