@@ -244,6 +244,15 @@ def test_reload_under_load_loses_and_mixes_nothing(digits_models, tmp_path):
         with pytest.raises(ServerError) as e:
             server.client.reload(str(tmp_path / "missing.paddle"))
         assert e.value.status == 400 and "still serving version" in e.value.message
+        damaged = bytearray(open(models[0], "rb").read())
+        assert not damaged.endswith(b"PDEXTRA2")  # (so the byte below lies in the last parameter's values)
+        damaged[-4 - 8] ^= 1  # the lowest bit of a value: still finite, only the checksum tells
+        with open(tmp_path / "damaged.paddle", "wb") as f:
+            f.write(damaged)
+        with pytest.raises(ServerError) as e:
+            server.client.reload(str(tmp_path / "damaged.paddle"))
+        assert e.value.status == 400 and "fails its checksum" in e.value.message, e.value.message
+        assert "still serving version" in e.value.message
     finally:
         server.stop()
 
