@@ -2,30 +2,16 @@
 version 2): a damaged byte that would still parse (a finite value, a digit of the config) is
 refused with the file and the entry named, version 1 files (no checksums) still load and
 predict the same, and the front end's saved preprocessing has a checksum of its own."""
-import os
 import struct
 
 import numpy as np
 import pytest
 
-from paddle.trainer.config_parser import parse_config
 from py_paddle import swig_paddle as api
 from py_paddle.deploy import UNCHECKED_TRAILER_MAGIC, front_end_trailer, read_front_end_data
 
-ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 STATES = [{'reader': 'text', 'key': 'k', 'vocabulary': ['a', '<unk>'], 'oov': 1, 'lowercase': True,
            'labels': ['neg', 'pos']}]
-
-
-@pytest.fixture
-def merged(tmp_path, monkeypatch):
-    monkeypatch.chdir(os.path.join(ROOT, "demos", "mnist"))
-    api.initPaddle("--use_gpu=0")
-    gm = api.GradientMachine.createFromConfigProto(parse_config("mlp.py", "is_predict=1").model_config)
-    gm.randParameters()
-    path = str(tmp_path / "model.paddle")
-    gm.saveMergedModel(path)
-    return path
 
 
 def layout(data):

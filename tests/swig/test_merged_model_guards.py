@@ -14,16 +14,6 @@ ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)
 DEMO = os.path.join(ROOT, "demos", "mnist")
 
 
-@pytest.fixture
-def merged(tmp_path, monkeypatch):
-    monkeypatch.chdir(DEMO)
-    api.initPaddle("--use_gpu=0")
-    gm = api.GradientMachine.createFromConfigProto(parse_config("mlp.py", "is_predict=1").model_config)
-    path = str(tmp_path / "model.paddle")
-    gm.saveMergedModel(path)
-    return path
-
-
 def read_merged(path):
     """(config dict, [(name, header bytes, float32 values)]); a version 2 file's checksums are
     skipped (write_merged writes version 1, which has none)."""

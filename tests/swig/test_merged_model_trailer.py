@@ -1,28 +1,15 @@
 """A merged model may end with the front end's data (the readers' fitted preprocessing):
 the engine skips exactly that trailer and still refuses any other bytes after the
 parameters; py_paddle.deploy reads it back."""
-import os
 import struct
 
 import pytest
 
-from paddle.trainer.config_parser import parse_config
 from py_paddle import swig_paddle as api
 from py_paddle.deploy import TRAILER_MAGIC, front_end_trailer, read_front_end_data
 
-ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 STATES = [{'reader': 'text', 'key': 'k', 'vocabulary': ['a', '<unk>'], 'oov': 1, 'lowercase': True,
            'labels': ['neg', 'pos']}]
-
-
-@pytest.fixture
-def merged(tmp_path, monkeypatch):
-    monkeypatch.chdir(os.path.join(ROOT, "demos", "mnist"))
-    api.initPaddle("--use_gpu=0")
-    gm = api.GradientMachine.createFromConfigProto(parse_config("mlp.py", "is_predict=1").model_config)
-    path = str(tmp_path / "model.paddle")
-    gm.saveMergedModel(path)
-    return path
 
 
 def append(path, data):
