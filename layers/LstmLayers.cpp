@@ -2,6 +2,7 @@
 // inside a recurrent_group); both run LstmCell, so they compute the same thing.
 #include <cstring>
 
+#include "engine/math/Device.h"
 #include "layers/RecurrentLayers.h"
 
 namespace paddle {
@@ -44,6 +45,54 @@ template <typename A, typename G, typename S>
     g[3 * n + j] = o;
     stateAct[u] = s;
     hidden[u] = o * s;
+  });
+}
+
+// lstmForward with the gate pre-activations read where they lie instead of from a batch-order copy:
+// row i's are x[xRows[i]] + bias (the layer's input in sequence order), plus row i of `gates`
+// where kProduct (the recurrent product, written there by a GEMM with beta 0); the activated
+// gates go to `gates`. The hidden state is also written to out[xRows[i]] (the layer's output in
+// sequence order). The bits of toBatch (x + bias) then a GEMM with beta 1 (+ product, one
+// rounding) then lstmForward then toSequence: the same two sums in each element.
+// A gate's pre-activation in lstmForwardFromInput: (x + bias) + product, the sums of toBatch and of
+// a GEMM with beta 1 (whose C + product is one rounding; the order of a sum of two never matters).
+template <bool kProduct>
+PD_HD inline float gateInput(const float* g, const float* x, const float* bias, size_t k) {
+  const float v = x[k] + bias[k];
+  return kProduct ? g[k] + v : v;
+}
+
+template <bool kProduct, typename A, typename G, typename S>
+[[gnu::noinline]] void lstmForwardFromInput(A fa, G fg, S fs, size_t rows, size_t n, const float* __restrict x,
+                                            const int* __restrict xRows, const float* __restrict bias,
+                                            float* __restrict gates, const float* __restrict prevCell,
+                                            const float* __restrict peep, float* __restrict cell,
+                                            float* __restrict stateAct, float* __restrict hidden,
+                                            float* __restrict out) {
+  forEachUnit(false, rows, n, [=] PD_HD(size_t i, size_t j) {
+    float* g = gates + i * 4 * n;
+    const float* xi = x + static_cast<size_t>(xRows[i]) * 4 * n;
+    const size_t u = i * n + j;
+    const float cp = prevCell[u];
+    const float a = fa.fwd(gateInput<kProduct>(g, xi, bias, j));
+    const float in = fg.fwd(gateInput<kProduct>(g, xi, bias, n + j) + cp * peep[j]);
+    const float f = fg.fwd(gateInput<kProduct>(g, xi, bias, 2 * n + j) + cp * peep[n + j]);
+    g[j] = a;
+    g[n + j] = in;
+    g[2 * n + j] = f;
+    cell[u] = a * in + cp * f;
+  });
+  forEachUnit(false, rows, n, [=] PD_HD(size_t i, size_t j) {
+    float* g = gates + i * 4 * n;
+    const size_t row = static_cast<size_t>(xRows[i]), u = i * n + j;
+    const float c = cell[u];
+    const float o = fg.fwd(gateInput<kProduct>(g, x + row * 4 * n, bias, 3 * n + j) + c * peep[2 * n + j]);
+    const float s = fs.fwd(c);
+    g[3 * n + j] = o;
+    stateAct[u] = s;
+    const float h = o * s;
+    hidden[u] = h;
+    out[row * n + j] = h;
   });
 }
 
@@ -92,6 +141,22 @@ template <bool kSetPrev, typename A, typename G, typename S>
   }, kCellGrain / (rows + 1) + 1);
 }
 
+// Asks the CPU to fetch rows[i] of m (rows of `width` floats) for i < n into its L2 cache: the
+// sequence-order rows that the cell reads after the step's product (which runs meanwhile), whose
+// scattered addresses the hardware prefetchers do not foresee.
+inline void prefetchRows(const float* m, const int* rows, size_t n, size_t width, bool forWriting) {
+  for (size_t i = 0; i < n; ++i) {
+    const char* row = reinterpret_cast<const char*>(m + static_cast<size_t>(rows[i]) * width);
+    for (size_t k = 0; k < width * sizeof(float); k += 64) {
+      if (forWriting) {
+        __builtin_prefetch(row + k, 1, 2);
+      } else {
+        __builtin_prefetch(row + k, 0, 2);
+      }
+    }
+  }
+}
+
 // One row's terms of the peephole grads pi, pf, po (I, F, O), units [j0, j1): dg the row's 4n
 // gate grads, prevCell its previous cell (null: zeros, multiplied all the same, as
 // lstmBackward multiplies the zeros it is given), cell its cell.
@@ -131,6 +196,25 @@ class LstmCell {
     zerosForAbsent(rows, prevCell, peep);
     withActs(act_, gate_, state_, [&](auto fa, auto fg, auto fs) {
       lstmForward(fa, fg, fs, gpu_, rows, H_, gates, prevCell, peep, cell, stateAct, hidden);
+    });
+  }
+
+  // forward with the pre-activations of row i read from x's row xRows[i] (4H wide, sequence order)
+  // plus bias (4H), plus row i of `gates` where `product` (the recurrent product); also writes
+  // hidden to out's row xRows[i] (H wide). CPU only.
+  void forwardFromInput(size_t rows, bool product, const float* x, const int* xRows, const float* bias,
+                        float* gates, const float* prevCell, const float* peep, float* cell, float* stateAct,
+                        float* hidden, float* out) {
+    zerosForAbsent(rows, prevCell, peep);
+    withActs(act_, gate_, state_, [&](auto fa, auto fg, auto fs) {
+      auto run = [&](auto kernel) {
+        kernel(fa, fg, fs, rows, H_, x, xRows, bias, gates, prevCell, peep, cell, stateAct, hidden, out);
+      };
+      if (product) {
+        run(lstmForwardFromInput<true, decltype(fa), decltype(fg), decltype(fs)>);
+      } else {
+        run(lstmForwardFromInput<false, decltype(fa), decltype(fg), decltype(fs)>);
+      }
     });
   }
 
@@ -203,29 +287,53 @@ class LstmLayer : public BatchRecurrentLayer, public InputGradientSetter {
 
   void forward(PassType pass) override {
     const size_t H = H_;
-    startForward(pass, gates_);
-    const size_t T = gates_.height();
+    buildSchedule(pass);
+    Matrix W = view(weight(0)->value(), 0, H, 4 * H);
+    if (batch_.numSteps() > 1) recurrentWeight_.set(W, false);  // packed once for all the steps
+    const Argument& in = input(0);
+    const size_t T = in.value.height();
+    // in place of a reordering pass over the [T, 4H] input, the cell reads its rows where they lie
+    const bool fromInput = readsInputInCell();
+    if (fromInput) {
+      gates_.resize(T, 4 * H);
+      resetOutput(T, H);
+    } else {
+      reorderInput(gates_);
+    }
+    const int* seqRows = batch_.sequenceRows();
     cells_.resize(T, H);
     states_.resize(T, H);
     hidden_.resize(T, H);
-    Matrix W = view(weight(0)->value(), 0, H, 4 * H);
     const float* peep = bias_ ? bias_->value().data() + 4 * H : nullptr;
-    if (batch_.numSteps() > 1) recurrentWeight_.set(W, false);  // packed once for all the steps
     const size_t groups = sequenceGroupCount(sequenceGroups());
     if (groups > 1) cell_.reserve(batch_.stepRows(0));
     forEachSequenceGroup(groups, [&](size_t a, size_t b) {
       for (size_t t = 0; t < batch_.numSteps() && batch_.stepRows(t) > a; ++t) {
         const size_t b0 = batch_.stepBegin(t) + a, r = std::min(batch_.stepRows(t), b) - a;
+        if (fromInput) {
+          prefetchRows(in.value.data(), seqRows + b0, r, 4 * H, false);
+          prefetchRows(output_.value.data(), seqRows + b0, r, H, true);
+        }
         if (t > 0) {
           Matrix g = gates_.rows(b0, b0 + r);
           const size_t p0 = prevBegin(t) + a;
-          math::gemm(hidden_.rows(p0, p0 + r), recurrentWeight_, g, 1.0f, 1.0f);
+          math::gemm(hidden_.rows(p0, p0 + r), recurrentWeight_, g, 1.0f, fromInput ? 0.0f : 1.0f);
         }
-        cell_.forward(r, gates_.row(b0), t > 0 ? cells_.row(prevBegin(t) + a) : nullptr, peep, cells_.row(b0),
-                      states_.row(b0), hidden_.row(b0));
+        const float* prevCell = t > 0 ? cells_.row(prevBegin(t) + a) : nullptr;
+        if (fromInput) {
+          cell_.forwardFromInput(r, t > 0, in.value.data(), seqRows + b0, bias_->value().data(), gates_.row(b0),
+                                 prevCell, peep, cells_.row(b0), states_.row(b0), hidden_.row(b0),
+                                 output_.value.data());
+        } else {
+          cell_.forward(r, gates_.row(b0), prevCell, peep, cells_.row(b0), states_.row(b0), hidden_.row(b0));
+        }
       }
     });
-    finishForward(hidden_);
+    if (fromInput) {
+      finishOutput();
+    } else {
+      finishForward(hidden_);
+    }
   }
 
   void backward() override {
@@ -309,6 +417,15 @@ class LstmLayer : public BatchRecurrentLayer, public InputGradientSetter {
   }
 
  private:
+  // Whether the forward's cell reads the gate pre-activations from the input in sequence order
+  // (with the bias) and writes the output there, instead of passes that reorder them: on the CPU
+  // with a bias, where the recurrent product's GEMM may leave adding C to the cell (one step, or
+  // math::addsProductOnce). PADDLE_FUSE_LSTM_INPUT=0 turns it off (the other path's bits are the same).
+  bool readsInputInCell() const {
+    return !useGpu_ && bias_ && !switchedOffInEnvironment("PADDLE_FUSE_LSTM_INPUT") &&
+           (batch_.numSteps() <= 1 || math::addsProductOnce(recurrentWeight_, H_));
+  }
+
   // Whether the steps may run by groups of sequences (forEachSequenceGroup): only where the
   // bits cannot depend on the grouping, CPU products through a packed bf16 weight (an
   // OpenBLAS product's order of sums may change with its number of rows).

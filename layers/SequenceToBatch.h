@@ -26,6 +26,8 @@ class SequenceToBatch {
 
   // The sequence-order row of batch row b.
   int sequenceRow(size_t b) const { return seqRow_.data()[b]; }
+  // Those of every batch row, on the host (for CPU kernels that read or write sequence-order rows).
+  const int* sequenceRows() const { return seqRow_.data(); }
   // Sequence indices, longest first (the order of the rows of every step).
   const std::vector<int>& sequenceOrder() const { return order_; }
   size_t numSequences() const { return order_.size(); }
