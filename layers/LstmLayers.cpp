@@ -96,15 +96,20 @@ template <bool kProduct, typename A, typename G, typename S>
   });
 }
 
+// How lstmBackward writes the gate grads of row i also to row inRows[i] of the input's gradient
+// (sequence order): not at all, set to 0 + them (the bits of adding them to a cleared one), or added.
+enum InputGrad { kNoInputGrad = 0, kSetInputGrad = 1, kAddInputGrad = 2 };
+
 // LSTM backward (see LstmCell::backward); kSetPrev: prevCellGrad is set to 0 + its terms, the
 // bits of adding them to a cleared one, without reading it.
-template <bool kSetPrev, typename A, typename G, typename S>
+template <bool kSetPrev, int kInputGrad, typename A, typename G, typename S>
 [[gnu::noinline]] void lstmBackward(A fa, G fg, S fs, bool gpu, size_t rows, size_t n,
                                     const float* __restrict gates, const float* __restrict prevCell,
                                     const float* __restrict cell, const float* __restrict stateAct,
                                     const float* __restrict hiddenGrad, float* __restrict cellGrad,
                                     float* __restrict gateGrad, float* __restrict prevCellGrad,
-                                    const float* __restrict peep, float* __restrict peepGrad, bool sumPeepholes) {
+                                    const float* __restrict peep, float* __restrict peepGrad, bool sumPeepholes,
+                                    float* __restrict inGrad, const int* __restrict inRows) {
   forEachUnit(gpu, rows, n, [=] PD_HD(size_t i, size_t j) {
     const float* g = gates + i * 4 * n;
     float* dg = gateGrad + i * 4 * n;
@@ -118,10 +123,19 @@ template <bool kSetPrev, typename A, typename G, typename S>
     cellGrad[u] = dc;
     const float dI = dc * a * fg.bwd(in, 0.0f);
     const float dF = dc * cp * fg.bwd(f, 0.0f);
-    dg[j] = dc * in * fa.bwd(a, 0.0f);
+    const float dA = dc * in * fa.bwd(a, 0.0f);
+    dg[j] = dA;
     dg[n + j] = dI;
     dg[2 * n + j] = dF;
     dg[3 * n + j] = dO;
+    if (kInputGrad != kNoInputGrad) {
+      float* dx = inGrad + static_cast<size_t>(inRows[i]) * 4 * n;
+      const bool set = kInputGrad == kSetInputGrad;
+      dx[j] = (set ? 0.0f : dx[j]) + dA;
+      dx[n + j] = (set ? 0.0f : dx[n + j]) + dI;
+      dx[2 * n + j] = (set ? 0.0f : dx[2 * n + j]) + dF;
+      dx[3 * n + j] = (set ? 0.0f : dx[3 * n + j]) + dO;
+    }
     prevCellGrad[u] = (kSetPrev ? 0.0f : prevCellGrad[u]) + (dc * f + dI * peep[j] + dF * peep[n + j]);
   });
   if (!sumPeepholes) return;
@@ -153,6 +167,18 @@ inline void prefetchRows(const float* m, const int* rows, size_t n, size_t width
       } else {
         __builtin_prefetch(row + k, 0, 2);
       }
+    }
+  }
+}
+
+// db[g * n + j] += the rows' dg[g * n + j] for the 4 gates g and units j in [j0, j1), row after row
+// (dg: rows of 4n): the order of each column's sum in math::sumRows.
+[[gnu::noinline]] void addBiasRows(size_t j0, size_t j1, size_t n, size_t rows, const float* __restrict dg,
+                                   float* __restrict db) {
+  for (size_t i = 0; i < rows; ++i) {
+    const float* __restrict x = dg + i * 4 * n;
+    for (size_t g = 0; g < 4; ++g) {
+      for (size_t j = j0; j < j1; ++j) db[g * n + j] += x[g * n + j];
     }
   }
 }
@@ -224,9 +250,12 @@ class LstmCell {
   // sumPeepholes the peephole grads are left to the caller (addPeepholeGrads) and
   // prevCellGrad must not be null: then concurrent calls (a reserve()d cell, disjoint rows)
   // share no memory they write. setPrevCellGrad: prevCellGrad is set (as if added to zeros), not read.
+  // inGrad (CPU only, with setPrevCellGrad): the gate grads of row i also go to inGrad's row inRows[i]
+  // (4H wide), set (as if added to zeros) where setInGrad, else added.
   void backward(size_t rows, const float* gates, const float* prevCell, const float* cell, const float* stateAct,
                 const float* hiddenGrad, float* cellGrad, float* gateGrad, float* prevCellGrad, const float* peep,
-                float* peepGrad, bool sumPeepholes = true, bool setPrevCellGrad = false) {
+                float* peepGrad, bool sumPeepholes = true, bool setPrevCellGrad = false, float* inGrad = nullptr,
+                const int* inRows = nullptr, bool setInGrad = false) {
     zerosForAbsent(rows, prevCell, peep);
     if (sumPeepholes && (!prevCellGrad || !peepGrad)) {
       float* sink = placeholders_.sink((prevCellGrad ? 0 : rows * H_) + (peepGrad ? 0 : 3 * H_));
@@ -239,12 +268,19 @@ class LstmCell {
     withActs(act_, gate_, state_, [&](auto fa, auto fg, auto fs) {
       auto run = [&](auto body) {
         body(fa, fg, fs, gpu_, rows, H_, gates, prevCell, cell, stateAct, hiddenGrad, cellGrad, gateGrad,
-             prevCellGrad, peep, peepGrad, sumPeepholes);
+             prevCellGrad, peep, peepGrad, sumPeepholes, inGrad, inRows);
       };
-      if (setPrevCellGrad) {
-        run(lstmBackward<true, decltype(fa), decltype(fg), decltype(fs)>);
+      using FA = decltype(fa);
+      using FG = decltype(fg);
+      using FS = decltype(fs);
+      if (!setPrevCellGrad) {
+        run(lstmBackward<false, kNoInputGrad, FA, FG, FS>);
+      } else if (!inGrad) {
+        run(lstmBackward<true, kNoInputGrad, FA, FG, FS>);
+      } else if (setInGrad) {
+        run(lstmBackward<true, kSetInputGrad, FA, FG, FS>);
       } else {
-        run(lstmBackward<false, decltype(fa), decltype(fg), decltype(fs)>);
+        run(lstmBackward<true, kAddInputGrad, FA, FG, FS>);
       }
     });
   }
@@ -347,6 +383,13 @@ class LstmLayer : public BatchRecurrentLayer, public InputGradientSetter {
     float* peepGrad = biasTrainable() ? bias_->grad().data() + 4 * H : nullptr;
     if (batch_.numSteps() > 1) recurrentWeight_.set(W, true);
     if (!sequenceGroups()) cellGrad_.zero();  // (the groups clear their own rows)
+    Argument& in = input(0);
+    Matrix db = biasTrainable() ? view(bias_->grad(), 0, 1, 4 * H) : Matrix();
+    // by groups, the cell also writes the input's gradient rows in sequence order and the bias
+    // gradient is summed with the peepholes' (the bits of the reordering pass below, without it)
+    const bool fuseGrads = sequenceGroups() && !switchedOffInEnvironment("PADDLE_FUSE_LSTM_INPUT");
+    float* inGrad = fuseGrads && !in.grad.empty() ? in.grad.data() : nullptr;
+    const int* seqRows = batch_.sequenceRows();
     if (sequenceGroups()) {
       // the groups must not share the cell's sink: the first step's previous-cell gradient
       // goes to rows of a scratch matrix, and the peephole grads are summed afterwards
@@ -369,15 +412,18 @@ class LstmLayer : public BatchRecurrentLayer, public InputGradientSetter {
           const size_t p0 = t > 0 ? prevBegin(t) + a : 0;
           cell_.backward(r, gates_.row(b0), t > 0 ? cells_.row(p0) : nullptr, cells_.row(b0), states_.row(b0),
                          hiddenGrad_.row(b0), cellGrad_.row(b0), gateGrad_.row(b0),
-                         t > 0 ? cellGrad_.row(p0) : firstPrevCellGrad_.row(a), peep, nullptr, false, true);
+                         t > 0 ? cellGrad_.row(p0) : firstPrevCellGrad_.row(a), peep, nullptr, false, true,
+                         inGrad, seqRows + b0, setsInputGrad(0));
           if (t > 0) {
+            // the previous step's input-gradient rows, fetched while the product runs
+            if (inGrad) prefetchRows(inGrad, seqRows + p0, std::min(batch_.stepRows(t - 1), b) - a, 4 * H, true);
             Matrix dgt = gateGrad_.rows(b0, b0 + r);
             Matrix dhPrev = hiddenGrad_.rows(p0, p0 + r);
             math::gemm(dgt, recurrentWeight_, dhPrev, 1.0f, 1.0f);
           }
         }
       });
-      if (peepGrad) addPeepholeGrads(peepGrad);
+      if (peepGrad) addPeepholeGrads(peepGrad, fuseGrads ? db.data() : nullptr);
     } else {
       for (size_t t = batch_.numSteps(); t-- > 0;) {
         const size_t b0 = batch_.stepBegin(t), r = batch_.stepRows(t);
@@ -396,8 +442,7 @@ class LstmLayer : public BatchRecurrentLayer, public InputGradientSetter {
       Matrix dW = view(weight(0)->grad(), 0, H, 4 * H);
       recurrentWeightGradient(hidden_, gateGrad_, dW);
     }
-    Argument& in = input(0);
-    Matrix db = biasTrainable() ? view(bias_->grad(), 0, 1, 4 * H) : Matrix();
+    if (fuseGrads) return;
     if (biasTrainable() && !in.grad.empty()) {  // one pass over the gate gradients
       batch_.toSequenceSummingRows(gateGrad_, in.grad, db, setsInputGrad(0));
     } else if (biasTrainable()) {
@@ -433,7 +478,10 @@ class LstmLayer : public BatchRecurrentLayer, public InputGradientSetter {
 
   // The peephole grads of the backward by groups: one index per unit sums the steps from the
   // last and each step's rows in order, as LstmCell::backward does step by step (the same bits).
-  void addPeepholeGrads(float* peepGrad) {
+  // With biasGrad (the 4H gate biases' grads), each block of units then sums the gate grads of those
+  // units over the rows in order into it, as math::sumRows does (the same bits), while the first
+  // rows, the peepholes' last, are still in the cache.
+  void addPeepholeGrads(float* peepGrad, float* biasGrad) {
     const size_t n = H_, steps = batch_.numSteps();
     const float* dgAll = gateGrad_.data();
     const float* cellAll = cells_.data();
@@ -449,6 +497,7 @@ class LstmLayer : public BatchRecurrentLayer, public InputGradientSetter {
                          cellAll + (b0 + i) * n, peepGrad, peepGrad + n, peepGrad + 2 * n);
         }
       }
+      if (biasGrad) addBiasRows(j0, j1, n, batch.stepEnd(steps - 1), dgAll, biasGrad);
     });
   }
 
