@@ -48,12 +48,6 @@ template <typename A, typename G, typename S>
   });
 }
 
-// lstmForward with the gate pre-activations read where they lie instead of from a batch-order copy:
-// row i's are x[xRows[i]] + bias (the layer's input in sequence order), plus row i of `gates`
-// where kProduct (the recurrent product, written there by a GEMM with beta 0); the activated
-// gates go to `gates`. The hidden state is also written to out[xRows[i]] (the layer's output in
-// sequence order). The bits of toBatch (x + bias) then a GEMM with beta 1 (+ product, one
-// rounding) then lstmForward then toSequence: the same two sums in each element.
 // A gate's pre-activation in lstmForwardFromInput: (x + bias) + product, the sums of toBatch and of
 // a GEMM with beta 1 (whose C + product is one rounding; the order of a sum of two never matters).
 template <bool kProduct>
@@ -62,6 +56,12 @@ PD_HD inline float gateInput(const float* g, const float* x, const float* bias, 
   return kProduct ? g[k] + v : v;
 }
 
+// lstmForward with the gate pre-activations read where they lie instead of from a batch-order copy:
+// row i's are x[xRows[i]] + bias (the layer's input in sequence order), plus row i of `gates`
+// where kProduct (the recurrent product, written there by a GEMM with beta 0); the activated
+// gates go to `gates`. The hidden state is also written to out[xRows[i]] (the layer's output in
+// sequence order). The bits of toBatch (x + bias) then a GEMM with beta 1 (+ product, one
+// rounding) then lstmForward then toSequence: the same two sums in each element. CPU only.
 template <bool kProduct, typename A, typename G, typename S>
 [[gnu::noinline]] void lstmForwardFromInput(A fa, G fg, S fs, size_t rows, size_t n, const float* __restrict x,
                                             const int* __restrict xRows, const float* __restrict bias,

@@ -5,7 +5,7 @@ sequence order (adding the bias and the recurrent product in the cell) and write
 sequence order from the cell, instead of reordering both through batch-order copies. It must
 give the bits of the unfused path (PADDLE_FUSE_LSTM_INPUT=0) in bf16 (by groups of sequences at
 2 threads; the product added in the cell, which needs the bf16 GEMM to add C in one rounding:
-sizes under and over its block of k) and in fp32 (only one step fuses there), both directions,
+sizes up to its block of k, 384, and over it) and in fp32 (only one step fuses there), both directions,
 with and without a bias, values and every gradient.
 """
 import os
@@ -30,7 +30,7 @@ def net():
     x = data_layer(name="x", size=12)
     layers = [lstmemory(input=fc_layer(input=x, size=4 * 16, act=LinearActivation()), name="fwd"),
               lstmemory(input=fc_layer(input=x, size=4 * 16, act=LinearActivation()), name="bwd", reverse=True),
-              lstmemory(input=fc_layer(input=x, size=4 * 200, act=LinearActivation()), name="wide"),
+              lstmemory(input=fc_layer(input=x, size=4 * 384, act=LinearActivation()), name="wide"),
               lstmemory(input=fc_layer(input=x, size=4 * 400, act=LinearActivation()), name="wider"),
               lstmemory(input=fc_layer(input=x, size=4 * 16, act=LinearActivation()), name="nobias",
                         bias_attr=False)]
