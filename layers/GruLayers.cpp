@@ -178,9 +178,11 @@ class GruLayer : public BatchRecurrentLayer {
 
   void forward(PassType pass) override {
     const size_t H = H_;
-    startForward(pass, input_);
-    const size_t T = input_.height();
-    splitGates(input_, zr_, cand_, H);
+    buildSchedule(pass);
+    const size_t T = input(0).value.height();
+    // reordered straight into the two blocks the steps' products see (one pass, not two)
+    Matrix bias = bias_ ? view(bias_->value(), 0, 1, 3 * H) : Matrix();
+    batch_.toBatchSplit(input(0).value, 2 * H, zr_, cand_, bias_ ? &bias : nullptr);
     resetH_.resize(T, H);
     hidden_.resize(T, H);
     Matrix Ug = view(weight(0)->value(), 0, H, 2 * H);
@@ -239,21 +241,26 @@ class GruLayer : public BatchRecurrentLayer {
       const size_t first = batch_.stepBegin(1);
       math::gemm(resetH_.rows(first, T), true, candGrad_.rows(first, T), false, dUc, 1.0f, 1.0f);
     }
+    Argument& in = input(0);
+    if (!useGpu_ && !reverseKernelOrder()) {  // the joined gradient is never formed: one pass, not three
+      batch_.addJoinedToSequence(zrGrad_, candGrad_, in.grad.empty() ? nullptr : &in.grad,
+                                 biasTrainable() ? &bias_->grad() : nullptr);
+      return;
+    }
     joinGates(zrGrad_, candGrad_, inputGrad_, H);
     if (biasTrainable()) math::sumRows(inputGrad_, bias_->grad());
-    Argument& in = input(0);
     if (!in.grad.empty()) batch_.toSequence(inputGrad_, in.grad, true);
   }
 
   void releaseForwardState() override {
-    releaseBuffers({&input_, &zr_, &cand_, &resetH_, &hidden_, &hiddenGrad_, &zrGrad_, &candGrad_, &rhGrad_,
+    releaseBuffers({&zr_, &cand_, &resetH_, &hidden_, &hiddenGrad_, &zrGrad_, &candGrad_, &rhGrad_,
                     &inputGrad_});
   }
 
  private:
   size_t H_ = 0;
   GruStep step_;
-  Matrix input_, zr_, cand_, resetH_, hidden_;  // batch order
+  Matrix zr_, cand_, resetH_, hidden_;  // batch order
   math::ReusedOperand ug_, uc_;  // the recurrent weights: U in the forward, U^T in the backward
   // Whether the steps may run by groups of sequences (forEachSequenceGroup): products through
   // packed bf16 weights, whose bits do not depend on the grouping (OpenBLAS's might).

@@ -149,12 +149,21 @@ class BatchRecurrentLayer : public Layer {
     for (Matrix* m : buffers) m->setDevice(useGpu_);
   }
 
-  // Builds the schedule and reorders input 0 into batch order in `dst`, adding
-  // the first dst.width() values of the bias (if any) to every row.
-  void startForward(PassType pass, Matrix& dst) {
+  // Builds the schedule (batch_) of input 0's sequences.
+  void buildSchedule(PassType pass) {
     pass_ = pass;
     const Argument& in = input(0);
     batch_.build(in.seqStarts, in.value.height(), reversed_);
+  }
+  // Builds the schedule and reorders input 0 into batch order in `dst`, adding
+  // the first dst.width() values of the bias (if any) to every row.
+  void startForward(PassType pass, Matrix& dst) {
+    buildSchedule(pass);
+    reorderInput(dst);
+  }
+  // The reordering of startForward, the schedule built.
+  void reorderInput(Matrix& dst) {
+    const Argument& in = input(0);
     Matrix bias = bias_ ? rnn::view(bias_->value(), 0, 1, in.value.width()) : Matrix();
     batch_.toBatch(in.value, dst, bias_ ? &bias : nullptr);
   }
@@ -162,6 +171,10 @@ class BatchRecurrentLayer : public Layer {
   void finishForward(const Matrix& hidden) {
     resetOutput(hidden.height(), size_);
     batch_.toSequence(hidden, output_.value, false);
+    finishOutput();
+  }
+  // The output's sequences and dropout, once its values are written in sequence order.
+  void finishOutput() {
     output_.seqStarts = input(0).seqStarts;
     output_.subSeqStarts = input(0).subSeqStarts;
     forwardActivation();  // dropout

@@ -71,6 +71,31 @@ void SequenceToBatch::toBatch(const Matrix& src, Matrix& dst, const Matrix* bias
                    [=] PD_HD(size_t b, size_t j) { d[b * w + j] = s[map[b] * w + j] + r[j]; });
 }
 
+void SequenceToBatch::toBatchSplit(const Matrix& src, size_t leftWidth, Matrix& left, Matrix& right,
+                                   const Matrix* bias) {
+  const size_t w = src.width(), wl = leftWidth, wr = w - leftWidth, rows = seqRow_.size();
+  const bool gpu = src.useGpu();
+  PADDLE_ENFORCE(leftWidth <= w, DataError, "toBatchSplit: ", leftWidth, " left columns of ", w);
+  PADDLE_ENFORCE(!bias || (bias->size() == w && bias->useGpu() == gpu), DataError, "toBatchSplit: bias of ",
+                 bias ? bias->size() : 0, " values for rows of ", w);
+  for (Matrix* m : {&left, &right}) m->setDevice(gpu);
+  left.resize(rows, wl);
+  right.resize(rows, wr);
+  const int* map = rowMap(gpu);
+  const float* s = src.data();
+  const float* r = bias ? bias->data() : nullptr;
+  float* l = left.data();
+  float* o = right.data();
+  if (r) {
+    forEach2Parallel(gpu, rows, wl, [=] PD_HD(size_t b, size_t j) { l[b * wl + j] = s[map[b] * w + j] + r[j]; });
+    forEach2Parallel(gpu, rows, wr,
+                     [=] PD_HD(size_t b, size_t j) { o[b * wr + j] = s[map[b] * w + wl + j] + r[wl + j]; });
+  } else {
+    forEach2Parallel(gpu, rows, wl, [=] PD_HD(size_t b, size_t j) { l[b * wl + j] = s[map[b] * w + j]; });
+    forEach2Parallel(gpu, rows, wr, [=] PD_HD(size_t b, size_t j) { o[b * wr + j] = s[map[b] * w + wl + j]; });
+  }
+}
+
 void SequenceToBatch::toBatch(const IVector& src, IVector& dst) {
   const bool gpu = src.useGpu();
   dst.setDevice(gpu);
@@ -131,6 +156,42 @@ void SequenceToBatch::toSequenceSummingRows(const Matrix& src, Matrix& dst, Matr
         }
       }
     }
+  });
+}
+
+void SequenceToBatch::addJoinedToSequence(const Matrix& left, const Matrix& right, Matrix* dst, Matrix* sums) {
+  const size_t wl = left.width(), wr = right.width(), w = wl + wr, h = seqRow_.size();
+  PADDLE_ENFORCE(!left.useGpu() && !right.useGpu() && (!dst || !dst->useGpu()) && (!sums || !sums->useGpu()),
+                 DataError, "addJoinedToSequence runs on the CPU");
+  PADDLE_ENFORCE(left.height() == h && right.height() == h && (!dst || dst->width() == w) &&
+                     (!sums || sums->size() == w),
+                 DataError, "addJoinedToSequence: shapes do not match rows of ", wl, " + ", wr);
+  if (!dst && !sums) return;
+  const int* map = rowMap(false);
+  const float* ls = left.data();
+  const float* rs = right.data();
+  float* d = dst ? dst->data() : nullptr;
+  float* o = sums ? sums->data() : nullptr;
+  // One block of columns [j0, j1) of one source (width ws, at column off of the joined rows), the rows
+  // in order (as math::sumRows sums them).
+  auto block = [=](const float* src, size_t ws, size_t off, size_t j0, size_t j1) {
+    const size_t cols = j1 - j0;
+    for (size_t b = 0; b < h; ++b) {
+      const float* __restrict x = src + b * ws + j0;
+      if (o) {
+        float* __restrict oj = o + off + j0;
+        for (size_t j = 0; j < cols; ++j) oj[j] += x[j];
+      }
+      if (d) {
+        float* __restrict y = d + static_cast<size_t>(map[b]) * w + off + j0;
+        for (size_t j = 0; j < cols; ++j) y[j] += x[j];
+      }
+    }
+  };
+  // threads take blocks of the joined columns; a block that straddles the two sources runs each part
+  parallelFor(w, kParallelGrain / std::max<size_t>(h, 1) + 1, [=](size_t j0, size_t j1) {
+    if (j0 < wl) block(ls, wl, 0, j0, std::min(j1, wl));
+    if (j1 > wl) block(rs, wr, wl, std::max(j0, wl) - wl, j1 - wl);
   });
 }
 

@@ -26,6 +26,8 @@ class SequenceToBatch {
 
   // The sequence-order row of batch row b.
   int sequenceRow(size_t b) const { return seqRow_.data()[b]; }
+  // Those of every batch row, on the host (for CPU kernels that read or write sequence-order rows).
+  const int* sequenceRows() const { return seqRow_.data(); }
   // Sequence indices, longest first (the order of the rows of every step).
   const std::vector<int>& sequenceOrder() const { return order_; }
   size_t numSequences() const { return order_.size(); }
@@ -34,12 +36,19 @@ class SequenceToBatch {
   // every row when given; dst moves to src's device
   void toBatch(const Matrix& src, Matrix& dst, const Matrix* bias = nullptr);
   void toBatch(const IVector& src, IVector& dst);
+  // toBatch(src, joined, bias) with `joined` cut by columns into left (its first leftWidth) and
+  // right (the rest) as it is written: the bits of reordering and then copying the two blocks.
+  void toBatchSplit(const Matrix& src, size_t leftWidth, Matrix& left, Matrix& right, const Matrix* bias = nullptr);
   // dst (sequence order) = src (batch order); with accumulate, dst += src (same device)
   void toSequence(const Matrix& src, Matrix& dst, bool accumulate);
   // toSequence(src, dst, true) and sums[0, :] += the rows of src summed in row order (the
   // bits of math::sumRows(src, sums)) in one pass over src (a bias gradient with its input's).
   // With overwrite, dst is set to 0 + src instead (the bits of clearing it and adding) and not read.
   void toSequenceSummingRows(const Matrix& src, Matrix& dst, Matrix& sums, bool overwrite = false);
+  // CPU: with src = [left | right] (joined by columns, never formed): dst += src in sequence order
+  // unless dst is null, and sums[0, :] += src's rows summed in row order unless sums is null (the
+  // bits of toSequence(src, *dst, true) and math::sumRows(src, *sums)), in one pass.
+  void addJoinedToSequence(const Matrix& left, const Matrix& right, Matrix* dst, Matrix* sums);
 
  private:
   // seqRow_ as kernels on that device read it

@@ -85,5 +85,10 @@ void addRowDots(const Matrix& x, const Matrix& y, float* out);
 // (a scalar weight's gradient, a squared norm). Sums in double, chunk by chunk.
 void addDot(const Matrix& x, const Matrix& y, float* out);
 
+// Whether gemm(A, B, C, 1, 1) gives, element by element, C + gemm(A, B, P, 1, 0) in one rounding
+// (so a caller may add C to the product P itself, in any order) for A of `depth` columns: a
+// packed bf16 B whose depth fits one block of k (GemmBf16.h adds each block's sums to C apart).
+bool addsProductOnce(const ReusedOperand& B, size_t depth);
+
 }  // namespace math
 }  // namespace paddle
