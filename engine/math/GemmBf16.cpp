@@ -18,7 +18,15 @@
 namespace paddle {
 namespace math {
 
+namespace {
+// Packed blocks: kKC values of k (B's micro-panel, kKC/2 x kNR pairs = 24 KB, stays in L1
+// while the kMC rows of A stream from L2); kNC columns of B per packed block.
+constexpr size_t kKC = 384;
+}  // namespace
+
 float roundToBf16(float x) { return fromBf16Bits(toBf16Bits(x)); }
+
+size_t bf16DepthBlock() { return kKC; }
 
 #ifdef PADDLE_BF16_KERNELS
 namespace {
@@ -26,9 +34,6 @@ namespace {
 // accumulators, 2 vectors of B and one broadcast of A per pair of k.
 constexpr size_t kNV = 2;
 constexpr size_t kNR = 16 * kNV;
-// Packed blocks: kKC values of k (B's micro-panel, kKC/2 x kNR pairs = 24 KB, stays in L1
-// while the kMC rows of A stream from L2); kNC columns of B per packed block.
-constexpr size_t kKC = 384;
 constexpr size_t kMC = 96;
 constexpr size_t kNC = 1024;
 

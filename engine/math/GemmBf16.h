@@ -16,6 +16,9 @@ bool bf16GemmSupported();
 // C[M, N] = alpha * op(A) * op(B) + beta * C, row-major, one thread; op(X) = X^T when trans.
 // Each C element sums its K products in a fixed order (pairs of k, in blocks of 384 k),
 // whatever range of C a call computes: the same bits at any thread count.
+// The block of k (384): a product of depth K <= it adds beta * C to each element's sum of
+// products in one rounding; a deeper one adds each block's sums to C in turn.
+size_t bf16DepthBlock();
 void gemmBf16(bool transA, bool transB, size_t M, size_t N, size_t K, float alpha, const float* A, size_t lda,
               const float* B, size_t ldb, float beta, float* C, size_t ldc);
 

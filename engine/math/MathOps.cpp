@@ -336,10 +336,7 @@ void addDot(const Matrix& x, const Matrix& y, float* out) {
   });
 }
 
-bool addsProductOnce(const ReusedOperand& B, size_t depth) {
-  constexpr size_t kBf16BlockK = 384;  // gemmBf16's block of k (GemmBf16.h); tests/engine/test_recurrent_fusion.py checks it
-  return B.packed() && depth <= kBf16BlockK;
-}
+bool addsProductOnce(const ReusedOperand& B, size_t depth) { return B.packed() && depth <= bf16DepthBlock(); }
 
 }  // namespace math
 }  // namespace paddle
