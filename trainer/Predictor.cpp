@@ -9,7 +9,6 @@
 #include <map>
 #include <nlohmann/json.hpp>
 #include <set>
-#include <sstream>
 #include <vector>
 
 #include "engine/Checksum.h"
@@ -94,6 +93,29 @@ bool frontEndTrailerFits(std::istream& in) {
           std::memcmp(magic, kUncheckedTrailerMagic, sizeof(magic)) == 0) &&
          size == rest - sizeof(uint64_t) - sizeof(kTrailerMagic);
 }
+
+// Passes what is written on to another stream's buffer and keeps the CRC-32C of it.
+class ChecksummingBuf : public std::streambuf {
+ public:
+  ChecksummingBuf(std::streambuf* out, uint32_t crc) : out_(out), crc_(crc) {}
+  uint32_t crc() const { return crc_; }
+
+ protected:
+  std::streamsize xsputn(const char* s, std::streamsize n) override {
+    crc_ = crc32c(crc_, s, static_cast<size_t>(n));
+    return out_->sputn(s, n);
+  }
+  int_type overflow(int_type c) override {
+    if (traits_type::eq_int_type(c, traits_type::eof())) return traits_type::not_eof(c);
+    const char ch = traits_type::to_char_type(c);
+    crc_ = crc32c(crc_, &ch, 1);
+    return out_->sputc(ch);
+  }
+
+ private:
+  std::streambuf* out_;
+  uint32_t crc_;
+};
 
 // Checks the CRC-32C after the parameter record at the read position (v1's header, then its
 // float32 values), continuing `crc` (its name's), before the record is parsed: a damaged
@@ -199,13 +221,13 @@ void saveMergedModel(const GradientMachine& gm, const std::string& path) {
   put<uint32_t>(out, crc32c(0, config.data(), config.size()));
   put<uint32_t>(out, static_cast<uint32_t>(gm.parameters().size()));
   for (const ParameterPtr& p : gm.parameters()) {
-    std::ostringstream record(std::ios::binary);
-    p->write(record);
-    const std::string bytes = record.str();
     put<uint32_t>(out, static_cast<uint32_t>(p->name().size()));
     out.write(p->name().data(), static_cast<std::streamsize>(p->name().size()));
-    out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
-    put<uint32_t>(out, crc32c(crc32c(0, p->name().data(), p->name().size()), bytes.data(), bytes.size()));
+    ChecksummingBuf buf(out.rdbuf(), crc32c(0, p->name().data(), p->name().size()));
+    std::ostream record(&buf);  // the record streams to the file, its checksum taken on the way
+    p->write(record);
+    PADDLE_ENFORCE(record.good(), IOError, "failed writing merged model '", path, "' (parameter '", p->name(), "')");
+    put<uint32_t>(out, buf.crc());
   }
   out.flush();
   PADDLE_ENFORCE(out.good(), IOError, "failed writing merged model '", path, "'");
