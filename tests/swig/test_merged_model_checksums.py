@@ -10,29 +10,17 @@ import pytest
 from py_paddle import swig_paddle as api
 from py_paddle.deploy import UNCHECKED_TRAILER_MAGIC, front_end_trailer, read_front_end_data
 
+import merged_format
+
 STATES = [{'reader': 'text', 'key': 'k', 'vocabulary': ['a', '<unk>'], 'oov': 1, 'lowercase': True,
            'labels': ['neg', 'pos']}]
 
 
 def layout(data):
     """(end of the config, [(name, start of its record, end of its record)]) of a version 2 file."""
-    assert data[:8] == b"PDMERGED" and struct.unpack_from("<I", data, 8)[0] == 2
-    (n,) = struct.unpack_from("<Q", data, 12)
-    config_end = 20 + n
-    pos = config_end + 4
-    (count,) = struct.unpack_from("<I", data, pos)
-    pos += 4
-    entries = []
-    for _ in range(count):
-        (k,) = struct.unpack_from("<I", data, pos)
-        name = data[pos + 4:pos + 4 + k].decode()
-        start = pos + 4 + k
-        (values,) = struct.unpack_from("<Q", data, start + 8)
-        end = start + 16 + 4 * values
-        entries.append((name, start, end))
-        pos = end + 4
-    assert pos == len(data)
-    return config_end, entries
+    version, config, entries, end = merged_format.parse(data)
+    assert version == 2 and end == len(data)
+    return 20 + len(config), entries
 
 
 def predict(path):

@@ -10,6 +10,8 @@ import pytest
 from paddle.trainer.config_parser import parse_config
 from py_paddle import swig_paddle as api
 
+import merged_format
+
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 DEMO = os.path.join(ROOT, "demos", "mnist")
 
@@ -19,27 +21,11 @@ def read_merged(path):
     skipped (write_merged writes version 1, which has none)."""
     with open(path, "rb") as f:
         data = f.read()
-    assert data[:8] == b"PDMERGED"
-    (version,) = struct.unpack_from("<I", data, 8)
-    crc = 4 if version >= 2 else 0
-    pos = 12
-    (n,) = struct.unpack_from("<Q", data, pos)
-    config = json.loads(data[pos + 8:pos + 8 + n])
-    pos += 8 + n + crc
-    (count,) = struct.unpack_from("<I", data, pos)
-    pos += 4
-    params = []
-    for _ in range(count):
-        (k,) = struct.unpack_from("<I", data, pos)
-        name = data[pos + 4:pos + 4 + k].decode()
-        pos += 4 + k
-        header = data[pos:pos + 16]
-        size = struct.unpack_from("<Q", header, 8)[0]
-        values = np.frombuffer(data, np.float32, size, pos + 16).copy()
-        pos += 16 + 4 * size + crc
-        params.append((name, header, values))
-    assert pos == len(data)
-    return config, params
+    _, config, entries, end = merged_format.parse(data)
+    assert end == len(data)
+    params = [(name, data[start:start + 16], np.frombuffer(data, np.float32, (stop - start - 16) // 4, start + 16).copy())
+              for name, start, stop in entries]
+    return json.loads(config), params
 
 
 def write_merged(path, config, params):
