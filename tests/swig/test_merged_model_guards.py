@@ -23,8 +23,8 @@ def read_merged(path):
         data = f.read()
     _, config, entries, end = merged_format.parse(data)
     assert end == len(data)
-    params = [(name, data[start:start + 16], np.frombuffer(data, np.float32, (stop - start - 16) // 4, start + 16).copy())
-              for name, start, stop in entries]
+    params = [(name, data[start:start + 16], np.frombuffer(data, np.float32, (stop - start - 16) // 4,
+                                                           start + 16).copy()) for name, start, stop in entries]
     return json.loads(config), params
 
 
