@@ -16,65 +16,83 @@ using namespace rnn;
 // overlap, which __restrict tells the compiler for their other loops; they stay out of
 // line because GCC forgets __restrict when it inlines a function.
 
-// Where lstmForward finds the gate pre-activations: row i's gate k in row i of `gates` itself...
-struct GatesAsGiven {
-  PD_HD float operator()(const float* g, size_t, size_t k) const { return g[k]; }
-  PD_HD void hidden(size_t, size_t, float) const {}
-};
-
-// ...or where they lie in the layer's input instead of a batch-order copy: x's row rows[i] (4n
-// wide, sequence order) + bias, plus row i of `gates` where kProduct (the recurrent product,
-// written there by a GEMM with beta 0); the hidden state also goes to out's row rows[i] (the
-// layer's output in sequence order). The bits of toBatch (x + bias), then a GEMM with beta 1
-// (+ product, one rounding), then the cell, then toSequence: the same two sums in each element
-// (the order of a sum of two never matters). CPU only.
-template <bool kProduct>
-struct GatesFromInput {
-  const float* x;
-  const int* rows;
-  const float* bias;
-  float* out;
-  size_t n;
-  PD_HD float operator()(const float* g, size_t i, size_t k) const {
-    const float v = x[static_cast<size_t>(rows[i]) * 4 * n + k] + bias[k];
-    return kProduct ? g[k] + v : v;
-  }
-  PD_HD void hidden(size_t i, size_t j, float h) const { out[static_cast<size_t>(rows[i]) * n + j] = h; }
-};
-
 // LSTM forward (see LstmCell::forward), in two passes: the gates that do not
 // depend on the new cell, then the output gate and the state. (In one pass the
 // chain of activations per unit is long enough to keep the CPU from overlapping
-// consecutive units: 1.45x slower.) `in` gives the pre-activations (GatesAsGiven,
-// GatesFromInput); the activated gates go to `gates`.
-template <typename In, typename A, typename G, typename S>
-[[gnu::noinline]] void lstmForward(A fa, G fg, S fs, bool gpu, size_t rows, size_t n, In in,
-                                   float* __restrict gates, const float* __restrict prevCell,
-                                   const float* __restrict peep, float* __restrict cell,
-                                   float* __restrict stateAct, float* __restrict hidden) {
+// consecutive units: 1.45x slower.)
+template <typename A, typename G, typename S>
+[[gnu::noinline]] void lstmForward(A fa, G fg, S fs, bool gpu, size_t rows, size_t n, float* __restrict gates,
+                                   const float* __restrict prevCell, const float* __restrict peep,
+                                   float* __restrict cell, float* __restrict stateAct, float* __restrict hidden) {
   forEachUnit(gpu, rows, n, [=] PD_HD(size_t i, size_t j) {
     float* g = gates + i * 4 * n;
     const size_t u = i * n + j;
     const float cp = prevCell[u];
-    const float a = fa.fwd(in(g, i, j));
-    const float ig = fg.fwd(in(g, i, n + j) + cp * peep[j]);
-    const float f = fg.fwd(in(g, i, 2 * n + j) + cp * peep[n + j]);
+    const float a = fa.fwd(g[j]);
+    const float in = fg.fwd(g[n + j] + cp * peep[j]);
+    const float f = fg.fwd(g[2 * n + j] + cp * peep[n + j]);
     g[j] = a;
-    g[n + j] = ig;
+    g[n + j] = in;
     g[2 * n + j] = f;
-    cell[u] = a * ig + cp * f;
+    cell[u] = a * in + cp * f;
   });
   forEachUnit(gpu, rows, n, [=] PD_HD(size_t i, size_t j) {
     float* g = gates + i * 4 * n;
     const size_t u = i * n + j;
     const float c = cell[u];
-    const float o = fg.fwd(in(g, i, 3 * n + j) + c * peep[2 * n + j]);
-    const float st = fs.fwd(c);
+    const float o = fg.fwd(g[3 * n + j] + c * peep[2 * n + j]);
+    const float s = fs.fwd(c);
     g[3 * n + j] = o;
-    stateAct[u] = st;
-    const float h = o * st;
+    stateAct[u] = s;
+    hidden[u] = o * s;
+  });
+}
+
+// A gate's pre-activation in lstmForwardFromInput: (x + bias) + product, the sums of toBatch and of
+// a GEMM with beta 1 (whose C + product is one rounding; the order of a sum of two never matters).
+template <bool kProduct>
+PD_HD inline float gateInput(const float* g, const float* x, const float* bias, size_t k) {
+  const float v = x[k] + bias[k];
+  return kProduct ? g[k] + v : v;
+}
+
+// lstmForward with the gate pre-activations read where they lie instead of from a batch-order copy:
+// row i's are x[xRows[i]] + bias (the layer's input in sequence order), plus row i of `gates`
+// where kProduct (the recurrent product, written there by a GEMM with beta 0); the activated
+// gates go to `gates`. The hidden state is also written to out[xRows[i]] (the layer's output in
+// sequence order). The bits of toBatch (x + bias) then a GEMM with beta 1 (+ product, one
+// rounding) then lstmForward then toSequence: the same two sums in each element. CPU only.
+template <bool kProduct, typename A, typename G, typename S>
+[[gnu::noinline]] void lstmForwardFromInput(A fa, G fg, S fs, size_t rows, size_t n, const float* __restrict x,
+                                            const int* __restrict xRows, const float* __restrict bias,
+                                            float* __restrict gates, const float* __restrict prevCell,
+                                            const float* __restrict peep, float* __restrict cell,
+                                            float* __restrict stateAct, float* __restrict hidden,
+                                            float* __restrict out) {
+  forEachUnit(false, rows, n, [=] PD_HD(size_t i, size_t j) {
+    float* g = gates + i * 4 * n;
+    const float* xi = x + static_cast<size_t>(xRows[i]) * 4 * n;
+    const size_t u = i * n + j;
+    const float cp = prevCell[u];
+    const float a = fa.fwd(gateInput<kProduct>(g, xi, bias, j));
+    const float in = fg.fwd(gateInput<kProduct>(g, xi, bias, n + j) + cp * peep[j]);
+    const float f = fg.fwd(gateInput<kProduct>(g, xi, bias, 2 * n + j) + cp * peep[n + j]);
+    g[j] = a;
+    g[n + j] = in;
+    g[2 * n + j] = f;
+    cell[u] = a * in + cp * f;
+  });
+  forEachUnit(false, rows, n, [=] PD_HD(size_t i, size_t j) {
+    float* g = gates + i * 4 * n;
+    const size_t row = static_cast<size_t>(xRows[i]), u = i * n + j;
+    const float c = cell[u];
+    const float o = fg.fwd(gateInput<kProduct>(g, x + row * 4 * n, bias, 3 * n + j) + c * peep[2 * n + j]);
+    const float s = fs.fwd(c);
+    g[3 * n + j] = o;
+    stateAct[u] = s;
+    const float h = o * s;
     hidden[u] = h;
-    in.hidden(i, j, h);
+    out[row * n + j] = h;
   });
 }
 
@@ -203,7 +221,7 @@ class LstmCell {
                float* hidden) {
     zerosForAbsent(rows, prevCell, peep);
     withActs(act_, gate_, state_, [&](auto fa, auto fg, auto fs) {
-      lstmForward(fa, fg, fs, gpu_, rows, H_, GatesAsGiven(), gates, prevCell, peep, cell, stateAct, hidden);
+      lstmForward(fa, fg, fs, gpu_, rows, H_, gates, prevCell, peep, cell, stateAct, hidden);
     });
   }
 
@@ -215,12 +233,13 @@ class LstmCell {
                         float* hidden, float* out) {
     zerosForAbsent(rows, prevCell, peep);
     withActs(act_, gate_, state_, [&](auto fa, auto fg, auto fs) {
+      auto run = [&](auto kernel) {
+        kernel(fa, fg, fs, rows, H_, x, xRows, bias, gates, prevCell, peep, cell, stateAct, hidden, out);
+      };
       if (product) {
-        lstmForward(fa, fg, fs, false, rows, H_, GatesFromInput<true>{x, xRows, bias, out, H_}, gates, prevCell, peep,
-                    cell, stateAct, hidden);
+        run(lstmForwardFromInput<true, decltype(fa), decltype(fg), decltype(fs)>);
       } else {
-        lstmForward(fa, fg, fs, false, rows, H_, GatesFromInput<false>{x, xRows, bias, out, H_}, gates, prevCell,
-                    peep, cell, stateAct, hidden);
+        run(lstmForwardFromInput<false, decltype(fa), decltype(fg), decltype(fs)>);
       }
     });
   }
