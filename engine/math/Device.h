@@ -35,7 +35,8 @@ void resetBufferBytesPeak();  // the peak restarts from what is alive now
 bool reverseKernelOrder();
 
 // Whether the environment variable `name` is "0" or "off": how an engine switch that is on by
-// default (PADDLE_PACKED_GEMM, PADDLE_FOLD_BN, PADDLE_FUSE_BN, PADDLE_FUSE_LSTM_INPUT) is turned off.
+// default (PADDLE_PACKED_GEMM, PADDLE_FOLD_BN, PADDLE_FUSE_BN, PADDLE_FUSE_LSTM_INPUT,
+// PADDLE_SKIP_ZEROS) is turned off.
 bool switchedOffInEnvironment(const char* name);
 
 // Flush denormal floats to zero on the calling thread (x86 MXCSR FTZ/DAZ).

@@ -28,6 +28,7 @@ class PackedMatrix {
   PackedMatrix(const float* B, size_t K, size_t N, size_t ldb);
   size_t rows() const { return K_; }
   size_t cols() const { return N_; }
+  bool finite() const { return finite_; }  // no value infinite or NaN
   const float* panel(size_t q) const { return data_.get() + q * K_ * kPanel; }
 
  private:
@@ -35,6 +36,7 @@ class PackedMatrix {
     void operator()(float* p) const;
   };
   size_t K_, N_;
+  bool finite_ = true;
   std::unique_ptr<float, Free> data_;
 };
 
