@@ -9,8 +9,15 @@ weight's packed copy on an AVX-512 CPU, and by OpenBLAS elsewhere or with PADDLE
 - with the kernels switched off (PADDLE_PACKED_GEMM=0 when the Predictor is created) it equals
   a training machine's test-mode forward bit for bit; with them on it differs (they ran), by
   at most rtol 1e-5 / atol 1e-6 on the digits MLP;
-- the same bits at 1 and 2 engine threads (PADDLE_THREADS), whatever rows a thread computes.
+- the same bits at 1 and 2 engine threads (PADDLE_THREADS), whatever rows a thread computes;
+- skipping the zeros of a product's input rows (PADDLE_SKIP_ZEROS) keeps every output bit, for fc
+  widths around the row kernel's 256-column blocks (a block, a block and a rest, a last block
+  ending inside a panel), depths around its 32-deep k blocks (up to 1024, and past it, where
+  nothing is skipped), row counts around its lists of 32 rows, a bias and a relu in the store,
+  signed zeros and a NaN in the inputs; it stays within fp32 rounding of NumPy; the digits MLP
+  gives the same bits with and without it, at 1 and 2 engine threads.
 """
+import json
 import os
 import subprocess
 import sys
@@ -214,3 +221,105 @@ def test_conv_products_stay_within_fp32_rounding_of_the_training_forward(tmp_pat
         training = gm.forwardTest(rows(x))[0]["value"]
         np.testing.assert_array_equal(predict(off, x), training)
         np.testing.assert_allclose(predict(on, x), training, rtol=1e-5, atol=1e-5)
+
+
+# ---- Zero skipping: a product by a packed weight skips the zeros of its input rows (an fc layer
+# after a relu reads about half zeros). PADDLE_SKIP_ZEROS=0 multiplies every zero, =always skips
+# them in every product that can, the default where they are at least 45%. Each mode is read once
+# per process, so each runs in a subprocess of its own.
+FC_ACT = "outputs(fc_layer(input=x, size=%(N)d, act=%(act)sActivation()))"
+# (K, N, act): 256-column blocks whole, with a rest of tiles, ending inside a panel; k blocks of 32
+SKIP_SHAPES = [(32, 256, "Linear"), (33, 300, "Relu"), (100, 500, "Linear"), (512, 512, "Relu"), (784, 522, "Linear"),
+          (1024, 257, "Relu"), (1025, 256, "Linear"), (17, 1000, "Relu")]
+SKIP_ROWS = [1, 3, 31, 32, 33, 64, 65]
+
+SKIP_SCRIPT = """
+import json, sys
+import numpy as np
+from paddle.trainer.PyDataProvider2 import dense_vector
+from py_paddle import DataProviderConverter, swig_paddle as api
+cases, out = json.loads(sys.argv[1]), {}
+for name, (model, data) in cases.items():
+    x = np.load(data)
+    p = api.Predictor.createFromMergedModel(model)
+    rows = DataProviderConverter([dense_vector(x.shape[1])])([[r] for r in x])
+    out[name] = p.forward(rows).getSlotValue(0).copyToNumpyMat()
+np.savez(sys.argv[2], **out)
+"""
+
+
+def mostly_zeros(rng, m, k, share=0.6):
+    """m rows of k values in [0, 1), `share` of them zeros (some of those -0.0)."""
+    x = rng.rand(m, k).astype(np.float32)
+    x[rng.rand(m, k) < share] = 0.0
+    x[(x == 0) & (rng.rand(m, k) < 0.2)] = -0.0
+    return x
+
+
+def run(tmp_path, cases, mode, threads="1"):
+    """{case: output} of the Predictor on cases {name: (model, input .npy)} with PADDLE_SKIP_ZEROS=mode."""
+    env = dict(os.environ, PADDLE_SKIP_ZEROS=mode, PADDLE_THREADS=threads)
+    env.pop("PADDLE_PACKED_GEMM", None)
+    path = str(tmp_path / ("out_%s_%s.npz" % (mode, threads)))
+    r = subprocess.run([sys.executable, "-c", SKIP_SCRIPT, json.dumps(cases), path], cwd=ROOT, env=env,
+                       capture_output=True, text=True, timeout=600)
+    assert r.returncode == 0, r.stderr[-3000:]
+    with np.load(path) as f:
+        return {name: f[name] for name in f.files}
+
+
+def same_bits(a, b):
+    return a.shape == b.shape and np.array_equal(a.view(np.uint32), b.view(np.uint32))
+
+
+def test_skipping_zeros_keeps_every_bit_around_the_kernel_edges(tmp_path):
+    cases, inputs = {}, {}
+    for K, N, act in SKIP_SHAPES:
+        merged, _ = build(tmp_path, K, FC_ACT % {"N": N, "act": act}, seed=K + N)
+        rng = np.random.RandomState(K * N)
+        for m in SKIP_ROWS:
+            x = mostly_zeros(rng, m, K)
+            if m == 33:
+                x[5] = rng.rand(K)  # a dense row among sparse ones
+                x[7, K // 2] = np.nan
+            name = "%d_%d_%d" % (K, N, m)
+            inputs[name] = str(tmp_path / (name + ".npy"))
+            np.save(inputs[name], x)
+            cases[name] = (merged, inputs[name])
+    multiplied, skipped, always = (run(tmp_path, cases, mode) for mode in ("0", "1", "always"))
+    for name in cases:
+        assert same_bits(multiplied[name], skipped[name]), name
+        assert same_bits(multiplied[name], always[name]), name
+    nan_rows = always["%d_%d_33" % (33, 300)]
+    assert np.isnan(nan_rows[7]).all() and not np.isnan(np.delete(nan_rows, 7, 0)).any()
+
+
+def test_skipped_zeros_stay_within_fp32_rounding_of_numpy(tmp_path):
+    K, N = 512, 300
+    merged, gm = build(tmp_path, K, FC_ACT % {"N": N, "act": "Relu"}, seed=7)
+    params = {p.getName(): p.getBuf(api.PARAMETER_VALUE).copyToNumpyArray() for p in gm.getParameters()}
+    weight = next(v for n, v in params.items() if n.endswith(".w0")).reshape(K, N).astype(np.float64)
+    bias = next(v for n, v in params.items() if n.endswith(".wbias")).astype(np.float64)
+    x = mostly_zeros(np.random.RandomState(8), 40, K, share=0.8)
+    np.save(str(tmp_path / "x.npy"), x)
+    got = run(tmp_path, {"fc": (merged, str(tmp_path / "x.npy"))}, "always")["fc"]
+    want = np.maximum(x.astype(np.float64) @ weight + bias, 0)
+    bound = 4 * np.finfo(np.float32).eps * (K + 1) * (np.abs(x) @ np.abs(weight) + np.abs(bias)) + 1e-30
+    assert (np.abs(got - want) <= bound).all()
+
+
+@pytest.mark.parametrize("threads", ["1", "2"])
+def test_digits_mlp_same_bits_with_and_without_skipping(tmp_path, threads):
+    merged, _ = build(tmp_path, 784, MLP, seed=3, scale=0.05)
+    rng = np.random.RandomState(4)
+    cases = {}
+    for name, x in (("pixels", mostly_zeros(rng, 64, 784, share=0.81)), ("dense", rng.rand(64, 784)),
+                    ("one", mostly_zeros(rng, 1, 784, share=0.81))):
+        np.save(str(tmp_path / (name + ".npy")), x.astype(np.float32))
+        cases[name] = (merged, str(tmp_path / (name + ".npy")))
+    multiplied, skipped = run(tmp_path, cases, "0", threads), run(tmp_path, cases, "1", threads)
+    for name in cases:
+        assert same_bits(multiplied[name], skipped[name]), name
+    if threads == "2":
+        one_thread = run(tmp_path, cases, "1", "1")
+        assert all(same_bits(one_thread[name], skipped[name]) for name in cases)
