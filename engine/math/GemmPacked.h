@@ -62,7 +62,8 @@ struct GemmEpilogue {
 // columns [j0, j1) of C (j0 a multiple of kPanel; beta 0: C is not read), then the epilogue (K > 0).
 // Each C element sums its K products in one fixed order (k ascending, blocks of 1024 added to C
 // in turn; the bias after the last) whatever rows and columns a call computes: the same bits at
-// any thread count.
+// any thread count. Where A is mostly zeros (a relu's outputs), rows skip them: the same bits
+// (PADDLE_SKIP_ZEROS, GemmPacked.cpp).
 void gemmPacked(size_t M, size_t j0, size_t j1, float alpha, const float* A, size_t lda, const PackedMatrix& B,
                 float beta, float* C, size_t ldc, const GemmEpilogue& epilogue = GemmEpilogue{});
 
