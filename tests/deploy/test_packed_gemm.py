@@ -172,28 +172,37 @@ def test_kernels_off_give_the_training_forward_bits_and_on_stay_within_tolerance
 
 
 SCRIPT = """
-import sys
+import json, sys
 import numpy as np
 from paddle.trainer.PyDataProvider2 import dense_vector
 from py_paddle import DataProviderConverter, swig_paddle as api
-p = api.Predictor.createFromMergedModel(sys.argv[1])
-x = np.random.RandomState(2).rand(64, 784).astype(np.float32)
-out = p.forward(DataProviderConverter([dense_vector(784)])([[r] for r in x])).getSlotValue(0).copyToNumpyMat()
-np.save(sys.argv[2], out)
+cases, out = json.loads(sys.argv[1]), {}
+for name, (model, data) in cases.items():
+    x = np.load(data)
+    p = api.Predictor.createFromMergedModel(model)
+    rows = DataProviderConverter([dense_vector(x.shape[1])])([[r] for r in x])
+    out[name] = p.forward(rows).getSlotValue(0).copyToNumpyMat()
+np.savez(sys.argv[2], **out)
 """
+
+
+def run(tmp_path, cases, mode, threads="1"):
+    """{case: output} of the Predictor on cases {name: (model, input .npy)} with PADDLE_SKIP_ZEROS=mode."""
+    env = dict(os.environ, PADDLE_SKIP_ZEROS=mode, PADDLE_THREADS=threads)
+    env.pop("PADDLE_PACKED_GEMM", None)
+    path = str(tmp_path / ("out_%s_%s.npz" % (mode, threads)))
+    r = subprocess.run([sys.executable, "-c", SCRIPT, json.dumps(cases), path], cwd=ROOT, env=env,
+                       capture_output=True, text=True, timeout=600)
+    assert r.returncode == 0, r.stderr[-3000:]
+    with np.load(path) as f:
+        return {name: f[name] for name in f.files}
 
 
 def test_same_bits_at_one_and_two_threads(tmp_path):
     merged, _ = build(tmp_path, 784, scale=0.05, body=MLP.replace("size=10, act=SoftmaxActivation()", "size=100, act=LinearActivation()"))
-    outs = []
-    for threads in ("1", "2"):
-        env = dict(os.environ, PADDLE_THREADS=threads)
-        env.pop("PADDLE_PACKED_GEMM", None)
-        path = str(tmp_path / ("out%s.npy" % threads))
-        r = subprocess.run([sys.executable, "-c", SCRIPT, merged, path], cwd=ROOT, env=env, capture_output=True,
-                           text=True, timeout=300)
-        assert r.returncode == 0, r.stderr[-3000:]
-        outs.append(np.load(path))
+    np.save(str(tmp_path / "x.npy"), np.random.RandomState(2).rand(64, 784).astype(np.float32))
+    cases = {"mlp": (merged, str(tmp_path / "x.npy"))}
+    outs = [run(tmp_path, cases, "1", threads)["mlp"] for threads in ("1", "2")]
     np.testing.assert_array_equal(outs[0], outs[1])
 
 
@@ -226,26 +235,12 @@ def test_conv_products_stay_within_fp32_rounding_of_the_training_forward(tmp_pat
 # ---- Zero skipping: a product by a packed weight skips the zeros of its input rows (an fc layer
 # after a relu reads about half zeros). PADDLE_SKIP_ZEROS=0 multiplies every zero, =always skips
 # them in every product that can, the default where they are at least 45%. Each mode is read once
-# per process, so each runs in a subprocess of its own.
+# per process, so each runs in a subprocess of its own (run(), above).
 FC_ACT = "outputs(fc_layer(input=x, size=%(N)d, act=%(act)sActivation()))"
 # (K, N, act): 256-column blocks whole, with a rest of tiles, ending inside a panel; k blocks of 32
-SKIP_SHAPES = [(32, 256, "Linear"), (33, 300, "Relu"), (100, 500, "Linear"), (512, 512, "Relu"), (784, 522, "Linear"),
-          (1024, 257, "Relu"), (1025, 256, "Linear"), (17, 1000, "Relu")]
+SKIP_SHAPES = [(32, 256, "Linear"), (33, 300, "Relu"), (100, 500, "Linear"), (512, 512, "Relu"),
+               (784, 522, "Linear"), (1024, 257, "Relu"), (1025, 256, "Linear"), (17, 1000, "Relu")]
 SKIP_ROWS = [1, 3, 31, 32, 33, 64, 65]
-
-SKIP_SCRIPT = """
-import json, sys
-import numpy as np
-from paddle.trainer.PyDataProvider2 import dense_vector
-from py_paddle import DataProviderConverter, swig_paddle as api
-cases, out = json.loads(sys.argv[1]), {}
-for name, (model, data) in cases.items():
-    x = np.load(data)
-    p = api.Predictor.createFromMergedModel(model)
-    rows = DataProviderConverter([dense_vector(x.shape[1])])([[r] for r in x])
-    out[name] = p.forward(rows).getSlotValue(0).copyToNumpyMat()
-np.savez(sys.argv[2], **out)
-"""
 
 
 def mostly_zeros(rng, m, k, share=0.6):
@@ -254,18 +249,6 @@ def mostly_zeros(rng, m, k, share=0.6):
     x[rng.rand(m, k) < share] = 0.0
     x[(x == 0) & (rng.rand(m, k) < 0.2)] = -0.0
     return x
-
-
-def run(tmp_path, cases, mode, threads="1"):
-    """{case: output} of the Predictor on cases {name: (model, input .npy)} with PADDLE_SKIP_ZEROS=mode."""
-    env = dict(os.environ, PADDLE_SKIP_ZEROS=mode, PADDLE_THREADS=threads)
-    env.pop("PADDLE_PACKED_GEMM", None)
-    path = str(tmp_path / ("out_%s_%s.npz" % (mode, threads)))
-    r = subprocess.run([sys.executable, "-c", SKIP_SCRIPT, json.dumps(cases), path], cwd=ROOT, env=env,
-                       capture_output=True, text=True, timeout=600)
-    assert r.returncode == 0, r.stderr[-3000:]
-    with np.load(path) as f:
-        return {name: f[name] for name in f.files}
 
 
 def same_bits(a, b):
