@@ -130,7 +130,8 @@ void checkEntry(std::istream& in, uint32_t crc, const std::string& what) {
   PADDLE_ENFORCE(count <= bytesLeft(in) / sizeof(float), IOError, what, " is truncated (its header says ", count,
                  " values)");
   crc = crc32c(crc, header, sizeof(header));
-  std::vector<char> chunk(size_t(1) << 20);
+  // (1 MB at most at a time; a small record gets a buffer of its own size, not a cleared megabyte)
+  std::vector<char> chunk(static_cast<size_t>(std::min<uint64_t>(count * sizeof(float), uint64_t(1) << 20)));
   for (uint64_t left = count * sizeof(float); left > 0;) {
     const size_t n = static_cast<size_t>(std::min<uint64_t>(left, chunk.size()));
     in.read(chunk.data(), static_cast<std::streamsize>(n));
